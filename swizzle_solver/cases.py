@@ -1,0 +1,86 @@
+"""examples.toml (DESIGN.md section 6): named cases with optional expectations, for `batch`."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import InputError, Problem, elem_bytes_of, make_problem
+
+KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
+        "phases", "expect", "expect_status", "stage"}
+STATUSES = ("conflict-free", "conflicts")
+
+
+@dataclass(frozen=True, eq=False)
+class Case:
+    name: str
+    problem: Problem
+    expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name
+    expect_status: str | None
+
+    def meets(self, status: str, answer: str) -> bool:
+        return ((self.expect_status is None or status == self.expect_status)
+                and (self.expect is None or _norm(answer) == _norm(self.expect)))
+
+    def expectation(self) -> str:
+        parts = [x for x in (self.expect, self.expect_status) if x]
+        return ", ".join(parts) or "-"
+
+
+def _norm(name: str) -> str:
+    return name.replace(" ", "")
+
+
+def load_cases(path: str, only: str | None = None) -> list[Case]:
+    """Parse and compile every case (so that a bad one fails before anything is printed)."""
+    try:
+        text = Path(path).read_text()
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror}; give the path of an examples.toml") from None
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"{path} is not valid TOML ({err}); fix the file") from None
+    tables = doc.get("case")
+    if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
+        raise InputError(f"{path} has no [[case]] tables: write one [[case]] per example")
+    cases = []
+    for i, table in enumerate(tables):
+        name = table.get("name", f"#{i + 1}")
+        if only is not None and name != only:
+            continue
+        cases.append(_case(table, str(name), path))
+    if only is not None and not cases:
+        raise InputError(f"no case named {only!r} in {path}: check --case against the names in the file")
+    return cases
+
+
+def _case(t: dict, name: str, path: str) -> Case:
+    where = f"{path}: case {name!r}"
+    unknown = sorted(set(t) - KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
+    for key in ("rows", "cols"):
+        if key not in t:
+            raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
+    access = t.get("access", [])
+    if isinstance(access, str):
+        access = [access]
+    if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
+        raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
+    if t.get("phases"):
+        raise InputError(f"{where}: explicit phases files are not supported yet; remove 'phases'")
+    status = t.get("expect_status")
+    if status is not None and status not in STATUSES:
+        raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
+    for key in ("expect", "dtype"):
+        if key in t and not isinstance(t[key], str):
+            raise InputError(f"{where}: {key} must be a string")
+    try:
+        e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
+        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
+                               t.get("banks", 32), t.get("bank_bytes", 4))
+    except InputError as err:
+        raise InputError(f"{where}: {err}") from None
+    return Case(name, problem, t.get("expect"), status)

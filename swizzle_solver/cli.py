@@ -1,0 +1,170 @@
+"""The command line: a thin typer layer over model, search and report.
+
+Exit codes (DESIGN.md section 4): 0 conflict-free (or --check passed, or every batch case met its
+expectation); 1 no conflict-free layout / --check failed / a batch expectation failed; 2 bad input,
+with one line on stderr and nothing on stdout.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import List, Optional
+
+import click
+import typer
+
+from . import __version__
+from .model import InputError, Problem, elem_bytes_of, make_problem
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]},
+                  help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
+
+EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
+
+
+def parse_layout(text: str):
+    """`--check`: none, Swizzle<B,M,S> or B,M,S."""
+    from .families.cute import Swizzle
+    from .families.identity import Identity
+
+    s = text.strip()
+    if s.lower() == "none":
+        return Identity()
+    m = re.fullmatch(r"(?:swizzle\s*<\s*)?(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:>)?", s, re.IGNORECASE)
+    if not m or (s.lower().startswith("swizzle") != s.endswith(">")):
+        raise InputError(f"--check {text!r} is not a swizzle: write none, Swizzle<B,M,S> or B,M,S")
+    b, mm, sh = (int(x) for x in m.groups())
+    if b < 1 or mm < 0:
+        raise InputError(f"--check {text!r}: B must be >= 1 and M >= 0 (or check 'none')")
+    if sh < b:
+        raise InputError(f"--check {text!r}: CuTe rejects |S| < B (and S <= 0 is not supported here): "
+                         f"use S >= {b}")
+    return Swizzle(b, mm, sh)
+
+
+def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str) -> None:
+    if json_out:
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+    elif quiet:
+        sys.stdout.write(answer_name + "\n")
+    else:
+        from .render import print_solution
+        print_solution(doc)
+
+
+def run_solve(problem: Problem, json_out: bool, quiet: bool) -> int:
+    from .report import solution_json
+    from .search import solve
+
+    solution = solve(problem)
+    _emit(solution_json(solution), json_out, quiet, solution.answer.layout.name)
+    return EXIT_OK if solution.answer.conflict_free else EXIT_CONFLICTS
+
+
+def run_check(problem: Problem, layout, json_out: bool, quiet: bool) -> int:
+    from .families.identity import Identity
+    from .report import check_json
+    from .search import check, measure
+
+    ranked, why = check(problem, layout)
+    doc = check_json(problem, ranked, measure(problem, Identity()), why)
+    passed = doc["check"]["passed"]
+    _emit(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}")
+    return EXIT_OK if passed else EXIT_CONFLICTS
+
+
+def _version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"swizzle-solve {__version__}\n")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback(invoke_without_command=True)
+def main_command(
+    ctx: typer.Context,
+    rows: Optional[int] = typer.Option(None, "--rows", help="Tile rows."),
+    cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
+    row_length: Optional[int] = typer.Option(None, "--row-length", help="Pitch in elements (>= cols; default cols)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8."),
+    elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
+    banks: int = typer.Option(32, "--banks", help="Number of banks."),
+    bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),
+    access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; repeatable."),
+    check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
+    json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> int:
+    """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
+    if ctx.invoked_subcommand is not None:
+        if rows is not None or cols is not None or access:
+            raise InputError("tile options go after the subcommand's own arguments only for solving: "
+                             "run 'swizzle-solve batch FILE' alone")
+        return EXIT_OK
+    if rows is None or cols is None:
+        raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
+    if json_out and quiet:
+        raise InputError("--json and --quiet both given: choose one output form")
+    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes)
+    if check_layout is not None:
+        code = run_check(problem, parse_layout(check_layout), json_out, quiet)
+    else:
+        code = run_solve(problem, json_out, quiet)
+    raise typer.Exit(code)
+
+
+@app.command("batch")
+def batch_command(
+    file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
+    case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
+    json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
+) -> None:
+    """Solve every case of an examples.toml and check its expectations."""
+    from .cases import load_cases
+    from .report import solution_json
+    from .search import solve
+
+    cases = load_cases(file, case)
+    out, rows = [], []
+    for c in cases:
+        solution = solve(c.problem)
+        ok = c.meets(solution.status, solution.answer.layout.name)
+        out.append({"name": c.name, "ok": ok, "result": solution_json(solution)})
+        rows.append({"name": c.name, "answer": solution.answer.layout.name, "status": solution.status,
+                     "expected": c.expectation(), "ok": ok})
+    if json_out:
+        sys.stdout.write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
+    else:
+        from .render import print_batch
+        print_batch(rows)
+    raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"swizzle-solve: error: {message}\n")
+    return EXIT_INPUT
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: every bad input becomes exit 2 and one line on stderr."""
+    try:
+        code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
+    except InputError as err:
+        return _fail(str(err))
+    except click.exceptions.NoSuchOption as err:
+        return _fail(f"{err.format_message()} (see swizzle-solve --help)")
+    except click.UsageError as err:
+        return _fail(f"{err.format_message()} (see swizzle-solve --help)".replace("\n", " "))
+    except click.exceptions.Abort:
+        return _fail("aborted")
+    except click.ClickException as err:
+        return _fail(err.format_message().replace("\n", " "))
+    except BrokenPipeError:
+        return EXIT_OK
+    return code if isinstance(code, int) else EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,23 @@
+"""Layout families, in the order of preference of DESIGN.md section 2.
+
+Every layout is a small frozen value with the same face:
+
+- ``family``: the family's name as in the JSON (``none``, ``cute``, ``xor-cols``);
+- ``name``: how a kernel author writes it (``Swizzle<1,2,3>``);
+- ``order``: its rank inside the family (fewest XOR bits, then larger M, then smaller shift);
+- ``phys(tile, r, c)``: physical element offsets, vectorised over numpy arrays of (r, c);
+- ``invalid(tile)``: None, or why it is not a bijection of the tile onto its storage;
+- ``bases(tile)``: its GF(2) bases on the bits of the element offset when it is linear there
+  (power-of-two pitch), else None;
+- ``expression(tile)``: the physical offset as a C expression in r and c;
+- ``swizzles()``: the JSON ``swizzles`` list.
+
+Each family module has ``candidates(tile, vector_elems)``: every member that can matter for the
+tile, in preference order, that keeps vectors of ``vector_elems`` elements whole.
+"""
+from __future__ import annotations
+
+from . import cute, identity, xor_cols
+
+FAMILIES = (identity, cute, xor_cols)  # order of preference
+FAMILY_RANK = {module.FAMILY: i for i, module in enumerate(FAMILIES)}

@@ -1,0 +1,83 @@
+"""`xor-cols`: a per-row XOR of the column index, the natural form for any pitch.
+
+    phys = r * row_length + (c ^ (((r >> a) & (2^B - 1)) << M))
+
+It never moves an element to another row, so it works for pitches like 24, 40, 48 or 72 where a
+swizzle of the flat offset p would have to untangle the carries of r * row_length. Valid when every
+row's XOR maps [0, cols) onto itself; vectors of 2^M elements or fewer stay whole.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Tile, log2
+from .identity import nbits
+
+FAMILY = "xor-cols"
+
+
+@dataclass(frozen=True)
+class XorCols:
+    B: int
+    M: int
+    a: int  # row bits a .. a+B-1 are the XOR source
+    family = FAMILY
+
+    @property
+    def name(self) -> str:
+        return f"XorCols<{self.B},{self.M},{self.a}>"
+
+    @property
+    def order(self) -> tuple:
+        return (self.B, -self.M, self.a)
+
+    def xor_of_row(self, r):
+        return ((r >> self.a) & ((1 << self.B) - 1)) << self.M
+
+    def phys(self, tile: Tile, r, c):
+        return r * tile.row_length + (c ^ self.xor_of_row(r))
+
+    def invalid(self, tile: Tile) -> str | None:
+        for x in sorted({self.xor_of_row(r) for r in range(tile.rows)}):
+            worst = max(c ^ x for c in range(tile.cols))
+            if worst >= tile.cols:
+                return f"column {worst ^ x} XOR {x} = {worst} leaves the {tile.cols}-column row"
+        return None
+
+    def bases(self, tile: Tile) -> list[int] | None:
+        if not tile.pitch_is_pow2:
+            return None
+        low = log2(tile.row_length)
+        out = []
+        for i in range(nbits(tile)):
+            image = 1 << i
+            k = i - low  # row bit k
+            if self.a <= k < self.a + self.B:
+                image |= 1 << (k - self.a + self.M)
+            out.append(image)
+        return out
+
+    def expression(self, tile: Tile) -> str:
+        src = "r" if self.a == 0 else f"(r >> {self.a})"
+        x = f"({src} & {(1 << self.B) - 1})"
+        if self.M:
+            x = f"({x} << {self.M})"
+        return f"r * {tile.row_length} + (c ^ {x})"
+
+    def swizzles(self) -> list[dict]:
+        # Not a CuTe swizzle of p: S is null; the XOR source is row bit `row_shift`.
+        return [{"B": self.B, "M": self.M, "S": None, "row_shift": self.a, "unit": "element",
+                 "applies_to": "column"}]
+
+
+def candidates(tile: Tile, vector_elems: int) -> list[XorCols]:
+    """Every (B, M, a) whose XOR source bits exist in the row index and target bits in the column."""
+    col_bits = max(0, (tile.cols - 1).bit_length())
+    row_bits = max(0, (tile.rows - 1).bit_length())
+    m_min = log2(vector_elems)
+    out = [XorCols(b, m, a)
+           for b in range(1, col_bits + 1)
+           for m in range(m_min, col_bits)
+           for a in range(row_bits)
+           if m + b <= col_bits and a + b <= row_bits]
+    return sorted(out, key=lambda x: x.order)

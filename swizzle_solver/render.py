@@ -1,0 +1,163 @@
+"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts only."""
+from __future__ import annotations
+
+from rich import box
+from rich.console import Console, Group
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+OK, BAD = "green", "red"
+
+
+def _wf(worst: int, total: int, lower: int) -> Text:
+    return Text(f"{worst} / {total}", style=OK if worst == lower else BAD)
+
+
+def problem_view(doc: dict) -> Group:
+    p = doc["problem"]
+    pad = p["row_length"] - p["cols"]
+    head = Text.assemble(
+        ("Tile ", "bold"), f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}",
+        f" ({pad} elements of padding)" if pad else "", "\n",
+        ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
+                            f"{p['banks'] * p['bank_bytes']} B",
+    )
+    t = Table(box=box.SIMPLE_HEAD, title="Access patterns (all must be fast at once)", title_justify="left")
+    for col in ("access", "one phase reads", "vector", "placements", "lower bound"):
+        t.add_column(col, justify="right" if col in ("vector", "placements", "lower bound") else "left")
+    for a in p["accesses"]:
+        t.add_row(a["spec"], a["footprint"], f"{a['vector_bytes']} B", str(a["placements"]),
+                  f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else ""))
+    return Group(head, t)
+
+
+def candidates_view(doc: dict, title: str) -> Table:
+    specs = [a["spec"] for a in doc["problem"]["accesses"]]
+    t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left",
+              caption="worst / total wavefronts over all placements; green = at the lower bound",
+              caption_justify="left")
+    t.add_column("")
+    t.add_column("layout")
+    t.add_column("family")
+    for s in specs:
+        t.add_column(s, justify="right")
+    t.add_column("excess", justify="right")
+    rows = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
+    for mark, lay in rows:
+        cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"]) for a in lay["per_access"]]
+        t.add_row(mark, Text(lay["name"], style="bold" if mark else ""), lay["family"], *cells,
+                  str(lay["excess_wavefronts"]))
+    base = doc["answer"]["per_access"]
+    t.add_row("", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
+              *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"]) for a in base],
+              str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base)))
+    return t
+
+
+def _bits_table(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> Table:
+    t = Table(box=box.MINIMAL, title=title, show_edge=False, pad_edge=False, padding=(0, 1))
+    t.add_column("")
+    for label in labels:
+        t.add_column(label, justify="center")
+    for name, bits in zip(row_labels, rows):
+        t.add_row(name, *[("1" if b else ".") for b in bits])
+    return t
+
+
+def evidence_view(doc: dict) -> Group:
+    proof = doc["proof"]
+    parts: list = [Text.assemble(("Evidence", "bold underline"), f" for {proof['layout']}")]
+    for acc in proof["accesses"]:
+        gf = acc.get("gf2")
+        lines = Text()
+        lines.append(f"{acc['spec']}: ", style="bold")
+        if gf:
+            ok = gf["rank"] == min(gf["varying"], len(gf["bank_bits"]))
+            lines.append(
+                f"rank {gf['rank']} of {gf['varying']} varying index bits "
+                f"({', '.join(gf['varying_bits']) or 'none'}) on bank bits {', '.join(gf['bank_bits'])}: ")
+            if ok:
+                lines.append("full rank, so the phase's units land in distinct banks "
+                             f"({gf['wavefronts']} wavefront{'s' if gf['wavefronts'] > 1 else ''}, the lower bound) "
+                             "in every placement", style=OK)
+            else:
+                deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - len(gf["bank_bits"]))
+                lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict", style=BAD)
+            parts.append(Padding(lines, (1, 0, 0, 0)))
+            if gf["varying"]:
+                side = Table.grid(padding=(0, 4))
+                side.add_row(_bits_table(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix"),
+                             _bits_table(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form"))
+                parts.append(Padding(side, (0, 0, 0, 2)))
+        else:
+            ok = acc["worst_wavefronts"] == acc["lower_bound"]
+            lines.append(f"exhaustive check of all {acc['placements_checked']} placements: worst "
+                         f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}",
+                         style=OK if ok else BAD)
+            parts.append(Padding(lines, (1, 0, 0, 0)))
+        lanes = acc["worst_placement"]["lanes"]
+        shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
+        more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
+        parts.append(Padding(Text(f"worst placement, lane (row,col) -> banks: {shown}{more}", style="dim"),
+                             (0, 0, 0, 2)))
+        col = acc.get("collision")
+        if col:
+            a, b = col["a"], col["b"]
+            parts.append(Padding(Text(
+                f"collision: ({a['row']},{a['col']}) word {a['word']} and ({b['row']},{b['col']}) word {b['word']} "
+                f"are both in bank {col['bank']}", style=BAD), (0, 0, 0, 2)))
+    return Group(*parts)
+
+
+def code_view(doc: dict) -> Group:
+    ans = doc["answer"]
+    t = Table.grid(padding=(0, 2))
+    t.add_column(style="bold")
+    t.add_column()
+    if ans["family"] == "none":
+        t.add_row("CuTe", "no swizzle: use the plain row-major layout")
+    if ans["cute"]:
+        t.add_row("CuTe", f"{ans['cute']}  (on element offsets)")
+        mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
+        t.add_row("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}")
+    t.add_row("C", f"phys(r, c) = {ans['expression']}")
+    return Group(Text("Code", style="bold underline"), t)
+
+
+def verdict(doc: dict) -> Text:
+    ans = doc["answer"]
+    if "check" in doc:
+        chk = doc["check"]
+        if chk["invalid"]:
+            return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}", style=BAD)
+        if chk["passed"]:
+            return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
+        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s)",
+                    style=BAD)
+    if doc["status"] == "conflict-free":
+        what = "no swizzle is needed" if ans["family"] == "none" else f"the minimal layout is {ans['name']}"
+        return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
+    return Text(f"No conflict-free layout in the searched families; the best, {ans['name']}, "
+                f"leaves {ans['excess_wavefronts']} excess wavefront(s).", style=f"bold {BAD}")
+
+
+def print_solution(doc: dict, console: Console | None = None) -> None:
+    console = console or Console()
+    title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
+    for part in (problem_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""), code_view(doc),
+                 Text(""), verdict(doc)):
+        console.print(part)
+
+
+def print_batch(rows: list[dict], console: Console | None = None) -> None:
+    console = console or Console()
+    t = Table(box=box.SIMPLE_HEAD, title="Batch", title_justify="left")
+    for col in ("case", "answer", "status", "expected", "ok"):
+        t.add_column(col)
+    for row in rows:
+        t.add_row(row["name"], row["answer"], row["status"], row["expected"],
+                  Text("ok" if row["ok"] else "FAIL", style=OK if row["ok"] else BAD))
+    console.print(t)
+    failed = sum(not r["ok"] for r in rows)
+    console.print(f"{len(rows) - failed} passed, {failed} failed")

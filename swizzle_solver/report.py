@@ -1,0 +1,124 @@
+"""The answer as data: the JSON document of DESIGN.md section 5, and the evidence behind it.
+
+Everything the rich output shows is read from these dicts, so the terminal and ``--json`` can never
+disagree. Every count comes from the simulator's measurements (search.Ranked); the GF(2) matrices
+are the proof, printed beside them.
+"""
+from __future__ import annotations
+
+from . import simulate
+from .families.cute import Swizzle
+from .model import Pattern, Problem
+from .proof import BankMatrix, bank_matrix
+from .search import Ranked, Solution, layout_table
+
+SCHEMA_VERSION = 1
+
+
+def problem_json(problem: Problem) -> dict:
+    t, b = problem.tile, problem.bank_model
+    return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
+            "banks": b.banks, "bank_bytes": b.bank_bytes,
+            "accesses": [access_json(p) for p in problem.patterns]}
+
+
+def access_json(p: Pattern) -> dict:
+    return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
+            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.lower_bound,
+            "footprint": p.footprint()}
+
+
+def layout_json(problem: Problem, ranked: Ranked, baseline: Ranked) -> dict:
+    layout, e = ranked.layout, problem.tile.elem_bytes
+    is_cute = isinstance(layout, Swizzle)
+    return {
+        "family": layout.family,
+        "name": layout.name,
+        "swizzles": layout.swizzles(),
+        "cute": layout.name if is_cute else None,
+        "byte_cute": layout.byte_level(e).name if is_cute else None,
+        "tma_mode": layout.tma_mode(e) if is_cute else None,
+        "expression": layout.expression(problem.tile),
+        "excess_wavefronts": ranked.excess,
+        "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
+                        "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
+                        "baseline_total_wavefronts": base.total}
+                       for r, base in zip(ranked.results, baseline.results)],
+    }
+
+
+def matrix_json(m: BankMatrix) -> dict:
+    rows = m.rows()
+    reduced, pivots = m.rref()
+    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]  # noqa: E731
+    return {"varying_bits": m.labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
+            "rref": [bits(r) for r in reduced], "pivots": [m.labels[i] for i in pivots], "rank": m.rank,
+            "varying": len(m.labels), "wavefronts": m.wavefronts}
+
+
+def collision_json(problem: Problem, ranked: Ranked, index: int) -> dict | None:
+    """Two lanes of the worst placement whose distinct words share a bank (None if no conflict)."""
+    result = ranked.results[index]
+    if result.worst <= 1:
+        return None
+    phys = layout_table(problem, ranked.layout)
+    lanes = simulate.bank_list(problem.tile, problem.bank_model, result.pattern, phys, result.worst_placement)
+    owner: dict[int, tuple] = {}  # bank -> (lane, word) first seen
+    for lane, words, banks in lanes:
+        for w, b in zip(words, banks):
+            if b in owner and owner[b][1] != w:
+                (r0, c0, _), w0 = owner[b]
+                return {"bank": b, "a": {"row": r0, "col": c0, "word": w0},
+                        "b": {"row": lane[0], "col": lane[1], "word": w}}
+            owner.setdefault(b, (lane, w))
+    return None
+
+
+def evidence_json(problem: Problem, ranked: Ranked) -> dict:
+    """DESIGN.md section 3: the rank proof where it applies, and always the exhaustive check."""
+    bases = ranked.layout.bases(problem.tile)
+    phys = layout_table(problem, ranked.layout)
+    accesses = []
+    for i, result in enumerate(ranked.results):
+        p = result.pattern
+        entry = {"spec": p.spec, "placements_checked": p.placements, "worst_wavefronts": result.worst,
+                 "lower_bound": p.lower_bound, "worst_placement": {
+                     "lanes": [{"row": r, "col": c, "bytes": nb, "banks": banks}
+                               for (r, c, nb), _, banks in simulate.bank_list(
+                                   problem.tile, problem.bank_model, p, phys, result.worst_placement)]}}
+        matrix = bank_matrix(problem.tile, problem.bank_model, p, bases)
+        if matrix is not None:
+            entry["gf2"] = matrix_json(matrix)
+        collision = collision_json(problem, ranked, i)
+        if collision is not None:
+            entry["collision"] = collision
+        accesses.append(entry)
+    method = "gf2-rank" if all("gf2" in a for a in accesses) else "exhaustive"
+    return {"method": method, "layout": ranked.layout.name, "accesses": accesses}
+
+
+def solution_json(solution: Solution) -> dict:
+    problem = solution.problem
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "problem": problem_json(problem),
+        "status": solution.status,
+        "answer": layout_json(problem, solution.answer, solution.baseline),
+        "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
+        "proof": evidence_json(problem, solution.answer),
+        "search": {"families": [vars(f) for f in solution.families]},
+    }
+
+
+def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | None) -> dict:
+    passed = why is None and ranked.conflict_free
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "problem": problem_json(problem),
+        "status": "conflict-free" if ranked.conflict_free else "conflicts",
+        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why},
+        "answer": layout_json(problem, ranked, baseline),
+        "alternatives": [],
+        "proof": evidence_json(problem, ranked),
+    }
+
