@@ -69,8 +69,12 @@ def _case(t: dict, name: str, path: str) -> Case:
         access = [access]
     if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
         raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
-    if t.get("phases"):
-        raise InputError(f"{where}: explicit phases files are not supported yet; remove 'phases'")
+    phases = t.get("phases", [])
+    if isinstance(phases, str):
+        phases = [phases]
+    if not isinstance(phases, list) or not all(isinstance(p, str) for p in phases):
+        raise InputError(f"{where}: phases must be a list of file paths, e.g. phases = [\"phases/diag.toml\"]")
+    base = Path(path).resolve().parent  # phases paths are relative to the examples file
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
@@ -80,7 +84,7 @@ def _case(t: dict, name: str, path: str) -> Case:
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks", 32), t.get("bank_bytes", 4))
+                               t.get("banks", 32), t.get("bank_bytes", 4), [str(base / p) for p in phases])
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     return Case(name, problem, t.get("expect"), status)

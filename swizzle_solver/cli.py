@@ -92,6 +92,7 @@ def main_command(
     banks: int = typer.Option(32, "--banks", help="Number of banks."),
     bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; repeatable."),
+    phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
@@ -103,11 +104,15 @@ def main_command(
             raise InputError("tile options go after the subcommand's own arguments only for solving: "
                              "run 'swizzle-solve batch FILE' alone")
         return EXIT_OK
+    if ctx.invoked_subcommand is None and rows is None and cols is None and not access and not phases:
+        sys.stdout.write(ctx.get_help() + "\n")
+        return EXIT_OK
     if rows is None or cols is None:
         raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
     if json_out and quiet:
         raise InputError("--json and --quiet both given: choose one output form")
-    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes)
+    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
+                           list(phases))
     if check_layout is not None:
         code = run_check(problem, parse_layout(check_layout), json_out, quiet)
     else:

@@ -43,7 +43,7 @@ def test_examples_ship_every_reference_case():
 
 def test_cli_json_main_job():
     run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "8", "--cols", "24", "--access", "4x2",
-                          "--json"], capture_output=True, text=True)
+                          "--json"], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     assert doc["schema_version"] == 1 and doc["status"] == "conflict-free"

@@ -1,0 +1,90 @@
+"""Explicit phases (`--phases FILE`, DESIGN.md section 1): patterns the grammar cannot say.
+
+A file (TOML, or JSON with the same structure) lists patterns, each with a name and the complete
+list of its phases; a phase is a list of lane accesses ``[row, col, bytes]``. The listed phases are
+the placements: nothing is translated.
+
+    [[pattern]]
+    name = "main diagonal"
+    phases = [ [[0, 0, 4], [1, 1, 4], [2, 2, 4]] ]
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import numpy as np
+
+from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
+
+MAX_LANES = 1024  # per phase; a warp phase has at most 32
+
+
+def load_phases(path: str, tile: Tile, bank_model: BankModel) -> list[Pattern]:
+    try:
+        text = Path(path).read_text()
+    except OSError as err:
+        raise InputError(f"cannot read phases file {path}: {err.strerror}") from None
+    try:
+        doc = json.loads(text) if path.lower().endswith(".json") else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
+        kind = "JSON" if path.lower().endswith(".json") else "TOML"
+        raise InputError(f"phases file {path} is not valid {kind} ({err}); fix the file") from None
+    patterns = doc.get("pattern") if isinstance(doc, dict) else None
+    if not isinstance(patterns, list) or not patterns:
+        raise InputError(f"phases file {path} has no patterns: write [[pattern]] tables with name and phases")
+    return [_pattern(p, i, path, tile, bank_model) for i, p in enumerate(patterns)]
+
+
+def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    where = f"phases file {path}, pattern #{i + 1}"
+    if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+        raise InputError(f"{where}: every pattern needs a name = \"...\" and phases = [...]")
+    where = f"phases file {path}, pattern {p['name']!r}"
+    phases = p.get("phases")
+    if not isinstance(phases, list) or not phases:
+        raise InputError(f"{where}: phases must be a non-empty list of phases, each a list of [row, col, bytes]")
+    lanes = [_phase(ph, j, where, tile) for j, ph in enumerate(phases)]
+    width = max(len(ph) for ph in lanes)
+    # Pad shorter phases by repeating their first lane: the same words, no cost (model.Pattern).
+    padded = np.array([ph + [ph[0]] * (width - len(ph)) for ph in lanes], dtype=np.int64)
+    phase_bytes = max(_distinct_bytes(ph, tile.elem_bytes) for ph in lanes)
+    largest = max(lanes, key=lambda ph: _distinct_bytes(ph, tile.elem_bytes))
+    rows_used = sorted({r for r, _, _ in largest})
+    return Pattern(spec=p["name"].strip(), kind="phases", rows=len(rows_used),
+                   cols=max(sum(b for r2, _, b in set(largest) if r2 == r) for r in rows_used) // tile.elem_bytes,
+                   row_stride=1, vector_bytes=int(padded[..., 2].max()),
+                   lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
+                   lane_row=padded[..., 0].copy(), lane_col=padded[..., 1].copy(),
+                   lane_bytes=padded[..., 2].copy(), phase_bytes=phase_bytes)
+
+
+def _distinct_bytes(lanes: list[tuple[int, int, int]], elem_bytes: int) -> int:
+    elems = {(r, c + k) for r, c, b in lanes for k in range(b // elem_bytes)}
+    return len(elems) * elem_bytes
+
+
+def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:
+    if not isinstance(ph, list) or not ph:
+        raise InputError(f"{where}, phase {j}: a phase is a non-empty list of lanes [row, col, bytes]")
+    if len(ph) > MAX_LANES:
+        raise InputError(f"{where}, phase {j}: {len(ph)} lanes is more than {MAX_LANES}: split the phase")
+    e = tile.elem_bytes
+    out = []
+    for lane in ph:
+        if (not isinstance(lane, list) or len(lane) != 3
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in lane)):
+            raise InputError(f"{where}, phase {j}: lane {lane!r} is not [row, col, bytes] of integers")
+        r, c, b = lane
+        if not (is_pow2(b) and e <= b <= MAX_VECTOR_BYTES):
+            raise InputError(f"{where}, phase {j}: lane {lane}: bytes must be a power of two from the element "
+                             f"size ({e}) to 16")
+        n = b // e
+        if not (0 <= r < tile.rows and 0 <= c and c + n <= tile.cols):
+            raise InputError(f"{where}, phase {j}: lane {lane} is outside the {tile.rows} x {tile.cols} tile")
+        if ((r * tile.row_length + c) * e) % b:
+            raise InputError(f"{where}, phase {j}: lane {lane} is misaligned: a {b}-byte vector must start at a "
+                             f"multiple of {b} bytes (row {r} starts at byte {r * tile.row_length * e})")
+        out.append((r, c, b))
+    return out
