@@ -11,7 +11,6 @@ import re
 import sys
 from typing import List, Optional
 
-import click
 import typer
 
 from . import __version__
@@ -158,16 +157,15 @@ def main(argv: list[str] | None = None) -> int:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
-    except click.exceptions.NoSuchOption as err:
-        return _fail(f"{err.format_message()} (see swizzle-solve --help)")
-    except click.UsageError as err:
-        return _fail(f"{err.format_message()} (see swizzle-solve --help)".replace("\n", " "))
-    except click.exceptions.Abort:
-        return _fail("aborted")
-    except click.ClickException as err:
-        return _fail(err.format_message().replace("\n", " "))
     except BrokenPipeError:
         return EXIT_OK
+    except Exception as err:
+        # click's usage errors (typer re-exports or vendors click, depending on its version)
+        if type(err).__name__ == "Abort":
+            return _fail("aborted")
+        if not hasattr(err, "format_message"):
+            raise
+        return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
     return code if isinstance(code, int) else EXIT_OK
 
 
