@@ -124,7 +124,8 @@ class Pattern:
             return f"{self.placements} explicit phases"
         stride = f", every {self.row_stride} rows" if self.row_stride > 1 else ""
         rows = "1 row" if self.rows == 1 else f"{self.rows} rows"
-        return f"{rows} x {self.cols} elements{stride}"
+        cols = "1 element" if self.cols == 1 else f"{self.cols} elements"
+        return f"{rows} x {cols}{stride}"
 
     def linear_bits(self, tile: Tile) -> list[tuple[str, int]] | None:
         """The varying index bits of one phase, when every placement is a coset of one subspace.

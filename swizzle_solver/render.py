@@ -32,11 +32,9 @@ def problem_view(doc: dict) -> Group:
     return Group(head, t)
 
 
-def candidates_view(doc: dict, title: str) -> Table:
+def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
-    t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left",
-              caption="worst / total wavefronts over all placements; green = at the lower bound",
-              caption_justify="left")
+    t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
     t.add_column("")
     t.add_column("layout")
     t.add_column("family")
@@ -49,10 +47,13 @@ def candidates_view(doc: dict, title: str) -> Table:
         t.add_row(mark, Text(lay["name"], style="bold" if mark else ""), lay["family"], *cells,
                   str(lay["excess_wavefronts"]))
     base = doc["answer"]["per_access"]
-    t.add_row("", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
-              *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"]) for a in base],
-              str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base)))
-    return t
+    if all(lay["family"] != "none" for _, lay in rows):
+        t.add_row("", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
+                  *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"])
+                    for a in base],
+                  str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base)))
+    return Group(t, Text("  cells: worst / total wavefronts over all placements (green: at the lower bound); "
+                         "excess: sum of worst - lower bound", style="dim"))
 
 
 def _bits_table(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> Table:
@@ -68,6 +69,10 @@ def _bits_table(labels: list[str], row_labels: list[str], rows: list[list[int]],
 def evidence_view(doc: dict) -> Group:
     proof = doc["proof"]
     parts: list = [Text.assemble(("Evidence", "bold underline"), f" for {proof['layout']}")]
+    if any("gf2" in acc for acc in proof["accesses"]):
+        parts.append(Text("GF(2) bank matrix: one column per index bit that varies inside a phase (r = row bit, "
+                        "c = column bit), one row per bank bit of the word address (b0 = lowest); a 1 means "
+                          "the bit flips that bank bit.", style="dim"))
     for acc in proof["accesses"]:
         gf = acc.get("gf2")
         lines = Text()
@@ -83,7 +88,7 @@ def evidence_view(doc: dict) -> Group:
                              "in every placement", style=OK)
             else:
                 deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - len(gf["bank_bits"]))
-                lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict", style=BAD)
+                lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement", style=BAD)
             parts.append(Padding(lines, (1, 0, 0, 0)))
             if gf["varying"]:
                 side = Table.grid(padding=(0, 4))
