@@ -32,6 +32,20 @@ def problem_view(doc: dict) -> Group:
     return Group(head, t)
 
 
+def phases_view(doc: dict) -> Group:
+    """--show-phases: the hardware phases of each access's first placement."""
+    parts: list = []
+    for a in doc["problem"]["accesses"]:
+        if "phases" not in a:
+            continue
+        parts.append(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of the first "
+                                   "placement, lanes (row, col, bytes)"))
+        for i, phase in enumerate(a["phases"]):
+            lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
+            parts.append(Padding(Text(f"phase {i}: {lanes}"), (0, 0, 0, 2)))
+    return Group(*parts)
+
+
 def candidates_view(doc: dict, title: str) -> Table:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
     t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left",
@@ -145,8 +159,8 @@ def verdict(doc: dict) -> Text:
 def print_solution(doc: dict, console: Console | None = None) -> None:
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
-    for part in (problem_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""), code_view(doc),
-                 Text(""), verdict(doc)):
+    for part in (problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""),
+                 code_view(doc), Text(""), verdict(doc)):
         console.print(part)
 
 
