@@ -39,11 +39,15 @@ def load_linear_layout(path: str, tile: Tile, bank_model: BankModel) -> Pattern:
         text = Path(path).read_text()
     except OSError as err:
         raise InputError(f"cannot read linear layout file {path}: {err.strerror}") from None
-    where = f"linear layout file {path}"
+    return linear_layout_pattern(text, Path(path).stem, tile, bank_model, f"linear layout file {path}")
+
+
+def linear_layout_pattern(text: str, default_name: str, tile: Tile, bank_model: BankModel,
+                          where: str = "linear layout") -> Pattern:
+    """The access a layout in any accepted form describes; named by its "name", else default_name."""
     name, bases, out_dims = parse_layout_text(text, where)
-    name = name or Path(path).stem
     bases, shape = _row_col(bases, out_dims, where)
-    return layout_pattern(name, bases, shape, tile, bank_model, where)
+    return layout_pattern(name or default_name, bases, shape, tile, bank_model, where)
 
 
 def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
