@@ -107,6 +107,7 @@ class Pattern:
     phase_bytes: int = 0  # bytes one (largest) phase reads
     phases_per_placement: int = 1  # hardware phases one placement issues (warp-level kinds)
     summary: str = ""  # what one placement reads, when the footprint fields cannot say it
+    coset_bits: tuple | None = None  # warp-level kinds: linear_bits, found from the lanes (warp.coset_bits)
 
     @property
     def placements(self) -> int:
@@ -138,7 +139,9 @@ class Pattern:
         subspace of offset bits (non-power-of-two sizes, explicit phases, a shorter last run).
         Then the rank of the layout restricted to these bits decides every placement at once.
         """
-        if self.kind not in ("block", "row") or not tile.pitch_is_pow2:
+        if self.kind not in ("block", "row"):
+            return None if self.coset_bits is None else list(self.coset_bits)
+        if not tile.pitch_is_pow2:
             return None
         m, n, s = self.rows, self.cols, self.row_stride
         if not (is_pow2(m) and is_pow2(n) and is_pow2(s)):

@@ -169,11 +169,34 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
     phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
-    return Pattern(spec=spec.strip(), kind=kind, rows=height, cols=width, row_stride=1,
+    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height, cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
                    lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
                    lane_row=row, lane_col=col, lane_bytes=nbytes, phase_bytes=phase_bytes,
                    phases_per_placement=len(template), summary=summary)
+
+
+def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray) -> tuple | None:
+    """The varying offset bits when every phase is a coset of one subspace spanned by offset bits.
+
+    Then the GF(2) bank matrix (proof.py) decides every phase at once, as for MxN blocks. With a
+    power-of-two pitch, a phase's lane offsets x_i are such a coset exactly when the XORs
+    x_i ^ x_0 take 2^k distinct values inside a mask of k bits (the same mask for every phase).
+    Returns ``(("c", k), ("r", k), ...)`` or None (other pitches, mixed widths, other shapes).
+    """
+    if not tile.pitch_is_pow2 or np.any(nbytes != nbytes[0, 0]):
+        return None
+    offsets = row * tile.row_length + col
+    diffs = np.sort(offsets ^ offsets[:, :1], axis=1)
+    masks = np.bitwise_or.reduce(diffs, axis=1)
+    if np.any(masks != masks[0]):
+        return None
+    distinct = 1 + np.count_nonzero(diffs[:, 1:] != diffs[:, :-1], axis=1)
+    mask, pitch_bits = int(masks[0]), tile.row_length.bit_length() - 1
+    if np.any(distinct != 1 << bin(mask).count("1")):
+        return None
+    bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
+    return tuple(("c", i) if i < pitch_bits else ("r", i - pitch_bits) for i in bits)
 
 
 def distinct_bytes(lanes: list[Lane], elem_bytes: int) -> int:

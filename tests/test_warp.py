@@ -6,8 +6,10 @@ from hypothesis import strategies as st
 
 from swizzle_solver import simulate
 from swizzle_solver.families.cute import Swizzle
+from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.model import InputError, make_bank_model, make_tile, parse_access
 from swizzle_solver.model import make_problem
+from swizzle_solver.proof import bank_matrix
 from swizzle_solver.search import solve
 from swizzle_solver.warp import lanes_per_phase, split_request
 
@@ -200,3 +202,36 @@ def test_solver_end_to_end_on_warp_patterns():
     for result in solution.answer.results:
         assert result.worst == result.pattern.lower_bound
     assert solution.baseline.results[0].worst == 8  # unswizzled: 8 rows of 128 B all in banks 0-3
+
+
+layouts = st.one_of(
+    st.builds(Swizzle, st.integers(1, 3), st.integers(0, 4), st.integers(3, 7)),
+    st.builds(XorCols, st.integers(1, 3), st.integers(0, 4), st.integers(0, 3)))
+warp_specs = st.sampled_from(["ldmatrix.x4", "ldmatrix.x2:1x2", "warp:4x8:1x8", "warp:8x4:1x4", "warp:32x1:1x1",
+                              "warp:1x32:1x2", "warp:8x4:2x2", "mma-c", "warp:16x2:1x1"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(layouts, warp_specs, st.sampled_from([2, 4]), st.sampled_from([(32, 4), (8, 4), (16, 8)]))
+def test_gf2_bank_matrix_agrees_with_the_simulator(layout, spec, elem_bytes, bank_model):
+    """Warp-level phases found to be cosets get the rank proof; it must equal the measured cost."""
+    tile = make_tile(32, 64, None, elem_bytes)
+    banks = make_bank_model(*bank_model)
+    pattern = parse_access(spec, tile, banks)
+    vector = pattern.vector_bytes // elem_bytes
+    if isinstance(layout, Swizzle) and (layout.S < layout.B or (1 << layout.M) < vector):
+        return  # rejected by CuTe, or splits the vectors: never a candidate
+    if isinstance(layout, XorCols) and (1 << layout.M) < vector:
+        return
+    if layout.invalid(tile) is not None:
+        return
+    matrix = bank_matrix(tile, banks, pattern, layout.bases(tile))
+    assert matrix is not None  # every form above is a coset pattern on a power-of-two pitch
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    costs = simulate.simulate(tile, banks, [pattern], layout.phys(tile, r, c))[0].costs
+    assert costs.min() == costs.max() == matrix.wavefronts
+
+
+def test_non_power_of_two_pitch_has_no_rank_proof():
+    tile = make_tile(8, 64, 72, 4)
+    assert parse_access("warp:4x8:1x8", tile, BANKS).linear_bits(tile) is None
