@@ -27,7 +27,9 @@ def problem_view(doc: dict) -> Group:
     for col in ("access", "one phase reads", "vector", "placements", "lower bound"):
         t.add_column(col, justify="right" if col in ("vector", "placements", "lower bound") else "left")
     for a in p["accesses"]:
-        t.add_row(a["spec"], a["footprint"], f"{a['vector_bytes']} B", str(a["placements"]),
+        per = a.get("phases_per_placement", 1)
+        placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
+        t.add_row(a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
                   f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else ""))
     return Group(head, t)
 
