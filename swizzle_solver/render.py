@@ -24,7 +24,7 @@ def problem_view(doc: dict) -> Group:
                             f"{p['banks'] * p['bank_bytes']} B",
     )
     t = Table(box=box.SIMPLE_HEAD, title="Access patterns (all must be fast at once)", title_justify="left")
-    for col in ("access", "one phase reads", "vector", "placements", "lower bound"):
+    for col in ("access", "one placement reads", "vector", "placements", "lower bound"):
         t.add_column(col, justify="right" if col in ("vector", "placements", "lower bound") else "left")
     for a in p["accesses"]:
         per = a.get("phases_per_placement", 1)

@@ -28,9 +28,10 @@ import re
 from pathlib import Path
 
 from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
-from .warp import WARP_LANES, lanes_per_phase, split_request, tile_pattern
+from .warp import WARP_LANES, split_request, tile_pattern
 
 IN_DIMS = ("register", "lane", "warp", "block")
+MAX_INDEX_BITS = 20  # a 512 KiB tile of 1-byte elements has 2^19 elements
 _ALIASES = {"reg_bases": "register", "lane_bases": "lane", "warp_bases": "warp", "block_bases": "block"}
 
 
@@ -190,6 +191,9 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, b
     if rows > tile.rows or cols > tile.cols:
         raise InputError(f"{where}: the layout covers {rows} x {cols} elements, outside the "
                          f"{tile.rows} x {tile.cols} tile: use a larger tile or smaller out dims")
+    if len(reg) + len(lane) + len(warp) > MAX_INDEX_BITS:
+        raise InputError(f"{where}: {len(reg) + len(lane) + len(warp)} register, lane and warp bases index more than "
+                         f"2^{MAX_INDEX_BITS} values: describe the layout of one shared-memory tile")
     e = tile.elem_bytes
     vec = 0  # register bits that step along one row: one vector per lane
     while (vec < len(reg) and reg[vec] == (0, 1 << vec)
@@ -214,7 +218,6 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, b
                 lr, lc = image(lane, lane_index)
                 request.append((wr ^ rr ^ lr, wc ^ rc ^ lc, v))
             template += split_request(request)
-    summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers as {v}-byte "
-               f"vectors over {rows} x {cols} ({len(template)} phases of {min(lanes_per_phase(v), 1 << len(lane))}"
-               f" lanes)")
+    summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
+               f"{rows} x {cols}, {v}-byte vectors")
     return tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, bank_model)

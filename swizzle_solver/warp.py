@@ -91,8 +91,7 @@ def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Patter
         for op in range(run // v):
             request = [(a * m + row, b * n + op * step, v) for a, b in lanes]
             template += split_request(request)
-    summary = (f"{lr}x{lc} lanes x {m}x{n} elements each, as {m * run // v} op(s) of {v} B "
-               f"({len(template)} phases of {lanes_per_phase(v)} lanes)")
+    summary = f"{lr}x{lc} lanes x {m}x{n} elements, {m * run // v} op(s) of {v} B per lane"
     return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, bank_model)
 
 
@@ -125,8 +124,7 @@ def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
     # Lanes 8i..8i+7 give the row addresses of matrix i; .trans moves data between lanes, not addresses.
     template = [[(a * MATRIX_ROWS + j, b * width, MATRIX_ROW_BYTES) for j in range(MATRIX_ROWS)]
                 for b in range(across) for a in range(down)]
-    summary = (f"{k} matri{'x' if k == 1 else 'ces'} of 8 rows x {width} elements ({down}x{across}), "
-               f"one phase each")
+    summary = f"{k} matri{'x' if k == 1 else 'ces'} of 8 x {width} elements ({down}x{across})"
     return tile_pattern(spec, op, template, down * MATRIX_ROWS, across * width, summary, tile, bank_model)
 
 
@@ -140,7 +138,7 @@ def _mma_c(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
     template = []
     for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8: one request each
         template += split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(WARP_LANES)])
-    summary = f"m16n8 accumulator: 2 requests of 32 lanes x {2 * e} B ({len(template)} phases)"
+    summary = f"m16n8 accumulator, 2 requests of {2 * e}-byte lanes"
     return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, bank_model)
 
 

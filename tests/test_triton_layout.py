@@ -131,6 +131,8 @@ def test_broadcast_lanes_count_their_bytes_once(tmp_path):
     (" - lane=1 -> (0, 1)\nwhere out dims are: []", "missing or empty"),
     (" - thread=1 -> (0, 1)\nwhere out dims are: [dim0 (size 1), dim1 (size 2)]", "unknown input dimension"),
     ("#ttg.linear<{register = [[0, 1], lane = []}>", "cannot read the #ttg.linear"),
+    ('{"register": ' + json.dumps([[0, 0]] * 16) + ', "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]}',
+     "more than 2\\^20"),
 ])
 def test_bad_layout_files(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as err:

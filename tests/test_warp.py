@@ -189,7 +189,7 @@ def test_every_warp_phase_respects_the_hardware_rule(grid, n, e):
     p = access(f"warp:{lr}x{lc}:1x{n}", lr * 2, lc * n * 2, e)
     for i in range(p.placements):
         lanes = p.phase_lanes(i)
-        assert len(lanes) == lanes_per_phase(lanes[0][2]) or len(lanes) == 32
+        assert len(lanes) == lanes_per_phase(lanes[0][2])
         assert len({b for _, _, b in lanes}) == 1
     covered = {(r, c + k) for i in range(p.placements) for r, c, b in p.phase_lanes(i) for k in range(b // e)}
     assert covered == {(r, c) for r in range(lr * 2) for c in range(lc * n * 2)}  # every element, once a tile
