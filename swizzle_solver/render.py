@@ -34,20 +34,6 @@ def problem_view(doc: dict) -> Group:
     return Group(head, t)
 
 
-def phases_view(doc: dict) -> Group:
-    """--show-phases: the hardware phases of each access's first placement."""
-    parts: list = []
-    for a in doc["problem"]["accesses"]:
-        if "phases" not in a:
-            continue
-        parts.append(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of the first "
-                                   "placement, lanes (row, col, bytes)"))
-        for i, phase in enumerate(a["phases"]):
-            lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
-            parts.append(Padding(Text(f"phase {i}: {lanes}"), (0, 0, 0, 2)))
-    return Group(*parts)
-
-
 def candidates_view(doc: dict, title: str) -> Table:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
     t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left",
@@ -156,6 +142,20 @@ def verdict(doc: dict) -> Text:
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
     return Text(f"No conflict-free layout in the searched families; the best, {ans['name']}, "
                 f"leaves {ans['excess_wavefronts']} excess wavefront(s).", style=f"bold {BAD}")
+
+
+def phases_view(doc: dict) -> Group:
+    """--show-phases: the hardware phases of each access's first placement."""
+    parts: list = []
+    for a in doc["problem"]["accesses"]:
+        if "phases" not in a:
+            continue
+        parts.append(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of the first "
+                                   "placement, lanes (row, col, bytes)"))
+        for i, phase in enumerate(a["phases"]):
+            lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
+            parts.append(Padding(Text(f"phase {i}: {lanes}"), (0, 0, 0, 2)))
+    return Group(*parts)
 
 
 def print_solution(doc: dict, console: Console | None = None) -> None:
