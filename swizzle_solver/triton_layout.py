@@ -137,9 +137,6 @@ def _from_str(text: str, where: str) -> tuple[None, dict, list]:
             raise InputError(f"{where}: cannot read line {line.strip()!r} of str(LinearLayout)")
     if not out_dims:
         raise InputError(f"{where}: 'where out dims are: [dim0 (size R), dim1 (size C)]' is missing or empty")
-    unknown = sorted(set(bases) - set(IN_DIMS))
-    if unknown:
-        raise InputError(f"{where}: unknown input dimension {unknown[0]!r}: use register, lane, warp, block")
     return _from_json({"bases": bases, "out_dims": out_dims}, where)
 
 
@@ -160,9 +157,10 @@ def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, 
                 raise InputError(f"{where}: {dim} basis {v} has {len(v)} coordinates, but there are 2 out dims")
         out[dim] = [(v[order[0]], v[order[1]]) for v in vectors]
     sizes = []
-    for axis, i in (("rows", order[0]), ("cols", order[1])):
+    for k, axis in enumerate(("rows", "cols")):
+        i = order[k]
         size = out_dims[i][1]
-        images = [v[axis == "cols"] for vs in out.values() for v in vs]
+        images = [v[k] for vs in out.values() for v in vs]
         if any(x < 0 for x in images):
             raise InputError(f"{where}: a basis has a negative coordinate; images are tile coordinates >= 0")
         if size is None:  # the smallest power of two holding every XOR of images
@@ -176,6 +174,15 @@ def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, 
             raise InputError(f"{where}: a basis reaches {axis[:-1]} {max(images)}, outside the layout's {size} {axis}")
         sizes.append(size)
     return out, tuple(sizes)
+
+
+def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:
+    """(row, col) of an index: the XOR of the images of its set bits."""
+    r = c = 0
+    for bit, (dr, dc) in enumerate(bases):
+        if index >> bit & 1:
+            r, c = r ^ dr, c ^ dc
+    return r, c
 
 
 def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, bank_model: BankModel,
@@ -201,21 +208,14 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, b
         vec += 1
     v = e << vec
 
-    def image(vectors, index):
-        r = c = 0
-        for bit, (dr, dc) in enumerate(vectors):
-            if index >> bit & 1:
-                r, c = r ^ dr, c ^ dc
-        return r, c
-
     template = []
     for w in range(1 << len(warp)):
-        wr, wc = image(warp, w)
+        wr, wc = xor_image(warp, w)
         for g in range(1 << (len(reg) - vec)):
-            rr, rc = image(reg, g << vec)
+            rr, rc = xor_image(reg, g << vec)
             request = []
             for lane_index in range(1 << len(lane)):
-                lr, lc = image(lane, lane_index)
+                lr, lc = xor_image(lane, lane_index)
                 request.append((wr ^ rr ^ lr, wc ^ rc ^ lc, v))
             template += split_request(request)
     summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "

@@ -84,6 +84,7 @@ def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Patter
     else:
         # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
         v = max(e, next(w for w in (16, 8, 4, 2, 1) if run % w == 0 and (tile.row_length * e) % w == 0))
+    check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
     step = v // e
     lanes = [(i // lc, i % lc) for i in range(WARP_LANES)]
     template = []
@@ -117,10 +118,7 @@ def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
         down, across = int(shape[1]), int(shape[2])
     else:
         down, across = _DEFAULT_ARRANGEMENT[k]
-    e = tile.elem_bytes
-    if e > MATRIX_ROW_BYTES:
-        raise InputError(f"access {spec!r}: a matrix row is 16 bytes, smaller than one {e}-byte element")
-    width = MATRIX_ROW_BYTES // e  # elements in one matrix row
+    width = MATRIX_ROW_BYTES // tile.elem_bytes  # elements in one matrix row
     # Lanes 8i..8i+7 give the row addresses of matrix i; .trans moves data between lanes, not addresses.
     template = [[(a * MATRIX_ROWS + j, b * width, MATRIX_ROW_BYTES) for j in range(MATRIX_ROWS)]
                 for b in range(across) for a in range(down)]
@@ -145,12 +143,16 @@ def _mma_c(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
 # --- placements ---------------------------------------------------------------------------------
 
 
-def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, width: int, summary: str,
-                 tile: Tile, bank_model: BankModel) -> Pattern:
-    """The template's phases at every aligned position (multiples of height x width) of the tile."""
+def check_footprint(spec: str, height: int, width: int, tile: Tile) -> None:
     if tile.rows % height or tile.cols % width:
         raise InputError(f"access {spec!r}: the tile ({tile.rows} x {tile.cols}) is not a multiple of its "
                          f"{height} x {width}-element footprint: use rows and cols that are multiples of it")
+
+
+def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, width: int, summary: str,
+                 tile: Tile, bank_model: BankModel) -> Pattern:
+    """The template's phases at every aligned position (multiples of height x width) of the tile."""
+    check_footprint(spec, height, width, tile)
     padded = [phase + [phase[0]] * (max(map(len, template)) - len(phase)) for phase in template]
     lanes = np.array(padded, dtype=np.int64)  # (phases, lanes, 3)
     starts_r, starts_c = np.meshgrid(np.arange(0, tile.rows, height), np.arange(0, tile.cols, width),

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.model import InputError, make_bank_model, make_tile, parse_access
-from swizzle_solver.triton_layout import linear_layout_pattern, load_linear_layout
+from swizzle_solver.triton_layout import linear_layout_pattern, load_linear_layout, xor_image
 
 ROOT = Path(__file__).resolve().parents[1]
 MMA_F32 = ROOT / "examples" / "mma-c-m16n8-f32.json"
@@ -97,6 +97,12 @@ def test_swapped_str_form_really_swaps():
     assert "register=1 -> (1, 0)" in STR_FORM_SWAPPED and "lane=4 -> (0, 1)" in STR_FORM_SWAPPED
 
 
+def test_xor_image():
+    lane = [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
+    assert [xor_image(lane, l) for l in (0, 1, 3, 4, 31)] == [(0, 0), (0, 2), (0, 6), (1, 0), (7, 6)]
+    assert xor_image([(1, 1), (1, 0)], 3) == (0, 1)  # images are XORed, not added
+
+
 def test_gluon_keys_and_shape(tmp_path):
     doc = {"reg_bases": [[0, 1], [8, 0]], "lane_bases": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
            "warp_bases": [], "block_bases": [], "shape": [16, 8]}
@@ -129,7 +135,7 @@ def test_broadcast_lanes_count_their_bytes_once(tmp_path):
     (" - lane=1 -> (0, 1)\n   lane=4 -> (0, 2)\nwhere out dims are: [dim0 (size 1), dim1 (size 4)]", "out of order"),
     (" - lane=1 -> (0, 1)\n", "not a linear layout"),
     (" - lane=1 -> (0, 1)\nwhere out dims are: []", "missing or empty"),
-    (" - thread=1 -> (0, 1)\nwhere out dims are: [dim0 (size 1), dim1 (size 2)]", "unknown input dimension"),
+    (" - thread=1 -> (0, 1)\nwhere out dims are: [dim0 (size 1), dim1 (size 2)]", "unknown key 'thread'"),
     ("#ttg.linear<{register = [[0, 1], lane = []}>", "cannot read the #ttg.linear"),
     ('{"register": ' + json.dumps([[0, 0]] * 16) + ', "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]}',
      "more than 2\\^20"),
