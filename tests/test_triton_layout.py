@@ -149,3 +149,32 @@ def test_bad_layout_files(tmp_path, text, message):
 def test_missing_file():
     with pytest.raises(InputError, match="cannot read linear layout file"):
         load_linear_layout("/nonexistent/layout.json", make_tile(16, 16, None, 4), BANKS)
+
+
+@st.composite
+def bijective_layouts(draw):
+    """A random distributed layout of a 2^a x 2^b tile: the unit vectors shuffled over 5 lane bits,
+    some register bits and some warp bits (every element held once)."""
+    row_bits, col_bits = draw(st.integers(0, 4)), draw(st.integers(1, 5))
+    units = [[1 << i, 0] for i in range(row_bits)] + [[0, 1 << i] for i in range(col_bits)]
+    units = draw(st.permutations(units))
+    lanes = min(5, len(units))
+    regs = draw(st.integers(0, len(units) - lanes))
+    doc = {"lane": units[:lanes], "register": units[lanes:lanes + regs], "warp": units[lanes + regs:],
+           "out_dims": {"dim0": 1 << row_bits, "dim1": 1 << col_bits}}
+    return doc, 1 << row_bits, 1 << col_bits
+
+
+@settings(max_examples=80, deadline=None)
+@given(bijective_layouts(), st.sampled_from([1, 2, 4, 8]))
+def test_a_bijective_layout_reads_every_element_once_in_hardware_phases(layout, elem_bytes):
+    doc, rows, cols = layout
+    p = linear_layout_pattern(json.dumps(doc), "random", make_tile(rows, cols, None, elem_bytes), BANKS)
+    read = []
+    for i in range(p.placements):
+        lanes = p.phase_lanes(i)
+        width = lanes[0][2]
+        assert all(b == width for _, _, b in lanes)
+        assert len(lanes) == min(32 * 4 // max(4, width), 1 << len(doc["lane"]))  # the hardware rule
+        read += [(r, c + k) for r, c, b in lanes for k in range(b // elem_bytes)]
+    assert sorted(read) == [(r, c) for r in range(rows) for c in range(cols)]
