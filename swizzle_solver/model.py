@@ -221,9 +221,9 @@ def default_vector_bytes(run_bytes: int, pitch_bytes: int) -> int:
 
 def parse_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md section 1)."""
-    text = spec.strip().lower()
-    from .warp import is_warp_spec, parse_warp_access
+    from .warp import is_warp_spec, parse_warp_access  # warp.py builds on this module
 
+    text = spec.strip().lower()
     if is_warp_spec(text):
         return parse_warp_access(spec, tile, bank_model)
     match = _SPEC.match(text)

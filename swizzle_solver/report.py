@@ -30,7 +30,7 @@ def access_json(p: Pattern) -> dict:
 
 def placement_phases(p: Pattern) -> list[list[list[int]]]:
     """The hardware phases of the first placement, each its distinct lanes [row, col, bytes]
-    (the format of a --phases file)."""
+    (as the phases of a --phases file)."""
     return [[list(lane) for lane in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 

@@ -30,7 +30,6 @@ Lane = tuple[int, int, int]  # (row, col, bytes): the first element a lane reads
 WARP_LANES = 32
 KINDS = ("warp", "ldmatrix", "stmatrix", "mma-c", "linear-layout")
 MATRIX_ROWS, MATRIX_ROW_BYTES = 8, 16  # one ldmatrix / stmatrix matrix: 8 rows of 16 bytes
-FORMS = "warp:RxC:MxN[vB], ldmatrix.x1/.x2/.x4[.trans][:AxB], stmatrix.x1/.x2/.x4[.trans][:AxB], mma-c:m16n8"
 
 
 def lanes_per_phase(vector_bytes: int) -> int:
@@ -49,14 +48,13 @@ def is_warp_spec(text: str) -> bool:
 
 
 def parse_warp_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    """Compile a warp-level `--access` spec (is_warp_spec) into its phases at every placement."""
     text = spec.strip().lower()
     if text.startswith("warp:"):
         return _per_lane(spec, text, tile, bank_model)
     if text.startswith(("ldmatrix", "stmatrix")):
         return _matrix(spec, text, tile, bank_model)
-    if text.startswith("mma"):
-        return _mma_c(spec, text, tile, bank_model)
-    raise InputError(f"unknown warp-level access {spec!r}: use {FORMS}")
+    return _mma_c(spec, text, tile, bank_model)
 
 
 # --- the forms ----------------------------------------------------------------------------------
