@@ -8,7 +8,7 @@ from pathlib import Path
 from .model import InputError, Problem, elem_bytes_of, make_problem
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
-        "phases", "expect", "expect_status", "stage"}
+        "phases", "linear_layout", "expect", "expect_status", "stage"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -69,11 +69,13 @@ def _case(t: dict, name: str, path: str) -> Case:
         access = [access]
     if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
         raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
-    phases = t.get("phases", [])
-    if isinstance(phases, str):
-        phases = [phases]
-    if not isinstance(phases, list) or not all(isinstance(p, str) for p in phases):
-        raise InputError(f"{where}: phases must be a list of file paths, e.g. phases = [\"phases/diag.toml\"]")
+    files = {}
+    for key in ("phases", "linear_layout"):
+        paths = t.get(key, [])
+        paths = [paths] if isinstance(paths, str) else paths
+        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+            raise InputError(f"{where}: {key} must be a list of file paths, e.g. {key} = [\"examples/x.json\"]")
+        files[key] = paths
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
@@ -84,7 +86,8 @@ def _case(t: dict, name: str, path: str) -> Case:
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks", 32), t.get("bank_bytes", 4), [str(base / p) for p in phases])
+                               t.get("banks", 32), t.get("bank_bytes", 4), [str(base / p) for p in files["phases"]],
+                               [str(base / p) for p in files["linear_layout"]])
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     return Case(name, problem, t.get("expect"), status)

@@ -53,22 +53,31 @@ def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str) -> None:
         print_solution(doc)
 
 
-def run_solve(problem: Problem, json_out: bool, quiet: bool) -> int:
+def _with_phases(doc: dict, problem: Problem, show_phases: bool) -> dict:
+    if show_phases:
+        from .report import placement_phases
+
+        for entry, pattern in zip(doc["problem"]["accesses"], problem.patterns):
+            entry["phases"] = placement_phases(pattern)
+    return doc
+
+
+def run_solve(problem: Problem, json_out: bool, quiet: bool, show_phases: bool = False) -> int:
     from .report import solution_json
     from .search import solve
 
     solution = solve(problem)
-    _emit(solution_json(solution), json_out, quiet, solution.answer.layout.name)
+    _emit(_with_phases(solution_json(solution), problem, show_phases), json_out, quiet, solution.answer.layout.name)
     return EXIT_OK if solution.answer.conflict_free else EXIT_CONFLICTS
 
 
-def run_check(problem: Problem, layout, json_out: bool, quiet: bool) -> int:
+def run_check(problem: Problem, layout, json_out: bool, quiet: bool, show_phases: bool = False) -> int:
     from .families.identity import Identity
     from .report import check_json
     from .search import check, measure
 
     ranked, why = check(problem, layout)
-    doc = check_json(problem, ranked, measure(problem, Identity()), why)
+    doc = _with_phases(check_json(problem, ranked, measure(problem, Identity()), why), problem, show_phases)
     passed = doc["check"]["passed"]
     _emit(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}")
     return EXIT_OK if passed else EXIT_CONFLICTS
@@ -90,8 +99,14 @@ def main_command(
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int = typer.Option(32, "--banks", help="Number of banks."),
     bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),
-    access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; repeatable."),
+    access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
+                                     "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
+    linear_layout: List[str] = typer.Option([], "--linear-layout",
+                                            help="Triton linear layout file (JSON, str(LinearLayout) or "
+                                                 "#ttg.linear) read as an access; repeatable."),
+    show_phases: bool = typer.Option(False, "--show-phases",
+                                     help="Show the hardware phases of each access's first placement."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
@@ -103,7 +118,8 @@ def main_command(
             raise InputError("tile options go after the subcommand's own arguments only for solving: "
                              "run 'swizzle-solve batch FILE' alone")
         return EXIT_OK
-    if ctx.invoked_subcommand is None and rows is None and cols is None and not access and not phases:
+    if ctx.invoked_subcommand is None and rows is None and cols is None and not access and not phases \
+            and not linear_layout:
         sys.stdout.write(ctx.get_help() + "\n")
         return EXIT_OK
     if rows is None or cols is None:
@@ -111,11 +127,11 @@ def main_command(
     if json_out and quiet:
         raise InputError("--json and --quiet both given: choose one output form")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases))
+                           list(phases), list(linear_layout))
     if check_layout is not None:
-        code = run_check(problem, parse_layout(check_layout), json_out, quiet)
+        code = run_check(problem, parse_layout(check_layout), json_out, quiet, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet)
+        code = run_solve(problem, json_out, quiet, show_phases)
     raise typer.Exit(code)
 
 

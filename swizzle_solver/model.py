@@ -105,6 +105,9 @@ class Pattern:
     lane_col: np.ndarray = field(repr=False)
     lane_bytes: np.ndarray = field(repr=False)
     phase_bytes: int = 0  # bytes one (largest) phase reads
+    phases_per_placement: int = 1  # hardware phases one placement issues (warp-level kinds)
+    summary: str = ""  # what one placement reads, when the footprint fields cannot say it
+    coset_bits: tuple | None = None  # warp-level kinds: linear_bits, found from the lanes (warp.coset_bits)
 
     @property
     def placements(self) -> int:
@@ -120,6 +123,8 @@ class Pattern:
         return seen
 
     def footprint(self) -> str:
+        if self.summary:
+            return self.summary
         if self.kind == "phases":
             return f"{self.placements} explicit phases"
         stride = f", every {self.row_stride} rows" if self.row_stride > 1 else ""
@@ -135,7 +140,9 @@ class Pattern:
         subspace of offset bits (non-power-of-two sizes, explicit phases, a shorter last run).
         Then the rank of the layout restricted to these bits decides every placement at once.
         """
-        if self.kind == "phases" or not tile.pitch_is_pow2:
+        if self.kind not in ("block", "row"):
+            return None if self.coset_bits is None else list(self.coset_bits)
+        if not tile.pitch_is_pow2:
             return None
         m, n, s = self.rows, self.cols, self.row_stride
         if not (is_pow2(m) and is_pow2(n) and is_pow2(s)):
@@ -201,7 +208,8 @@ def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
 
 
 _SPEC = re.compile(r"^(?:(?P<m>\d+)x(?P<n>\d+)(?::(?P<s>\d+))?|(?P<word>row|col))(?:v(?P<v>\d+))?$")
-_GRAMMAR = "MxN, MxN:s, row or col, optionally with a vector suffix vB (e.g. 8x4, 4x2:2, row, 8x8v16)"
+_GRAMMAR = ("MxN, MxN:s, row or col, optionally with a vector suffix vB (e.g. 8x4, 4x2:2, row, 8x8v16), "
+            "or a warp-level form: warp:RxC:MxN, ldmatrix.x4, stmatrix.x2, mma-c:m16n8")
 
 
 def default_vector_bytes(run_bytes: int, pitch_bytes: int) -> int:
@@ -214,7 +222,11 @@ def default_vector_bytes(run_bytes: int, pitch_bytes: int) -> int:
 
 def parse_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md section 1)."""
+    from .warp import is_warp_spec, parse_warp_access  # warp.py builds on this module
+
     text = spec.strip().lower()
+    if is_warp_spec(text):
+        return parse_warp_access(spec, tile, bank_model)
     match = _SPEC.match(text)
     if not match:
         raise InputError(f"malformed access spec {spec!r}: expected {_GRAMMAR}")
@@ -300,15 +312,18 @@ def _row_runs(tile: Tile, w: int, v: int):
 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int = 32, bank_bytes: int = 4,
-                 phases_files: list[str] = ()) -> Problem:
-    """The whole problem: `--access` specs first, then the patterns of each `--phases` file."""
+                 phases_files: list[str] = (), layout_files: list[str] = ()) -> Problem:
+    """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
+    `--linear-layout` file."""
     from .phases import load_phases
+    from .triton_layout import load_linear_layout
 
     tile = make_tile(rows, cols, row_length, elem_bytes)
     bank_model = make_bank_model(banks, bank_bytes)
-    if not accesses and not phases_files:
+    if not accesses and not phases_files and not layout_files:
         raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
     patterns = [parse_access(spec, tile, bank_model) for spec in accesses]
     for path in phases_files:
         patterns += load_phases(path, tile, bank_model)
+    patterns += [load_linear_layout(path, tile, bank_model) for path in layout_files]
     return Problem(tile, bank_model, tuple(patterns))

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
+from .warp import distinct_bytes
 
 MAX_LANES = 1024  # per phase; a warp phase has at most 32
 
@@ -49,8 +50,8 @@ def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern
     width = max(len(ph) for ph in lanes)
     # Pad shorter phases by repeating their first lane: the same words, no cost (model.Pattern).
     padded = np.array([ph + [ph[0]] * (width - len(ph)) for ph in lanes], dtype=np.int64)
-    phase_bytes = max(_distinct_bytes(ph, tile.elem_bytes) for ph in lanes)
-    largest = max(lanes, key=lambda ph: _distinct_bytes(ph, tile.elem_bytes))
+    phase_bytes = max(distinct_bytes(ph, tile.elem_bytes) for ph in lanes)
+    largest = max(lanes, key=lambda ph: distinct_bytes(ph, tile.elem_bytes))
     rows_used = sorted({r for r, _, _ in largest})
     return Pattern(spec=p["name"].strip(), kind="phases", rows=len(rows_used),
                    cols=max(sum(b for r2, _, b in set(largest) if r2 == r) for r in rows_used) // tile.elem_bytes,
@@ -58,11 +59,6 @@ def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern
                    lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
                    lane_row=padded[..., 0].copy(), lane_col=padded[..., 1].copy(),
                    lane_bytes=padded[..., 2].copy(), phase_bytes=phase_bytes)
-
-
-def _distinct_bytes(lanes: list[tuple[int, int, int]], elem_bytes: int) -> int:
-    elems = {(r, c + k) for r, c, b in lanes for k in range(b // elem_bytes)}
-    return len(elems) * elem_bytes
 
 
 def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:

@@ -24,10 +24,12 @@ def problem_view(doc: dict) -> Group:
                             f"{p['banks'] * p['bank_bytes']} B",
     )
     t = Table(box=box.SIMPLE_HEAD, title="Access patterns (all must be fast at once)", title_justify="left")
-    for col in ("access", "one phase reads", "vector", "placements", "lower bound"):
+    for col in ("access", "one placement reads", "vector", "placements", "lower bound"):
         t.add_column(col, justify="right" if col in ("vector", "placements", "lower bound") else "left")
     for a in p["accesses"]:
-        t.add_row(a["spec"], a["footprint"], f"{a['vector_bytes']} B", str(a["placements"]),
+        per = a.get("phases_per_placement", 1)
+        placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
+        t.add_row(a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
                   f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else ""))
     return Group(head, t)
 
@@ -147,11 +149,25 @@ def verdict(doc: dict) -> Text:
                 f"leaves {ans['excess_wavefronts']} excess wavefront(s).", style=f"bold {BAD}")
 
 
+def phases_view(doc: dict) -> Group:
+    """--show-phases: the hardware phases of each access's first placement."""
+    parts: list = []
+    for a in doc["problem"]["accesses"]:
+        if "phases" not in a:
+            continue
+        parts.append(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of the first "
+                                   "placement, lanes (row, col, bytes)"))
+        for i, phase in enumerate(a["phases"]):
+            lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
+            parts.append(Padding(Text(f"phase {i}: {lanes}"), (0, 0, 0, 2)))
+    return Group(*parts)
+
+
 def print_solution(doc: dict, console: Console | None = None) -> None:
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
-    for part in (problem_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""), code_view(doc),
-                 Text(""), verdict(doc)):
+    for part in (problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""),
+                 code_view(doc), Text(""), verdict(doc)):
         console.print(part)
 
 

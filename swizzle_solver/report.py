@@ -25,7 +25,13 @@ def problem_json(problem: Problem) -> dict:
 def access_json(p: Pattern) -> dict:
     return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
             "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.lower_bound,
-            "footprint": p.footprint()}
+            "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
+
+
+def placement_phases(p: Pattern) -> list[list[list[int]]]:
+    """The hardware phases of the first placement, each its distinct lanes [row, col, bytes]
+    (as the phases of a --phases file)."""
+    return [[list(lane) for lane in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 
 def layout_json(problem: Problem, ranked: Ranked, baseline: Ranked) -> dict:

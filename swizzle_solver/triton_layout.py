@@ -1,0 +1,223 @@
+"""A Triton linear layout as an access pattern (`--linear-layout FILE`).
+
+Triton's LinearLayout (include/triton/Tools/LinearLayout.h) maps hardware indices to tensor
+coordinates over GF(2): each input dimension (``register``, ``lane``, ``warp``, ``block``) has one
+*basis* per index bit, the image of that bit as a tuple of out-dim coordinates, and the image of an
+index is the XOR of the images of its set bits. Here the out dims are (row, col) of the tile.
+
+As an access: the lanes of one warp with one register index form a request. Registers whose
+low bits step along the columns one element at a time (register bit i -> (0, 2^i)) are one vector
+per lane, up to 16 bytes; every other register bit, and every warp, issues another request. Each
+request is split into hardware phases by warp.split_request.
+
+Accepted files (one layout each):
+
+- JSON: ``{"name": ..., "register": [[0, 1], ...], "lane": [...], "warp": [...], "block": [],
+  "out_dims": {"dim0": 16, "dim1": 8}}`` (bases may also sit under ``"bases"``; Gluon's
+  ``reg_bases``/``lane_bases``/``warp_bases``/``block_bases`` and ``shape`` are accepted too);
+- ``str(LinearLayout)``: `` - register=1 -> (0, 1)`` lines and ``where out dims are: [...]``;
+- the TTGIR attribute ``#ttg.linear<{register = [[0, 1]], lane = [...], warp = [...], block = []}>``.
+
+Out dims named dim0/dim1 (or row/col) are (row, col) whatever their order; other names are taken
+in order. Without sizes, each is the smallest power of two holding every image.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
+from .warp import WARP_LANES, split_request, tile_pattern
+
+IN_DIMS = ("register", "lane", "warp", "block")
+MAX_INDEX_BITS = 20  # a 512 KiB tile of 1-byte elements has 2^19 elements
+_ALIASES = {"reg_bases": "register", "lane_bases": "lane", "warp_bases": "warp", "block_bases": "block"}
+
+
+def load_linear_layout(path: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    try:
+        text = Path(path).read_text()
+    except OSError as err:
+        raise InputError(f"cannot read linear layout file {path}: {err.strerror}") from None
+    return linear_layout_pattern(text, Path(path).stem, tile, bank_model, f"linear layout file {path}")
+
+
+def linear_layout_pattern(text: str, default_name: str, tile: Tile, bank_model: BankModel,
+                          where: str = "linear layout") -> Pattern:
+    """The access a layout in any accepted form describes; named by its "name", else default_name."""
+    name, bases, out_dims = parse_layout_text(text, where)
+    bases, shape = _row_col(bases, out_dims, where)
+    return layout_pattern(name or default_name, bases, shape, tile, bank_model, where)
+
+
+def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
+    """(name, {in dim: [basis tuples]}, [(out dim name, size or None)]) from any accepted form."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            doc = json.loads(stripped)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{where} is not valid JSON ({err}); fix the file") from None
+        return _from_json(doc, where)
+    attr = re.search(r"#ttg\.linear<\{(.*)\}>", stripped, re.DOTALL)
+    if attr:
+        body = re.sub(r"(\w+)\s*=", r'"\1":', attr[1])
+        try:
+            doc = json.loads("{" + body + "}")
+        except json.JSONDecodeError:
+            raise InputError(f"{where}: cannot read the #ttg.linear attribute; write it as "
+                             f"#ttg.linear<{{register = [[0, 1]], lane = [...], warp = [...], block = []}}>") from None
+        return _from_json(doc, where)
+    if "where out dims are" in stripped:
+        return _from_str(stripped, where)
+    raise InputError(f"{where} is not a linear layout: write JSON with register/lane/warp bases and out_dims, "
+                     f"paste str(LinearLayout), or a #ttg.linear<{{...}}> attribute")
+
+
+def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
+    if not isinstance(doc, dict):
+        raise InputError(f"{where}: the top level must be an object with register/lane/warp bases")
+    source = doc.get("bases", doc)
+    if not isinstance(source, dict):
+        raise InputError(f"{where}: bases must be an object {{\"register\": [...], \"lane\": [...], ...}}")
+    known = set(IN_DIMS) | set(_ALIASES) | ({"name", "out_dims", "shape", "bases"} if source is doc else set())
+    unknown = sorted(set(source) - known)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r}: the keys are name, register, lane, warp, block "
+                         f"and out_dims")
+    bases = {_ALIASES.get(k, k): v for k, v in source.items() if _ALIASES.get(k, k) in IN_DIMS}
+    if "lane" not in bases:
+        raise InputError(f"{where}: no lane bases: give \"lane\": [[row, col], ...] (one per lane bit)")
+    for dim, vectors in bases.items():
+        if (not isinstance(vectors, list) or not all(isinstance(v, list) and v and all(
+                isinstance(x, int) and not isinstance(x, bool) for x in v) for v in vectors)):
+            raise InputError(f"{where}: {dim} bases must be a list of integer tuples like [[0, 1], [1, 0]]")
+    out = doc.get("out_dims", doc.get("shape"))
+    if out is None:
+        dims = max((len(v) for vs in bases.values() for v in vs), default=2)
+        out_dims = [(f"dim{i}", None) for i in range(dims)]
+    elif isinstance(out, dict):
+        out_dims = list(out.items())
+    elif isinstance(out, list) and all(isinstance(x, int) for x in out):
+        out_dims = [(f"dim{i}", size) for i, size in enumerate(out)]
+    elif isinstance(out, list) and all(isinstance(x, (list, tuple)) and len(x) == 2 for x in out):
+        out_dims = [tuple(x) for x in out]
+    else:
+        raise InputError(f"{where}: out_dims must be {{\"dim0\": rows, \"dim1\": cols}} or [rows, cols]")
+    name = doc.get("name")
+    if name is not None and not (isinstance(name, str) and name.strip()):
+        raise InputError(f"{where}: name must be a non-empty string")
+    return name, bases, out_dims
+
+
+_STR_BASIS = re.compile(r"^\s*(?:-\s*)?(\w+)=(\d+)\s*->\s*\(([^)]*)\)\s*$")
+_STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
+_STR_OUT = re.compile(r"where out dims are:\s*\[(.*)\]")
+
+
+def _from_str(text: str, where: str) -> tuple[None, dict, list]:
+    bases: dict[str, list] = {}
+    out_dims = None
+    for line in text.splitlines():
+        if m := _STR_BASIS.match(line):
+            dim, value = m[1], int(m[2])
+            vectors = bases.setdefault(dim, [])
+            if value != 1 << len(vectors):
+                raise InputError(f"{where}: {dim}={value} is out of order: bases are listed for {dim}=1, 2, 4, ...")
+            try:
+                vectors.append([int(x) for x in m[3].split(",")])
+            except ValueError:
+                raise InputError(f"{where}: cannot read the image ({m[3]}) of {dim}={value}") from None
+        elif m := _STR_SIZE1.match(line):
+            bases.setdefault(m[1], [])
+        elif m := _STR_OUT.search(line):
+            out_dims = [(d[0], int(d[1])) for d in re.findall(r"(\w+)\s*\(size\s*(\d+)\)", m[1])]
+        elif line.strip():
+            raise InputError(f"{where}: cannot read line {line.strip()!r} of str(LinearLayout)")
+    if not out_dims:
+        raise InputError(f"{where}: 'where out dims are: [dim0 (size R), dim1 (size C)]' is missing or empty")
+    return _from_json({"bases": bases, "out_dims": out_dims}, where)
+
+
+def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, int]]:
+    """Bases as {in dim: [(row, col)]} and the layout's (rows, cols), checked."""
+    names = [str(n) for n, _ in out_dims]
+    if len(names) != 2:
+        raise InputError(f"{where}: {len(names)} out dims ({', '.join(names)}): a tile access needs two, "
+                         f"rows then columns (dim0, dim1)")
+    order = [0, 1]
+    for pair in (("dim0", "dim1"), ("row", "col")):
+        if set(names) == set(pair):
+            order = [names.index(pair[0]), names.index(pair[1])]
+    out = {}
+    for dim, vectors in bases.items():
+        for v in vectors:
+            if len(v) != 2:
+                raise InputError(f"{where}: {dim} basis {v} has {len(v)} coordinates, but there are 2 out dims")
+        out[dim] = [(v[order[0]], v[order[1]]) for v in vectors]
+    sizes = []
+    for k, axis in enumerate(("rows", "cols")):
+        i = order[k]
+        size = out_dims[i][1]
+        images = [v[k] for vs in out.values() for v in vs]
+        if any(x < 0 for x in images):
+            raise InputError(f"{where}: a basis has a negative coordinate; images are tile coordinates >= 0")
+        if size is None:  # the smallest power of two holding every XOR of images
+            span = 0
+            for x in images:
+                span |= x
+            size = 1 << span.bit_length()
+        if not (isinstance(size, int) and is_pow2(size)):
+            raise InputError(f"{where}: out dim {names[i]} size {size!r} is not a power of two")
+        if any(x >= size for x in images):
+            raise InputError(f"{where}: a basis reaches {axis[:-1]} {max(images)}, outside the layout's {size} {axis}")
+        sizes.append(size)
+    return out, tuple(sizes)
+
+
+def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:
+    """(row, col) of an index: the XOR of the images of its set bits."""
+    r = c = 0
+    for bit, (dr, dc) in enumerate(bases):
+        if index >> bit & 1:
+            r, c = r ^ dr, c ^ dc
+    return r, c
+
+
+def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, bank_model: BankModel,
+                   where: str) -> Pattern:
+    """The layout's requests (one per warp and register group), split into phases, over the tile."""
+    rows, cols = shape
+    if any(v != (0, 0) for v in bases.get("block", [])):
+        raise InputError(f"{where}: block bases move between CTAs, which do not share this shared memory: "
+                         f"give block = [] (one CTA)")
+    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
+    if 1 << len(lane) > WARP_LANES:
+        raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a warp has 32 (5 bases)")
+    if rows > tile.rows or cols > tile.cols:
+        raise InputError(f"{where}: the layout covers {rows} x {cols} elements, outside the "
+                         f"{tile.rows} x {tile.cols} tile: use a larger tile or smaller out dims")
+    if len(reg) + len(lane) + len(warp) > MAX_INDEX_BITS:
+        raise InputError(f"{where}: {len(reg) + len(lane) + len(warp)} register, lane and warp bases index more than "
+                         f"2^{MAX_INDEX_BITS} values: describe the layout of one shared-memory tile")
+    e = tile.elem_bytes
+    vec = 0  # register bits that step along one row: one vector per lane
+    while (vec < len(reg) and reg[vec] == (0, 1 << vec)
+           and (2 << vec) * e <= MAX_VECTOR_BYTES):
+        vec += 1
+    v = e << vec
+
+    template = []
+    for w in range(1 << len(warp)):
+        wr, wc = xor_image(warp, w)
+        for g in range(1 << (len(reg) - vec)):
+            rr, rc = xor_image(reg, g << vec)
+            request = []
+            for lane_index in range(1 << len(lane)):
+                lr, lc = xor_image(lane, lane_index)
+                request.append((wr ^ rr ^ lr, wc ^ rc ^ lc, v))
+            template += split_request(request)
+    summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
+               f"{rows} x {cols}, {v}-byte vectors")
+    return tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, bank_model)

@@ -1,0 +1,203 @@
+"""Warp-level access patterns, split into hardware phases (DESIGN.md section 7).
+
+A warp issues a request: all its lanes, each reading one vector of the same width. The hardware
+serves a request in phases of consecutive lanes, by vector width:
+
+    <= 4-byte lanes: 32 lanes per phase;  8-byte: 16;  16-byte: 8
+
+and ldmatrix / stmatrix serve each 8 x 16-byte matrix as one phase (its 8 row addresses). A lane
+that reads more than 16 bytes issues several 16-byte requests, one instruction each.
+
+Each form below builds the phases of one placement at the tile's origin (a *template*) and its
+footprint; ``tile_pattern`` repeats it at every aligned position of the tile, like an MxN block.
+
+    warp:RxC:MxN[vB]       32 lanes as R x C (lane l at lane row l // C, lane col l % C), each
+                           reading an M x N block; each row of it as N*elem/V ops of V bytes
+    ldmatrix.xK[.trans][:AxB]   K = 1, 2, 4 matrices of 8 rows x 16 bytes, arranged A x B
+    stmatrix.xK[.trans][:AxB]   (default 1x1, 2x1, 2x2; numbered down the columns first)
+    mma-c[:m16n8]          the m16n8 MMA accumulator stored from registers: lane l holds rows
+                           l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per row pair
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
+
+Lane = tuple[int, int, int]  # (row, col, bytes): the first element a lane reads, and how many bytes
+WARP_LANES = 32
+KINDS = ("warp", "ldmatrix", "stmatrix", "mma-c", "linear-layout")
+MATRIX_ROWS, MATRIX_ROW_BYTES = 8, 16  # one ldmatrix / stmatrix matrix: 8 rows of 16 bytes
+
+
+def lanes_per_phase(vector_bytes: int) -> int:
+    """Lanes the hardware serves in one phase, by the bytes each lane reads."""
+    return WARP_LANES * 4 // max(4, vector_bytes)
+
+
+def split_request(lanes: list[Lane]) -> list[list[Lane]]:
+    """One request (every lane the same width) as its hardware phases, in lane order."""
+    size = lanes_per_phase(lanes[0][2])
+    return [lanes[i:i + size] for i in range(0, len(lanes), size)]
+
+
+def is_warp_spec(text: str) -> bool:
+    return text.startswith(("warp:", "ldmatrix", "stmatrix", "mma"))
+
+
+def parse_warp_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    """Compile a warp-level `--access` spec (is_warp_spec) into its phases at every placement."""
+    text = spec.strip().lower()
+    if text.startswith("warp:"):
+        return _per_lane(spec, text, tile, bank_model)
+    if text.startswith(("ldmatrix", "stmatrix")):
+        return _matrix(spec, text, tile, bank_model)
+    return _mma_c(spec, text, tile, bank_model)
+
+
+# --- the forms ----------------------------------------------------------------------------------
+
+_PER_LANE = re.compile(r"^warp:(\d+)x(\d+):(\d+)x(\d+)(?:v(\d+))?$")
+
+
+def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    match = _PER_LANE.match(text)
+    if not match:
+        raise InputError(f"malformed warp access {spec!r}: write warp:RxC:MxN[vB], e.g. warp:4x8:1x8 "
+                         f"(4x8 lanes, each reading 1 row x 8 elements)")
+    lr, lc, m, n = (int(x) for x in match.groups()[:4])
+    if lr * lc != WARP_LANES:
+        raise InputError(f"access {spec!r}: a warp has 32 lanes, but {lr}x{lc} lays out {lr * lc}: "
+                         f"use R x C = 32 (e.g. 4x8, 8x4, 32x1)")
+    if m < 1 or n < 1:
+        raise InputError(f"access {spec!r}: each lane reads M x N elements with M, N >= 1")
+    e, run = tile.elem_bytes, n * tile.elem_bytes
+    if match[5] is not None:
+        v = int(match[5])
+        if not (is_pow2(v) and e <= v <= MAX_VECTOR_BYTES and run % v == 0):
+            raise InputError(f"access {spec!r}: vector width {v} B must be a power of two from the element size "
+                             f"({e} B) to 16 B that divides the lane's {run}-byte row")
+    else:
+        # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
+        v = max(e, next(w for w in (16, 8, 4, 2, 1) if run % w == 0 and (tile.row_length * e) % w == 0))
+    check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
+    step = v // e
+    lanes = [(i // lc, i % lc) for i in range(WARP_LANES)]
+    template = []
+    for row in range(m):  # one instruction per row of the lane's block and per op in that row
+        for op in range(run // v):
+            request = [(a * m + row, b * n + op * step, v) for a, b in lanes]
+            template += split_request(request)
+    summary = f"{lr}x{lc} lanes x {m}x{n} elements, {m * run // v} op(s) of {v} B per lane"
+    return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, bank_model)
+
+
+_MATRIX_TOKENS = {"sync", "aligned", "m8n8", "shared", "shared::cta", "b16", "trans"}
+_DEFAULT_ARRANGEMENT = {1: (1, 1), 2: (2, 1), 4: (2, 2)}
+
+
+def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    name, _, arrangement = text.partition(":")
+    op, *tokens = name.split(".")
+    counts = [t for t in tokens if re.fullmatch(r"x\d+", t)]
+    unknown = [t for t in tokens if t not in _MATRIX_TOKENS and t not in counts]
+    if op not in ("ldmatrix", "stmatrix") or unknown or counts not in (["x1"], ["x2"], ["x4"]):
+        what = f" ('.{unknown[0]}' is not part of it)" if unknown else ""
+        raise InputError(f"unknown instruction form {spec!r}{what}: write ldmatrix or stmatrix with .x1, .x2 or "
+                         f".x4, optionally .trans and :AxB (matrices arranged A x B), e.g. ldmatrix.x4.trans")
+    k = int(counts[0][1:])
+    if arrangement:
+        shape = re.fullmatch(r"(\d+)x(\d+)", arrangement)
+        if not shape or int(shape[1]) * int(shape[2]) != k:
+            raise InputError(f"access {spec!r}: arrangement {arrangement!r} must be A x B matrices with "
+                             f"A*B = {k} (e.g. :{'x'.join(map(str, _DEFAULT_ARRANGEMENT[k]))})")
+        down, across = int(shape[1]), int(shape[2])
+    else:
+        down, across = _DEFAULT_ARRANGEMENT[k]
+    width = MATRIX_ROW_BYTES // tile.elem_bytes  # elements in one matrix row
+    # Lanes 8i..8i+7 give the row addresses of matrix i; .trans moves data between lanes, not addresses.
+    template = [[(a * MATRIX_ROWS + j, b * width, MATRIX_ROW_BYTES) for j in range(MATRIX_ROWS)]
+                for b in range(across) for a in range(down)]
+    summary = f"{k} matri{'x' if k == 1 else 'ces'} of 8 x {width} elements ({down}x{across})"
+    return tile_pattern(spec, op, template, down * MATRIX_ROWS, across * width, summary, tile, bank_model)
+
+
+def _mma_c(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
+    if text not in ("mma-c", "mma-c:m16n8"):
+        raise InputError(f"unknown instruction form {spec!r}: the MMA accumulator fragment is mma-c:m16n8")
+    e = tile.elem_bytes
+    if e not in (2, 4):
+        raise InputError(f"access {spec!r}: the m16n8 accumulator holds f16/bf16 (2 B) or f32/i32 (4 B) "
+                         f"elements, not {e}-byte ones: use --dtype f16 or f32")
+    template = []
+    for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8: one request each
+        template += split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(WARP_LANES)])
+    summary = f"m16n8 accumulator, 2 requests of {2 * e}-byte lanes"
+    return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, bank_model)
+
+
+# --- placements ---------------------------------------------------------------------------------
+
+
+def check_footprint(spec: str, height: int, width: int, tile: Tile) -> None:
+    if tile.rows % height or tile.cols % width:
+        raise InputError(f"access {spec!r}: the tile ({tile.rows} x {tile.cols}) is not a multiple of its "
+                         f"{height} x {width}-element footprint: use rows and cols that are multiples of it")
+
+
+def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, width: int, summary: str,
+                 tile: Tile, bank_model: BankModel) -> Pattern:
+    """The template's phases at every aligned position (multiples of height x width) of the tile."""
+    check_footprint(spec, height, width, tile)
+    padded = [phase + [phase[0]] * (max(map(len, template)) - len(phase)) for phase in template]
+    lanes = np.array(padded, dtype=np.int64)  # (phases, lanes, 3)
+    starts_r, starts_c = np.meshgrid(np.arange(0, tile.rows, height), np.arange(0, tile.cols, width),
+                                     indexing="ij")
+    placements = starts_r.size
+    row = (starts_r.reshape(-1, 1, 1) + lanes[None, :, :, 0]).reshape(placements * len(template), -1)
+    col = (starts_c.reshape(-1, 1, 1) + lanes[None, :, :, 1]).reshape(row.shape)
+    nbytes = np.broadcast_to(lanes[None, :, :, 2], (placements,) + lanes.shape[:2]).reshape(row.shape).copy()
+    misaligned = ((row * tile.row_length + col) * tile.elem_bytes) % nbytes != 0
+    if misaligned.any():
+        i = np.argwhere(misaligned)[0]
+        r, c, b = int(row[tuple(i)]), int(col[tuple(i)]), int(nbytes[tuple(i)])
+        raise InputError(f"access {spec!r}: the {b}-byte vector at ({r}, {c}) is misaligned (byte "
+                         f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b}): "
+                         f"use a pitch or vector width that keeps every vector aligned")
+    phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
+    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height, cols=width, row_stride=1,
+                   vector_bytes=int(lanes[..., 2].max()),
+                   lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
+                   lane_row=row, lane_col=col, lane_bytes=nbytes, phase_bytes=phase_bytes,
+                   phases_per_placement=len(template), summary=summary)
+
+
+def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray) -> tuple | None:
+    """The varying offset bits when every phase is a coset of one subspace spanned by offset bits.
+
+    Then the GF(2) bank matrix (proof.py) decides every phase at once, as for MxN blocks. With a
+    power-of-two pitch, a phase's lane offsets x_i are such a coset exactly when the XORs
+    x_i ^ x_0 take 2^k distinct values inside a mask of k bits (the same mask for every phase).
+    Returns ``(("c", k), ("r", k), ...)`` or None (other pitches, mixed widths, other shapes).
+    """
+    if not tile.pitch_is_pow2 or np.any(nbytes != nbytes[0, 0]):
+        return None
+    offsets = row * tile.row_length + col
+    diffs = np.sort(offsets ^ offsets[:, :1], axis=1)
+    masks = np.bitwise_or.reduce(diffs, axis=1)
+    if np.any(masks != masks[0]):
+        return None
+    distinct = 1 + np.count_nonzero(diffs[:, 1:] != diffs[:, :-1], axis=1)
+    mask, pitch_bits = int(masks[0]), tile.row_length.bit_length() - 1
+    if np.any(distinct != 1 << bin(mask).count("1")):
+        return None
+    bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
+    return tuple(("c", i) if i < pitch_bits else ("r", i - pitch_bits) for i in bits)
+
+
+def distinct_bytes(lanes: list[Lane], elem_bytes: int) -> int:
+    """Bytes a phase reads, counting an element read by several lanes (a broadcast) once."""
+    elems = {(r, c + k) for r, c, b in lanes for k in range(b // elem_bytes)}
+    return len(elems) * elem_bytes
