@@ -31,9 +31,18 @@ class BankMap:
 
 
 def choose_access(problem: Problem, which: str | None) -> int:
-    """`--show-access`: a pattern by its spec (as written) or by its 1-based position; default the first."""
+    """`--show-access`: a pattern by its spec (as written) or by its 1-based position.
+
+    Default: the access the unswizzled tile serves worst (most wavefronts above its lower bound;
+    the first on a tie), the one whose before/after shows what the layout fixes.
+    """
     if which is None:
-        return 0
+        from .families.identity import Identity
+
+        results = simulate.simulate(problem.tile, problem.bank_model, problem.patterns,
+                                    layout_table(problem, Identity()))
+        excess = [r.excess for r in results]
+        return excess.index(max(excess))
     specs = [p.spec for p in problem.patterns]
     if which.strip() in specs:
         return specs.index(which.strip())

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .families.cute import Swizzle
-from .families.identity import Identity
 from .model import InputError, Problem, Tile, is_pow2, log2
 from .search import layout_table
 
@@ -82,8 +81,15 @@ def table(tile: Tile, layout) -> np.ndarray:
     return layout_table(Problem(tile, None, ()), layout)
 
 
-def is_identity(tile: Tile, layout) -> bool:
-    return bool(np.array_equal(table(tile, layout), table(tile, Identity())))
+def row_pitch(tile: Tile, layout) -> int | None:
+    """P when the layout is plain row-major with rows P elements apart (P = row_length: no swizzle;
+    larger: padding), else None."""
+    phys = table(tile, layout)
+    pitch = int(phys[1, 0] - phys[0, 0]) if tile.rows > 1 else tile.row_length
+    if pitch < tile.cols:
+        return None
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    return pitch if np.array_equal(phys, r * pitch + c) else None
 
 
 def as_swizzle(tile: Tile, layout) -> Swizzle | None:
@@ -129,9 +135,14 @@ def _header(problem: Problem, layout, comment: str) -> str:
             f"row length {t.row_length} (offsets in elements)")
 
 
-def _cpp_layout(tile: Tile) -> str:
+def _cpp_layout(tile: Tile, pitch: int | None = None) -> str:
     return (f"cute::Layout<cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>, "
-            f"cute::Stride<cute::Int<{tile.row_length}>, cute::Int<1>>>{{}}")
+            f"cute::Stride<cute::Int<{pitch or tile.row_length}>, cute::Int<1>>>{{}}")
+
+
+def _plain(tile: Tile, pitch: int, comment: str) -> str:
+    spare = f", padded: {pitch - tile.cols} spare element(s) per row" if pitch > tile.cols else ""
+    return f"{comment} no swizzle: plain row-major, rows {pitch} elements apart{spare}"
 
 
 # --- targets ----------------------------------------------------------------------------------
@@ -140,9 +151,10 @@ def _cpp_layout(tile: Tile) -> str:
 def emit_cute(problem: Problem, layout) -> Snippet:
     tile = problem.tile
     head = _header(problem, layout, "//")
-    if is_identity(tile, layout):
-        return Snippet("cute", f"{head}\n// no swizzle: the plain row-major layout\n"
-                               f"auto smem_layout = {_cpp_layout(tile)};", True)
+    pitch = row_pitch(tile, layout)
+    if pitch:
+        return Snippet("cute", f"{head}\n{_plain(tile, pitch, '//')}\n"
+                               f"auto smem_layout = {_cpp_layout(tile, pitch)};", True)
     sw = as_swizzle(tile, layout)
     if sw is None:
         return Snippet("cute", f"{head}\n{_cannot_cute(tile, layout, '//')}\n"
@@ -181,10 +193,11 @@ def _cannot_cute(tile: Tile, layout, comment: str) -> str:
 def emit_cute_dsl(problem: Problem, layout) -> Snippet:
     tile = problem.tile
     head = _header(problem, layout, "#")
-    plain = f"cute.make_layout(({tile.rows}, {tile.cols}), stride=({tile.row_length}, 1))"
+    pitch = row_pitch(tile, layout)
+    plain = f"cute.make_layout(({tile.rows}, {tile.cols}), stride=({pitch or tile.row_length}, 1))"
     lines = [head, "import cutlass.cute as cute", "", "# inside a @cute.jit function (CuTe DSL, CUTLASS 4.x):"]
-    if is_identity(tile, layout):
-        return Snippet("cute-dsl", "\n".join(lines + [f"smem_layout = {plain}"]), True)
+    if pitch:
+        return Snippet("cute-dsl", "\n".join(lines + [_plain(tile, pitch, "#"), f"smem_layout = {plain}"]), True)
     sw = as_swizzle(tile, layout)
     if sw is None:
         return Snippet("cute-dsl", "\n".join(
@@ -253,6 +266,8 @@ def linear_offset_bases(tile: Tile, layout) -> list[list[int]] | None:
     if tile.row_length != tile.cols or not (is_pow2(tile.rows) and is_pow2(tile.cols)):
         return None
     phys = table(tile, layout).ravel()
+    if not np.array_equal(np.sort(phys), np.arange(phys.size)):
+        return None  # not a permutation of the dense storage (padding, gaps)
     inverse = np.empty_like(phys)
     inverse[phys] = np.arange(phys.size)
     bits = log2(phys.size)
@@ -302,31 +317,39 @@ def emit_triton(problem: Problem, layout) -> Snippet:
         return Snippet("triton", "\n".join([
             head, gl, "# not a swizzled/NVMMA shape: a shared linear layout; offset bit i -> [row, col]",
             f"smem_layout = ttgl.SharedLinearLayout(offset_bases={bases})"]), True)
-    return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile)]), False)
+    return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
 
 
-def _triton_why(tile: Tile) -> str:
+def _triton_why(tile: Tile, layout) -> str:
     if not (is_pow2(tile.rows) and is_pow2(tile.cols)):
         return f"Triton's shared encodings need power-of-two shapes, the tile is {tile.rows} x {tile.cols}"
+    pitch = row_pitch(tile, layout)
+    if pitch:
+        return (f"its padding of {pitch - tile.cols} element(s) per row is not a power of two "
+                f"(Triton's padded encoding needs one)")
     if tile.row_length != tile.cols:
-        return (f"row length {tile.row_length} > {tile.cols} columns is padding that is not a power-of-two "
-                f"interval/amount, and the layout is not linear over the padded storage")
+        return (f"the {tile.row_length - tile.cols} spare element(s) per row are padding mixed with a swizzle: "
+                f"no swizzled, padded or linear encoding says both")
     return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"
 
 
 def padding_of(tile: Tile, layout) -> tuple[int, int] | None:
-    """(interval, padding) in Triton's padded encoding when the layout is row-major with padding."""
-    pad = tile.row_length - tile.cols
-    if pad <= 0 or not (is_pow2(tile.cols) and is_pow2(pad) and is_pow2(tile.rows)):
+    """(interval, padding) of Triton's padded encoding when the layout is row-major with padding:
+    ``padding`` spare elements after every ``interval`` (= cols) elements, both powers of two."""
+    pitch = row_pitch(tile, layout)
+    if pitch is None or pitch == tile.cols or not all(map(is_pow2, (tile.rows, tile.cols, pitch - tile.cols))):
         return None
-    return (tile.cols, pad) if is_identity(tile, layout) else None
+    return tile.cols, pitch - tile.cols
 
 
 def emit_mojo(problem: Problem, layout) -> Snippet:
     tile = problem.tile
     head = _header(problem, layout, "#")
-    if is_identity(tile, layout):
-        return Snippet("mojo", f"{head}\n# no swizzle: keep the row-major layout (no Swizzle needed)", True)
+    pitch = row_pitch(tile, layout)
+    if pitch:
+        return Snippet("mojo", f"{head}\n{_plain(tile, pitch, '#')}\nfrom layout import Layout, IntTuple\n"
+                               f"alias smem_layout = Layout(IntTuple({tile.rows}, {tile.cols}), IntTuple({pitch}, 1))",
+                       True)
     sw = as_swizzle(tile, layout)
     if sw is None:
         return Snippet("mojo", f"{head}\n# cannot express as Mojo's Swizzle(bits, base, shift): "
@@ -348,10 +371,11 @@ def emit_tma(problem: Problem, layout) -> Snippet:
     tile = problem.tile
     head = _header(problem, layout, "//")
     row_bytes = tile.cols * tile.elem_bytes
-    if is_identity(tile, layout):
-        if tile.row_length != tile.cols:
+    pitch = row_pitch(tile, layout)
+    if pitch:
+        if pitch != tile.cols:
             return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
-                                  f"{tile.row_length - tile.cols} padding element(s) per row", False)
+                                  f"{pitch - tile.cols} padding element(s) per row", False)
         if row_bytes % 16:
             return Snippet("tma", f"{head}\n// not a TMA layout: the box's inner extent ({row_bytes} B) must be "
                                   f"a multiple of 16 bytes", False)
