@@ -45,6 +45,9 @@ def write(path: str, text: str) -> None:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a figure is an ordinary file
         os.replace(tmp, path)
     except OSError as err:
         raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
