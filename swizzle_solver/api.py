@@ -57,9 +57,9 @@ class Result:
 
     def emit(self, target: str) -> str:
         """The snippet for one target of emit.TARGETS (a 'cannot express' note when it cannot)."""
-        from .emit import emit, parse_targets
+        from .emit import emit
 
-        return emit(parse_targets([target])[0], self.problem, self.layout).code
+        return emit(target.strip().lower(), self.problem, self.layout).code
 
     def json(self, emit=()) -> dict:
         """The CLI's --json document, with answer.emit for the targets asked."""

@@ -75,7 +75,7 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
     return Outputs(targets, show, show_access, svg)
 
 
-def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: Problem, layout,
+def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: Problem, layout,
           out: Outputs) -> None:
     from .api import bank_maps, figure, with_emit
 
@@ -109,7 +109,7 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
 
     solution = solve(problem)
     layout = solution.answer.layout
-    _emit(solution_json(solution), json_out, quiet, layout.name, problem, layout, out)
+    _output(solution_json(solution), json_out, quiet, layout.name, problem, layout, out)
     return EXIT_OK if solution.answer.conflict_free else EXIT_CONFLICTS
 
 
@@ -121,7 +121,7 @@ def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Output
     ranked, why = check(problem, layout)
     doc = check_json(problem, ranked, measure(problem, Identity()), why)
     passed = doc["check"]["passed"]
-    _emit(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}", problem, layout, out)
+    _output(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}", problem, layout, out)
     return EXIT_OK if passed else EXIT_CONFLICTS
 
 

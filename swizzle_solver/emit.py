@@ -66,6 +66,8 @@ def parse_targets(values) -> list[str]:
 
 
 def emit(target: str, problem: Problem, layout) -> Snippet:
+    if target not in EMITTERS:
+        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(TARGETS)}")
     return EMITTERS[target](problem, layout)
 
 
@@ -232,7 +234,7 @@ def _row_col_xor(tile: Tile, layout) -> list[int] | None:
     if bases is None or tile.row_length != tile.cols or not is_pow2(tile.rows):
         return None
     cbits = log2(tile.cols)
-    if any(bases[j] != 1 << j for j in range(cbits)):
+    if len(bases) != cbits + log2(tile.rows) or any(bases[j] != 1 << j for j in range(cbits)):
         return None
     xors = []
     for k in range(len(bases) - cbits):

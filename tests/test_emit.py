@@ -5,7 +5,7 @@
 - `cute`: the Swizzle triple, shape and stride read from the C++ and evaluated with pycute;
 - `cute-dsl`: executed, with `cutlass.cute` stood in by pycute (make_swizzle, make_layout,
   make_composed_layout have pycute's meaning);
-- `triton`: the parameters read back and turned into offset bases by Triton's own formulas
+- `triton`: executed with Gluon stood in by recorders; the parameters turned into offset bases by Triton's own formulas
   (swizzledSharedToLinearLayout, NVMMASharedEncodingAttr getVec/getPerPhase/getMaxPhase and
   getCoreMatrixLinearLayout in lib/Dialect/TritonGPU/IR/{LinearLayoutConversions,Dialect}.cpp;
   padded_shared: `padding` elements after every `interval`), then inverted;
@@ -292,33 +292,45 @@ def triton_nvmma_bases(p, width):
     return bases
 
 
+def _stub_gluon():
+    """`triton.experimental.gluon.language` for executing snippets: each layout records its arguments."""
+    record = lambda kind: lambda *a, **k: (kind, a, k)  # noqa: E731
+    padded = types.SimpleNamespace(with_identity_for=record("padded"))
+    ttgl = types.SimpleNamespace(SwizzledSharedLayout=record("swizzled"), NVMMASharedLayout=record("nvmma"),
+                                 SharedLinearLayout=record("linear"), PaddedSharedLayout=padded)
+    modules = {name: types.ModuleType(name) for name in ("triton", "triton.experimental", "triton.experimental.gluon")}
+    modules["triton.experimental.gluon"].language = ttgl
+    modules["triton.experimental.gluon.language"] = ttgl
+    return modules
+
+
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
-def test_triton_parameters_follow_tritons_formulas(i):
+def test_triton_snippet_follows_tritons_formulas(i, monkeypatch):
+    """The snippet is executed; every encoding it builds is turned into offsets by Triton's formulas."""
     _, p, layout = CASES[i]
-    code = emit("triton", p, layout).code
+    snippet = emit("triton", p, layout)
+    for name, module in _stub_gluon().items():
+        monkeypatch.setitem(sys.modules, name, module)
+    scope: dict = {}
+    exec(snippet.code, scope)
+    built = [v for v in scope.values() if isinstance(v, tuple) and len(v) == 3]
+    assert bool(built) == snippet.expressible
     expected = truth(p, layout)
-    checked = 0
-    sw = re.search(r"vec=(\d+), per_phase=(\d+), max_phase=(\d+)", code)
-    if sw:
-        bases = triton_swizzled_bases(p, *map(int, sw.groups()))
-        assert np.array_equal(_invert_offset_bases(p, bases), expected)
-        checked += 1
-    nv = re.search(r"swizzle_byte_width=(\d+), element_bitwidth=(\d+)", code)
-    if nv:
-        assert int(nv[2]) == 8 * p.tile.elem_bytes
-        assert np.array_equal(_invert_offset_bases(p, triton_nvmma_bases(p, int(nv[1]))), expected)
-        checked += 1
-    pad = re.search(r"with_identity_for\(\[\[(\d+), (\d+)\]\]", code)
-    if pad:
-        interval, padding = map(int, pad.groups())
-        logical = np.arange(p.tile.rows * p.tile.cols).reshape(p.tile.rows, p.tile.cols)
-        assert np.array_equal(logical + logical // interval * padding, expected)
-        checked += 1
-    lin = re.search(r"offset_bases=(\[.*\])\)", code)
-    if lin:
-        assert np.array_equal(_invert_offset_bases(p, eval(lin[1])), expected)
-        checked += 1
-    assert checked or "cannot express in Triton" in code
+    for kind, args, kw in built:
+        if kind == "swizzled":
+            assert kw["order"] == [1, 0]
+            bases = triton_swizzled_bases(p, kw["vec"], kw["per_phase"], kw["max_phase"])
+            assert np.array_equal(_invert_offset_bases(p, bases), expected)
+        elif kind == "nvmma":
+            assert kw["element_bitwidth"] == 8 * p.tile.elem_bytes and kw["rank"] == 2
+            assert np.array_equal(_invert_offset_bases(p, triton_nvmma_bases(p, kw["swizzle_byte_width"])), expected)
+        elif kind == "padded":
+            [[interval, padding]], shape, order = args
+            assert shape == [p.tile.rows, p.tile.cols] and order == [1, 0]
+            logical = np.arange(p.tile.rows * p.tile.cols).reshape(p.tile.rows, p.tile.cols)
+            assert np.array_equal(logical + logical // interval * padding, expected)
+        else:
+            assert np.array_equal(_invert_offset_bases(p, kw["offset_bases"]), expected)
 
 
 # --- mojo and tma --------------------------------------------------------------------------------
