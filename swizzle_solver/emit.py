@@ -122,8 +122,9 @@ def as_swizzle(tile: Tile, layout) -> Swizzle | None:
 def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
     """Bytes of the TMA/GMMA swizzle mode that stores exactly this tile, or None.
 
-    The byte-level triple must be a TMA mode and a tile row must be exactly the swizzle width
-    (the box inner extent may not exceed it, and a narrower row would not be this layout).
+    The byte-level triple must be a TMA mode and a tile row must be exactly the swizzle width: the
+    box inner extent may not exceed it, and rows of exactly that width are the GMMA atoms' shape.
+    Narrower rows are not claimed (conservative: not verified against hardware here).
     """
     if sw is None or sw.tma_mode(tile.elem_bytes) is None:
         return None
