@@ -119,6 +119,22 @@ def as_swizzle(tile: Tile, layout) -> Swizzle | None:
     return sw if np.array_equal(table(tile, sw), table(tile, layout)) else None
 
 
+def swizzle_chain(tile: Tile, layout) -> list[Swizzle] | None:
+    """The CuTe swizzles a layout lists (``swizzles()``, applied in order), when they reproduce it."""
+    try:
+        listed = layout.swizzles()
+        chain = [Swizzle(x["B"], x["M"], x["S"]) for x in listed]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if len(chain) < 2 or any(x.get("unit", "element") != "element" or x.get("applies_to") for x in listed):
+        return None
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    p = r * tile.row_length + c
+    for sw in chain:
+        p = sw.apply(p)
+    return chain if np.array_equal(p, table(tile, layout)) else None
+
+
 def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
     """Bytes of the TMA/GMMA swizzle mode that stores exactly this tile, or None.
 
@@ -160,7 +176,13 @@ def emit_cute(problem: Problem, layout) -> Snippet:
                                f"auto smem_layout = {_cpp_layout(tile, pitch)};", True)
     sw = as_swizzle(tile, layout)
     if sw is None:
-        return Snippet("cute", f"{head}\n{_cannot_cute(tile, layout, '//')}\n"
+        chain = swizzle_chain(tile, layout)
+        why = _cannot_cute(tile, layout, "//")
+        if chain:
+            why = (f"// cannot express as one CuTe layout: {' then '.join(x.name for x in chain)}, applied in turn to "
+                   f"r * {tile.row_length} + c,\n// compose to no single Swizzle<B,M,S>, and composition(Swizzle, "
+                   f"Layout) takes one; the function below is exact")
+        return Snippet("cute", f"{head}\n{why}\n"
                                f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
                                f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
                                f"    return {layout.expression(tile)};\n  }}\n}};", False)

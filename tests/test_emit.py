@@ -72,6 +72,9 @@ class TwoLevel:
     def bases(self, tile):
         return _linear_bases(self, tile)
 
+    def swizzles(self):
+        return self.first.swizzles() + self.second.swizzles()
+
     def expression(self, tile):
         q = f"({self.first.expression(tile)})"
         return f"{q} ^ (({q} >> {self.second.S}) & {self.second.mask})"
@@ -414,7 +417,8 @@ def test_two_level_is_not_called_one_swizzle():
     layout = TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))
     assert as_swizzle(p.tile, layout) is None
     snippets = emit_all(TARGETS, p, layout)
-    assert not snippets["cute"].expressible and "cannot express as a CuTe layout" in snippets["cute"].code
+    assert not snippets["cute"].expressible
+    assert "cannot express as one CuTe layout: Swizzle<1,0,3> then Swizzle<1,1,4>" in snippets["cute"].code
     assert not snippets["mojo"].expressible and not snippets["tma"].expressible
     assert snippets["triton"].expressible and "SharedLinearLayout" in snippets["triton"].code
 
