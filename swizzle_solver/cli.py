@@ -151,7 +151,7 @@ def main_command(
     show: bool = typer.Option(False, "--show", help="Draw the bank map before/after in the terminal."),
     show_access: Optional[str] = typer.Option(None, "--show-access",
                                               help="Access to outline in --show/--svg: its spec or 1-based "
-                                                   "position (default the first); alone, implies --show."),
+                                                   "position (default: the worst unswizzled); alone, implies --show."),
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
