@@ -68,7 +68,7 @@ class Result:
         return with_emit(solution_json(self.solution), self.problem, self.layout, emit)
 
     def svg(self, access: str | None = None) -> str:
-        """The --svg figure as text, for the access given by spec or 1-based position (default the first)."""
+        """The --svg figure as text, for the access given by spec or 1-based position (default: the one worst served unswizzled)."""
         return figure(self.problem, self.layout, self.json()["answer"]["per_access"], access)
 
 
