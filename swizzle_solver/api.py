@@ -68,7 +68,8 @@ class Result:
         return with_emit(solution_json(self.solution), self.problem, self.layout, emit)
 
     def svg(self, access: str | None = None) -> str:
-        """The --svg figure as text, for the access given by spec or 1-based position (default: the one worst served unswizzled)."""
+        """The --svg figure as text, outlining the access given by spec or 1-based position
+        (default: the one the unswizzled tile serves worst)."""
         return figure(self.problem, self.layout, self.json()["answer"]["per_access"], access)
 
 
