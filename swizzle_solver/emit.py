@@ -423,7 +423,8 @@ def emit_tma(problem: Problem, layout) -> Snippet:
     return Snippet("tma", "\n".join([
         head,
         f"CUtensorMapSwizzle swizzle = {TMA_ENUM[width]};  // byte form {sw.byte_level(tile.elem_bytes).name}",
-        f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B <= {width} B (the swizzle width)",
+        f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B "
+        f"<= {width} B (the swizzle width)",
         f"// box outer extent: {tile.rows} rows (at most 256 per box: load taller tiles as several boxes)",
         f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True)
 
