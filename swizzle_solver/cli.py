@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 from typing import List, Optional
 
 import typer
@@ -43,14 +44,62 @@ def parse_layout(text: str):
     return Swizzle(b, mm, sh)
 
 
-def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str) -> None:
+@dataclass(frozen=True)
+class Outputs:
+    """What to print besides the answer: code snippets, the terminal picture, the SVG file."""
+
+    targets: tuple = ()
+    show: bool = False
+    show_access: Optional[str] = None
+    svg: Optional[str] = None
+
+
+def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optional[str], svg: Optional[str],
+               json_out: bool, quiet: bool) -> Outputs:
+    """Validate every output option before any work, so bad input prints nothing and writes nothing."""
+    from .emit import parse_targets
+
+    targets = tuple(parse_targets(emit))
+    show = show or (show_access is not None and svg is None)  # --show-access alone means "show this one"
+    if show and (json_out or quiet):
+        raise InputError("--show draws in the terminal and cannot go with --json or --quiet: use --svg FILE")
+    if show_access is not None or svg is not None:
+        from .bankmap import choose_access
+
+        choose_access(problem, show_access)
+    if svg is not None:
+        from .svg import check_writable
+
+        check_writable(svg)
+    return Outputs(targets, show, show_access, svg)
+
+
+def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: Problem, layout,
+          out: Outputs) -> None:
+    from .api import bank_maps, figure, with_emit
+
+    with_emit(doc, problem, layout, out.targets)
+    if out.svg is not None:
+        from .svg import write
+
+        write(out.svg, figure(problem, layout, doc["answer"]["per_access"], out.show_access))
     if json_out:
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
         sys.stdout.write(answer_name + "\n")
     else:
+        from rich.console import Console
+
         from .render import print_solution
-        print_solution(doc)
+
+        console = Console()
+        pictures = []
+        if out.show:
+            from .picture import picture
+
+            before, after = bank_maps(problem, layout, out.show_access)
+            pictures.append(picture(before, after, problem.bank_model.banks, console.width))
+        print_solution(doc, console, pictures)
 
 
 def _with_phases(doc: dict, problem: Problem, show_phases: bool) -> dict:
@@ -62,16 +111,20 @@ def _with_phases(doc: dict, problem: Problem, show_phases: bool) -> dict:
     return doc
 
 
-def run_solve(problem: Problem, json_out: bool, quiet: bool, show_phases: bool = False) -> int:
+def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
+              show_phases: bool = False) -> int:
     from .report import solution_json
     from .search import solve
 
     solution = solve(problem)
-    _emit(_with_phases(solution_json(solution), problem, show_phases), json_out, quiet, solution.answer.layout.name)
+    layout = solution.answer.layout
+    doc = _with_phases(solution_json(solution), problem, show_phases)
+    _output(doc, json_out, quiet, layout.name, problem, layout, out)
     return EXIT_OK if solution.answer.conflict_free else EXIT_CONFLICTS
 
 
-def run_check(problem: Problem, layout, json_out: bool, quiet: bool, show_phases: bool = False) -> int:
+def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
+              show_phases: bool = False) -> int:
     from .families.identity import Identity
     from .report import check_json
     from .search import check, measure
@@ -79,7 +132,7 @@ def run_check(problem: Problem, layout, json_out: bool, quiet: bool, show_phases
     ranked, why = check(problem, layout)
     doc = _with_phases(check_json(problem, ranked, measure(problem, Identity()), why), problem, show_phases)
     passed = doc["check"]["passed"]
-    _emit(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}")
+    _output(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}", problem, layout, out)
     return EXIT_OK if passed else EXIT_CONFLICTS
 
 
@@ -110,6 +163,13 @@ def main_command(
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
+    emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
+                                                      "repeatable."),
+    show: bool = typer.Option(False, "--show", help="Draw the bank map before/after in the terminal."),
+    show_access: Optional[str] = typer.Option(None, "--show-access",
+                                              help="Access to outline in --show/--svg: its spec or 1-based "
+                                                   "position (default: the worst unswizzled); alone, implies --show."),
+    svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
@@ -128,10 +188,12 @@ def main_command(
         raise InputError("--json and --quiet both given: choose one output form")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
-    if check_layout is not None:
-        code = run_check(problem, parse_layout(check_layout), json_out, quiet, show_phases)
+    layout = parse_layout(check_layout) if check_layout is not None else None
+    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
+    if layout is not None:
+        code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, show_phases)
+        code = run_solve(problem, json_out, quiet, out, show_phases)
     raise typer.Exit(code)
 
 

@@ -163,11 +163,33 @@ def phases_view(doc: dict) -> Group:
     return Group(*parts)
 
 
-def print_solution(doc: dict, console: Console | None = None) -> None:
+TARGET_TITLES = {"cute": "CuTe (C++)", "cute-dsl": "CuTe DSL (Python)", "cuda": "CUDA / C", "triton": "Triton",
+                 "mojo": "Mojo", "tma": "TMA (CUtensorMapSwizzle)"}
+
+
+def snippets(doc: dict) -> list[tuple[Text, str]]:
+    """answer.emit: (heading, code) per target."""
+    ans = doc["answer"]
+    out = []
+    for target, code in ans.get("emit", {}).items():
+        note = "" if ans["emit_expressible"][target] else "  (cannot express this layout)"
+        out.append((Text.assemble((f"--emit {target}: {TARGET_TITLES[target]}", "bold"), (note, BAD)), code))
+    return out
+
+
+def print_solution(doc: dict, console: Console | None = None, pictures=()) -> None:
+    """The whole report; ``pictures`` (rich renderables, e.g. --show) go after the code."""
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
     for part in (problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""),
-                 code_view(doc), Text(""), verdict(doc)):
+                 code_view(doc)):
+        console.print(part)
+    for heading, code in snippets(doc):
+        console.print()
+        console.print(heading)
+        console.print(code, soft_wrap=True, markup=False, highlight=False)  # pastes as printed: never wrapped
+    for part in (*pictures, verdict(doc)):
+        console.print()
         console.print(part)
 
 

@@ -1,0 +1,112 @@
+"""The Python API: what a kernel generator script calls; the CLI is a thin layer over it.
+
+    from swizzle_solver import solve
+
+    result = solve(rows=64, cols=64, dtype="f16", access=["8x8", "row"])
+    assert result.conflict_free
+    result.name                  # 'Swizzle<3,3,3>'
+    result.emit("cuda")          # C function phys(r, c), ready to paste
+    result.json(emit=["triton"]) # the CLI's --json document
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Problem, elem_bytes_of, make_problem
+
+
+def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
+            elem_bytes: int | None = None, banks: int = 32, bank_bytes: int = 4, phases=()) -> Problem:
+    """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
+    if isinstance(access, str):
+        access = [access]
+    return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
+                        list(phases))
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """A solved problem: the minimal layout, its measurements, and its code."""
+
+    solution: object  # search.Solution
+
+    @property
+    def problem(self) -> Problem:
+        return self.solution.problem
+
+    @property
+    def layout(self):
+        return self.solution.answer.layout
+
+    @property
+    def name(self) -> str:
+        return self.layout.name
+
+    @property
+    def status(self) -> str:
+        return self.solution.status
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.solution.answer.conflict_free
+
+    @property
+    def expression(self) -> str:
+        """phys(r, c) as a C expression (also valid Python)."""
+        return self.layout.expression(self.problem.tile)
+
+    def emit(self, target: str) -> str:
+        """The snippet for one target of emit.TARGETS (a 'cannot express' note when it cannot)."""
+        from .emit import emit
+
+        return emit(target.strip().lower(), self.problem, self.layout).code
+
+    def json(self, emit=()) -> dict:
+        """The CLI's --json document, with answer.emit for the targets asked."""
+        from .report import solution_json
+
+        return with_emit(solution_json(self.solution), self.problem, self.layout, emit)
+
+    def svg(self, access: str | None = None) -> str:
+        """The --svg figure as text, outlining the access given by spec or 1-based position
+        (default: the one the unswizzled tile serves worst)."""
+        return figure(self.problem, self.layout, self.json()["answer"]["per_access"], access)
+
+
+def solve(problem_: Problem | None = None, /, **kwargs) -> Result:
+    """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...)."""
+    from .search import solve as search
+
+    if problem_ is None:
+        problem_ = problem(**kwargs)
+    elif kwargs:
+        raise TypeError("give a problem or keyword arguments, not both")
+    return Result(search(problem_))
+
+
+def with_emit(doc: dict, prob: Problem, layout, targets) -> dict:
+    """Add answer.emit.TARGET (the snippet) and answer.emit_expressible.TARGET to a JSON document."""
+    from .emit import emit_all, parse_targets
+
+    targets = parse_targets(targets)
+    if targets:
+        snippets = emit_all(targets, prob, layout)
+        doc["answer"]["emit"] = {t: s.code for t, s in snippets.items()}
+        doc["answer"]["emit_expressible"] = {t: s.expressible for t, s in snippets.items()}
+    return doc
+
+
+def bank_maps(prob: Problem, layout, access: str | None):
+    """(before, after) bank maps for the chosen access: the unswizzled tile and the layout."""
+    from .bankmap import bank_map, choose_access
+    from .families.identity import Identity
+
+    index = choose_access(prob, access)
+    return bank_map(prob, Identity(), index), bank_map(prob, layout, index)
+
+
+def figure(prob: Problem, layout, per_access: list[dict], access: str | None = None) -> str:
+    from .svg import svg_text
+
+    before, after = bank_maps(prob, layout, access)
+    return svg_text(prob, before, after, per_access)

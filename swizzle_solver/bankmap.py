@@ -1,0 +1,90 @@
+"""The data behind the pictures: which bank each element lands in, and one access's worst placement.
+
+The terminal picture (picture.py) and the SVG (svg.py) only draw a BankMap; every number in them
+comes from the simulator (the worst placement is the one simulate.py measured as worst).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import simulate
+from .model import InputError, Problem
+from .search import layout_table
+
+
+@dataclass(frozen=True, eq=False)
+class BankMap:
+    """A tile under one layout, seen from one access pattern."""
+
+    layout: str  # the layout's name
+    spec: str  # the access whose worst placement is marked
+    phys: np.ndarray  # [rows, cols] physical element offset
+    banks: np.ndarray  # [rows, cols] bank of the element's first word
+    footprint: frozenset  # (r, c) of every element the worst placement reads
+    conflicted: frozenset  # footprint elements in a bank holding more distinct words than the bound allows
+    worst: int  # wavefronts of that placement (the pattern's worst)
+    total: int  # wavefronts over all placements
+    lower_bound: int
+    lanes: tuple  # ((r, c, bytes), banks) per distinct lane of the worst placement
+
+
+def choose_access(problem: Problem, which: str | None) -> int:
+    """`--show-access`: a pattern by its spec (as written) or by its 1-based position.
+
+    Default: the access the unswizzled tile serves worst (most wavefronts above its lower bound;
+    the first on a tie), the one whose before/after shows what the layout fixes.
+    """
+    if which is None:
+        from .families.identity import Identity
+
+        results = simulate.simulate(problem.tile, problem.bank_model, problem.patterns,
+                                    layout_table(problem, Identity()))
+        excess = [r.excess for r in results]
+        return excess.index(max(excess))
+    specs = [p.spec for p in problem.patterns]
+    if which.strip() in specs:
+        return specs.index(which.strip())
+    if which.strip().isdigit() and 1 <= int(which) <= len(specs):
+        return int(which) - 1
+    raise InputError(f"--show-access {which!r} names no access: use one of {', '.join(specs)} "
+                     f"or its position 1..{len(specs)}")
+
+
+def bank_map(problem: Problem, layout, index: int) -> BankMap:
+    tile, model = problem.tile, problem.bank_model
+    phys = layout_table(problem, layout)
+    pattern = problem.patterns[index]
+    result = simulate.simulate(tile, model, [pattern], phys)[0]
+    lanes = simulate.bank_list(tile, model, pattern, phys, result.worst_placement)
+    words_in_bank: dict[int, set] = {}
+    for _, words, banks in lanes:
+        for w, b in zip(words, banks):
+            words_in_bank.setdefault(b, set()).add(w)
+    crowded = {b for b, ws in words_in_bank.items() if len(ws) > pattern.lower_bound}
+    footprint, conflicted = set(), set()
+    for (r, c, nbytes), _, banks in lanes:
+        for k in range(nbytes // tile.elem_bytes):
+            footprint.add((r, c + k))
+            if crowded.intersection(banks):
+                conflicted.add((r, c + k))
+    word = phys * tile.elem_bytes // model.bank_bytes
+    return BankMap(layout.name, pattern.spec, phys, word % model.banks, frozenset(footprint), frozenset(conflicted),
+                   result.worst, result.total, pattern.lower_bound,
+                   tuple((lane, tuple(banks)) for lane, _, banks in lanes))
+
+
+def bank_colour(bank: int, banks: int) -> str:
+    """A stable colour per bank: 8 hues around the circle, 4 lightness steps for the groups of 8."""
+    hue = (bank % 8) / 8
+    group = (bank // 8) % 4 if banks > 8 else 1
+    light = (0.78, 0.66, 0.54, 0.42)[group]
+    return _hsl(hue, 0.55, light)
+
+
+def _hsl(h: float, s: float, l: float) -> str:
+    import colorsys
+
+    r, g, b = colorsys.hls_to_rgb(h, l, s)
+    return f"#{round(r * 255):02x}{round(g * 255):02x}{round(b * 255):02x}"

@@ -1,0 +1,182 @@
+"""`--svg FILE`: the figure tutorials draw by hand, written as plain SVG text (no dependency).
+
+Panels: the logical tile before (unswizzled) and after, each element coloured by its bank with the
+worst placement of the chosen access outlined (red where a bank is over-subscribed); the physical
+memory of the answer as lines of one wavefront (banks across), each word labelled with the element
+it holds; the footprint's lanes and their banks; and per access the wavefronts before and after.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from xml.sax.saxutils import escape
+
+import numpy as np
+
+from .bankmap import BankMap, bank_colour
+from .model import InputError, Problem
+
+CELL_W, CELL_H = 22, 16  # logical cell
+WORD_W = 34  # physical word cell (holds an "r,c" label)
+MAX_CELLS = 128  # rows and columns of the logical tile drawn
+MAX_LINES = 256  # wavefront lines of the physical view drawn
+FONT = "font-family='DejaVu Sans Mono, Menlo, Consolas, monospace'"
+
+
+def check_writable(path: str) -> None:
+    """Fail before any output when the SVG cannot be written (no directory, no permission)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"--svg {path!r} is a directory: give a file name such as tile.svg")
+    if not os.path.isdir(folder):
+        raise InputError(f"--svg {path!r}: directory {folder} does not exist: create it or choose another path")
+    try:
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
+    except OSError as err:
+        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def write(path: str, text: str) -> None:
+    """Write whole or not at all: a temporary file in the same directory, then an atomic rename."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a figure is an ordinary file
+        os.replace(tmp, path)
+    except OSError as err:
+        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
+
+
+class _Canvas:
+    def __init__(self):
+        self.parts: list[str] = []
+
+    def rect(self, x, y, w, h, fill, stroke="#ffffff", width=0.5):
+        self.parts.append(f"<rect x='{x}' y='{y}' width='{w}' height='{h}' fill='{fill}' stroke='{stroke}' "
+                          f"stroke-width='{width}'/>")
+
+    def text(self, x, y, s, size=10, anchor="start", weight="normal", fill="#000000"):
+        self.parts.append(f"<text x='{x}' y='{y}' font-size='{size}' text-anchor='{anchor}' font-weight='{weight}' "
+                          f"fill='{fill}' {FONT}>{escape(str(s))}</text>")
+
+
+def _outline(cv: _Canvas, x, y, w, h, conflict: bool):
+    cv.rect(x + 1, y + 1, w - 2, h - 2, "none", "#d00000" if conflict else "#000000", 2)
+
+
+def _tile(cv: _Canvas, view: BankMap, banks: int, x0: int, y0: int, heading: str) -> tuple[int, int]:
+    rows, cols = min(view.banks.shape[0], MAX_CELLS), min(view.banks.shape[1], MAX_CELLS)
+    cv.text(x0, y0 + 12, f"{heading}: {view.layout}", 12, weight="bold")
+    ok = view.worst == view.lower_bound
+    cv.text(x0, y0 + 27, f"{view.spec}: worst placement {view.worst} wavefront(s), lower bound "
+                         f"{view.lower_bound}", 10, fill="#007000" if ok else "#c00000")
+    top = y0 + 44
+    for c in range(cols):
+        if c % 4 == 0:
+            cv.text(x0 + 24 + c * CELL_W + CELL_W / 2, top - 3, c, 8, "middle", fill="#666666")
+    for r in range(rows):
+        y = top + r * CELL_H
+        cv.text(x0 + 20, y + 11, r, 8, "end", fill="#666666")
+        for c in range(cols):
+            bank = int(view.banks[r, c])
+            x = x0 + 24 + c * CELL_W
+            cv.rect(x, y, CELL_W, CELL_H, bank_colour(bank, banks))
+            cv.text(x + CELL_W / 2, y + 11, bank, 8, "middle")
+            if (r, c) in view.footprint:
+                _outline(cv, x, y, CELL_W, CELL_H, (r, c) in view.conflicted)
+    return 24 + cols * CELL_W, 44 + rows * CELL_H
+
+
+def _physical(cv: _Canvas, problem: Problem, view: BankMap, x0: int, y0: int) -> tuple[int, int]:
+    tile, model = problem.tile, problem.bank_model
+    e, bb = tile.elem_bytes, model.bank_bytes
+    owner: dict[int, tuple[int, int]] = {}  # word -> first logical element stored in it
+    for (r, c), p in sorted(np.ndenumerate(view.phys), key=lambda t: t[1]):
+        for word in range(int(p) * e // bb, (int(p) * e + e - 1) // bb + 1):
+            owner.setdefault(word, (r, c))
+    read = {w for (r, c) in view.footprint
+            for w in range(int(view.phys[r, c]) * e // bb, (int(view.phys[r, c]) * e + e - 1) // bb + 1)}
+    hot = {w for w in read if (owner.get(w) in view.conflicted)}
+    lines = min(MAX_LINES, -(-tile.storage_bytes // model.wavefront_bytes))
+    cv.text(x0, y0 + 12, f"physical memory under {view.layout}: one line = {model.wavefront_bytes} B "
+                         f"(one wavefront), bank across; a cell = one {bb}-byte word, labelled row,col", 12,
+            weight="bold")
+    top = y0 + 30
+    for b in range(model.banks):
+        cv.text(x0 + 30 + b * WORD_W + WORD_W / 2, top - 3, b, 8, "middle", fill="#666666")
+    for line in range(lines):
+        y = top + line * CELL_H
+        cv.text(x0 + 26, y + 11, line * model.wavefront_bytes, 7, "end", fill="#666666")
+        for b in range(model.banks):
+            word = line * model.banks + b
+            x = x0 + 30 + b * WORD_W
+            cell = owner.get(word)
+            cv.rect(x, y, WORD_W, CELL_H, bank_colour(b, model.banks) if cell else "#f4f4f4")
+            if cell:
+                cv.text(x + WORD_W / 2, y + 11, f"{cell[0]},{cell[1]}", 7, "middle")
+            if word in read:
+                _outline(cv, x, y, WORD_W, CELL_H, word in hot)
+    note = "" if lines * model.wavefront_bytes >= tile.storage_bytes else f" (first {lines} lines shown)"
+    cv.text(x0, top + lines * CELL_H + 14, f"byte offset at the left{note}", 9, fill="#666666")
+    return 30 + model.banks * WORD_W, 30 + lines * CELL_H + 20
+
+
+def _lanes(cv: _Canvas, view: BankMap, x0: int, y0: int, width: int) -> int:
+    cv.text(x0, y0 + 12, f"footprint of the worst placement of {view.spec} under {view.layout}: "
+                         f"lane (row,col) -> banks", 11, weight="bold")
+    items = [f"({r},{c})->{'/'.join(map(str, banks))}" for (r, c, _), banks in view.lanes]
+    per_line = max(1, width // 110)
+    y = y0 + 28
+    for i in range(0, len(items), per_line):
+        cv.text(x0, y, "   ".join(items[i:i + per_line]), 9)
+        y += 13
+    return y - y0
+
+
+def _table(cv: _Canvas, per_access: list[dict], answer: str, x0: int, y0: int) -> int:
+    heads = ["access", "lower bound", "unswizzled worst / total", f"{answer} worst / total"]
+    xs = [x0, x0 + 130, x0 + 240, x0 + 440]
+    cv.text(x0, y0 + 12, "wavefronts per access (worst placement / sum over placements)", 11, weight="bold")
+    for x, h in zip(xs, heads):
+        cv.text(x, y0 + 30, h, 10, weight="bold")
+    y = y0 + 46
+    for a in per_access:
+        ok = a["worst_wavefronts"] == a["lower_bound"]
+        base_ok = a["baseline_worst_wavefronts"] == a["lower_bound"]
+        cv.text(xs[0], y, a["spec"], 10)
+        cv.text(xs[1], y, a["lower_bound"], 10)
+        cv.text(xs[2], y, f"{a['baseline_worst_wavefronts']} / {a['baseline_total_wavefronts']}", 10,
+                fill="#007000" if base_ok else "#c00000")
+        cv.text(xs[3], y, f"{a['worst_wavefronts']} / {a['total_wavefronts']}", 10,
+                fill="#007000" if ok else "#c00000")
+        y += 15
+    return y - y0
+
+
+def svg_text(problem: Problem, before: BankMap, after: BankMap, per_access: list[dict]) -> str:
+    """The whole figure as SVG text."""
+    t, banks = problem.tile, problem.bank_model.banks
+    cv = _Canvas()
+    cv.text(10, 20, f"{t.rows} x {t.cols} tile of {t.elem_bytes}-byte elements, row length {t.row_length}; "
+                    f"{banks} banks x {problem.bank_model.bank_bytes} B; cells show the bank", 13, weight="bold")
+    w1, h1 = _tile(cv, before, banks, 10, 34, "before")
+    w2, h2 = _tile(cv, after, banks, 10 + w1 + 30, 34, "after")
+    y = 34 + max(h1, h2) + 20
+    if max(t.rows, t.cols) > MAX_CELLS:
+        cv.text(10, y, f"(logical tiles: first {MAX_CELLS} rows and columns shown)", 9, fill="#666666")
+        y += 16
+    w3, h3 = _physical(cv, problem, after, 10, y)
+    y += h3 + 10
+    width = max(w1 + w2 + 30, w3, 640) + 20
+    y += _lanes(cv, after, 10, y, width) + 10
+    y += _table(cv, per_access, after.layout, 10, y) + 10
+    head = (f"<?xml version='1.0' encoding='UTF-8'?>\n"
+            f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{y}' viewBox='0 0 {width} {y}'>\n"
+            f"<rect x='0' y='0' width='{width}' height='{y}' fill='#ffffff'/>\n")
+    return head + "\n".join(cv.parts) + "\n</svg>\n"

@@ -1,0 +1,449 @@
+"""Every emitted snippet, evaluated and compared with the simulator's layout table.
+
+- `cuda`: compiled with the system C compiler into one program that prints phys(r, c) for every
+  element of every tile;
+- `cute`: the Swizzle triple, shape and stride read from the C++ and evaluated with pycute;
+- `cute-dsl`: executed, with `cutlass.cute` stood in by pycute (make_swizzle, make_layout,
+  make_composed_layout have pycute's meaning);
+- `triton`: executed with Gluon stood in by recorders; the parameters turned into offset bases by Triton's own formulas
+  (swizzledSharedToLinearLayout, NVMMASharedEncodingAttr getVec/getPerPhase/getMaxPhase and
+  getCoreMatrixLinearLayout in lib/Dialect/TritonGPU/IR/{LinearLayoutConversions,Dialect}.cpp;
+  padded_shared: `padding` elements after every `interval`), then inverted;
+- `mojo`: Swizzle(bits, base, shift) and make_swizzle[num_rows, row_size, access_size] evaluated by
+  the formulas of max/kernels/src/layout/swizzle.mojo;
+- `tma`: the CUtensorMapSwizzle mode as the byte-level Swizzle<B,4,3> on byte offsets.
+
+Layout families added later are stood in for by small layout objects with the same interface.
+"""
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pycute
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swizzle_solver.emit import TARGETS, as_swizzle, emit, emit_all, parse_targets
+from swizzle_solver.families.cute import Swizzle
+from swizzle_solver.families.identity import Identity, nbits
+from swizzle_solver.families.xor_cols import XorCols
+from swizzle_solver.model import InputError, elem_bytes_of, is_pow2, log2, make_problem
+from swizzle_solver.search import layout_table, solve
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
+
+
+# --- stand-ins for the families of the other issues (same interface as families/__init__.py) ---
+
+
+def _linear_bases(layout, tile):
+    if not tile.pitch_is_pow2:
+        return None
+    return [int(layout.flat(1 << i)) for i in range(nbits(tile))]
+
+
+@dataclass(frozen=True)
+class TwoLevel:
+    """Swizzle `first`, then `second`, on the flat offset: not one CuTe swizzle."""
+
+    first: Swizzle
+    second: Swizzle
+    family = "two-level"
+    order = ()
+
+    @property
+    def name(self):
+        return f"{self.second.name}o{self.first.name}"
+
+    def flat(self, p):
+        return self.second.apply(self.first.apply(p))
+
+    def phys(self, tile, r, c):
+        return self.flat(r * tile.row_length + c)
+
+    def bases(self, tile):
+        return _linear_bases(self, tile)
+
+    def swizzles(self):
+        return self.first.swizzles() + self.second.swizzles()
+
+    def expression(self, tile):
+        q = f"({self.first.expression(tile)})"
+        return f"{q} ^ (({q} >> {self.second.S}) & {self.second.mask})"
+
+
+@dataclass(frozen=True)
+class RowInterleave:
+    """Row r stored at row r ^ (r >> k & 1) ... a row permutation: phys = perm(r) * L + c."""
+
+    k: int
+    family = "row-interleave"
+    order = ()
+    name = "RowInterleave"
+
+    def perm(self, r):
+        return r ^ ((r >> self.k) & 1)
+
+    def phys(self, tile, r, c):
+        return self.perm(r) * tile.row_length + c
+
+    def bases(self, tile):
+        if not tile.pitch_is_pow2:
+            return None
+        low = log2(tile.row_length)
+        return [(1 << i) if i < low else self.perm(1 << (i - low)) << low for i in range(nbits(tile))]
+
+    def expression(self, tile):
+        return f"(r ^ ((r >> {self.k}) & 1)) * {tile.row_length} + c"
+
+
+@dataclass(frozen=True)
+class Padded:
+    """A larger pitch: phys = r * pitch + c (storage grows)."""
+
+    pitch: int
+    family = "padding"
+    order = ()
+
+    @property
+    def name(self):
+        return f"Pitch<{self.pitch}>"
+
+    def phys(self, tile, r, c):
+        return r * self.pitch + c
+
+    def bases(self, tile):
+        return None
+
+    def expression(self, tile):
+        return f"r * {self.pitch} + c"
+
+
+def problem(rows, cols, access, row_length=None, elem_bytes=4, banks=32):
+    return make_problem(rows, cols, access, row_length, elem_bytes, banks)
+
+
+def example_cases():
+    out = []
+    for case in EXAMPLES:
+        p = make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"),
+                         elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), case.get("banks", 32),
+                         case.get("bank_bytes", 4))
+        out.append((case["name"], p, solve(p).answer.layout))
+    return out
+
+
+def extra_cases():
+    f16 = lambda r, c, a: problem(r, c, a, elem_bytes=2)  # noqa: E731
+    return [
+        ("sw128 f16", f16(64, 64, ["8x8"]), Swizzle(3, 3, 3)),
+        ("sw64 f16", f16(16, 32, ["8x8"]), Swizzle(2, 3, 3)),
+        ("sw32 f16", f16(16, 16, ["8x8"]), Swizzle(1, 3, 3)),
+        ("sw128 f32", problem(16, 32, ["8x4"]), Swizzle(3, 2, 3)),
+        ("xor-cols pow2", problem(16, 32, ["8x4"]), XorCols(3, 2, 0)),
+        ("xor-cols pitch 24", problem(8, 24, ["8x1"]), XorCols(2, 0, 0)),
+        ("xor-cols padded pitch 40", problem(8, 32, ["8x1"], row_length=40), XorCols(2, 1, 1)),
+        ("identity padded pow2", problem(8, 32, ["8x1"], row_length=36), Identity()),
+        ("two-level", problem(16, 32, ["8x4"]), TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))),
+        ("row interleave", problem(16, 32, ["8x4"]), RowInterleave(2)),
+        ("padding pow2", problem(8, 32, ["8x1"]), Padded(36)),
+        ("padding odd", problem(8, 32, ["8x1"]), Padded(33)),
+        ("cute on pitch 40", problem(32, 40, ["8x4"]), Swizzle(1, 2, 3)),
+    ]
+
+
+CASES = example_cases() + extra_cases()
+IDS = [name for name, _, _ in CASES]
+
+
+def truth(p, layout):
+    return layout_table(p, layout)
+
+
+# --- cuda: one C program for every case --------------------------------------------------------
+
+
+def _cc():
+    return shutil.which("cc") or shutil.which("gcc")
+
+
+@pytest.fixture(scope="module")
+def c_tables(tmp_path_factory):
+    cc = _cc()
+    if cc is None:
+        pytest.skip("no C compiler (cc/gcc) installed")
+    src = ["#include <stdio.h>", "#define __host__", "#define __device__"]
+    calls = []
+    for i, (_, p, layout) in enumerate(CASES):
+        code = emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}")
+        src.append(code)
+        calls.append(f"  for (int r = 0; r < {p.tile.rows}; ++r) for (int c = 0; c < {p.tile.cols}; ++c) "
+                     f"printf(\"%d \", swizzle_phys_{i}(r, c));\n  printf(\"\\n\");")
+    src += ["int main(void) {", *calls, "  return 0;", "}"]
+    d = tmp_path_factory.mktemp("cc")
+    (d / "t.c").write_text("\n".join(src))
+    build = subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(d / "t"), str(d / "t.c")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run([str(d / "t")], capture_output=True, text=True, check=True).stdout.splitlines()
+    return [np.array(line.split(), dtype=np.int64) for line in out]
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_cuda_function_compiled_matches_simulator(i, c_tables):
+    _, p, layout = CASES[i]
+    assert np.array_equal(c_tables[i], truth(p, layout).ravel())
+
+
+# --- cute (C++) and CuTe DSL, against pycute ---------------------------------------------------
+
+
+def pycute_layout(p, code):
+    """The layout a cute snippet declares, rebuilt with pycute (None if it declares none)."""
+    shape = re.search(r"Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Stride<cute::Int<(\d+)>, cute::Int<1>>",
+                      code)
+    if shape is None or "cannot express" in code:
+        return None
+    r, c, pitch = map(int, shape.groups())
+    assert (r, c) == (p.tile.rows, p.tile.cols)
+    plain = pycute.Layout((r, c), (pitch, 1))
+    sw = re.search(r"Swizzle<(\d+),(\d+),(\d+)>;", code)
+    return plain if sw is None else pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, plain)
+
+
+def table_of(fn, p):
+    return np.array([[fn(r, c) for c in range(p.tile.cols)] for r in range(p.tile.rows)], dtype=np.int64)
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_cute_snippet_matches_pycute(i):
+    _, p, layout = CASES[i]
+    snippet = emit("cute", p, layout)
+    rebuilt = pycute_layout(p, snippet.code)
+    assert (rebuilt is not None) == snippet.expressible
+    if rebuilt is not None:
+        assert np.array_equal(table_of(rebuilt, p), truth(p, layout))
+    else:
+        assert "operator()(int r, int c)" in snippet.code
+
+
+def _stub_cute():
+    """`cutlass.cute` for executing snippets: the functions they call, with pycute's meaning."""
+    cute = types.SimpleNamespace(
+        make_swizzle=pycute.Swizzle,
+        make_layout=lambda shape, stride: pycute.Layout(shape, stride),
+        make_composed_layout=lambda inner, offset, outer: pycute.ComposedLayout(inner, offset, outer))
+    cutlass = types.ModuleType("cutlass")
+    cutlass.cute = cute
+    return {"cutlass": cutlass, "cutlass.cute": cute}
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_cute_dsl_snippet_executes_to_the_layout(i, monkeypatch):
+    _, p, layout = CASES[i]
+    snippet = emit("cute-dsl", p, layout)
+    for name, module in _stub_cute().items():
+        monkeypatch.setitem(sys.modules, name, module)
+    scope: dict = {}
+    exec(snippet.code, scope)
+    fn = scope["smem_layout"] if snippet.expressible else scope["smem_offset"]
+    assert np.array_equal(table_of(fn, p), truth(p, layout))
+
+
+# --- triton --------------------------------------------------------------------------------------
+
+
+def _invert_offset_bases(p, bases):
+    """Triton's offset -> (row, col) bases, extended by XOR, inverted to phys[r, c]."""
+    t = p.tile
+    phys = np.zeros((t.rows, t.cols), np.int64)
+    for off in range(t.rows * t.cols):
+        r = c = 0
+        for i, (br, bc) in enumerate(bases):
+            if off >> i & 1:
+                r, c = r ^ br, c ^ bc
+        phys[r, c] = off
+    return phys
+
+
+def triton_swizzled_bases(p, vec, per_phase, max_phase):
+    """lib/Dialect/TritonGPU/IR/LinearLayoutConversions.cpp, swizzledSharedToLinearLayout."""
+    rows, cols = p.tile.rows, p.tile.cols
+    bases = [[0, 1 << j] for j in range(log2(cols))]
+    bases += [[1 << k, (vec * ((1 << k) // per_phase % max_phase)) % cols] for k in range(log2(rows))]
+    return bases
+
+
+def triton_nvmma_bases(p, width):
+    """NVMMASharedEncodingAttr: vec = 128 / bits, perPhase = 128 / width, maxPhase = width / 16;
+    core matrix 8 rows x width bytes (getCoreMatrixLinearLayout), more rows by identity."""
+    bits = 8 * p.tile.elem_bytes
+    vec, per_phase, max_phase = 128 // bits, 128 // width, width // 16
+    tile_cols = 8 * width // bits
+    assert tile_cols == p.tile.cols
+    bases = [[0, 1 << j] for j in range(log2(tile_cols))]
+    bases += [[1 << k, vec * ((1 << k) // per_phase % max_phase)] for k in range(3)]
+    bases += [[1 << k, 0] for k in range(3, log2(p.tile.rows))]
+    return bases
+
+
+def _stub_gluon():
+    """`triton.experimental.gluon.language` for executing snippets: each layout records its arguments."""
+    record = lambda kind: lambda *a, **k: (kind, a, k)  # noqa: E731
+    padded = types.SimpleNamespace(with_identity_for=record("padded"))
+    ttgl = types.SimpleNamespace(SwizzledSharedLayout=record("swizzled"), NVMMASharedLayout=record("nvmma"),
+                                 SharedLinearLayout=record("linear"), PaddedSharedLayout=padded)
+    modules = {name: types.ModuleType(name) for name in ("triton", "triton.experimental", "triton.experimental.gluon")}
+    modules["triton.experimental.gluon"].language = ttgl
+    modules["triton.experimental.gluon.language"] = ttgl
+    return modules
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_triton_snippet_follows_tritons_formulas(i, monkeypatch):
+    """The snippet is executed; every encoding it builds is turned into offsets by Triton's formulas."""
+    _, p, layout = CASES[i]
+    snippet = emit("triton", p, layout)
+    for name, module in _stub_gluon().items():
+        monkeypatch.setitem(sys.modules, name, module)
+    scope: dict = {}
+    exec(snippet.code, scope)
+    built = [v for v in scope.values() if isinstance(v, tuple) and len(v) == 3]
+    assert bool(built) == snippet.expressible
+    expected = truth(p, layout)
+    for kind, args, kw in built:
+        if kind == "swizzled":
+            assert kw["order"] == [1, 0]
+            bases = triton_swizzled_bases(p, kw["vec"], kw["per_phase"], kw["max_phase"])
+            assert np.array_equal(_invert_offset_bases(p, bases), expected)
+        elif kind == "nvmma":
+            assert kw["element_bitwidth"] == 8 * p.tile.elem_bytes and kw["rank"] == 2
+            assert np.array_equal(_invert_offset_bases(p, triton_nvmma_bases(p, kw["swizzle_byte_width"])), expected)
+        elif kind == "padded":
+            [[interval, padding]], shape, order = args
+            assert shape == [p.tile.rows, p.tile.cols] and order == [1, 0]
+            logical = np.arange(p.tile.rows * p.tile.cols).reshape(p.tile.rows, p.tile.cols)
+            assert np.array_equal(logical + logical // interval * padding, expected)
+        else:
+            assert np.array_equal(_invert_offset_bases(p, kw["offset_bases"]), expected)
+
+
+# --- mojo and tma --------------------------------------------------------------------------------
+
+
+def mojo_swizzle(bits, base, shift):
+    """max/kernels/src/layout/swizzle.mojo: Swizzle(bits, base, shift), CuTe's formula."""
+    yyy = ((1 << bits) - 1) << (base + shift)
+    return lambda idx: idx ^ ((idx & yyy) >> shift)
+
+
+def mojo_make_swizzle(num_rows, row_size, access_size):
+    """make_swizzle[num_rows, row_size, access_size]: bits = log2(num_rows), base = log2(access_size),
+    shifts = log2(row_size) - base."""
+    base = log2(access_size)
+    return log2(num_rows), base, log2(row_size) - base
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_mojo_swizzle_matches(i):
+    _, p, layout = CASES[i]
+    snippet = emit("mojo", p, layout)
+    expected = truth(p, layout)
+    sw = re.search(r"Swizzle\((\d+), (\d+), (\d+)\)", snippet.code)
+    plain = re.search(r"IntTuple\((\d+), 1\)", snippet.code)
+    if sw:
+        fn = mojo_swizzle(*map(int, sw.groups()))
+        assert np.array_equal(table_of(lambda r, c: fn(r * p.tile.row_length + c), p), expected)
+        made = re.search(r"make_swizzle\[num_rows=(\d+), row_size=(\d+), access_size=(\d+)\]", snippet.code)
+        if made:
+            assert mojo_make_swizzle(*map(int, made.groups())) == tuple(map(int, sw.groups()))
+    elif plain:
+        assert np.array_equal(table_of(lambda r, c: r * int(plain[1]) + c, p), expected)
+    else:
+        assert not snippet.expressible and "cannot express" in snippet.code
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_tma_mode_is_the_byte_swizzle(i):
+    _, p, layout = CASES[i]
+    snippet = emit("tma", p, layout)
+    t = p.tile
+    mode = re.search(r"CU_TENSOR_MAP_SWIZZLE_(\w+);", snippet.code)
+    assert (mode is not None) == snippet.expressible
+    if mode is None:
+        assert "not a TMA" in snippet.code
+        return
+    logical_bytes = (np.arange(t.rows)[:, None] * t.row_length + np.arange(t.cols)[None, :]) * t.elem_bytes
+    if mode[1] == "NONE":
+        phys_bytes = logical_bytes
+    else:
+        width = int(mode[1][:-1])
+        assert t.cols * t.elem_bytes <= width  # box inner extent <= swizzle width
+        assert f"aligned to {8 * width} B" in snippet.code
+        phys_bytes = Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3).apply(logical_bytes)
+    assert np.array_equal(phys_bytes // t.elem_bytes, truth(p, layout))
+
+
+# --- recognising forms, properties -------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.integers(0, 3), st.integers(1, 5), st.sampled_from([8, 16, 32]),
+       st.sampled_from([8, 16, 32, 64]), st.sampled_from([1, 2, 4]))
+def test_swizzle_recognised_from_any_equal_layout(b, m, s, rows, cols, e):
+    """An XorCols or a stand-in equal to a CuTe swizzle on the tile is emitted as that swizzle."""
+    a = m + s - log2(cols)  # the row bit the swizzle reads
+    if s < b or m + b > log2(cols) or a < 0 or a + b > log2(rows):
+        return  # keep to swizzles that read row bits of this tile and write column bits
+    p = make_problem(rows, cols, ["1x1"], None, e)
+    sw = Swizzle(b, m, s)
+    as_cols = XorCols(b, m, a)
+    assert np.array_equal(layout_table(p, as_cols), layout_table(p, sw))
+    found = as_swizzle(p.tile, as_cols)
+    assert found == sw
+    assert f"Swizzle({b}, {m}, {s})" in emit("mojo", p, as_cols).code
+
+
+def test_two_level_is_not_called_one_swizzle():
+    p = problem(16, 32, ["8x4"])
+    layout = TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))
+    assert as_swizzle(p.tile, layout) is None
+    snippets = emit_all(TARGETS, p, layout)
+    assert not snippets["cute"].expressible
+    assert "cannot express as one CuTe layout: Swizzle<1,0,3> then Swizzle<1,1,4>" in snippets["cute"].code
+    assert not snippets["mojo"].expressible and not snippets["tma"].expressible
+    assert snippets["triton"].expressible and "SharedLinearLayout" in snippets["triton"].code
+
+
+def test_parse_targets():
+    assert parse_targets(["all"]) == list(TARGETS)
+    assert parse_targets(["tma", "cuda,cute", "cuda"]) == ["cute", "cuda", "tma"]
+    with pytest.raises(InputError, match="nonsense"):
+        parse_targets(["nonsense"])
+
+
+def test_emit_is_deterministic():
+    p = problem(16, 32, ["8x4"])
+    assert emit_all(TARGETS, p, Swizzle(3, 2, 3)) == emit_all(TARGETS, p, Swizzle(3, 2, 3))
+
+
+def test_gmma_atom_only_for_whole_swizzle_rows():
+    wide = emit("cute", problem(16, 128, ["8x4"], elem_bytes=2), Swizzle(3, 3, 3)).code
+    assert "GMMA" not in wide  # 128 B swizzle on 128-element (256 B) rows is not the K-major atom
+    exact = emit("cute", problem(16, 64, ["8x8"], elem_bytes=2), Swizzle(3, 3, 3)).code
+    assert "GMMA::Layout_K_SW128_Atom<T>" in exact
+
+
+def test_every_case_is_pow2_where_triton_says_so():
+    for _, p, layout in CASES:
+        code = emit("triton", p, layout).code
+        if not (is_pow2(p.tile.rows) and is_pow2(p.tile.cols)):
+            assert "cannot express in Triton" in code
