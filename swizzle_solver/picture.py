@@ -59,10 +59,14 @@ def picture(before: BankMap, after: BankMap, banks: int, console_width: int):
                     f"{MAX_ROWS} x {MAX_COLS} elements: use --svg FILE for this tile", style="yellow")
     left, right = tile_view(before, banks, "before (unswizzled)"), tile_view(after, banks, "after")
     width = 4 + cols * (max(2, len(str(banks - 1))) + 1)
+    parts = [Text("Bank map", style="bold underline"), legend(banks)]
     if 2 * width + 4 <= console_width:
         grid = Table.grid(padding=(0, 4))
         grid.add_row(left, right)
-        body = grid
+        parts.append(grid)
     else:
-        body = Group(left, right)
-    return Group(Text("Bank map", style="bold underline"), legend(banks), body)
+        if width > console_width:  # rich crops what does not fit: say so rather than show half a tile
+            parts.append(Text(f"(the picture needs {width} columns and the output has {console_width}: "
+                              f"widen the terminal (COLUMNS={width} when piped) or use --svg FILE)", style="yellow"))
+        parts += [left, right]
+    return Group(*parts)
