@@ -86,10 +86,10 @@ def simulate(tile: Tile, bank_model: BankModel, patterns, phys: np.ndarray) -> l
             for p in patterns]
 
 
-def is_injective(tile: Tile, phys: np.ndarray) -> bool:
-    """Every element of the tile lands on its own element of the buffer [0, rows * row_length)."""
+def is_injective(phys: np.ndarray, size: int) -> bool:
+    """Every element of the tile lands on its own element of the buffer [0, size)."""
     flat = phys.ravel()
-    if flat.min() < 0 or flat.max() >= tile.size:
+    if flat.min() < 0 or flat.max() >= size:
         return False
     return len(np.unique(flat)) == flat.size
 

@@ -1,0 +1,238 @@
+"""The families beyond one swizzle (DESIGN.md section 2, item 4), searched only when none, cute
+and xor-cols have no conflict-free member: two-level, linear, row interleave, padding.
+
+Each search returns its best members as (excess, order, layout, method) like search.search_family,
+and a FamilyReport saying how the family was covered: the enumeration bounds, or the SMT problem
+and its result. Every member returned is re-measured by the simulator in search.solve.
+
+Engines (chosen by bench/two_level.py, see the README): two-level is enumerated (all distinct
+pairs of admissible CuTe swizzles, each tested at once on the lane differences of
+separation.py); linear goes to z3 (smt.py), as its members are too many to list. ``engine``
+overrides both ("smt" or "enum").
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import simulate
+from .budget import Budget
+from .families import linear, padding, row_interleave, two_level
+from .families import FAMILIES as FIRST_FAMILIES
+from .model import Problem, log2
+from .search import KEEP_PER_FAMILY, FamilyReport, measure, search_family, vector_elems
+from .separation import separations
+
+DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
+BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
+MAX_ENUM_TERMS = 8  # linear by enumeration: members with at most this many XOR terms
+
+
+class _Xor:
+    """What decides an XOR-linear member on this problem: separations, and the rest simulated."""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        seps = separations(problem.tile, problem.bank_model, problem.patterns)
+        self.seps = [s for s in seps if s is not None]
+        self.rest = [p for p, s in zip(problem.patterns, seps) if s is None]
+        self.top = max(1, (problem.tile.size - 1).bit_length())
+        self.vector_bits = log2(vector_elems(problem))
+
+    def separates(self, layout) -> bool:
+        return all(s.holds(layout.apply) for s in self.seps)
+
+    def refute(self, layout) -> bool:
+        """True when the layout is not a conflict-free member (checks what the separations omit)."""
+        if layout.invalid(self.problem.tile) is not None:
+            return True
+        if not self.rest:
+            return False
+        results = simulate.simulate(self.problem.tile, self.problem.bank_model, self.rest,
+                                    _table(self.problem, layout))
+        return any(r.excess for r in results)
+
+    def accept(self, layout) -> bool:
+        return self.separates(layout) and not self.refute(layout)
+
+    def failures(self, layout) -> int:
+        return sum(len(s.failures(layout.apply)) for s in self.seps)
+
+    def covered(self) -> str:
+        parts = [f"{s.pattern.spec} ({len(s.diffs)} lane differences)" for s in self.seps]
+        parts += [f"{p.spec} (simulated)" for p in self.rest]
+        return ", ".join(parts)
+
+
+def _table(problem: Problem, layout) -> np.ndarray:
+    t = problem.tile
+    r, c = np.meshgrid(np.arange(t.rows), np.arange(t.cols), indexing="ij")
+    return np.asarray(layout.phys(t, r, c), dtype=np.int64)
+
+
+def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tuple]:
+    out = []
+    for layout in layouts:
+        ranked = measure(problem, layout)
+        out.append((ranked.excess, layout.order, layout, "exhaustive"))
+    return sorted(out, key=lambda t: t[:2])[:keep]
+
+
+def _best_effort(xor: _Xor, members, budget: Budget) -> list[tuple]:
+    """No member is conflict-free: measure the valid members that fail the fewest differences."""
+    scored = []
+    for layout in members:
+        if budget.expired():
+            break
+        scored.append((xor.failures(layout), layout.order, layout))
+    scored.sort(key=lambda t: t[:2])
+    picked = [lay for _, _, lay in scored if lay.invalid(xor.problem.tile) is None][:BEST_EFFORT]
+    return _measured(xor.problem, picked)
+
+
+def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
+    report = FamilyReport(two_level.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    members = two_level.candidates(problem.tile, vector_elems(problem))
+    report.candidates = len(members)
+    found = []
+    if engine == "smt":
+        from . import smt
+        result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, budget.deadline)
+        report.smt = result.proof()
+        report.complete = result.status != "unknown"
+        found = [result.layout] if result.layout is not None else []
+        report.covered = (f"z3 over (B, M, S) of both swizzles, {result.constraints} constraints from "
+                          f"{xor.covered()}: {result.status}")
+    else:
+        for i, layout in enumerate(members):
+            if budget.expired():
+                report.complete = False
+                break
+            budget.tick(report.family, i, len(members))
+            report.evaluated += 1
+            if xor.accept(layout):
+                found.append(layout)
+                if len(found) == KEEP_PER_FAMILY:
+                    break
+        report.covered = (f"enumerated {report.evaluated} of {len(members)} distinct pairs of admissible CuTe "
+                          f"swizzles in family order, each tested on {xor.covered()}")
+    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, budget)
+    report.best_excess = kept[0][0] if kept else None
+    return kept, report
+
+
+def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
+    report = FamilyReport(linear.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    targets = sorted({b for s in xor.seps for b in s.slot_bits if b >= xor.vector_bits})
+    terms = linear.all_terms(targets, xor.top)
+    report.candidates = 2 ** len(terms)
+    if not xor.seps:
+        report.covered = "not searched: no pattern reads at most one wavefront with lanes of one size"
+        return [], report
+    found = None
+    if engine == "smt":
+        from . import smt
+        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, budget.deadline)
+        report.smt = result.proof()
+        report.complete = result.status != "unknown"
+        found = result.layout
+        report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
+                          f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}: {result.status}")
+    else:
+        tried = 0
+        for k in range(0, min(MAX_ENUM_TERMS, len(terms)) + 1):
+            for combo in itertools.combinations(terms, k):
+                tried += 1
+                if tried % 4096 == 0 and budget.expired():
+                    break
+                layout = linear.XorLinear(combo)
+                if xor.accept(layout):
+                    found = layout
+                    break
+            if found is not None or budget.expired():
+                break
+        report.evaluated = tried
+        report.complete = found is not None or k == len(terms)
+        report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
+                          f"each tested on {xor.covered()}")
+    kept = [(0, found.order, found, "separation")] if found is not None else []
+    report.best_excess = 0 if found is not None else None
+    return kept, report
+
+
+def search_row_interleave(problem: Problem, budget: Budget):
+    report = FamilyReport(row_interleave.FAMILY)
+    members = row_interleave.candidates(problem.tile, vector_elems(problem))
+    report.candidates = len(members)
+    valid = []
+    for i, layout in enumerate(members):
+        if budget.expired():
+            report.complete = False
+            break
+        budget.tick(report.family, i, len(members))
+        if layout.invalid(problem.tile) is None:
+            valid.append(layout)
+        else:
+            report.invalid += 1
+    report.evaluated = len(valid)
+    kept = _measured(problem, valid)
+    report.best_excess = kept[0][0] if kept else None
+    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
+                      f"factor 2 <= k < T: {len(members)} members, {report.invalid} not permutations, "
+                      f"the rest simulated")
+    return kept, report
+
+
+def search_padding(problem: Problem, budget: Budget):
+    """The smallest pitch that needs no swizzle, and the smallest that works with one."""
+    from dataclasses import replace
+    from .families.identity import Identity
+
+    report = FamilyReport(padding.FAMILY)
+    tile = problem.tile
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    report.candidates = len(pitches)
+    plain = swizzled = None
+    closest = []
+    for i, pitch in enumerate(pitches):
+        if budget.expired():
+            report.complete = False
+            break
+        budget.tick(report.family, i, len(pitches))
+        layout = padding.Padded(pitch, Identity())
+        excess = measure(problem, layout).excess
+        report.evaluated += 1
+        if excess == 0:
+            plain = layout
+            break
+        closest.append((excess, layout.order, layout, "exhaustive"))
+        if swizzled is None:
+            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            for module in FIRST_FAMILIES[1:]:
+                kept, _ = search_family(padded, module, keep=1, budget=budget)
+                if kept and kept[0][0] == 0:
+                    swizzled = padding.Padded(pitch, kept[0][2])
+                    break
+    kept = [(0, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]
+    if not kept:
+        kept = sorted(closest, key=lambda t: t[:2])[:1]
+    report.best_excess = kept[0][0] if kept else None
+    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} (one wavefront of residues) aligned to {vbytes}-byte "
+                      f"vectors, plain and with cute / xor-cols on the padded tile" if pitches else "no aligned pitch")
+    return kept, report
+
+
+def search_extended(problem: Problem, budget: Budget, engine: str | None = None):
+    xor = _Xor(problem)
+    found, reports = [], []
+    for family, search in ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear)):
+        kept, report = search(problem, budget, engine or DEFAULT_ENGINE[family], xor)
+        found += kept
+        reports.append(report)
+    for search in (search_row_interleave, search_padding):
+        kept, report = search(problem, budget)
+        found += kept
+        reports.append(report)
+    return found, reports
