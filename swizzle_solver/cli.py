@@ -54,13 +54,47 @@ def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str) -> None:
         print_solution(doc)
 
 
-def run_solve(problem: Problem, json_out: bool, quiet: bool) -> int:
+def run_solve(problem: Problem, json_out: bool, quiet: bool, timeout: float | None = None) -> int:
+    from .budget import Budget
     from .report import solution_json
     from .search import solve
 
-    solution = solve(problem)
+    show = not json_out and not quiet and sys.stderr.isatty()
+    with _LazyProgress(show) as progress:
+        solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
     _emit(solution_json(solution), json_out, quiet, solution.answer.layout.name)
-    return EXIT_OK if solution.answer.conflict_free else EXIT_CONFLICTS
+    return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
+
+
+class _LazyProgress:
+    """A rich progress bar on stderr that appears only once the search has run for a second."""
+
+    DELAY = 1.0
+
+    def __init__(self, enabled: bool):
+        import time
+        self.enabled, self.start, self.bar, self.tasks = enabled, time.monotonic(), None, {}
+
+    def update(self, family: str, done: int, total: int) -> None:
+        import time
+        if self.bar is None:
+            if time.monotonic() - self.start < self.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+        if family not in self.tasks:
+            self.tasks[family] = self.bar.add_task(f"searching {family}", total=total)
+        self.bar.update(self.tasks[family], completed=done + 1, total=total)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
 
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool) -> int:
@@ -94,6 +128,8 @@ def main_command(
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
+                                            "print the best found (not proven minimal), exit 1."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
@@ -111,12 +147,14 @@ def main_command(
         raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
     if json_out and quiet:
         raise InputError("--json and --quiet both given: choose one output form")
+    if timeout is not None and not timeout > 0:
+        raise InputError(f"--timeout {timeout} must be a positive number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases))
     if check_layout is not None:
         code = run_check(problem, parse_layout(check_layout), json_out, quiet)
     else:
-        code = run_solve(problem, json_out, quiet)
+        code = run_solve(problem, json_out, quiet, timeout)
     raise typer.Exit(code)
 
 

@@ -19,9 +19,9 @@ import numpy as np
 from . import simulate
 from .budget import Budget
 from .families import linear, padding, row_interleave, two_level
-from .families import FAMILIES as FIRST_FAMILIES
+from .families import cute
 from .model import Problem, log2
-from .search import KEEP_PER_FAMILY, FamilyReport, measure, search_family, vector_elems
+from .search import KEEP_PER_FAMILY, FamilyReport, measure, vector_elems
 from .separation import separations
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
@@ -59,6 +59,19 @@ class _Xor:
     def failures(self, layout) -> int:
         return sum(len(s.failures(layout.apply)) for s in self.seps)
 
+    def failures_many(self, members) -> np.ndarray:
+        """Differences sent to slot 0 by each two-level member, all members at once."""
+        params = np.array([[m.first.S, m.first.mask, m.second.S, m.second.mask] for m in members],
+                          dtype=np.int64).reshape(-1, 4)
+        s1, m1, s2, m2 = (params[:, i:i + 1] for i in range(4))
+        out = np.zeros(len(members), dtype=np.int64)
+        for sep in self.seps:
+            q = sep.diffs[None, :]
+            q = q ^ ((q >> s1) & m1)
+            q = q ^ ((q >> s2) & m2)
+            out += np.count_nonzero(((q >> sep.unit_shift) & sep.slot_mask) == 0, axis=1)
+        return out
+
     def covered(self) -> str:
         parts = [f"{s.pattern.spec} ({len(s.diffs)} lane differences)" for s in self.seps]
         parts += [f"{p.spec} (simulated)" for p in self.rest]
@@ -79,15 +92,15 @@ def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tu
     return sorted(out, key=lambda t: t[:2])[:keep]
 
 
-def _best_effort(xor: _Xor, members, budget: Budget) -> list[tuple]:
+def _best_effort(xor: _Xor, members) -> list[tuple]:
     """No member is conflict-free: measure the valid members that fail the fewest differences."""
-    scored = []
-    for layout in members:
-        if budget.expired():
-            break
-        scored.append((xor.failures(layout), layout.order, layout))
-    scored.sort(key=lambda t: t[:2])
-    picked = [lay for _, _, lay in scored if lay.invalid(xor.problem.tile) is None][:BEST_EFFORT]
+    failures = xor.failures_many(members).tolist()
+    picked = []
+    for i in sorted(range(len(members)), key=lambda i: (failures[i], members[i].order)):
+        if members[i].invalid(xor.problem.tile) is None:
+            picked.append(members[i])
+            if len(picked) == BEST_EFFORT:
+                break
     return _measured(xor.problem, picked)
 
 
@@ -105,19 +118,20 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.covered = (f"z3 over (B, M, S) of both swizzles, {result.constraints} constraints from "
                           f"{xor.covered()}: {result.status}")
     else:
-        for i, layout in enumerate(members):
+        failures = xor.failures_many(members)
+        for i in np.flatnonzero(failures == 0).tolist():  # in family order
             if budget.expired():
                 report.complete = False
                 break
             budget.tick(report.family, i, len(members))
-            report.evaluated += 1
-            if xor.accept(layout):
-                found.append(layout)
+            if not xor.refute(members[i]):
+                found.append(members[i])
                 if len(found) == KEEP_PER_FAMILY:
                     break
-        report.covered = (f"enumerated {report.evaluated} of {len(members)} distinct pairs of admissible CuTe "
-                          f"swizzles in family order, each tested on {xor.covered()}")
-    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, budget)
+        report.evaluated = len(members)
+        report.covered = (f"enumerated all {len(members)} distinct pairs of admissible CuTe swizzles, each tested "
+                          f"on {xor.covered()}")
+    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members)
     report.best_excess = kept[0][0] if kept else None
     return kept, report
 
@@ -209,18 +223,17 @@ def search_padding(problem: Problem, budget: Budget):
             break
         closest.append((excess, layout.order, layout, "exhaustive"))
         if swizzled is None:
-            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-            for module in FIRST_FAMILIES[1:]:
-                kept, _ = search_family(padded, module, keep=1, budget=budget)
-                if kept and kept[0][0] == 0:
-                    swizzled = padding.Padded(pitch, kept[0][2])
-                    break
+            padded = _Xor(Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns))
+            first = next((sw for sw in cute.candidates(padded.problem.tile, vector_elems(problem))
+                          if padded.accept(sw)), None)
+            if first is not None:
+                swizzled = padding.Padded(pitch, first)
     kept = [(0, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]
     if not kept:
         kept = sorted(closest, key=lambda t: t[:2])[:1]
     report.best_excess = kept[0][0] if kept else None
     report.covered = (f"pitches {pitches[0]}..{pitches[-1]} (one wavefront of residues) aligned to {vbytes}-byte "
-                      f"vectors, plain and with cute / xor-cols on the padded tile" if pitches else "no aligned pitch")
+                      f"vectors, plain and with a CuTe swizzle of the padded tile" if pitches else "no aligned pitch")
     return kept, report
 
 
