@@ -185,6 +185,17 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
+def _vendored(name: str) -> tuple:
+    """click's exception class ``name``, and typer's vendored copy of it (typer >= 0.2x ships its
+    own click, whose exceptions are not click's)."""
+    out = (getattr(click.exceptions, name),)
+    try:
+        from typer._click import exceptions as vendored
+    except ImportError:
+        return out
+    return out + ((getattr(vendored, name),) if hasattr(vendored, name) else ())
+
+
 def _fail(message: str) -> int:
     sys.stderr.write(f"swizzle-solve: error: {message}\n")
     return EXIT_INPUT
@@ -196,13 +207,13 @@ def main(argv: list[str] | None = None) -> int:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
-    except click.exceptions.NoSuchOption as err:
+    except _vendored("NoSuchOption") as err:
         return _fail(f"{err.format_message()} (see swizzle-solve --help)")
-    except click.UsageError as err:
+    except _vendored("UsageError") as err:
         return _fail(f"{err.format_message()} (see swizzle-solve --help)".replace("\n", " "))
-    except click.exceptions.Abort:
+    except _vendored("Abort"):
         return _fail("aborted")
-    except click.ClickException as err:
+    except _vendored("ClickException") as err:
         return _fail(err.format_message().replace("\n", " "))
     except BrokenPipeError:
         return EXIT_OK
