@@ -26,7 +26,6 @@ from .separation import separations
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
-MAX_ENUM_TERMS = 8  # linear by enumeration: members with at most this many XOR terms
 
 
 class _Xor:
@@ -154,20 +153,21 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
                           f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}: {result.status}")
     else:
-        tried = 0
-        for k in range(0, min(MAX_ENUM_TERMS, len(terms)) + 1):
+        tried, cut, k = 0, False, 0
+        for k in range(len(terms) + 1):
             for combo in itertools.combinations(terms, k):
                 tried += 1
-                if tried % 4096 == 0 and budget.expired():
+                if tried % 1024 == 0 and budget.expired():
+                    cut = True
                     break
                 layout = linear.XorLinear(combo)
                 if xor.accept(layout):
                     found = layout
                     break
-            if found is not None or budget.expired():
+            if found is not None or cut:
                 break
         report.evaluated = tried
-        report.complete = found is not None or k == len(terms)
+        report.complete = not cut
         report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
                           f"each tested on {xor.covered()}")
     kept = [(0, found.order, found, "separation")] if found is not None else []
