@@ -54,6 +54,8 @@ def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separatio
         return None
     u = log2(unit // tile.elem_bytes)
     p = (pattern.lane_row * tile.row_length + pattern.lane_col) >> u << u  # (placements, lanes)
+    if pattern.linear_bits(tile) is not None:
+        p = p[:1]  # every placement is a translate of the first by bits it does not vary: same XORs
     d = (p[:, :, None] ^ p[:, None, :]).ravel()
     d = np.unique(d[d != 0])
     return Separation(pattern, u, bank_model.wavefront_bytes // unit - 1, d)

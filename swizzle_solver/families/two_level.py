@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..model import Tile
 from . import cute
 from .identity import nbits
@@ -74,12 +76,22 @@ class TwoLevel:
 def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
     singles = cute.candidates(tile, vector_elems)
     top = max(1, (tile.size - 1).bit_length())
-    effect = lambda f: tuple(int(f(1 << i)) for i in range(top))  # noqa: E731  (the map on offset bits)
-    seen = {effect(lambda p: p)} | {effect(sw.apply) for sw in singles}
+    one = np.array([[sw.B, sw.M, sw.S, sw.mask] for sw in singles], dtype=np.int64).reshape(-1, 4)
+    i, j = np.nonzero(~np.eye(len(singles), dtype=bool))  # every ordered pair of different swizzles
+    a, b = one[i], one[j]
+    # family order: B1 + B2, then (B1, -M1, S1), then (B2, -M2, S2); lexsort's last key is primary
+    rank = np.lexsort((b[:, 2], -b[:, 1], b[:, 0], a[:, 2], -a[:, 1], a[:, 0], a[:, 0] + b[:, 0]))
+    i, j, a, b = i[rank], j[rank], a[rank], b[rank]
+    # The map of each pair (and of each single swizzle) on the offset bits, all at once: a pair is
+    # kept only if no single swizzle and no earlier pair has the same map.
+    bits = (1 << np.arange(top, dtype=np.int64))[None, :]
+    q = bits ^ ((bits >> a[:, 2:3]) & a[:, 3:4])
+    q = q ^ ((q >> b[:, 2:3]) & b[:, 3:4])
+    seen = {tuple(row) for row in (bits ^ ((bits >> one[:, 2:3]) & one[:, 3:4])).tolist()}
+    seen.add(tuple(bits[0].tolist()))
     out = []
-    for pair in sorted((TwoLevel(a, b) for a in singles for b in singles if a != b), key=lambda x: x.order):
-        key = effect(pair.apply)
-        if key not in seen:
-            seen.add(key)
-            out.append(pair)
+    for x, y, row in zip(i.tolist(), j.tolist(), map(tuple, q.tolist())):
+        if row not in seen:
+            seen.add(row)
+            out.append(TwoLevel(singles[x], singles[y]))
     return out
