@@ -22,7 +22,8 @@ from .families import linear, padding, row_interleave, two_level
 from .families import cute
 from .model import Problem, log2
 from .search import KEEP_PER_FAMILY, FamilyReport, measure, vector_elems
-from .separation import separations
+from .proof import bank_matrix
+from .separation import separations, slot_bits
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
@@ -43,14 +44,31 @@ class _Xor:
         return all(s.holds(layout.apply) for s in self.seps)
 
     def refute(self, layout) -> bool:
-        """True when the layout is not a conflict-free member (checks what the separations omit)."""
-        if layout.invalid(self.problem.tile) is not None:
+        """True when the layout is not a conflict-free member (checks what the separations omit):
+        not a bijection, or a pattern without a separation above its lower bound (GF(2) bank
+        matrix where it applies, else the simulator)."""
+        tile, banks = self.problem.tile, self.problem.bank_model
+        if layout.invalid(tile) is not None:
             return True
         if not self.rest:
             return False
-        results = simulate.simulate(self.problem.tile, self.problem.bank_model, self.rest,
-                                    _table(self.problem, layout))
-        return any(r.excess for r in results)
+        bases = layout.bases(tile)
+        table = None
+        for pattern in self.rest:
+            matrix = bank_matrix(tile, banks, pattern, bases)
+            if matrix is not None:
+                worst = matrix.wavefronts
+            else:
+                table = _table(self.problem, layout) if table is None else table
+                worst = simulate.simulate(tile, banks, [pattern], table)[0].worst
+            if worst > pattern.lower_bound:
+                return True
+        return False
+
+    def targets(self) -> list[int]:
+        """The bits a linear member may XOR into: every pattern's slot bits above the vectors."""
+        tile, banks = self.problem.tile, self.problem.bank_model
+        return sorted({b for p in self.problem.patterns for b in slot_bits(tile, banks, p) if b >= self.vector_bits})
 
     def accept(self, layout) -> bool:
         return self.separates(layout) and not self.refute(layout)
@@ -110,6 +128,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     found = []
     if engine == "smt":
         from . import smt
+        budget.tick(f"{report.family} (z3)", 0, 1)
         result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, budget.deadline)
         report.smt = result.proof()
         report.complete = result.status != "unknown"
@@ -137,7 +156,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
 
 def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     report = FamilyReport(linear.FAMILY, method="smt" if engine == "smt" else "enumeration")
-    targets = sorted({b for s in xor.seps for b in s.slot_bits if b >= xor.vector_bits})
+    targets = xor.targets()
     terms = linear.all_terms(targets, xor.top)
     report.candidates = 2 ** len(terms)
     if not xor.seps:
@@ -146,6 +165,7 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     found = None
     if engine == "smt":
         from . import smt
+        budget.tick(f"{report.family} (z3)", 0, 1)
         result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, budget.deadline)
         report.smt = result.proof()
         report.complete = result.status != "unknown"

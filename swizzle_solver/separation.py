@@ -46,6 +46,15 @@ class Separation:
         return not np.any(((apply(self.diffs) >> self.unit_shift) & self.slot_mask) == 0)
 
 
+def slot_bits(tile: Tile, bank_model: BankModel, pattern: Pattern) -> list[int]:
+    """The offset bits that choose the slot of the pattern's widest lanes (where XORs can help)."""
+    unit = max(int(pattern.lane_bytes.max()), bank_model.bank_bytes)
+    if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes:
+        return []
+    u = log2(unit // tile.elem_bytes)
+    return list(range(u, u + log2(bank_model.wavefront_bytes // unit)))
+
+
 def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separation | None:
     if pattern.lower_bound != 1 or np.any(pattern.lane_bytes != pattern.lane_bytes.flat[0]):
         return None

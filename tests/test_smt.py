@@ -32,7 +32,7 @@ def diagonal_file(tmp_path, n):
 
 def linear_space(problem):
     xor = _Xor(problem)
-    targets = sorted({b for s in xor.seps for b in s.slot_bits if b >= xor.vector_bits})
+    targets = xor.targets()
     return xor, targets, linear.all_terms(targets, xor.top)
 
 
