@@ -46,7 +46,8 @@ def candidates_view(doc: dict, title: str) -> Table:
     rows = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     for mark, lay in rows:
         cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"]) for a in lay["per_access"]]
-        t.add_row(mark, Text(lay["name"], style="bold" if mark else ""), lay["family"], *cells,
+        name = lay["name"] + (f" (+{lay['padding']['extra_bytes']} B)" if lay.get("padding") else "")
+        t.add_row(mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
                   str(lay["excess_wavefronts"]))
     base = doc["answer"]["per_access"]
     t.add_row("", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -156,14 +157,13 @@ def code_view(doc: dict) -> Group:
         first, second = ans["name"].split(" then ")
         t.add_row("CuTe", f"{first}, then {second}  (two swizzles on element offsets, in this order)")
         for i, step in enumerate(ans["steps"]):
-            t.add_row("C" if i == 0 else "", step)
+            t.add_row("C steps" if i == 0 else "", step)
     if ans["family"] == "linear":
-        t.add_row("XOR terms", f"{ans['xor_terms']}: " + ", ".join(f"bit {x['target_bit']} ^= bit {x['source_bit']}"
-                                                            for x in ans["terms"]))
+        t.add_row("XOR terms", Text(f"{ans['xor_terms']}: " + ", ".join(
+            f"bit {x['target_bit']} ^= bit {x['source_bit']}" for x in ans["terms"])))
     if ans.get("triton_bases"):
         tb = ans["triton_bases"]
-        t.add_row("Triton", "bases (physical [row, col] of each logical bit): row " + str(tb["row"]) +
-                  ", col " + str(tb["col"]))
+        t.add_row("Triton", Text(f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
     if ans["family"] == "padding":
         pad = ans["padding"]
         t.add_row("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory")

@@ -208,7 +208,8 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         kept, report = search_family(problem, module, budget=budget)
         reports.append(report)
         found += kept
-    extended = extend and not any(excess == 0 for excess, *_ in found) and not budget.expired()
+    needed = extend and not any(excess == 0 for excess, *_ in found)
+    extended = needed and not budget.expired()
     if extended:
         from .extended import search_extended
         more, more_reports = search_extended(problem, budget, engine)
@@ -222,8 +223,8 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     # Cut by --timeout: the answer is not proven minimal if a family that could still beat it
     # (ranked before it, or any family when it has conflicts) was not covered whole.
     answer = ranked[0]
-    timed_out = any(not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1])
-                    for r in reports)
+    timed_out = (needed and not extended) or any(
+        not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1]) for r in reports)
     return Solution(problem, answer, ranked[1:], baseline, reports, extended, timed_out)
 
 

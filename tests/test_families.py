@@ -154,3 +154,25 @@ def test_separation_agrees_with_the_simulator(args, data):
     for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
         if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem, layout)):
             assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
+
+
+# --- minimality across families (DESIGN.md section 2) -----------------------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_problems)
+def test_answer_is_first_by_excess_then_family(args):
+    from swizzle_solver.families import FAMILIES
+    from swizzle_solver.search import search_family, solve
+
+    problem = _problem(args)
+    if problem is None:
+        return
+    solution = solve(problem)
+    first_cf = any(kept and kept[0][0] == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
+    assert solution.extended == (not first_cf)
+    everyone = [solution.answer] + solution.alternatives
+    assert all(solution.answer.rank_key <= r.rank_key for r in everyone)
+    if solution.answer.layout.family == "padding":  # only when it is strictly better than any swizzle
+        assert all(r.excess > solution.answer.excess for r in everyone if r.layout.family != "padding")
+    for r in everyone:  # every count is the simulator's
+        assert r.excess == measure(problem, r.layout).excess
