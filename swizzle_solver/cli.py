@@ -56,45 +56,15 @@ def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str) -> None:
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, timeout: float | None = None) -> int:
     from .budget import Budget
+    from .progress import LazyProgress
     from .report import solution_json
     from .search import solve
 
-    show = not json_out and not quiet and sys.stderr.isatty()
-    with _LazyProgress(show) as progress:
+    show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
+    with LazyProgress() as progress:
         solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
     _emit(solution_json(solution), json_out, quiet, solution.answer.layout.name)
     return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
-
-
-class _LazyProgress:
-    """A rich progress bar on stderr that appears only once the search has run for a second."""
-
-    DELAY = 1.0
-
-    def __init__(self, enabled: bool):
-        import time
-        self.enabled, self.start, self.bar, self.tasks = enabled, time.monotonic(), None, {}
-
-    def update(self, family: str, done: int, total: int) -> None:
-        import time
-        if self.bar is None:
-            if time.monotonic() - self.start < self.DELAY:
-                return
-            from rich.console import Console
-            from rich.progress import Progress
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-        if family not in self.tasks:
-            self.tasks[family] = self.bar.add_task(f"searching {family}", total=total)
-        self.bar.update(self.tasks[family], completed=done + 1, total=total)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
 
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool) -> int:
@@ -185,17 +155,6 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
-def _vendored(name: str) -> tuple:
-    """click's exception class ``name``, and typer's vendored copy of it (typer >= 0.2x ships its
-    own click, whose exceptions are not click's)."""
-    out = (getattr(click.exceptions, name),)
-    try:
-        from typer._click import exceptions as vendored
-    except ImportError:
-        return out
-    return out + ((getattr(vendored, name),) if hasattr(vendored, name) else ())
-
-
 def _fail(message: str) -> int:
     sys.stderr.write(f"swizzle-solve: error: {message}\n")
     return EXIT_INPUT
@@ -207,13 +166,13 @@ def main(argv: list[str] | None = None) -> int:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
-    except _vendored("NoSuchOption") as err:
+    except click.exceptions.NoSuchOption as err:
         return _fail(f"{err.format_message()} (see swizzle-solve --help)")
-    except _vendored("UsageError") as err:
+    except click.UsageError as err:
         return _fail(f"{err.format_message()} (see swizzle-solve --help)".replace("\n", " "))
-    except _vendored("Abort"):
+    except click.exceptions.Abort:
         return _fail("aborted")
-    except _vendored("ClickException") as err:
+    except click.ClickException as err:
         return _fail(err.format_message().replace("\n", " "))
     except BrokenPipeError:
         return EXIT_OK

@@ -90,14 +90,15 @@ class XorLinear:
         return p + "".join(f" ^ (({p} >> {d}) & {m})" for d, m in self.steps())
 
     def swizzles(self) -> list[dict]:
-        """One XOR step per distance, all reading the original p; B, M, S where the step's mask
-        is contiguous (a CuTe swizzle alone), else null."""
+        """One XOR step per distance. All steps read the original p (they are not a chain, hence
+        ``applies_to``); B, M, S where the step's mask is contiguous (a CuTe swizzle alone), else null."""
         out = []
         for d, m in self.steps():
             low, b = (m & -m).bit_length() - 1, bin(m).count("1")
             cute_like = m == ((1 << b) - 1) << low and d >= b
             out.append({"B": b if cute_like else None, "M": low if cute_like else None, "S": d if cute_like else None,
-                        "shift": d, "mask": m, "unit": "element", "kind": "xor-mask"})
+                        "shift": d, "mask": m, "unit": "element", "kind": "xor-mask",
+                        "applies_to": "original offset"})
         return out
 
 
