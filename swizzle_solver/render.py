@@ -126,6 +126,8 @@ def families_view(doc: dict) -> Group | None:
             line.append(f"reaches the lower bound ({f['best']})", style=OK)
         elif f["best"] is None:
             line.append("no member reaches the lower bound" if f["complete"] else "no member found", style=BAD)
+            if f.get("best_known_member"):
+                line.append(f"; it contains {f['best_known_member']}, the best swizzle above", style=BAD)
         else:
             line.append(f"cannot reach the lower bound; best {f['best']}, {f['best_excess_wavefronts']} excess", style=BAD)
         if not f["complete"]:
@@ -141,7 +143,7 @@ def families_view(doc: dict) -> Group | None:
         if col:
             a, b = col["a"], col["b"]
             parts.append(Padding(Text(
-                f"witness ({f['witness']['access']}): ({a['row']},{a['col']}) word {a['word']} and "
+                f"witness ({f['witness']['layout']}, {f['witness']['access']}): ({a['row']},{a['col']}) word {a['word']} and "
                 f"({b['row']},{b['col']}) word {b['word']} share bank {col['bank']}", style="dim"), (0, 0, 0, 2)))
     return Group(*parts)
 

@@ -83,9 +83,15 @@ def families_json(solution: Solution) -> list[dict]:
                  "best_excess_wavefronts": ranked.excess if ranked else None}
         if f.smt is not None:
             entry["smt"] = f.smt
+        if ranked is None and f.family == "linear" and (f.smt or {}).get("result") == "unsat":
+            # No model to show: its best member is at least as good as the best cute or two-level
+            # swizzle (both are linear members), which is the witness given.
+            ranked = min((best[k] for k in ("cute", "two-level") if k in best), key=lambda r: r.excess, default=None)
+            if ranked is not None:
+                entry["best_known_member"] = ranked.layout.name
         if ranked is not None and not ranked.conflict_free:
             i = next(i for i, res in enumerate(ranked.results) if res.excess)
-            entry["witness"] = {"access": ranked.results[i].pattern.spec,
+            entry["witness"] = {"layout": ranked.layout.name, "access": ranked.results[i].pattern.spec,
                                 "worst_wavefronts": ranked.results[i].worst,
                                 "collision": collision_json(problem, ranked, i)}
         out.append(entry)

@@ -155,7 +155,9 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
         kept.sort(key=lambda t: t[:2])
         del kept[keep:]
     report.best_excess = kept[0][0] if kept else None
-    report.covered = (f"all {report.candidates} admissible members" if report.complete
+    limits = f" ({module.bounds(problem.tile, vector_elems(problem))})" if hasattr(module, "bounds") else ""
+    report.covered = (f"all {report.candidates} admissible members{limits}, each bounded exactly or by a sample "
+                      f"of placements and the best measured" if report.complete
                       else f"cut by the time limit after {report.evaluated} of {report.candidates} members")
     return kept, report
 
