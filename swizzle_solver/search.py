@@ -180,17 +180,16 @@ def storage(problem: Problem, layout) -> int:
     return layout.storage(problem.tile) if hasattr(layout, "storage") else problem.tile.size
 
 
-def recheck(problem: Problem, excess: int | None, layout, method: str) -> Ranked:
-    """Measure with the simulator and insist the fast path agreed and the layout is sound
-    (``excess`` None: the search did not measure it, only the simulator does)."""
+def recheck(problem: Problem, excess: int, layout, method: str) -> Ranked:
+    """Measure with the simulator and insist the fast path agreed and the layout is sound."""
     ranked = measure(problem, layout, method)
     phys = layout_table(problem, layout)
-    if not simulate.is_injective(phys, storage(problem, layout)):
+    if not simulate.is_injective(problem.tile, phys, storage(problem, layout)):
         raise AssertionError(f"internal error: {layout.name} is not injective on the tile")
     for pattern in problem.patterns:
         if not simulate.admissible(problem.tile, pattern, phys):
             raise AssertionError(f"internal error: {layout.name} splits the vectors of {pattern.spec}")
-    if excess is not None and ranked.excess != excess:
+    if ranked.excess != excess:
         raise AssertionError(f"internal error: the search says {layout.name} has excess {excess}, "
                              f"the simulator says {ranked.excess}")
     return ranked
@@ -233,8 +232,6 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
 def check(problem: Problem, layout) -> tuple[Ranked, str | None]:
     """One given layout, measured; the second value says why it is not a usable layout, if it is not."""
     why = layout.invalid(problem.tile)
-    if why is None and not simulate.is_injective(layout_table(problem, layout), storage(problem, layout)):
-        why = "it is not a bijection of the tile onto its storage"
     if why is None:
         phys = layout_table(problem, layout)
         for pattern in problem.patterns:

@@ -44,7 +44,7 @@ def check_layout(tile, layout):
     bijective = np.array_equal(whole, np.arange(tile.rows * width))
     assert (layout.invalid(tile) is None) == bijective, (layout.name, layout.invalid(tile))
     if bijective:
-        assert simulate.is_injective(phys, storage_of(tile, layout))
+        assert simulate.is_injective(tile, phys, storage_of(tile, layout))
 
 
 def storage_of(tile, layout):
