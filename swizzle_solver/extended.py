@@ -18,11 +18,10 @@ import numpy as np
 
 from . import simulate
 from .budget import Budget
-from .families import linear, padding, row_interleave, two_level
-from .families import cute
+from .families import cute, linear, padding, row_interleave, two_level
 from .model import Problem, log2
-from .search import KEEP_PER_FAMILY, FamilyReport, measure, vector_elems
 from .proof import bank_matrix
+from .search import KEEP_PER_FAMILY, FamilyReport, layout_table, measure, vector_elems
 from .separation import separations, slot_bits
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
@@ -30,7 +29,8 @@ BEST_EFFORT = 16  # members measured exactly to find a family's best when none i
 
 
 class _Xor:
-    """What decides an XOR-linear member on this problem: separations, and the rest simulated."""
+    """What decides an XOR-linear member (cute, two-level, linear) on this problem: the lane
+    differences of separation.py, and for the patterns they do not cover, GF(2) or the simulator."""
 
     def __init__(self, problem: Problem):
         self.problem = problem
@@ -59,7 +59,7 @@ class _Xor:
             if matrix is not None:
                 worst = matrix.wavefronts
             else:
-                table = _table(self.problem, layout) if table is None else table
+                table = layout_table(self.problem, layout) if table is None else table
                 worst = simulate.simulate(tile, banks, [pattern], table)[0].worst
             if worst > pattern.lower_bound:
                 return True
@@ -72,9 +72,6 @@ class _Xor:
 
     def accept(self, layout) -> bool:
         return self.separates(layout) and not self.refute(layout)
-
-    def failures(self, layout) -> int:
-        return sum(len(s.failures(layout.apply)) for s in self.seps)
 
     def failures_many(self, members) -> np.ndarray:
         """Differences sent to slot 0 by each two-level member, all members at once."""
@@ -93,12 +90,6 @@ class _Xor:
         parts = [f"{s.pattern.spec} ({len(s.diffs)} lane differences)" for s in self.seps]
         parts += [f"{p.spec} (simulated)" for p in self.rest]
         return ", ".join(parts)
-
-
-def _table(problem: Problem, layout) -> np.ndarray:
-    t = problem.tile
-    r, c = np.meshgrid(np.arange(t.rows), np.arange(t.cols), indexing="ij")
-    return np.asarray(layout.phys(t, r, c), dtype=np.int64)
 
 
 def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tuple]:

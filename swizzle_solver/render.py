@@ -129,7 +129,8 @@ def families_view(doc: dict) -> Group | None:
             if f.get("best_known_member"):
                 line.append(f"; it contains {f['best_known_member']}, the best swizzle above", style=BAD)
         else:
-            line.append(f"cannot reach the lower bound; best {f['best']}, {f['best_excess_wavefronts']} excess", style=BAD)
+            line.append(f"cannot reach the lower bound; best {f['best']}, {f['best_excess_wavefronts']} excess",
+                        style=BAD)
         if not f["complete"]:
             line.append(" (cut by the time limit: not covered whole)", style=BAD)
         parts.append(line)
@@ -142,8 +143,9 @@ def families_view(doc: dict) -> Group | None:
         col = (f.get("witness") or {}).get("collision")
         if col:
             a, b = col["a"], col["b"]
+            w = f["witness"]
             parts.append(Padding(Text(
-                f"witness ({f['witness']['layout']}, {f['witness']['access']}): ({a['row']},{a['col']}) word {a['word']} and "
+                f"witness ({w['layout']}, {w['access']}): ({a['row']},{a['col']}) word {a['word']} and "
                 f"({b['row']},{b['col']}) word {b['word']} share bank {col['bank']}", style="dim"), (0, 0, 0, 2)))
     return Group(*parts)
 

@@ -38,11 +38,8 @@ class Separation:
         """The element-offset bits that choose the slot."""
         return [self.unit_shift + j for j in range(self.slot_mask.bit_length())]
 
-    def failures(self, apply) -> np.ndarray:
-        """The differences that ``apply`` (an XOR-linear map on offsets) sends to slot 0."""
-        return self.diffs[((apply(self.diffs) >> self.unit_shift) & self.slot_mask) == 0]
-
     def holds(self, apply) -> bool:
+        """``apply`` (an XOR-linear map on offsets) sends no difference to slot 0."""
         return not np.any(((apply(self.diffs) >> self.unit_shift) & self.slot_mask) == 0)
 
 

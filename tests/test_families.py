@@ -4,17 +4,14 @@ The simulator is the ground truth: each family's ``phys`` must be what its ``exp
 ``invalid`` must be exactly "not a bijection onto the storage", and the lane-difference test of
 separation.py (what the search and z3 decide with) must agree with the simulator's wavefronts.
 """
-import itertools
-
 import numpy as np
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
 from swizzle_solver.families import cute, identity, linear, padding, row_interleave, two_level
 from swizzle_solver.model import make_problem, make_tile
-from swizzle_solver.search import layout_table, measure, storage
+from swizzle_solver.search import layout_table, measure
 from swizzle_solver.separation import separations
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
