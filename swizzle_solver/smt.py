@@ -34,7 +34,6 @@ class SmtResult:
     checks: int = 0
     blocked: int = 0
     unsat_below: int | None = None  # no conflict-free member with fewer XOR terms / bits than this
-    seconds: float = 0.0
     covered: list[str] = field(default_factory=list)
 
     def proof(self) -> dict:
@@ -79,7 +78,6 @@ def _covered(seps) -> list[str]:
 def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject."""
-    start = time.monotonic()
     terms = all_terms(targets, top)
     x = {t: z3.Bool(f"x_{t[0]}_{t[1]}") for t in terms}
     solver = _Solver(deadline)
@@ -90,20 +88,19 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
             n += 1
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=_covered(seps))
     order = [x[t] for t in terms]
-    while True:
-        status = solver.check()
-        if status != z3.sat:
-            break
-        k = 0  # the fewest terms: each UNSAT below is part of the proof
+
+    def first_model():
+        """The fewest terms (each UNSAT below is part of the proof), then the first sorted term list."""
+        k = 0
         while (status := solver.check(z3.AtMost(*order, k))) == z3.unsat:
             result.unsat_below = k + 1
             k += 1
         if status != z3.sat:
-            break
+            return None
         chosen = []
         solver.s.push()
         solver.s.add(z3.AtMost(*order, k))
-        for var, term in zip(order, terms):  # lexicographically first sorted term list
+        for var, term in zip(order, terms):
             status = solver.check(var)
             if status == z3.unknown:
                 break
@@ -111,22 +108,33 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
             if status == z3.sat:
                 chosen.append(term)
         solver.s.pop()
-        if status == z3.unknown:
+        return None if status == z3.unknown else XorLinear(tuple(chosen))
+
+    def block(layout):
+        solver.s.add(z3.Or([z3.Not(x[t]) if t in layout.terms else x[t] for t in terms]))
+
+    _refine(solver, result, first_model, refute, block)
+    return result
+
+
+def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> None:
+    """Counter-example loop: take the first model in family order; if the caller refutes it, block
+    it and go on. UNSAT at any round proves that no acceptable member exists (every blocked model
+    was refuted); a timeout or too many refuted models leave the result unknown."""
+    while result.blocked < MAX_BLOCKED:
+        status = solver.check()
+        if status == z3.unsat:
+            result.status = "unsat"
             break
-        layout = XorLinear(tuple(chosen))
+        layout = first_model() if status == z3.sat else None
+        if layout is None:
+            break
         if not refute(layout):
             result.status, result.layout = "sat", layout
             break
         result.blocked += 1
-        if result.blocked >= MAX_BLOCKED:
-            break
-        solver.s.add(z3.Or([z3.Not(x[t]) if t in chosen else x[t] for t in terms]))
-    else:  # pragma: no cover
-        pass
-    if status == z3.unsat and result.layout is None:
-        result.status = "unsat"
-    result.checks, result.seconds = solver.checks, time.monotonic() - start
-    return result
+        block(layout)
+    result.checks = solver.checks
 
 
 def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None) -> SmtResult:
@@ -135,14 +143,15 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
     Unknowns: (B, M, S) of both swizzles, as bit-vectors; the shifts are symbolic, the lane
     offsets concrete. Objective, tightened in turn: B1 + B2, then B1, M1 (larger first), S1,
     B2, M2 (larger first), S2."""
-    start = time.monotonic()
     w = max(8, top.bit_length() + 2, top + 2)
     names = ("B1", "M1", "S1", "B2", "M2", "S2")
     v = {nm: z3.BitVec(nm, w) for nm in names}
     solver = _Solver(deadline)
     for i in "12":
         b, m, s = v["B" + i], v["M" + i], v["S" + i]
-        solver.s.add(z3.UGE(b, 1), z3.UGE(s, b), z3.UGE(m, vector_bits), z3.ULE(m + s + b, top), z3.ULT(b, top))
+        # each bounded first, so that the sum cannot wrap around
+        solver.s.add(z3.ULE(b, top), z3.ULE(m, top), z3.ULE(s, top),
+                     z3.UGE(b, 1), z3.UGE(s, b), z3.UGE(m, vector_bits), z3.ULE(m + s + b, top))
     solver.s.add(z3.Or(v["B1"] != v["B2"], v["M1"] != v["M2"], v["S1"] != v["S2"]))
 
     def swz(p, i):
@@ -157,17 +166,15 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
             solver.s.add(z3.LShR(image, sep.unit_shift) & sep.slot_mask != 0)
             n += 1
     result = SmtResult("unknown", variables=6, constraints=n, covered=_covered(seps))
-    status = z3.unknown
-    while True:
-        status = solver.check()
-        if status != z3.sat:
-            break
-        solver.s.push()
+    total = v["B1"] + v["B2"]
+    goals = ((total, range(2, top + 1)),
+             (v["B1"], range(1, top)), (v["M1"], range(top, -1, -1)), (v["S1"], range(1, top + 1)),
+             (v["B2"], range(1, top)), (v["M2"], range(top, -1, -1)), (v["S2"], range(1, top + 1)))
+
+    def first_model():
         fixed = []
-        total = v["B1"] + v["B2"]
-        for goal, values in ((total, range(2, top + 1)),
-                             (v["B1"], range(1, top)), (v["M1"], range(top, -1, -1)), (v["S1"], range(1, top + 1)),
-                             (v["B2"], range(1, top)), (v["M2"], range(top, -1, -1)), (v["S2"], range(1, top + 1))):
+        solver.s.push()
+        for goal, values in goals:
             for value in values:
                 status = solver.check(goal == value)
                 if status != z3.unsat:
@@ -175,22 +182,18 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
             if status != z3.sat:
                 break
             if goal is total and value > 2:
-                result.unsat_below = value
+                result.unsat_below = value  # no member with fewer XOR bits in all
             solver.s.add(goal == value)
             fixed.append(value)
         solver.s.pop()
         if status != z3.sat:
-            break
+            return None
         _, b1, m1, s1, b2, m2, s2 = fixed
-        layout = TwoLevel(Swizzle(b1, m1, s1), Swizzle(b2, m2, s2))
-        if not refute(layout):
-            result.status, result.layout = "sat", layout
-            break
-        result.blocked += 1
-        if result.blocked >= MAX_BLOCKED:
-            break
-        solver.s.add(z3.Or([v[nm] != val for nm, val in zip(names, fixed[1:])]))
-    if status == z3.unsat and result.layout is None:
-        result.status = "unsat"
-    result.checks, result.seconds = solver.checks, time.monotonic() - start
+        return TwoLevel(Swizzle(b1, m1, s1), Swizzle(b2, m2, s2))
+
+    def block(layout):
+        values = (layout.first.B, layout.first.M, layout.first.S, layout.second.B, layout.second.M, layout.second.S)
+        solver.s.add(z3.Or([v[nm] != val for nm, val in zip(names, values)]))
+
+    _refine(solver, result, first_model, refute, block)
     return result
