@@ -243,8 +243,9 @@ def search_padding(problem: Problem, budget: Budget):
     if not kept:
         kept = sorted(closest, key=lambda t: t[:2])[:1]
     report.best_excess = kept[0][0] if kept else None
-    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} (one wavefront of residues) aligned to {vbytes}-byte "
-                      f"vectors, plain and with a CuTe swizzle of the padded tile" if pitches else "no aligned pitch")
+    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
+                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
+                      f"with a CuTe swizzle of the padded tile" if pitches else "no aligned pitch")
     return kept, report
 
 

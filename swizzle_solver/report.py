@@ -62,8 +62,8 @@ def extras_json(problem: Problem, layout) -> dict:
     if hasattr(layout, "triton_bases"):
         out["triton_bases"] = layout.triton_bases(tile)
     if layout.family == "padding":
-        out["padding"] = {"row_length": layout.pitch, "extra_elements": layout.storage(tile) - tile.size,
-                          "extra_bytes": layout.extra_bytes(tile)}
+        out["padding"] = {"row_length": layout.pitch, "extra_bytes": layout.extra_bytes(tile),
+                          "storage_bytes": layout.storage(tile) * tile.elem_bytes}
     return out
 
 

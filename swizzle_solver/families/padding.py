@@ -1,8 +1,8 @@
-"""`padding`: a larger pitch (row_length), alone or with a swizzle on the padded tile.
+"""`padding`: another pitch (row_length >= cols), alone or with a swizzle on the padded tile.
 
     phys = inner.phys(tile with row_length = pitch, r, c)
 
-It costs rows * (pitch - row_length) elements of shared memory, so it is ranked last and shown as
+It costs rows * (pitch - cols) elements of shared memory, so it is ranked last and shown as
 an alternative the user chooses knowingly; the search reports the smallest pitch that needs no
 swizzle and the smallest pitch that works with a swizzle (cute or xor-cols) on the padded tile.
 Pitches keep every vector aligned (pitch * elem_bytes a multiple of the widest vector).
@@ -42,7 +42,8 @@ class Padded:
         return tile.rows * self.pitch
 
     def extra_bytes(self, tile: Tile) -> int:
-        return (self.storage(tile) - tile.size) * tile.elem_bytes
+        """Shared memory beyond the dense rows x cols tile."""
+        return tile.rows * (self.pitch - tile.cols) * tile.elem_bytes
 
     def phys(self, tile: Tile, r, c):
         return self.inner.phys(self.padded(tile), r, c)
@@ -61,11 +62,12 @@ class Padded:
 
 
 def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
-    """Pitches above row_length, one full wavefront of residues: the banks of a padded row start
-    depend only on pitch * elem_bytes mod the wavefront, so larger pitches repeat these."""
+    """Every pitch from cols up to one full wavefront of residues above the given row length (the
+    banks of a padded row start depend only on pitch * elem_bytes mod the wavefront, so larger
+    pitches repeat these), except the given row length itself (that is the unpadded search)."""
     span = max(1, wavefront_bytes // tile.elem_bytes)
-    return [p for p in range(tile.row_length + 1, tile.row_length + span + 1)
-            if (p * tile.elem_bytes) % vector_bytes == 0]
+    return [p for p in range(tile.cols, tile.row_length + span + 1)
+            if p != tile.row_length and (p * tile.elem_bytes) % vector_bytes == 0]
 
 
 def candidates(tile: Tile, vector_elems: int) -> list:
