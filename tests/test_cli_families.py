@@ -102,3 +102,16 @@ def test_plain_solve_does_not_import_z3_or_search_further():
             "'swizzle_solver.extended' not in sys.modules; sys.exit(rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
+
+
+def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():
+    args = ["--rows", "4", "--cols", "5", "--banks", "8", "--access", "4x2"]
+    doc = solve_json(args)
+    ans = doc["answer"]
+    assert ans["family"] == "padding" and ans["excess_wavefronts"] == 0
+    assert ans["padding"]["extra_bytes"] == 4 * (ans["padding"]["row_length"] - 5) * 4
+    assert all(a["excess_wavefronts"] > 0 for a in doc["alternatives"] if a["family"] != "padding")
+    offsets = evaluate(ans["expression"], 4, 5).ravel().tolist()
+    assert len(set(offsets)) == 20 and max(offsets) < 4 * ans["padding"]["row_length"]
+    rich = run(*args)
+    assert rich.returncode == 0 and "extra bytes" in rich.stdout
