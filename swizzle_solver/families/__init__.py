@@ -16,8 +16,10 @@ Every layout is a small frozen value with the same face:
 Optional: ``storage(tile)``, the elements of storage the layout needs when it is more than the
 tile's own (padding); ``triton_bases(tile)`` and ``cute_form()`` for the XOR-linear families.
 
-Each family module has ``candidates(tile, vector_elems)``: every member that can matter for the
-tile, in preference order, that keeps vectors of ``vector_elems`` elements whole.
+Each module of FAMILIES (and two_level, row_interleave) has ``candidates(tile, vector_elems)``:
+every member that can matter for the tile, in preference order, that keeps vectors of
+``vector_elems`` elements whole. The linear family is too large to list (z3 searches it) and
+padding is searched pitch by pitch: see extended.py.
 """
 from __future__ import annotations
 

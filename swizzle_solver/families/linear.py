@@ -132,11 +132,6 @@ def triton_bases(apply, tile: Tile) -> dict | None:
     return out
 
 
-def candidates(tile: Tile, vector_elems: int) -> list:
-    """Searched by the SMT engine (search.py), not enumerated: see smt.min_linear."""
-    return []
-
-
 def all_terms(targets: list[int], top: int) -> list[tuple[int, int]]:
     """Every term (t, s) with t a target bit and t < s < top, in the family's order."""
     return [(t, s) for t in sorted(targets) for s in range(t + 1, top)]

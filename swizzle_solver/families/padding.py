@@ -68,8 +68,3 @@ def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
     span = max(1, wavefront_bytes // tile.elem_bytes)
     return [p for p in range(tile.cols, tile.row_length + span + 1)
             if p != tile.row_length and (p * tile.elem_bytes) % vector_bytes == 0]
-
-
-def candidates(tile: Tile, vector_elems: int) -> list:
-    """Searched pitch by pitch in search.py (each pitch is a search of its own)."""
-    return []
