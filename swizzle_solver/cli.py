@@ -112,15 +112,19 @@ def _with_phases(doc: dict, problem: Problem, show_phases: bool) -> dict:
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False) -> int:
+              show_phases: bool = False, timeout: float | None = None) -> int:
+    from .budget import Budget
+    from .progress import LazyProgress
     from .report import solution_json
     from .search import solve
 
-    solution = solve(problem)
+    show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
+    with LazyProgress() as progress:
+        solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
     layout = solution.answer.layout
     doc = _with_phases(solution_json(solution), problem, show_phases)
     _output(doc, json_out, quiet, layout.name, problem, layout, out)
-    return EXIT_OK if solution.answer.conflict_free else EXIT_CONFLICTS
+    return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
 
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
@@ -161,6 +165,8 @@ def main_command(
     show_phases: bool = typer.Option(False, "--show-phases",
                                      help="Show the hardware phases of each access's first placement."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
+                                            "print the best found (not proven minimal), exit 1."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
     emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
@@ -186,6 +192,8 @@ def main_command(
         raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
     if json_out and quiet:
         raise InputError("--json and --quiet both given: choose one output form")
+    if timeout is not None and not timeout > 0:
+        raise InputError(f"--timeout {timeout} must be a positive number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
     layout = parse_layout(check_layout) if check_layout is not None else None
@@ -193,7 +201,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout)
     raise typer.Exit(code)
 
 

@@ -46,7 +46,8 @@ def candidates_view(doc: dict, title: str) -> Group:
     rows = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     for mark, lay in rows:
         cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"]) for a in lay["per_access"]]
-        t.add_row(mark, Text(lay["name"], style="bold" if mark else ""), lay["family"], *cells,
+        name = lay["name"] + (f" (+{lay['padding']['extra_bytes']} B)" if lay.get("padding") else "")
+        t.add_row(mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
                   str(lay["excess_wavefronts"]))
     base = doc["answer"]["per_access"]
     if all(lay["family"] != "none" for _, lay in rows):
@@ -117,6 +118,45 @@ def evidence_view(doc: dict) -> Group:
     return Group(*parts)
 
 
+def families_view(doc: dict) -> Group | None:
+    """Why the families that did not reach the lower bound cannot: how each was covered, and a
+    witness (two colliding words) for its best member. Only when the later families were searched."""
+    search = doc.get("search") or {}
+    if not search.get("extended"):
+        return None
+    parts: list = [Text.assemble(("Families", "bold underline"),
+                                 f" (searched beyond none / cute / xor-cols: {search['extended_reason']})")]
+    for f in doc["proof"]["families"]:
+        line = Text()
+        line.append(f"{f['family']}: ", style="bold")
+        if f["reaches_lower_bound"]:
+            line.append(f"reaches the lower bound ({f['best']})", style=OK)
+        elif f["best"] is None:
+            line.append("no member reaches the lower bound" if f["complete"] else "no member found", style=BAD)
+            if f.get("best_known_member"):
+                line.append(f"; it contains {f['best_known_member']}, the best swizzle above", style=BAD)
+        else:
+            line.append(f"cannot reach the lower bound; best {f['best']}, {f['best_excess_wavefronts']} excess",
+                        style=BAD)
+        if not f["complete"]:
+            line.append(" (cut by the time limit: not covered whole)", style=BAD)
+        parts.append(line)
+        parts.append(Padding(Text(f"covered: {f['covered']}", style="dim"), (0, 0, 0, 2)))
+        smt = f.get("smt")
+        if smt and smt.get("no_member_below"):
+            parts.append(Padding(Text(f"z3: no conflict-free member with fewer than {smt['no_member_below']} "
+                                      f"XOR {'terms' if f['family'] == 'linear' else 'bits'} (unsat)",
+                                      style="dim"), (0, 0, 0, 2)))
+        col = (f.get("witness") or {}).get("collision")
+        if col:
+            a, b = col["a"], col["b"]
+            w = f["witness"]
+            parts.append(Padding(Text(
+                f"witness ({w['layout']}, {w['access']}): ({a['row']},{a['col']}) word {a['word']} and "
+                f"({b['row']},{b['col']}) word {b['word']} share bank {col['bank']}", style="dim"), (0, 0, 0, 2)))
+    return Group(*parts)
+
+
 def code_view(doc: dict) -> Group:
     ans = doc["answer"]
     t = Table.grid(padding=(0, 2))
@@ -124,6 +164,20 @@ def code_view(doc: dict) -> Group:
     t.add_column()
     if ans["family"] == "none":
         t.add_row("CuTe", "no swizzle: use the plain row-major layout")
+    if ans["family"] == "two-level":
+        first, second = ans["name"].split(" then ")
+        t.add_row("CuTe", f"{first}, then {second}  (two swizzles on element offsets, in this order)")
+        for i, step in enumerate(ans["steps"]):
+            t.add_row("C steps" if i == 0 else "", step)
+    if ans["family"] == "linear":
+        t.add_row("XOR terms", Text(f"{ans['xor_terms']}: " + ", ".join(
+            f"bit {x['target_bit']} ^= bit {x['source_bit']}" for x in ans["terms"])))
+    if ans.get("triton_bases"):
+        tb = ans["triton_bases"]
+        t.add_row("Triton", Text(f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
+    if ans["family"] == "padding":
+        pad = ans["padding"]
+        t.add_row("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory")
     if ans["cute"]:
         t.add_row("CuTe", f"{ans['cute']}  (on element offsets)")
         mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
@@ -142,8 +196,13 @@ def verdict(doc: dict) -> Text:
             return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
         return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s)",
                     style=BAD)
+    if doc["status"] == "timeout":
+        return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
+                    f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
     if doc["status"] == "conflict-free":
         what = "no swizzle is needed" if ans["family"] == "none" else f"the minimal layout is {ans['name']}"
+        if ans["family"] == "padding":
+            what += f" (padding: {ans['padding']['extra_bytes']} extra bytes; no swizzle of the given pitch works)"
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
     return Text(f"No conflict-free layout in the searched families; the best, {ans['name']}, "
                 f"leaves {ans['excess_wavefronts']} excess wavefront(s).", style=f"bold {BAD}")
@@ -181,8 +240,9 @@ def print_solution(doc: dict, console: Console | None = None, pictures=()) -> No
     """The whole report; ``pictures`` (rich renderables, e.g. --show) go after the code."""
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
+    families = families_view(doc)
     for part in (problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""),
-                 code_view(doc)):
+                 *((families, Text("")) if families else ()), code_view(doc)):
         console.print(part)
     for heading, code in snippets(doc):
         console.print()

@@ -46,11 +46,62 @@ def layout_json(problem: Problem, ranked: Ranked, baseline: Ranked) -> dict:
         "tma_mode": layout.tma_mode(e) if is_cute else None,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": ranked.excess,
+        **extras_json(problem, layout),
         "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
                         "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
                         "baseline_total_wavefronts": base.total}
                        for r, base in zip(ranked.results, baseline.results)],
     }
+
+
+def extras_json(problem: Problem, layout) -> dict:
+    """What the later families add: XOR terms and Triton bases, two C steps, padding's memory."""
+    tile, out = problem.tile, {}
+    if layout.family == "linear":
+        form = layout.cute_form()
+        out["xor_terms"] = len(layout.terms)
+        out["terms"] = [{"target_bit": t, "source_bit": s} for t, s in layout.terms]
+        out["cute"] = form.name if form else None
+        out["byte_cute"] = form.byte_level(tile.elem_bytes).name if form else None
+    if layout.family == "two-level":
+        out["steps"] = layout.steps(tile)
+    if hasattr(layout, "triton_bases"):
+        out["triton_bases"] = layout.triton_bases(tile)
+    if layout.family == "padding":
+        out["padding"] = {"row_length": layout.pitch, "extra_bytes": layout.extra_bytes(tile),
+                          "storage_bytes": layout.storage(tile) * tile.elem_bytes}
+    return out
+
+
+def families_json(solution: Solution) -> list[dict]:
+    """Per searched family: did it reach the lower bound, how it was covered, and for a family that
+    did not, why (the enumeration bounds or the SMT result) and a witness for its best member."""
+    problem = solution.problem
+    best: dict[str, Ranked] = {}
+    for r in [solution.answer] + solution.alternatives:
+        best.setdefault(r.layout.family, r)
+    out = []
+    for f in solution.families:
+        ranked = best.get(f.family)
+        entry = {"family": f.family, "method": f.method, "complete": f.complete, "covered": f.covered,
+                 "reaches_lower_bound": ranked is not None and ranked.conflict_free,
+                 "best": ranked.layout.name if ranked else None,
+                 "best_excess_wavefronts": ranked.excess if ranked else None}
+        if f.smt is not None:
+            entry["smt"] = f.smt
+        if ranked is None and f.family == "linear" and (f.smt or {}).get("result") == "unsat":
+            # No model to show: its best member is at least as good as the best cute or two-level
+            # swizzle (both are linear members), which is the witness given.
+            ranked = min((best[k] for k in ("cute", "two-level") if k in best), key=lambda r: r.excess, default=None)
+            if ranked is not None:
+                entry["best_known_member"] = ranked.layout.name
+        if ranked is not None and not ranked.conflict_free:
+            i = next(i for i, res in enumerate(ranked.results) if res.excess)
+            entry["witness"] = {"layout": ranked.layout.name, "access": ranked.results[i].pattern.spec,
+                                "worst_wavefronts": ranked.results[i].worst,
+                                "collision": collision_json(problem, ranked, i)}
+        out.append(entry)
+    return out
 
 
 def matrix_json(m: BankMatrix) -> dict:
@@ -111,8 +162,12 @@ def solution_json(solution: Solution) -> dict:
         "status": solution.status,
         "answer": layout_json(problem, solution.answer, solution.baseline),
         "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
-        "proof": evidence_json(problem, solution.answer),
-        "search": {"families": [vars(f) for f in solution.families]},
+        "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
+                  "proven_minimal": not solution.timed_out},
+        "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
+                   "extended_reason": ("no member of none, cute or xor-cols is conflict-free"
+                                       if solution.extended else None),
+                   "timed_out": solution.timed_out},
     }
 
 

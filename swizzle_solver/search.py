@@ -12,6 +12,9 @@ Each family is searched whole, by branch and bound:
    exactly (simulating every placement where the GF(2) path does not apply), until the next
    bound is worse than the family's k-th best; the family's best k are kept for the table.
 
+When no member of those first families (none, cute, xor-cols) is conflict-free, the extended
+families are searched too (``extended.py``): two-level, linear, row interleave and padding.
+
 Everything returned is then measured again by the exhaustive simulator on the layout's full
 table (simulate.py) and checked to be a bijection that keeps vectors whole; a disagreement
 with the fast path is a bug and raises.
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import simulate
+from .budget import Budget
 from .families import FAMILIES, FAMILY_RANK
 from .families.identity import Identity
 from .model import Problem
@@ -61,6 +65,10 @@ class FamilyReport:
     invalid: int = 0  # found not to be bijections while evaluating
     linear: bool = False  # every bound was exact (GF(2))
     best_excess: int | None = None
+    method: str = "enumeration"  # "enumeration" or "smt"
+    complete: bool = True  # the whole family was covered (False: cut by --timeout)
+    covered: str = ""  # how the family was covered, in words (the bounds, or the SMT constraints)
+    smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
 
 
 @dataclass
@@ -70,9 +78,13 @@ class Solution:
     alternatives: list[Ranked]
     baseline: Ranked
     families: list[FamilyReport] = field(default_factory=list)
+    extended: bool = False  # the families beyond none / cute / xor-cols were searched
+    timed_out: bool = False
 
     @property
     def status(self) -> str:
+        if self.timed_out:
+            return "timeout"
         return "conflict-free" if self.answer.conflict_free else "conflicts"
 
 
@@ -100,15 +112,22 @@ def _sample(placements: int) -> np.ndarray:
     return np.unique(np.linspace(0, placements - 1, min(placements, SAMPLE_PLACEMENTS)).astype(np.int64))
 
 
-def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY) -> tuple[list[tuple], FamilyReport]:
+def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
+                  budget: Budget | None = None) -> tuple[list[tuple], FamilyReport]:
     """The family's best ``keep`` members as (excess, order, layout, method), and what was covered."""
+    budget = budget or Budget()
     patterns = problem.patterns
     lower = [p.lower_bound for p in patterns]
     samples = [_sample(p.placements) for p in patterns]
     report = FamilyReport(module.FAMILY)
     bounded = []
     all_exact = True
-    for layout in module.candidates(problem.tile, vector_elems(problem)):
+    members = module.candidates(problem.tile, vector_elems(problem))
+    for i, layout in enumerate(members):
+        if budget.expired():
+            report.complete = False
+            break
+        budget.tick(module.FAMILY, i, len(members))
         exact = exact_worsts(problem, layout)
         bound = [x if x is not None else _simulated_worst(problem, layout, p, s)
                  for x, p, s in zip(exact, patterns, samples)]
@@ -119,6 +138,9 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY) -> tupl
     bounded.sort(key=lambda t: (t[0], t[1]))
     kept: list[tuple] = []
     for bound, order, layout, exact in bounded:
+        if budget.expired():
+            report.complete = False
+            break
         if len(kept) == keep and (bound, order) > kept[-1][:2]:
             if bound > kept[-1][0]:
                 break
@@ -133,6 +155,10 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY) -> tupl
         kept.sort(key=lambda t: t[:2])
         del kept[keep:]
     report.best_excess = kept[0][0] if kept else None
+    limits = f" ({module.bounds(problem.tile, vector_elems(problem))})" if hasattr(module, "bounds") else ""
+    report.covered = (f"all {report.candidates} admissible members{limits}, each bounded exactly or by a sample "
+                      f"of placements and the best measured" if report.complete
+                      else f"cut by the time limit after {report.evaluated} of {report.candidates} members")
     return kept, report
 
 
@@ -149,11 +175,16 @@ def layout_table(problem: Problem, layout) -> np.ndarray:
     return np.asarray(layout.phys(tile, r, c), dtype=np.int64)
 
 
+def storage(problem: Problem, layout) -> int:
+    """Elements of storage the layout may use: the tile's own, or more for padding."""
+    return layout.storage(problem.tile) if hasattr(layout, "storage") else problem.tile.size
+
+
 def recheck(problem: Problem, excess: int, layout, method: str) -> Ranked:
     """Measure with the simulator and insist the fast path agreed and the layout is sound."""
     ranked = measure(problem, layout, method)
     phys = layout_table(problem, layout)
-    if not simulate.is_injective(problem.tile, phys):
+    if not simulate.is_injective(problem.tile, phys, storage(problem, layout)):
         raise AssertionError(f"internal error: {layout.name} is not injective on the tile")
     for pattern in problem.patterns:
         if not simulate.admissible(problem.tile, pattern, phys):
@@ -164,17 +195,38 @@ def recheck(problem: Problem, excess: int, layout, method: str) -> Ranked:
     return ranked
 
 
-def solve(problem: Problem, families=FAMILIES) -> Solution:
-    """The minimal layout over ``families`` with runners-up, all re-checked by the simulator."""
+def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
+          engine: str | None = None) -> Solution:
+    """The minimal layout over ``families`` with runners-up, all re-checked by the simulator.
+
+    With ``extend``, the extended families are searched too when no member of ``families`` is
+    conflict-free; ``engine`` ("smt" or "enum") overrides each extended family's default engine.
+    """
+    budget = budget or Budget()
     found: list[tuple] = []
     reports = []
     for module in families:
-        kept, report = search_family(problem, module)
+        kept, report = search_family(problem, module, budget=budget)
         reports.append(report)
         found += kept
+    needed = extend and not any(excess == 0 for excess, *_ in found)
+    extended = needed and not budget.expired()
+    if extended:
+        from .extended import search_extended
+        more, more_reports = search_extended(problem, budget, engine)
+        found += more
+        reports += more_reports
     ranked = sorted((recheck(problem, excess, layout, method) for excess, _, layout, method in found),
                     key=lambda x: x.rank_key)
-    return Solution(problem, ranked[0], ranked[1:], measure(problem, Identity()), reports)
+    baseline = measure(problem, Identity())
+    if not ranked:  # cut by the time limit before any member was evaluated
+        ranked = [baseline]
+    # Cut by --timeout: the answer is not proven minimal if a family that could still beat it
+    # (ranked before it, or any family when it has conflicts) was not covered whole.
+    answer = ranked[0]
+    timed_out = (needed and not extended) or any(
+        not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1]) for r in reports)
+    return Solution(problem, answer, ranked[1:], baseline, reports, extended, timed_out)
 
 
 def check(problem: Problem, layout) -> tuple[Ranked, str | None]:

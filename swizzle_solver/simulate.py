@@ -86,10 +86,12 @@ def simulate(tile: Tile, bank_model: BankModel, patterns, phys: np.ndarray) -> l
             for p in patterns]
 
 
-def is_injective(tile: Tile, phys: np.ndarray) -> bool:
-    """Every element of the tile lands on its own element of the buffer [0, rows * row_length)."""
+def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
+    """Every element of the tile lands on its own element of the buffer [0, size) (default
+    rows * row_length; padding needs more)."""
+    size = tile.size if size is None else size
     flat = phys.ravel()
-    if flat.min() < 0 or flat.max() >= tile.size:
+    if flat.min() < 0 or flat.max() >= size:
         return False
     return len(np.unique(flat)) == flat.size
 

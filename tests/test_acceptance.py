@@ -1,4 +1,4 @@
-"""The worked examples of ../shared/acceptance.toml (stage 1), solved in-process and through the CLI."""
+"""The worked examples of ../shared/acceptance.toml (stages 1 and 2), solved in-process and through the CLI."""
 import json
 import subprocess
 import sys
@@ -12,16 +12,16 @@ from swizzle_solver.search import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
-STAGE1 = [c for c in EXAMPLES if c.get("stage", 1) == 1]
 
 
 def problem_of(case):
     e = elem_bytes_of(case.get("dtype"), case.get("elem_bytes"))
     return make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"), e,
-                        case.get("banks", 32), case.get("bank_bytes", 4))
+                        case.get("banks", 32), case.get("bank_bytes", 4),
+                        [str(ROOT / p) for p in case.get("phases", [])])
 
 
-@pytest.mark.parametrize("case", STAGE1, ids=[c["name"] for c in STAGE1])
+@pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
 def test_worked_example(case):
     solution = solve(problem_of(case))
     assert solution.status == case.get("expect_status", "conflict-free")
@@ -37,8 +37,14 @@ def test_examples_ship_every_reference_case():
         pytest.skip("../shared is not beside the checkout")
     names = {c["name"] for c in EXAMPLES}
     reference = tomllib.loads(shared.read_text())["case"]
-    missing = [c["name"] for c in reference if c.get("stage", 1) == 1 and c["name"] not in names]
+    missing = [c["name"] for c in reference if c["name"] not in names]
     assert not missing
+
+
+def test_stage2_cases_search_the_extended_families_and_stage1_does_not():
+    for case in EXAMPLES:
+        solution = solve(problem_of(case))
+        assert solution.extended == (case.get("stage", 1) == 2), case["name"]
 
 
 def test_cli_json_main_job():

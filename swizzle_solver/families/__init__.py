@@ -2,7 +2,8 @@
 
 Every layout is a small frozen value with the same face:
 
-- ``family``: the family's name as in the JSON (``none``, ``cute``, ``xor-cols``);
+- ``family``: the family's name as in the JSON (``none``, ``cute``, ``xor-cols``, ``two-level``,
+  ``linear``, ``row-interleave``, ``padding``);
 - ``name``: how a kernel author writes it (``Swizzle<1,2,3>``);
 - ``order``: its rank inside the family (fewest XOR bits, then larger M, then smaller shift);
 - ``phys(tile, r, c)``: physical element offsets, vectorised over numpy arrays of (r, c);
@@ -12,12 +13,19 @@ Every layout is a small frozen value with the same face:
 - ``expression(tile)``: the physical offset as a C expression in r and c;
 - ``swizzles()``: the JSON ``swizzles`` list.
 
-Each family module has ``candidates(tile, vector_elems)``: every member that can matter for the
-tile, in preference order, that keeps vectors of ``vector_elems`` elements whole.
+Optional: ``storage(tile)``, the elements of storage the layout needs when it is more than the
+tile's own (padding); ``triton_bases(tile)`` and ``cute_form()`` for the XOR-linear families.
+
+Each module of FAMILIES (and two_level, row_interleave) has ``candidates(tile, vector_elems)``:
+every member that can matter for the tile, in preference order, that keeps vectors of
+``vector_elems`` elements whole. The linear family is too large to list (z3 searches it) and
+padding is searched pitch by pitch: see extended.py.
 """
 from __future__ import annotations
 
-from . import cute, identity, xor_cols
+from . import cute, identity, linear, padding, row_interleave, two_level, xor_cols
 
-FAMILIES = (identity, cute, xor_cols)  # order of preference
-FAMILY_RANK = {module.FAMILY: i for i, module in enumerate(FAMILIES)}
+FAMILIES = (identity, cute, xor_cols)  # order of preference; searched on every solve
+# Searched only when no member of FAMILIES is conflict-free (DESIGN.md section 2, item 4).
+EXTENDED = (two_level, linear, row_interleave, padding)
+FAMILY_RANK = {module.FAMILY: i for i, module in enumerate(FAMILIES + EXTENDED)}

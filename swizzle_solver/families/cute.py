@@ -79,6 +79,11 @@ class Swizzle:
         return [{"B": self.B, "M": self.M, "S": self.S, "unit": "element"}]
 
 
+def bounds(tile: Tile, vector_elems: int) -> str:
+    top = max(1, (tile.size - 1).bit_length())
+    return f"B >= 1, M >= {log2(vector_elems)}, S >= B, M + S + B <= {top} offset bits"
+
+
 def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
     """Every triple whose YYY bits are inside the storage's offsets and that keeps vectors whole.
 

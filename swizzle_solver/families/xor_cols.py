@@ -70,6 +70,11 @@ class XorCols:
                  "applies_to": "column"}]
 
 
+def bounds(tile: Tile, vector_elems: int) -> str:
+    col_bits, row_bits = max(0, (tile.cols - 1).bit_length()), max(0, (tile.rows - 1).bit_length())
+    return f"M >= {log2(vector_elems)}, M + B <= {col_bits} column bits, a + B <= {row_bits} row bits"
+
+
 def candidates(tile: Tile, vector_elems: int) -> list[XorCols]:
     """Every (B, M, a) whose XOR source bits exist in the row index and target bits in the column."""
     col_bits = max(0, (tile.cols - 1).bit_length())

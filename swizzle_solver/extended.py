@@ -1,0 +1,263 @@
+"""The families beyond one swizzle (DESIGN.md section 2, item 4), searched only when none, cute
+and xor-cols have no conflict-free member: two-level, linear, row interleave, padding.
+
+Each search returns its best members as (excess, order, layout, method) like search.search_family,
+and a FamilyReport saying how the family was covered: the enumeration bounds, or the SMT problem
+and its result. Every member returned is re-measured by the simulator in search.solve.
+
+Engines (chosen by bench/two_level.py, see the README): two-level is enumerated (all distinct
+pairs of admissible CuTe swizzles, each tested at once on the lane differences of
+separation.py); linear goes to z3 (smt.py), as its members are too many to list. ``engine``
+overrides both ("smt" or "enum").
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from . import simulate
+from .budget import Budget
+from .families import cute, linear, padding, row_interleave, two_level
+from .model import Problem, log2
+from .proof import bank_matrix
+from .search import KEEP_PER_FAMILY, FamilyReport, layout_table, measure, vector_elems
+from .separation import separations, slot_bits
+
+DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
+BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
+
+
+class _Xor:
+    """What decides an XOR-linear member (cute, two-level, linear) on this problem: the lane
+    differences of separation.py, and for the patterns they do not cover, GF(2) or the simulator."""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        seps = separations(problem.tile, problem.bank_model, problem.patterns)
+        self.seps = [s for s in seps if s is not None]
+        self.rest = [p for p, s in zip(problem.patterns, seps) if s is None]
+        self.top = max(1, (problem.tile.size - 1).bit_length())
+        self.vector_bits = log2(vector_elems(problem))
+
+    def separates(self, layout) -> bool:
+        return all(s.holds(layout.apply) for s in self.seps)
+
+    def refute(self, layout) -> bool:
+        """True when the layout is not a conflict-free member (checks what the separations omit):
+        not a bijection, or a pattern without a separation above its lower bound (GF(2) bank
+        matrix where it applies, else the simulator)."""
+        tile, banks = self.problem.tile, self.problem.bank_model
+        if layout.invalid(tile) is not None:
+            return True
+        if not self.rest:
+            return False
+        bases = layout.bases(tile)
+        table = None
+        for pattern in self.rest:
+            matrix = bank_matrix(tile, banks, pattern, bases)
+            if matrix is not None:
+                worst = matrix.wavefronts
+            else:
+                table = layout_table(self.problem, layout) if table is None else table
+                worst = simulate.simulate(tile, banks, [pattern], table)[0].worst
+            if worst > pattern.lower_bound:
+                return True
+        return False
+
+    def targets(self) -> list[int]:
+        """The bits a linear member may XOR into: every pattern's slot bits above the vectors."""
+        tile, banks = self.problem.tile, self.problem.bank_model
+        return sorted({b for p in self.problem.patterns for b in slot_bits(tile, banks, p) if b >= self.vector_bits})
+
+    def accept(self, layout) -> bool:
+        return self.separates(layout) and not self.refute(layout)
+
+    def failures_many(self, members) -> np.ndarray:
+        """Differences sent to slot 0 by each two-level member, all members at once."""
+        params = np.array([[m.first.S, m.first.mask, m.second.S, m.second.mask] for m in members],
+                          dtype=np.int64).reshape(-1, 4)
+        s1, m1, s2, m2 = (params[:, i:i + 1] for i in range(4))
+        out = np.zeros(len(members), dtype=np.int64)
+        for sep in self.seps:
+            q = sep.diffs[None, :]
+            q = q ^ ((q >> s1) & m1)
+            q = q ^ ((q >> s2) & m2)
+            out += np.count_nonzero(((q >> sep.unit_shift) & sep.slot_mask) == 0, axis=1)
+        return out
+
+    def covered(self) -> str:
+        parts = [f"{s.pattern.spec} ({len(s.diffs)} lane differences)" for s in self.seps]
+        parts += [f"{p.spec} (simulated)" for p in self.rest]
+        return ", ".join(parts)
+
+
+def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tuple]:
+    out = []
+    for layout in layouts:
+        ranked = measure(problem, layout)
+        out.append((ranked.excess, layout.order, layout, "exhaustive"))
+    return sorted(out, key=lambda t: t[:2])[:keep]
+
+
+def _best_effort(xor: _Xor, members) -> list[tuple]:
+    """No member is conflict-free: measure the valid members that fail the fewest differences."""
+    failures = xor.failures_many(members).tolist()
+    picked = []
+    for i in sorted(range(len(members)), key=lambda i: (failures[i], members[i].order)):
+        if members[i].invalid(xor.problem.tile) is None:
+            picked.append(members[i])
+            if len(picked) == BEST_EFFORT:
+                break
+    return _measured(xor.problem, picked)
+
+
+def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
+    report = FamilyReport(two_level.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    members = two_level.candidates(problem.tile, vector_elems(problem))
+    report.candidates = len(members)
+    found = []
+    if engine == "smt":
+        from . import smt
+        budget.tick(f"{report.family} (z3)", 0, 1)
+        result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, budget.deadline)
+        report.smt = result.proof()
+        report.complete = result.status != "unknown"
+        found = [result.layout] if result.layout is not None else []
+        report.covered = (f"z3 over (B, M, S) of both swizzles, {result.constraints} constraints from "
+                          f"{xor.covered()}: {result.status}")
+    else:
+        failures = xor.failures_many(members)
+        for i in np.flatnonzero(failures == 0).tolist():  # in family order
+            if budget.expired():
+                report.complete = False
+                break
+            budget.tick(report.family, i, len(members))
+            if not xor.refute(members[i]):
+                found.append(members[i])
+                if len(found) == KEEP_PER_FAMILY:
+                    break
+        report.evaluated = len(members)
+        report.covered = (f"enumerated all {len(members)} distinct pairs of admissible CuTe swizzles, each tested "
+                          f"on {xor.covered()}")
+    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members)
+    report.best_excess = kept[0][0] if kept else None
+    return kept, report
+
+
+def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
+    report = FamilyReport(linear.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    targets = xor.targets()
+    terms = linear.all_terms(targets, xor.top)
+    report.candidates = 2 ** len(terms)
+    if not xor.seps:
+        report.covered = "not searched: no pattern reads at most one wavefront with lanes of one size"
+        return [], report
+    found = None
+    if engine == "smt":
+        from . import smt
+        budget.tick(f"{report.family} (z3)", 0, 1)
+        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, budget.deadline)
+        report.smt = result.proof()
+        report.complete = result.status != "unknown"
+        found = result.layout
+        report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
+                          f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}: {result.status}")
+    else:
+        tried, cut, k = 0, False, 0
+        for k in range(len(terms) + 1):
+            for combo in itertools.combinations(terms, k):
+                tried += 1
+                if tried % 1024 == 0 and budget.expired():
+                    cut = True
+                    break
+                layout = linear.XorLinear(combo)
+                if xor.accept(layout):
+                    found = layout
+                    break
+            if found is not None or cut:
+                break
+        report.evaluated = tried
+        report.complete = not cut
+        report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
+                          f"each tested on {xor.covered()}")
+    kept = [(0, found.order, found, "separation")] if found is not None else []
+    report.best_excess = 0 if found is not None else None
+    return kept, report
+
+
+def search_row_interleave(problem: Problem, budget: Budget):
+    report = FamilyReport(row_interleave.FAMILY)
+    members = row_interleave.candidates(problem.tile, vector_elems(problem))
+    report.candidates = len(members)
+    valid = []
+    for i, layout in enumerate(members):
+        if budget.expired():
+            report.complete = False
+            break
+        budget.tick(report.family, i, len(members))
+        if layout.invalid(problem.tile) is None:
+            valid.append(layout)
+        else:
+            report.invalid += 1
+    report.evaluated = len(valid)
+    kept = _measured(problem, valid)
+    report.best_excess = kept[0][0] if kept else None
+    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
+                      f"factor 2 <= k < T: {len(members)} members, {report.invalid} not permutations, "
+                      f"the rest simulated")
+    return kept, report
+
+
+def search_padding(problem: Problem, budget: Budget):
+    """The smallest pitch that needs no swizzle, and the smallest that works with one."""
+    from dataclasses import replace
+    from .families.identity import Identity
+
+    report = FamilyReport(padding.FAMILY)
+    tile = problem.tile
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    report.candidates = len(pitches)
+    plain = swizzled = None
+    closest = []
+    for i, pitch in enumerate(pitches):
+        if budget.expired():
+            report.complete = False
+            break
+        budget.tick(report.family, i, len(pitches))
+        layout = padding.Padded(pitch, Identity())
+        excess = measure(problem, layout).excess
+        report.evaluated += 1
+        if excess == 0:
+            plain = layout
+            break
+        closest.append((excess, layout.order, layout, "exhaustive"))
+        if swizzled is None:
+            padded = _Xor(Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns))
+            first = next((sw for sw in cute.candidates(padded.problem.tile, vector_elems(problem))
+                          if padded.accept(sw)), None)
+            if first is not None:
+                swizzled = padding.Padded(pitch, first)
+    kept = [(0, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]
+    if not kept:
+        kept = sorted(closest, key=lambda t: t[:2])[:1]
+    report.best_excess = kept[0][0] if kept else None
+    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
+                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
+                      f"with a CuTe swizzle of the padded tile" if pitches else "no aligned pitch")
+    return kept, report
+
+
+def search_extended(problem: Problem, budget: Budget, engine: str | None = None):
+    xor = _Xor(problem)
+    found, reports = [], []
+    for family, search in ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear)):
+        kept, report = search(problem, budget, engine or DEFAULT_ENGINE[family], xor)
+        found += kept
+        reports.append(report)
+    for search in (search_row_interleave, search_padding):
+        kept, report = search(problem, budget)
+        found += kept
+        reports.append(report)
+    return found, reports

@@ -1,0 +1,137 @@
+"""`linear`: a general GF(2)-linear XOR swizzle of the logical element offset p.
+
+Each low offset bit t is XORed with a chosen set of higher bits s > t (a *term* (t, s)):
+
+    phys = p ^ XOR over terms (t, s) of (((p >> s) & 1) << t)
+         = p ^ ((p >> d1) & m1) ^ ((p >> d2) & m2) ^ ...      (terms grouped by distance d = s - t)
+
+The matrix is unitriangular (only higher bits flow into lower ones), so the map is a bijection of
+every aligned power-of-two block; on a storage that is not a power of two it must also keep the
+last, partial block inside (checked exactly). Bits below the vector are never targets, so vectors
+stay whole. CuTe's Swizzle<B,M,S> is the member with terms (M+i, M+S+i), i < B; the column XOR of
+"a GF(2^n) multiple of the row" is the member whose terms take row bits into column bits.
+
+Order inside the family: fewest terms (XOR gates), then the sorted term list, smallest first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import Tile, log2
+from .identity import nbits
+
+FAMILY = "linear"
+
+
+@dataclass(frozen=True)
+class XorLinear:
+    terms: tuple[tuple[int, int], ...]  # (target bit, source bit), source > target, sorted
+    family = FAMILY
+
+    def __post_init__(self):
+        assert all(s > t >= 0 for t, s in self.terms) and list(self.terms) == sorted(set(self.terms)), self.terms
+
+    @property
+    def name(self) -> str:
+        by_target: dict[int, list[int]] = {}
+        for t, s in self.terms:
+            by_target.setdefault(t, []).append(s)
+        return "Linear[" + ", ".join(f"b{t}^=" + "^".join(f"b{s}" for s in src)
+                                     for t, src in sorted(by_target.items())) + "]"
+
+    @property
+    def order(self) -> tuple:
+        return (len(self.terms), self.terms)
+
+    def steps(self) -> list[tuple[int, int]]:
+        """(distance, mask) pairs: phys = p ^ XOR of ((p >> distance) & mask)."""
+        masks: dict[int, int] = {}
+        for t, s in self.terms:
+            masks[s - t] = masks.get(s - t, 0) | (1 << t)
+        return sorted(masks.items())
+
+    def apply(self, p):
+        out = p
+        for d, m in self.steps():
+            out = out ^ ((p >> d) & m)
+        return out
+
+    def phys(self, tile: Tile, r, c):
+        return self.apply(r * tile.row_length + c)
+
+    def invalid(self, tile: Tile) -> str | None:
+        return invalid_on_storage(self.apply, self.terms, tile)
+
+    def bases(self, tile: Tile) -> list[int] | None:
+        if not tile.pitch_is_pow2:
+            return None
+        return [self.apply(1 << i) for i in range(nbits(tile))]
+
+    def triton_bases(self, tile: Tile) -> dict | None:
+        return triton_bases(self.apply, tile)
+
+    def cute_form(self):
+        """The equal CuTe Swizzle<B,M,S>, when the terms have that shape (else None)."""
+        steps = self.steps()
+        if len(steps) != 1:
+            return None
+        from .cute import Swizzle
+        shift, mask = steps[0]
+        low = (mask & -mask).bit_length() - 1
+        b = bin(mask).count("1")
+        if mask != ((1 << b) - 1) << low or shift < b:
+            return None
+        return Swizzle(b, low, shift)
+
+    def expression(self, tile: Tile) -> str:
+        p = f"(r * {tile.row_length} + c)"
+        return p + "".join(f" ^ (({p} >> {d}) & {m})" for d, m in self.steps())
+
+    def swizzles(self) -> list[dict]:
+        """One XOR step per distance. All steps read the original p (they are not a chain, hence
+        ``applies_to``); B, M, S where the step's mask is contiguous (a CuTe swizzle alone), else null."""
+        out = []
+        for d, m in self.steps():
+            low, b = (m & -m).bit_length() - 1, bin(m).count("1")
+            cute_like = m == ((1 << b) - 1) << low and d >= b
+            out.append({"B": b if cute_like else None, "M": low if cute_like else None, "S": d if cute_like else None,
+                        "shift": d, "mask": m, "unit": "element", "kind": "xor-mask",
+                        "applies_to": "original offset"})
+        return out
+
+
+def invalid_on_storage(apply, terms, tile: Tile) -> str | None:
+    """A unitriangular XOR map changes only target bits, so it maps each aligned block of
+    2^(top target + 1) elements onto itself; only the last, partial block can leave the storage."""
+    if not terms:
+        return None
+    block = 1 << (max(t for t, _ in terms) + 1)
+    start = tile.size - tile.size % block
+    if start == tile.size:
+        return None
+    p = np.arange(start, tile.size, dtype=np.int64)
+    out = apply(p)
+    bad = np.nonzero(out >= tile.size)[0]
+    if len(bad):
+        i = int(bad[0])
+        return f"not a bijection of the {tile.size}-element storage: offset {int(p[i])} maps to {int(out[i])}"
+    return None
+
+
+def triton_bases(apply, tile: Tile) -> dict | None:
+    """Triton linear-layout style: the physical (row, col) of each logical row bit and column bit."""
+    if not tile.pitch_is_pow2:
+        return None
+    L = tile.row_length
+    out = {}
+    for dim, count, scale in (("row", max(0, (tile.rows - 1).bit_length()), L), ("col", log2(L), 1)):
+        vals = [int(apply(np.int64((1 << k) * scale))) for k in range(count)]
+        out[dim] = [[v // L, v % L] for v in vals]
+    return out
+
+
+def all_terms(targets: list[int], top: int) -> list[tuple[int, int]]:
+    """Every term (t, s) with t a target bit and t < s < top, in the family's order."""
+    return [(t, s) for t in sorted(targets) for s in range(t + 1, top)]

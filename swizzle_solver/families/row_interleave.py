@@ -1,0 +1,100 @@
+"""`row-interleave`: a permutation of rows inside bands of T rows ("treat 8x9 as 4x18").
+
+Logical row r of a band is stored at physical row  (r * k) mod T + r div (T / k)  of the band
+(integer division), and columns are untouched:
+
+    phys = (band * T + (r' * k) mod T + r' div (T div k)) * row_length + c,   r' = r mod T
+
+For k dividing T this is the transpose of a k x (T/k) grid of rows, a permutation. The rule
+published with it claims validity from divisibility alone and is wrong when T is not a multiple of
+k times the block height; here validity is checked exactly: the formula must permute [0, T)
+(``invalid``), and the wavefronts are measured by the simulator, never assumed.
+
+Order inside the family: smaller band T first, then smaller k.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model import Tile, is_pow2, log2
+
+FAMILY = "row-interleave"
+MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
+
+
+@dataclass(frozen=True)
+class RowInterleave:
+    T: int  # rows per band
+    k: int  # interleave factor
+    family = FAMILY
+
+    @property
+    def name(self) -> str:
+        return f"RowInterleave<T={self.T},k={self.k}>"
+
+    @property
+    def order(self) -> tuple:
+        return (self.T, self.k)
+
+    def row_of(self, r):
+        """The physical row of logical row r (ints or numpy arrays)."""
+        local = r % self.T
+        return (r - local) + (local * self.k) % self.T + local // (self.T // self.k)
+
+    def phys(self, tile: Tile, r, c):
+        return self.row_of(r) * tile.row_length + c
+
+    def invalid(self, tile: Tile) -> str | None:
+        if tile.rows % self.T:
+            return f"the {tile.rows} rows are not a whole number of {self.T}-row bands"
+        image = self.row_of(np.arange(self.T))
+        seen: dict[int, int] = {}
+        for r, pr in enumerate(image.tolist()):
+            if pr >= self.T:
+                return f"row {r} would be stored at row {pr}, outside its {self.T}-row band"
+            if pr in seen:
+                return f"rows {seen[pr]} and {r} would both be stored at row {pr}"
+            seen[pr] = r
+        return None
+
+    def bases(self, tile: Tile) -> list[int] | None:
+        return None  # measured by the simulator
+
+    def expression(self, tile: Tile) -> str:
+        """Only + - * << >> & ^ |: mod and div by a power of two are masks and shifts; by any
+        other constant, a multiply-and-shift that is exact for every row of this tile (checked)."""
+        T, q = self.T, self.T // self.k
+        local = "r" if T == tile.rows else _mod("r", T, tile.rows - 1)
+        band = "" if T == tile.rows else f"(r - {local}) + "
+        row = f"({band}{_mod(f'{local} * {self.k}', T, (T - 1) * self.k)} + {_div(local, q, T - 1)})"
+        return f"{row} * {tile.row_length} + c"
+
+    def swizzles(self) -> list[dict]:
+        return [{"kind": "row-permutation", "T": self.T, "k": self.k, "unit": "row"}]
+
+
+def _div(x: str, d: int, xmax: int) -> str:
+    """x div d for 0 <= x <= xmax, in the allowed operators."""
+    if d == 1:
+        return f"({x})"
+    if is_pow2(d):
+        return f"(({x}) >> {log2(d)})"
+    s = xmax.bit_length()
+    while True:  # the first exact magic multiplier (Granlund-Montgomery), checked on every x
+        m = -(-(1 << s) // d)
+        if all((x_ * m) >> s == x_ // d for x_ in range(xmax + 1)):
+            return f"((({x}) * {m}) >> {s})"
+        s += 1
+
+
+def _mod(x: str, d: int, xmax: int) -> str:
+    if is_pow2(d):
+        return f"(({x}) & {d - 1})"
+    return f"(({x}) - {d} * {_div(x, d, xmax)})"
+
+
+def candidates(tile: Tile, vector_elems: int) -> list[RowInterleave]:
+    return [RowInterleave(T, k) for T in range(2, min(tile.rows, MAX_BAND) + 1) if tile.rows % T == 0
+            for k in range(2, T)]

@@ -1,0 +1,71 @@
+"""Conflict-freedom of an XOR-linear layout as a finite set of GF(2) conditions, one per pattern.
+
+A layout L that XORs higher bits of the logical element offset p into lower ones is GF(2)-linear
+on the bits of p, for any pitch: L(p ^ q) = L(p) ^ L(q). Take a pattern whose phases read at
+most one wavefront (lower bound 1) with lanes of one size, and let a *unit* be max(lane, bank
+word) bytes: the bytes of one unit are served together, and the units of a wavefront are told
+apart by their *slot*, bits [u, u + log2(slots)) of the element offset (u = log2 of the unit in
+elements). A phase is then served in one wavefront iff its distinct units have distinct slots,
+i.e. iff for every two lanes with offsets p, q in different units
+
+    slot(L(p ^ q)) != 0.
+
+(Bits below u never flow upwards, as every XOR goes from a higher bit to a lower one, so the slot
+of L(p) depends only on the unit of p.) The set of differences p ^ q over all placements is small
+(for a block pattern it is the span of its varying bits), so one vectorised test decides every
+placement at once, and the same conditions are what the SMT engine (smt.py) solves for.
+Patterns outside this setting (lower bound above 1, mixed lane sizes) have no Separation and
+are measured by the simulator.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .model import BankModel, Pattern, Tile, is_pow2, log2
+
+
+@dataclass(frozen=True, eq=False)
+class Separation:
+    pattern: Pattern
+    unit_shift: int  # u: log2 of the unit in elements
+    slot_mask: int  # slots - 1
+    diffs: np.ndarray  # distinct XORs of the offsets of two lanes of one phase, in different units
+
+    @property
+    def slot_bits(self) -> list[int]:
+        """The element-offset bits that choose the slot."""
+        return [self.unit_shift + j for j in range(self.slot_mask.bit_length())]
+
+    def holds(self, apply) -> bool:
+        """``apply`` (an XOR-linear map on offsets) sends no difference to slot 0."""
+        return not np.any(((apply(self.diffs) >> self.unit_shift) & self.slot_mask) == 0)
+
+
+def slot_bits(tile: Tile, bank_model: BankModel, pattern: Pattern) -> list[int]:
+    """The offset bits that choose the slot of the pattern's widest lanes (where XORs can help)."""
+    unit = max(int(pattern.lane_bytes.max()), bank_model.bank_bytes)
+    if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes:
+        return []
+    u = log2(unit // tile.elem_bytes)
+    return list(range(u, u + log2(bank_model.wavefront_bytes // unit)))
+
+
+def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separation | None:
+    if pattern.lower_bound != 1 or np.any(pattern.lane_bytes != pattern.lane_bytes.flat[0]):
+        return None
+    unit = max(int(pattern.lane_bytes.flat[0]), bank_model.bank_bytes)
+    if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes or not is_pow2(unit // tile.elem_bytes):
+        return None
+    u = log2(unit // tile.elem_bytes)
+    p = (pattern.lane_row * tile.row_length + pattern.lane_col) >> u << u  # (placements, lanes)
+    if pattern.linear_bits(tile) is not None:
+        p = p[:1]  # every placement is a translate of the first by bits it does not vary: same XORs
+    d = (p[:, :, None] ^ p[:, None, :]).ravel()
+    d = np.unique(d[d != 0])
+    return Separation(pattern, u, bank_model.wavefront_bytes // unit - 1, d)
+
+
+def separations(tile: Tile, bank_model: BankModel, patterns) -> list[Separation | None]:
+    return [separation(tile, bank_model, p) for p in patterns]

@@ -1,0 +1,199 @@
+"""The SMT engine (z3, imported here only): the linear and two-level families as constraint problems.
+
+Both families are XOR maps L that are GF(2)-linear on the bits of the logical offset p (any
+pitch: the offsets of the lanes are concrete integers, so r * row_length + c is exact), and a
+pattern with a Separation (separation.py) is conflict-free under L iff slot(L(d)) != 0 for each
+of its differences d. These conditions are the constraints; the answer's family order is found
+by tightening the objective one step at a time, so an UNSAT answer at each step is the proof that
+nothing better exists in the family. What the constraints do not cover (patterns with a lower
+bound above 1 or mixed lane sizes, bijectivity on a storage that is not a power of two) is
+checked on each model by the caller and the model blocked when it fails (counter-example loop).
+Every model returned is re-measured by the simulator like any other answer.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import reduce
+
+import z3
+
+from .families.cute import Swizzle
+from .families.linear import XorLinear, all_terms
+from .families.two_level import TwoLevel
+
+MAX_BLOCKED = 64  # counter-examples (models refuted by the caller) before giving up
+
+
+@dataclass
+class SmtResult:
+    status: str  # "sat", "unsat" (nothing in the family is conflict-free) or "unknown" (timeout)
+    layout: object = None
+    variables: int = 0
+    constraints: int = 0
+    checks: int = 0
+    blocked: int = 0
+    unsat_below: int | None = None  # no conflict-free member with fewer XOR terms / bits than this
+    covered: list[str] = field(default_factory=list)
+
+    def proof(self) -> dict:
+        return {"engine": f"z3 {z3.get_version_string()}", "result": self.status, "variables": self.variables,
+                "constraints": self.constraints, "solver_checks": self.checks, "models_refuted": self.blocked,
+                "no_member_below": self.unsat_below, "covered": self.covered}
+
+
+class _Solver:
+    """A z3 solver that counts its checks and stops at the deadline."""
+
+    def __init__(self, deadline: float | None):
+        self.s = z3.Solver()
+        self.deadline = deadline
+        self.checks = 0
+
+    def check(self, *assumptions) -> z3.CheckSatResult:
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                return z3.unknown
+            self.s.set("timeout", max(1, int(left * 1000)))
+        self.checks += 1
+        return self.s.check(*assumptions)
+
+
+def _xor(items):
+    return reduce(z3.Xor, items) if items else z3.BoolVal(False)
+
+
+def _linear_bit(x: dict, d: int, b: int):
+    """Bit b of L(d), L = identity + the chosen terms (b, s)."""
+    flow = _xor([x[(b, s)] for s in range(b + 1, d.bit_length()) if (d >> s) & 1 and (b, s) in x])
+    return z3.Not(flow) if (d >> b) & 1 else flow
+
+
+def _covered(seps) -> list[str]:
+    return [f"{sep.pattern.spec}: {len(sep.diffs)} lane differences, slot bits "
+            f"{', '.join(f'b{b}' for b in sep.slot_bits)} not all zero" for sep in seps]
+
+
+def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None) -> SmtResult:
+    """The first linear member in family order (fewest terms, then sorted terms) meeting every
+    Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject."""
+    terms = all_terms(targets, top)
+    x = {t: z3.Bool(f"x_{t[0]}_{t[1]}") for t in terms}
+    solver = _Solver(deadline)
+    n = 0
+    for sep in seps:
+        for d in sep.diffs.tolist():
+            solver.s.add(z3.Or([_linear_bit(x, d, b) for b in sep.slot_bits]))
+            n += 1
+    result = SmtResult("unknown", variables=len(terms), constraints=n, covered=_covered(seps))
+    order = [x[t] for t in terms]
+
+    def first_model():
+        """The fewest terms (each UNSAT below is part of the proof), then the first sorted term list."""
+        k = 0
+        while (status := solver.check(z3.AtMost(*order, k))) == z3.unsat:
+            result.unsat_below = k + 1
+            k += 1
+        if status != z3.sat:
+            return None
+        chosen = []
+        solver.s.push()
+        solver.s.add(z3.AtMost(*order, k))
+        for var, term in zip(order, terms):
+            status = solver.check(var)
+            if status == z3.unknown:
+                break
+            solver.s.add(var if status == z3.sat else z3.Not(var))
+            if status == z3.sat:
+                chosen.append(term)
+        solver.s.pop()
+        return None if status == z3.unknown else XorLinear(tuple(chosen))
+
+    def block(layout):
+        solver.s.add(z3.Or([z3.Not(x[t]) if t in layout.terms else x[t] for t in terms]))
+
+    _refine(solver, result, first_model, refute, block)
+    return result
+
+
+def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> None:
+    """Counter-example loop: take the first model in family order; if the caller refutes it, block
+    it and go on. UNSAT at any round proves that no acceptable member exists (every blocked model
+    was refuted); a timeout or too many refuted models leave the result unknown."""
+    while result.blocked < MAX_BLOCKED:
+        status = solver.check()
+        if status == z3.unsat:
+            result.status = "unsat"
+            break
+        layout = first_model() if status == z3.sat else None
+        if layout is None:
+            break
+        if not refute(layout):
+            result.status, result.layout = "sat", layout
+            break
+        result.blocked += 1
+        block(layout)
+    result.checks = solver.checks
+
+
+def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None) -> SmtResult:
+    """The first two-level member in family order meeting every Separation (see two_level.py).
+
+    Unknowns: (B, M, S) of both swizzles, as bit-vectors; the shifts are symbolic, the lane
+    offsets concrete. Objective, tightened in turn: B1 + B2, then B1, M1 (larger first), S1,
+    B2, M2 (larger first), S2."""
+    w = max(8, top.bit_length() + 2, top + 2)
+    names = ("B1", "M1", "S1", "B2", "M2", "S2")
+    v = {nm: z3.BitVec(nm, w) for nm in names}
+    solver = _Solver(deadline)
+    for i in "12":
+        b, m, s = v["B" + i], v["M" + i], v["S" + i]
+        # each bounded first, so that the sum cannot wrap around
+        solver.s.add(z3.ULE(b, top), z3.ULE(m, top), z3.ULE(s, top),
+                     z3.UGE(b, 1), z3.UGE(s, b), z3.UGE(m, vector_bits), z3.ULE(m + s + b, top))
+    solver.s.add(z3.Or(v["B1"] != v["B2"], v["M1"] != v["M2"], v["S1"] != v["S2"]))
+
+    def swz(p, i):
+        b, m, s = v["B" + i], v["M" + i], v["S" + i]
+        mask = ((z3.BitVecVal(1, w) << b) - 1) << m
+        return p ^ (z3.LShR(p, s) & mask)
+
+    n = 0
+    for sep in seps:
+        for d in sep.diffs.tolist():
+            image = swz(swz(z3.BitVecVal(d, w), "1"), "2")
+            solver.s.add(z3.LShR(image, sep.unit_shift) & sep.slot_mask != 0)
+            n += 1
+    result = SmtResult("unknown", variables=6, constraints=n, covered=_covered(seps))
+    total = v["B1"] + v["B2"]
+    goals = ((total, range(2, top + 1)),
+             (v["B1"], range(1, top)), (v["M1"], range(top, -1, -1)), (v["S1"], range(1, top + 1)),
+             (v["B2"], range(1, top)), (v["M2"], range(top, -1, -1)), (v["S2"], range(1, top + 1)))
+
+    def first_model():
+        fixed = []
+        solver.s.push()
+        for goal, values in goals:
+            for value in values:
+                status = solver.check(goal == value)
+                if status != z3.unsat:
+                    break
+            if status != z3.sat:
+                break
+            if goal is total and value > 2:
+                result.unsat_below = value  # no member with fewer XOR bits in all
+            solver.s.add(goal == value)
+            fixed.append(value)
+        solver.s.pop()
+        if status != z3.sat:
+            return None
+        _, b1, m1, s1, b2, m2, s2 = fixed
+        return TwoLevel(Swizzle(b1, m1, s1), Swizzle(b2, m2, s2))
+
+    def block(layout):
+        values = (layout.first.B, layout.first.M, layout.first.S, layout.second.B, layout.second.M, layout.second.S)
+        solver.s.add(z3.Or([v[nm] != val for nm, val in zip(names, values)]))
+
+    _refine(solver, result, first_model, refute, block)
+    return result

@@ -1,0 +1,117 @@
+"""The CLI on the later families: their JSON, --timeout, and bad --timeout input."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DIAGONAL = ["--rows", "32", "--cols", "32", "--access", "row", "--access", "col",
+            "--phases", str(ROOT / "phases" / "main-diagonal-32.toml")]
+TWO_LEVEL = ["--rows", "16", "--cols", "256", "--dtype", "f16", "--access", "8x8",
+             "--phases", str(ROOT / "phases" / "row-as-16x16-f16.toml")]
+INTERLEAVE = ["--rows", "8", "--cols", "9", "--banks", "8", "--access", "4x2"]
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def solve_json(args):
+    out = run(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def evaluate(expression, rows, cols):
+    code = compile(expression, "<expression>", "eval")
+    return np.array([[eval(code, {}, {"r": r, "c": c}) for c in range(cols)] for r in range(rows)])
+
+
+def test_two_level_json():
+    doc = solve_json(TWO_LEVEL)
+    ans = doc["answer"]
+    assert doc["status"] == "conflict-free" and ans["family"] == "two-level"
+    first, second = ans["swizzles"]  # application order
+    phys = evaluate(ans["expression"], 16, 256)
+    p = np.arange(16)[:, None] * 256 + np.arange(256)[None, :]
+    q = p ^ ((p >> first["S"]) & (((1 << first["B"]) - 1) << first["M"]))
+    assert np.array_equal(phys, q ^ ((q >> second["S"]) & (((1 << second["B"]) - 1) << second["M"])))
+    assert len(ans["steps"]) == 2
+    assert doc["search"]["extended"] is True
+    single = next(f for f in doc["proof"]["families"] if f["family"] == "cute")
+    assert not single["reaches_lower_bound"] and single["witness"]["collision"]
+
+
+def test_linear_json_has_terms_bases_and_a_correct_expression():
+    doc = solve_json(DIAGONAL)
+    ans = doc["answer"]
+    assert doc["status"] == "conflict-free" and ans["family"] == "linear"
+    assert ans["xor_terms"] == len(ans["terms"])
+    phys = evaluate(ans["expression"], 32, 32)
+    # the Triton bases span the layout: phys of (r, c) is the XOR of the bases of its set bits
+    bases = ans["triton_bases"]
+    for r in range(32):
+        for c in range(32):
+            row = col = 0
+            for k in range(5):
+                if (r >> k) & 1:
+                    row, col = row ^ bases["row"][k][0], col ^ bases["row"][k][1]
+                if (c >> k) & 1:
+                    row, col = row ^ bases["col"][k][0], col ^ bases["col"][k][1]
+            assert phys[r, c] == row * 32 + col
+    smt = next(f for f in doc["proof"]["families"] if f["family"] == "linear")["smt"]
+    assert smt["result"] == "sat" and smt["no_member_below"] == ans["xor_terms"]
+    two = next(f for f in doc["proof"]["families"] if f["family"] == "two-level")
+    assert not two["reaches_lower_bound"] and "witness" in two
+
+
+def test_row_interleave_json_and_padding_alternative():
+    doc = solve_json(INTERLEAVE)
+    ans = doc["answer"]
+    assert ans["family"] == "row-interleave"
+    phys = evaluate(ans["expression"], 8, 9)
+    assert sorted(phys.ravel().tolist()) == list(range(72))
+    pads = [a for a in doc["alternatives"] if a["family"] == "padding"]
+    assert pads and pads[0]["padding"]["extra_bytes"] == 8 * (pads[0]["padding"]["row_length"] - 9) * 4
+    # padding reaches the same wavefronts but is never the answer over a swizzle that does
+    assert pads[0]["excess_wavefronts"] == 0
+
+
+def test_timeout_prints_the_best_found_and_exits_1():
+    out = run(*DIAGONAL, "--timeout", "0.001", "--json")
+    assert out.returncode == 1, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["status"] == "timeout" and doc["proof"]["proven_minimal"] is False
+    assert doc["answer"]["name"]
+    rich = run(*DIAGONAL, "--timeout", "0.001")
+    assert rich.returncode == 1 and "NOT proven minimal" in rich.stdout
+
+
+def test_bad_timeout_is_an_input_error():
+    for bad in ("0", "-3"):  # a non-number is click's usage error (main's handler)
+        out = run(*INTERLEAVE, "--timeout", bad)
+        assert out.returncode == 2 and out.stdout == ""
+        assert len(out.stderr.strip().splitlines()) == 1 and "--timeout" in out.stderr
+
+
+def test_plain_solve_does_not_import_z3_or_search_further():
+    code = ("import sys; from swizzle_solver.cli import main; rc = main(['--rows', '8', '--cols', '24', "
+            "'--access', '4x2', '--quiet']); assert 'z3' not in sys.modules and "
+            "'swizzle_solver.extended' not in sys.modules; sys.exit(rc)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+
+
+def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():
+    args = ["--rows", "4", "--cols", "5", "--banks", "8", "--access", "4x2"]
+    doc = solve_json(args)
+    ans = doc["answer"]
+    assert ans["family"] == "padding" and ans["excess_wavefronts"] == 0
+    assert ans["padding"]["extra_bytes"] == 4 * (ans["padding"]["row_length"] - 5) * 4
+    assert all(a["excess_wavefronts"] > 0 for a in doc["alternatives"] if a["family"] != "padding")
+    offsets = evaluate(ans["expression"], 4, 5).ravel().tolist()
+    assert len(set(offsets)) == 20 and max(offsets) < 4 * ans["padding"]["row_length"]
+    rich = run(*args)
+    assert rich.returncode == 0 and "extra bytes" in rich.stdout

@@ -1,0 +1,174 @@
+"""The later families (two-level, linear, row interleave, padding) against the simulator.
+
+The simulator is the ground truth: each family's ``phys`` must be what its ``expression`` says,
+``invalid`` must be exactly "not a bijection onto the storage", and the lane-difference test of
+separation.py (what the search and z3 decide with) must agree with the simulator's wavefronts.
+"""
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from swizzle_solver import simulate
+from swizzle_solver.families import cute, identity, linear, padding, row_interleave, two_level
+from swizzle_solver.model import make_problem, make_tile
+from swizzle_solver.search import layout_table, measure
+from swizzle_solver.separation import separations
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def table(tile, layout):
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    return np.asarray(layout.phys(tile, r, c), dtype=np.int64)
+
+
+def expression_table(tile, layout):
+    """Evaluate the C expression in Python, element by element (only + - * << >> & ^ | and literals)."""
+    text = layout.expression(tile)
+    assert set(text) <= set("rc0123456789 ()+-*<>&^|"), text
+    code = compile(text, "<expression>", "eval")
+    return np.array([[eval(code, {}, {"r": r, "c": c}) for c in range(tile.cols)] for r in range(tile.rows)])
+
+
+def check_layout(tile, layout):
+    """expression == phys; invalid() is None exactly when phys permutes the whole storage
+    (padding columns included), and then the tile's elements land on distinct storage elements."""
+    phys = table(tile, layout)
+    assert np.array_equal(expression_table(tile, layout), phys), layout.name
+    width = layout.pitch if layout.family == "padding" else tile.row_length
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(width), indexing="ij")
+    whole = np.sort(np.asarray(layout.phys(tile, r, c)).ravel())
+    bijective = np.array_equal(whole, np.arange(tile.rows * width))
+    assert (layout.invalid(tile) is None) == bijective, (layout.name, layout.invalid(tile))
+    if bijective:
+        assert simulate.is_injective(tile, phys, storage_of(tile, layout))
+
+
+def storage_of(tile, layout):
+    return layout.storage(tile) if hasattr(layout, "storage") else tile.size
+
+
+tiles = st.builds(lambda rows, cols, pad, e: make_tile(rows, cols, cols + pad, e),
+                  st.integers(1, 24), st.integers(1, 40), st.integers(0, 9), st.sampled_from([1, 2, 4, 8]))
+
+
+@SETTINGS
+@given(tiles, st.data())
+def test_linear_phys_expression_and_validity(tile, data):
+    top = max(1, (tile.size - 1).bit_length())
+    terms = linear.all_terms(list(range(top - 1)), top)
+    chosen = data.draw(st.lists(st.sampled_from(terms), max_size=5, unique=True)) if terms else []
+    check_layout(tile, linear.XorLinear(tuple(sorted(chosen))))
+
+
+@SETTINGS
+@given(tiles, st.data())
+def test_two_level_phys_expression_and_validity(tile, data):
+    singles = cute.candidates(tile, 1)
+    if len(singles) < 2:
+        return
+    a, b = data.draw(st.lists(st.sampled_from(singles), min_size=2, max_size=2, unique=True))
+    layout = two_level.TwoLevel(a, b)
+    check_layout(tile, layout)
+    assert np.array_equal(table(tile, layout), b.apply(a.apply(table(tile, identity.Identity()))))
+
+
+@SETTINGS
+@given(st.integers(2, 40), st.integers(1, 5), st.integers(1, 12), st.data())
+def test_row_interleave_phys_expression_and_validity(T, bands, cols, data):
+    tile = make_tile(T * bands, cols, None, 4)
+    k = data.draw(st.integers(2, T)) if T > 2 else 2
+    layout = row_interleave.RowInterleave(T, k)
+    check_layout(tile, layout)
+
+
+@SETTINGS
+@given(tiles, st.integers(1, 16), st.data())
+def test_padding_phys_expression_and_storage(tile, extra, data):
+    pitch = tile.row_length + extra
+    inner_tile = make_tile(tile.rows, tile.cols, pitch, tile.elem_bytes)
+    inners = [identity.Identity()] + cute.candidates(inner_tile, 1)[:20]
+    layout = padding.Padded(pitch, data.draw(st.sampled_from(inners)))
+    check_layout(tile, layout)
+    assert layout.extra_bytes(tile) == tile.rows * (pitch - tile.cols) * tile.elem_bytes
+
+
+def test_row_interleave_validity_edge_cases():
+    # k divides T: the transpose of a k x (T/k) grid of rows, a permutation; up to the search's
+    # bound of 64 rows no other k gives one (the README says so)
+    for T in range(2, row_interleave.MAX_BAND + 1):
+        for k in range(2, T):
+            valid = row_interleave.RowInterleave(T, k).invalid(make_tile(T, 4, None, 4)) is None
+            image = sorted((r * k) % T + r // (T // k) for r in range(T))
+            assert valid == (image == list(range(T))) == (T % k == 0), (T, k)
+    assert row_interleave.RowInterleave(6, 4).invalid(make_tile(6, 4, None, 4))  # row 4 -> 8
+    assert row_interleave.RowInterleave(8, 3).invalid(make_tile(8, 4, None, 4))
+    assert row_interleave.RowInterleave(4, 2).invalid(make_tile(6, 4, None, 4))  # 6 rows: not whole bands
+
+
+def test_row_interleave_divisibility_is_not_enough():
+    """The published rule: k must divide T. T = 4, k = 2 is a permutation, yet 4x2 blocks on the
+    8x9 tile still conflict (T is not a multiple of k x 4 rows); T = 8 is conflict-free."""
+    problem = make_problem(8, 9, ["4x2"], banks=8)
+    assert row_interleave.RowInterleave(4, 2).invalid(problem.tile) is None
+    assert measure(problem, row_interleave.RowInterleave(4, 2)).excess > 0
+    assert measure(problem, row_interleave.RowInterleave(8, 2)).excess == 0
+
+
+# --- the lane-difference test (separation.py) against the simulator ----------------------------
+
+small_problems = st.builds(
+    lambda rows, cols, pad, e, banks, accesses: (rows, cols, cols + pad, e, banks, accesses),
+    st.sampled_from([4, 8, 16]), st.sampled_from([4, 8, 9, 12, 16]), st.sampled_from([0, 1, 4]),
+    st.sampled_from([2, 4]), st.sampled_from([4, 8, 32]),
+    st.lists(st.sampled_from(["row", "col", "4x1", "2x2", "4x2", "2x4", "4x2:2"]), min_size=1, max_size=2,
+             unique=True))
+
+
+def _problem(args):
+    rows, cols, pitch, e, banks, accesses = args
+    try:
+        return make_problem(rows, cols, accesses, pitch, e, banks)
+    except Exception:
+        return None
+
+
+@SETTINGS
+@given(small_problems, st.data())
+def test_separation_agrees_with_the_simulator(args, data):
+    problem = _problem(args)
+    if problem is None:
+        return
+    tile = problem.tile
+    top = max(1, (tile.size - 1).bit_length())
+    terms = linear.all_terms(list(range(top - 1)), top)
+    chosen = data.draw(st.lists(st.sampled_from(terms), max_size=4, unique=True)) if terms else []
+    layout = linear.XorLinear(tuple(sorted(chosen)))
+    if layout.invalid(tile) is not None:
+        return
+    results = measure(problem, layout).results
+    for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
+        if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem, layout)):
+            assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
+
+
+# --- minimality across families (DESIGN.md section 2) -----------------------------------------
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_problems)
+def test_answer_is_first_by_excess_then_family(args):
+    from swizzle_solver.families import FAMILIES
+    from swizzle_solver.search import search_family, solve
+
+    problem = _problem(args)
+    if problem is None:
+        return
+    solution = solve(problem)
+    first_cf = any(kept and kept[0][0] == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
+    assert solution.extended == (not first_cf)
+    everyone = [solution.answer] + solution.alternatives
+    assert all(solution.answer.rank_key <= r.rank_key for r in everyone)
+    if solution.answer.layout.family == "padding":  # only when it is strictly better than any swizzle
+        assert all(r.excess > solution.answer.excess for r in everyone if r.layout.family != "padding")
+    for r in everyone:  # every count is the simulator's
+        assert r.excess == measure(problem, r.layout).excess

@@ -1,0 +1,101 @@
+"""Every SMT claim re-checked by exhaustive enumeration with the simulator, on small tiles.
+
+For the linear family: z3 says UNSAT -> no member (every subset of the possible XOR terms) is
+conflict-free under the simulator; z3 says SAT with w terms -> its model is conflict-free and no
+member with fewer terms is. For the two-level family: z3 and plain enumeration give the same
+answer (or both none). Only the targets that can matter are enumerated: XORing into a bit outside
+the slot bits never changes a word's bank (separation.py), which is why the family has no others.
+"""
+import itertools
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from swizzle_solver import smt
+from swizzle_solver.budget import Budget
+from swizzle_solver.extended import _Xor, search_two_level
+from swizzle_solver.families import linear, two_level
+from swizzle_solver.model import make_problem
+from swizzle_solver.search import measure, vector_elems
+
+MAX_TERMS = 12  # 4096 members, each simulated
+
+
+def diagonal_file(tmp_path, n):
+    lanes = [[t, t, 4] for t in range(n)]
+    path = tmp_path / f"diag{n}.json"
+    path.write_text(json.dumps({"pattern": [{"name": "diagonal", "phases": [lanes]}]}))
+    return str(path)
+
+
+def linear_space(problem):
+    xor = _Xor(problem)
+    targets = xor.targets()
+    return xor, targets, linear.all_terms(targets, xor.top)
+
+
+def check_linear_claim(problem):
+    xor, targets, terms = linear_space(problem)
+    if not xor.seps or len(terms) > MAX_TERMS:
+        return None
+    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute)
+    assert result.status in ("sat", "unsat")
+    fewest = None
+    for k in range(len(terms) + 1):
+        for combo in itertools.combinations(terms, k):
+            layout = linear.XorLinear(combo)
+            if layout.invalid(problem.tile) is None and measure(problem, layout).excess == 0:
+                fewest = k
+                break
+        if fewest is not None:
+            break
+    if result.status == "unsat":
+        assert fewest is None, "z3 said UNSAT but a conflict-free member exists"
+    else:
+        assert measure(problem, result.layout).excess == 0
+        assert len(result.layout.terms) == fewest
+    return result.status
+
+
+def test_linear_unsat_on_8x9_4x2_blocks_is_true():
+    assert check_linear_claim(make_problem(4, 9, ["4x2"], banks=8)) == "unsat"
+
+
+def test_linear_sat_on_the_8x8_diagonal_is_minimal(tmp_path):
+    problem = make_problem(8, 8, ["row", "col"], banks=8, phases_files=[diagonal_file(tmp_path, 8)])
+    assert check_linear_claim(problem) == "sat"
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([4, 8]), st.sampled_from([4, 6, 8, 9]), st.sampled_from([4, 8]),
+       st.lists(st.sampled_from(["row", "col", "2x2", "4x1", "4x2", "2x1:2"]), min_size=1, max_size=2, unique=True))
+def test_linear_claims_against_enumeration(rows, cols, banks, accesses):
+    try:
+        problem = make_problem(rows, cols, accesses, banks=banks)
+    except Exception:
+        return
+    check_linear_claim(problem)
+
+
+@pytest.mark.parametrize("args", [
+    dict(rows=8, cols=9, accesses=["4x2"], banks=8),
+    dict(rows=8, cols=8, accesses=["row", "4x2"], banks=8),
+    dict(rows=16, cols=16, accesses=["8x1", "2x4"], banks=8),
+    dict(rows=8, cols=16, accesses=["col", "row"], banks=8),
+])
+def test_two_level_smt_agrees_with_enumeration(args):
+    problem = make_problem(args["rows"], args["cols"], args["accesses"], banks=args["banks"])
+    xor = _Xor(problem)
+    by_enum, _ = search_two_level(problem, Budget(), "enum", xor)
+    by_smt, report = search_two_level(problem, Budget(), "smt", xor)
+    enum_cf = [lay for ex, _, lay, _ in by_enum if ex == 0]
+    smt_cf = [lay for ex, _, lay, _ in by_smt if ex == 0]
+    assert (enum_cf[0] if enum_cf else None) == (smt_cf[0] if smt_cf else None)
+    for lay in smt_cf:
+        assert measure(problem, lay).excess == 0
+    if not smt_cf:  # the UNSAT claim, against the simulator on every member
+        assert report.smt["result"] == "unsat"
+        for layout in two_level.candidates(problem.tile, vector_elems(problem)):
+            assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess > 0
