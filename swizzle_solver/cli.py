@@ -11,7 +11,6 @@ import re
 import sys
 from typing import List, Optional
 
-import click
 import typer
 
 from . import __version__
@@ -22,6 +21,11 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_mar
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
+
+# Usage errors come from the click that typer runs on: the click package for older typer, a copy
+# vendored as typer._click in recent releases (typer 0.28 no longer depends on click). Take the classes from wherever typer's own BadParameter
+# lives, so both work and click (not one of our dependencies) is never imported by name.
+_click_errors = sys.modules[typer.BadParameter.__module__]
 
 
 def parse_layout(text: str):
@@ -158,13 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
-    except click.exceptions.NoSuchOption as err:
+    except _click_errors.NoSuchOption as err:
         return _fail(f"{err.format_message()} (see swizzle-solve --help)")
-    except click.UsageError as err:
+    except _click_errors.UsageError as err:
         return _fail(f"{err.format_message()} (see swizzle-solve --help)".replace("\n", " "))
-    except click.exceptions.Abort:
+    except typer.Abort:
         return _fail("aborted")
-    except click.ClickException as err:
+    except _click_errors.ClickException as err:
         return _fail(err.format_message().replace("\n", " "))
     except BrokenPipeError:
         return EXIT_OK
