@@ -301,13 +301,14 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
                  elem_bytes: int = 4, banks: int = 32, bank_bytes: int = 4,
                  phases_files: list[str] = ()) -> Problem:
     """The whole problem: `--access` specs first, then the patterns of each `--phases` file."""
-    from .phases import load_phases
-
     tile = make_tile(rows, cols, row_length, elem_bytes)
     bank_model = make_bank_model(banks, bank_bytes)
     if not accesses and not phases_files:
         raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
     patterns = [parse_access(spec, tile, bank_model) for spec in accesses]
-    for path in phases_files:
-        patterns += load_phases(path, tile, bank_model)
+    if phases_files:
+        from .phases import load_phases  # tomllib and friends, only when used
+
+        for path in phases_files:
+            patterns += load_phases(path, tile, bank_model)
     return Problem(tile, bank_model, tuple(patterns))
