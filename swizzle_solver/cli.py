@@ -4,9 +4,7 @@ Exit codes (DESIGN.md section 4): 0 conflict-free (or --check passed, or every b
 expectation); 1 no conflict-free layout / --check failed / a batch expectation failed; 2 bad input,
 with one line on stderr and nothing on stdout.
 """
-from __future__ import annotations
 
-import json
 import re
 import sys
 from typing import List, Optional
@@ -50,6 +48,8 @@ def parse_layout(text: str):
 
 def _emit(doc: dict, json_out: bool, quiet: bool, answer_name: str) -> None:
     if json_out:
+        import json
+
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
         sys.stdout.write(answer_name + "\n")
@@ -144,6 +144,8 @@ def batch_command(
         rows.append({"name": c.name, "answer": solution.answer.layout.name, "status": solution.status,
                      "expected": c.expectation(), "ok": ok})
     if json_out:
+        import json
+
         sys.stdout.write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
     else:
         from .render import print_batch
