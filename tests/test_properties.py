@@ -11,6 +11,7 @@ Checked against it, on random tiles (power-of-two and other pitches, padding, el
 - minimality: on small tiles, every member of none / cute / xor-cols enumerated naively, and the
   solver's answer is the one with the smallest (excess, family, B, -M, S) key.
 """
+import math
 from collections import Counter
 
 import numpy as np
@@ -43,7 +44,7 @@ class Access:
         wavefront = banks * bank_bytes
         if kind == "row":
             m, n, s = 1, min(cols, max(1, wavefront // e)), 1
-            self.spec, self.vector = "row", e
+            self.spec, self.vector = "row" + (f"v{v}" if v else ""), v or e
         elif kind == "col":
             m, n, s = min(rows, banks), 1, 1
             self.spec, self.vector = "col", default_vector(e, pitch * e, e)
@@ -56,7 +57,7 @@ class Access:
         if kind == "row":
             for r in range(rows):
                 for c0 in range(0, cols, n):
-                    self.placements.append([(r, c, 1) for c in range(c0, min(c0 + n, cols))])
+                    self.placements.append([(r, c, step) for c in range(c0, min(c0 + n, cols), step)])
         else:
             for band in range(0, rows, m * s):
                 for j in range(s):
@@ -149,7 +150,12 @@ def problems(draw, max_elems=2048, pitches=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40
                 continue
             accesses.append(Access("col", rows, cols, pitch, e, banks, bank_bytes))
         elif kind == "row":
-            accesses.append(Access("row", rows, cols, pitch, e, banks, bank_bytes))
+            width = min(cols, max(1, banks * bank_bytes // e))
+            # vB must divide every run (the last may be shorter) and the pitch
+            vectors = [v for v in (1, 2, 4, 8, 16)
+                       if v >= e and math.gcd(width * e, cols * e) % v == 0 and (pitch * e) % v == 0]
+            v = draw(st.sampled_from([None, None] + vectors))
+            accesses.append(Access("row", rows, cols, pitch, e, banks, bank_bytes, v=v))
         else:
             m, s = draw(st.sampled_from([(m, s) for m in range(1, rows + 1) for s in range(1, 5)
                                          if rows % (m * s) == 0]))
