@@ -204,7 +204,7 @@ def test_dtype_and_elem_bytes_that_disagree():
 def test_storage_limit_boundary():
     limit_elems = MAX_STORAGE_BYTES // 4
     make_tile(1, limit_elems)  # exactly at the limit: accepted
-    with pytest.raises(InputError, match="limit"):
+    with pytest.raises(InputError, match=f"{MAX_STORAGE_BYTES // 1024} KiB limit"):  # the message names it
         make_tile(1, limit_elems + 1)
 
 
