@@ -11,7 +11,8 @@ and both are printed.
 
 Both run with bytecode caching on, as after `pip install` (PYTHONDONTWRITEBYTECODE is dropped and
 the cache goes to a temporary PYTHONPYCACHEPREFIX, so the checkout is not written to); one
-warm-up run of each fills the cache.
+warm-up run of each fills the cache. OPENBLAS_NUM_THREADS=1 for both (numpy's BLAS threads add
+CPU time at import that has nothing to do with either side).
 
     python3 bench/startup.py [--runs N]
 """
@@ -44,6 +45,7 @@ def argv_of(case: dict) -> list[str]:
 
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "swizzle-solve-bench-pycache")
+ENV["OPENBLAS_NUM_THREADS"] = "1"  # numpy's BLAS threads spin at import: CPU noise, the same for both
 
 
 def cpu_of_children() -> float:
@@ -67,6 +69,10 @@ def main() -> int:
     timed(baseline_cmd)  # warm the file cache and the bytecode cache
     worst_cpu = worst_wall = 0.0
     base_all: list[tuple[float, float]] = []
+    # For reference, interleaved too: the rich modules any table output imports, and nothing else.
+    rich_cmd = [sys.executable, "-c", "import typer, rich, numpy, rich.console, rich.table"]
+    timed(rich_cmd)
+    rich_all: list[tuple[float, float]] = []
     print(f"{'cpu ratio':>9}  {'wall ratio':>10}  {'cpu s':>6}  example")
     for case in cases:
         cmd = [sys.executable, "-m", "swizzle_solver", *argv_of(case)]
@@ -74,6 +80,7 @@ def main() -> int:
         base, solve = [], []
         for _ in range(runs):
             base.append(timed(baseline_cmd))
+            rich_all.append(timed(rich_cmd))
             solve.append(timed(cmd))
         base_all += base
         wall = statistics.median(w for w, _ in solve) / statistics.median(w for w, _ in base)
@@ -82,6 +89,8 @@ def main() -> int:
         print(f"{cpu:9.2f}  {wall:10.2f}  {statistics.median(c for _, c in solve):6.3f}  {case['name']}")
     print(f"baseline (python -c 'import typer, rich, numpy'): median wall {statistics.median(w for w, _ in base_all):.3f} s, "
           f"cpu {statistics.median(c for _, c in base_all):.3f} s; {runs} runs of each, interleaved")
+    rich_cpu = statistics.median(c for _, c in rich_all) / statistics.median(c for _, c in base_all)
+    print(f"for reference, only importing rich.console + rich.table on top of the baseline: cpu ratio {rich_cpu:.2f}")
     print(f"worst ratio: cpu {worst_cpu:.2f}, wall {worst_wall:.2f} (target <= {TARGET}, judged on cpu): "
           f"{'PASS' if worst_cpu <= TARGET else 'FAIL'}")
     return 0 if worst_cpu <= TARGET else 1
