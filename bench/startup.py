@@ -62,7 +62,7 @@ def timed(cmd: list[str]) -> tuple[float, float]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=11)
+    ap.add_argument("--runs", type=int, default=7)
     runs = ap.parse_args().runs
     cases = [c for c in tomllib.loads((ROOT / "examples.toml").read_text())["case"] if c.get("stage", 1) == 1]
     baseline_cmd = [sys.executable, "-c", "import typer, rich, numpy"]
@@ -73,20 +73,23 @@ def main() -> int:
     rich_cmd = [sys.executable, "-c", "import typer, rich, numpy, rich.console, rich.table"]
     timed(rich_cmd)
     rich_all: list[tuple[float, float]] = []
-    print(f"{'cpu ratio':>9}  {'wall ratio':>10}  {'cpu s':>6}  example")
+    print(f"{'cpu ratio':>9}  {'wall ratio':>10}  {'cpu s':>6}  {'--quiet cpu ratio':>17}  example")
     for case in cases:
         cmd = [sys.executable, "-m", "swizzle_solver", *argv_of(case)]
         timed(cmd)
-        base, solve = [], []
+        base, solve, quiet = [], [], []
         for _ in range(runs):
             base.append(timed(baseline_cmd))
             rich_all.append(timed(rich_cmd))
             solve.append(timed(cmd))
+            quiet.append(timed(cmd + ["--quiet"]))  # the same solve without the rich report
         base_all += base
         wall = statistics.median(w for w, _ in solve) / statistics.median(w for w, _ in base)
         cpu = statistics.median(c for _, c in solve) / statistics.median(c for _, c in base)
         worst_cpu, worst_wall = max(worst_cpu, cpu), max(worst_wall, wall)
-        print(f"{cpu:9.2f}  {wall:10.2f}  {statistics.median(c for _, c in solve):6.3f}  {case['name']}")
+        quiet_cpu = statistics.median(c for _, c in quiet) / statistics.median(c for _, c in base)
+        print(f"{cpu:9.2f}  {wall:10.2f}  {statistics.median(c for _, c in solve):6.3f}  {quiet_cpu:17.2f}  "
+              f"{case['name']}")
     print(f"baseline (python -c 'import typer, rich, numpy'): median wall {statistics.median(w for w, _ in base_all):.3f} s, "
           f"cpu {statistics.median(c for _, c in base_all):.3f} s; {runs} runs of each, interleaved")
     rich_cpu = statistics.median(c for _, c in rich_all) / statistics.median(c for _, c in base_all)
