@@ -72,6 +72,14 @@ def test_check(capsys, layout, code):
     assert doc["check"]["passed"] is (code == 0)
 
 
+def test_check_a_layout_that_leaves_the_storage(capsys):
+    # 6 x 8 = 48 elements: Swizzle<1,4,1> sends offsets 32..47 (bit 5 set) to 48..63.
+    code, out, _ = run(capsys, "--rows", "6", "--cols", "8", "--access", "2x1", "--check", "1,4,1", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["check"]["passed"] is False
+    assert isinstance(doc["check"]["invalid"], str) and "bijection" in doc["check"]["invalid"]
+
+
 def test_check_quiet(capsys):
     code, out, _ = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
                        "--check", "none", "-q")
