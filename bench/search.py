@@ -21,16 +21,15 @@ sys.path.insert(0, str(ROOT))
 
 from swizzle_solver import search  # noqa: E402
 from swizzle_solver.families import FAMILIES  # noqa: E402
-from swizzle_solver.model import elem_bytes_of, make_problem  # noqa: E402
+from swizzle_solver.cases import load_cases  # noqa: E402
 
 TARGET = 50.0
 
 
 def problems():
-    cases = [c for c in tomllib.loads((ROOT / "examples.toml").read_text())["case"] if c.get("stage", 1) == 1]
-    return [(c["name"], make_problem(c["rows"], c["cols"], c["access"], c.get("row_length"),
-                                     elem_bytes_of(c.get("dtype"), c.get("elem_bytes")),
-                                     c.get("banks", 32), c.get("bank_bytes", 4))) for c in cases]
+    """(name, problem) of every stage-1 case, built exactly as `batch` builds them."""
+    stage1 = {c["name"] for c in tomllib.loads((ROOT / "examples.toml").read_text())["case"] if c.get("stage", 1) == 1}
+    return [(c.name, c.problem) for c in load_cases(str(ROOT / "examples.toml")) if c.name in stage1]
 
 
 def naive_solve(problem):

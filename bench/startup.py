@@ -3,7 +3,9 @@
 Baseline: ``python -c "import typer, rich, numpy"`` (the least any typer + rich + numpy CLI pays).
 Each example is run as ``python -m swizzle_solver --rows .. --cols .. --access ..`` with the rich
 output (sent to /dev/null); the ratio is median(example) / median(baseline), both measured here,
-interleaved so that machine noise hits both alike. Target: every ratio <= 1.3.
+interleaved so that machine noise hits both alike. Target: every ratio <= 1.3. For comparison it
+also times each example with --quiet (the same solve without the rich report), and a reference
+that only imports rich.console and rich.table on top of the baseline.
 
 Two clocks: wall time, and CPU time (user + system of the child, from getrusage), which is what
 the process itself costs and stays meaningful on a loaded machine; PASS is judged on CPU time,
@@ -38,8 +40,11 @@ def argv_of(case: dict) -> list[str]:
     for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes"):
         if key in case:
             args += [f"--{key.replace('_', '-')}", str(case[key])]
-    for spec in case["access"]:
-        args += ["--access", spec]
+    for key, option in (("access", "--access"), ("phases", "--phases"), ("linear_layout", "--linear-layout")):
+        values = case.get(key, [])
+        for value in [values] if isinstance(values, str) else values:
+            # files are named relative to examples.toml, which is at the root (the cwd)
+            args += [option, value]
     return args
 
 
