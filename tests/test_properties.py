@@ -5,7 +5,8 @@ it re-derives placements, vector widths, lower bounds and layouts from DESIGN.md
 Checked against it, on random tiles (power-of-two and other pitches, padding, element sizes 1 to 8,
 8 to 32 banks) and random patterns:
 
-- every worst and total that ``search.measure`` reports, for random layouts of every family;
+- every worst and total that ``search.measure`` reports, for random layouts of every family, and
+  for explicit phases files of random lanes;
 - the GF(2) fast path ``search.exact_worsts`` wherever it answers;
 - ``search.solve``: its counts, and that its answer is a bijection keeping every vector whole;
 - minimality: on small tiles, every member of none / cute / xor-cols enumerated naively, and the
@@ -293,3 +294,33 @@ def test_gf2_fast_path_answers_on_a_linear_case():
     assert search.exact_worsts(problem, Identity()) == [8, 1]  # 8 rows 256 B apart: the same 4 banks
     assert search.exact_worsts(problem, Swizzle(3, 2, 4)) == [1, 1]
     assert search.exact_worsts(make_problem(32, 40, ["8x4"], elem_bytes=4), Identity()) == [None]
+
+
+@st.composite
+def explicit_phases(draw):
+    """A tile and a phases file's pattern: random aligned lanes, grouped into random phases."""
+    e = draw(st.sampled_from([1, 2, 4, 8]))
+    banks, bank_bytes = draw(st.sampled_from([8, 16, 32])), draw(st.sampled_from([4, 8]))
+    rows, cols = draw(st.sampled_from([1, 4, 8, 16])), draw(st.sampled_from([4, 8, 16, 24, 40, 64]))
+    pitch = cols + draw(st.sampled_from([0, 1, 8]))
+    widths = [v for v in (1, 2, 4, 8, 16) if v >= e and (pitch * e) % v == 0 and v // e <= cols]
+    lane = st.sampled_from(widths).flatmap(lambda v: st.tuples(
+        st.integers(0, rows - 1), st.integers(0, cols // (v // e) - 1).map(lambda k: k * (v // e)), st.just(v)))
+    phases = draw(st.lists(st.lists(lane, min_size=1, max_size=12), min_size=1, max_size=5))
+    return rows, cols, pitch, e, banks, bank_bytes, phases
+
+
+@SETTINGS
+@given(case=explicit_phases(), layout=st.sampled_from([("none", ()), ("cute", (2, 1, 3)), ("cute", (3, 0, 4))]))
+def test_measure_counts_explicit_phases(tmp_path_factory, case, layout):
+    rows, cols, pitch, e, banks, bank_bytes, phases = case
+    path = tmp_path_factory.mktemp("phases") / "p.toml"
+    path.write_text('[[pattern]]\nname = "random"\nphases = [' + ", ".join(
+        "[" + ", ".join(f"[{r}, {c}, {v}]" for r, c, v in phase) + "]" for phase in phases) + "]\n")
+    problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, [str(path)])
+    phys = phys_of(*layout, pitch)
+    costs = [brute_cost([(r, c, v // e) for r, c, v in phase], phys, e, banks, bank_bytes) for phase in phases]
+    largest = max(len({(r, c + k) for r, c, v in phase for k in range(v // e)}) * e for phase in phases)
+    result = search.measure(problem, solver_layout(*layout)).results[0]
+    assert (result.worst, result.total) == (max(costs), sum(costs))
+    assert result.pattern.lower_bound == max(1, -(-largest // (banks * bank_bytes)))
