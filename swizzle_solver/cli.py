@@ -21,8 +21,9 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_mar
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
 
 # Usage errors come from the click that typer runs on: the click package for older typer, a copy
-# vendored as typer._click in recent releases (typer 0.28 no longer depends on click). Take the classes from wherever typer's own BadParameter
-# lives, so both work and click (not one of our dependencies) is never imported by name.
+# vendored as typer._click in recent releases (typer 0.28 no longer depends on click). Take the
+# classes from wherever typer's own BadParameter lives, so both work and click (not one of our
+# dependencies) is never imported by name.
 _click_errors = sys.modules[typer.BadParameter.__module__]
 
 

@@ -132,7 +132,8 @@ def test_eight_bank_model():
 
 
 def test_dtypes():
-    assert [elem_bytes_of(d, None) for d in ("f64", "f32", "tf32", "bf16", "f16", "e4m3", "u8")] == [8, 4, 4, 2, 2, 1, 1]
+    names = ("f64", "f32", "tf32", "bf16", "f16", "e4m3", "u8")
+    assert [elem_bytes_of(d, None) for d in names] == [8, 4, 4, 2, 2, 1, 1]
     assert elem_bytes_of(None, None) == 4 and elem_bytes_of("F16", 2) == 2
 
 
