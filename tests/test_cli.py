@@ -61,8 +61,8 @@ def test_quiet_prints_one_line(capsys):
 @pytest.mark.parametrize("layout,code", [
     ("Swizzle<1,3,3>", 0), ("1,3,3", 0), ("Swizzle<2,3,3>", 0),
     ("none", 1),  # 8 rows of 32 bytes: 2-way conflict unswizzled
-    ("Swizzle<1,0,3>", 1),  # conflict-free banks, but M = 0 splits the 16-byte vectors
-    ("Swizzle<1,3,6>", 1),  # XORs a bit the 8 rows never vary
+    ("Swizzle<1,0,3>", 1),  # M = 0 splits the 16-byte (8-element) vectors: not admissible
+    ("Swizzle<1,3,6>", 1),  # its XOR source, bit 9, is beyond the 256-element tile: a no-op
 ])
 def test_check(capsys, layout, code):
     c, out, err = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
