@@ -4,9 +4,7 @@ Exit codes (DESIGN.md section 4): 0 conflict-free (or --check passed, or every b
 expectation); 1 no conflict-free layout / --check failed / a batch expectation failed; 2 bad input,
 with one line on stderr and nothing on stdout.
 """
-from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass
@@ -22,6 +20,12 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_mar
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
+
+# Usage errors come from the click that typer runs on: the click package for older typer, a copy
+# vendored as typer._click in recent releases (typer 0.28 no longer depends on click). Take the
+# classes from wherever typer's own BadParameter lives, so both work and click (not one of our
+# dependencies) is never imported by name.
+_click_errors = sys.modules[typer.BadParameter.__module__]
 
 
 def parse_layout(text: str):
@@ -84,6 +88,8 @@ def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: P
 
         write(out.svg, figure(problem, layout, doc["answer"]["per_access"], out.show_access))
     if json_out:
+        import json
+
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
         sys.stdout.write(answer_name + "\n")
@@ -225,6 +231,8 @@ def batch_command(
         rows.append({"name": c.name, "answer": solution.answer.layout.name, "status": solution.status,
                      "expected": c.expectation(), "ok": ok})
     if json_out:
+        import json
+
         sys.stdout.write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
     else:
         from .render import print_batch
@@ -245,12 +253,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(err))
     except BrokenPipeError:
         return EXIT_OK
-    except Exception as err:
-        # click's usage errors (typer re-exports or vendors click, depending on its version)
-        if type(err).__name__ == "Abort":
-            return _fail("aborted")
-        if not hasattr(err, "format_message"):
-            raise
+    except typer.Abort:
+        return _fail("aborted")
+    except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
     return code if isinstance(code, int) else EXIT_OK
 

@@ -314,16 +314,19 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
                  elem_bytes: int = 4, banks: int = 32, bank_bytes: int = 4,
                  phases_files: list[str] = (), layout_files: list[str] = ()) -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
-    `--linear-layout` file."""
-    from .phases import load_phases
-    from .triton_layout import load_linear_layout
-
+    `--linear-layout` file (their readers are imported only when used)."""
     tile = make_tile(rows, cols, row_length, elem_bytes)
     bank_model = make_bank_model(banks, bank_bytes)
     if not accesses and not phases_files and not layout_files:
         raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
     patterns = [parse_access(spec, tile, bank_model) for spec in accesses]
-    for path in phases_files:
-        patterns += load_phases(path, tile, bank_model)
-    patterns += [load_linear_layout(path, tile, bank_model) for path in layout_files]
+    if phases_files:
+        from .phases import load_phases
+
+        for path in phases_files:
+            patterns += load_phases(path, tile, bank_model)
+    if layout_files:
+        from .triton_layout import load_linear_layout
+
+        patterns += [load_linear_layout(path, tile, bank_model) for path in layout_files]
     return Problem(tile, bank_model, tuple(patterns))

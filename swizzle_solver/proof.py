@@ -18,6 +18,7 @@ physical offset depend only on the unit bits of the logical one: the matrix belo
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 from . import gf2
@@ -52,28 +53,50 @@ class BankMatrix:
 
 def bank_matrix(tile: Tile, bank_model: BankModel, pattern: Pattern, bases: list[int] | None) -> BankMatrix | None:
     """The bank matrix of ``pattern`` under a layout with GF(2) ``bases`` on element-offset bits."""
+    setup = None if bases is None else _setup(tile, bank_model, pattern)
+    if setup is None:
+        return None
+    kept, indexes, u, slot_bits, word_shift = setup
+    if max(indexes, default=-1) >= len(bases):
+        return None
+    images = [bases[index] >> u for index in indexes]
+    slot_mask = (1 << slot_bits) - 1
+    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept],
+                      columns=[img & slot_mask for img in images],
+                      row_labels=[f"b{j + word_shift}" for j in range(slot_bits)],
+                      full_rank=gf2.rank(images), varying=kept, unit_shift=u)
+
+
+_SETUPS: "weakref.WeakKeyDictionary[Pattern, dict]" = weakref.WeakKeyDictionary()
+
+
+def _setup(tile: Tile, bank_model: BankModel, pattern: Pattern):
+    """What the bank matrix needs besides the layout, once per (pattern, tile, banks): the search
+    builds it for every candidate layout. None when the GF(2) view does not apply."""
+    per_pattern = _SETUPS.setdefault(pattern, {})
+    key = (tile, bank_model)
+    if key not in per_pattern:
+        per_pattern[key] = _compute_setup(tile, bank_model, pattern)
+    return per_pattern[key]
+
+
+def _compute_setup(tile: Tile, bank_model: BankModel, pattern: Pattern):
     varying = pattern.linear_bits(tile)
-    if varying is None or bases is None:
+    if varying is None:
         return None
     e = tile.elem_bytes
     unit = max(pattern.vector_bytes, bank_model.bank_bytes)
     if unit > bank_model.wavefront_bytes or unit < e:
         return None
     u = log2(unit // e)  # element-offset bits below the unit
-    slot_bits = log2(bank_model.wavefront_bytes // unit)
     pitch = log2(tile.row_length)
-    kept, images = [], []
+    kept, indexes = [], []
     for axis, bit in varying:
         index = bit if axis == "c" else bit + pitch
         if index < u:
             continue  # inside one unit: same vector or same word
-        if index >= len(bases):
-            return None
         kept.append((axis, bit))
-        images.append(bases[index] >> u)
-    slot_mask = (1 << slot_bits) - 1
+        indexes.append(index)
+    slot_bits = log2(bank_model.wavefront_bytes // unit)
     word_shift = log2(unit // bank_model.bank_bytes)  # bank bits inside one unit
-    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept],
-                      columns=[img & slot_mask for img in images],
-                      row_labels=[f"b{j + word_shift}" for j in range(slot_bits)],
-                      full_rank=gf2.rank(images), varying=kept, unit_shift=u)
+    return kept, indexes, u, slot_bits, word_shift

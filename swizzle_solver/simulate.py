@@ -8,6 +8,7 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -18,13 +19,13 @@ from .model import BankModel, Pattern, Tile
 
 def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
     """Wavefronts of each row of ``words`` (shape (placements, k)): max distinct words per bank."""
+    n, k = words.shape
     words = np.sort(words, axis=1)
-    first = np.ones(words.shape, dtype=bool)  # the first occurrence of each distinct word
-    first[:, 1:] = words[:, 1:] != words[:, :-1]
-    placement = np.broadcast_to(np.arange(words.shape[0])[:, None], words.shape)
-    key = placement[first] * banks + words[first] % banks
-    counts = np.bincount(key, minlength=words.shape[0] * banks).reshape(words.shape[0], banks)
-    return counts.max(axis=1)
+    first = np.empty((n, k), dtype=bool)  # the first occurrence of each distinct word
+    first[:, 0] = True
+    np.not_equal(words[:, 1:], words[:, :-1], out=first[:, 1:])
+    key = words % banks + (np.arange(n) * banks)[:, None]  # (placement, bank) as one index
+    return np.bincount(key[first], minlength=n * banks).reshape(n, banks).max(axis=1)
 
 
 PhysFn = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (r, c) -> physical element offsets
@@ -35,6 +36,25 @@ def table(phys: np.ndarray) -> PhysFn:
     return lambda r, c: phys[r, c]
 
 
+_ELEMENTS: "weakref.WeakKeyDictionary[Pattern, tuple]" = weakref.WeakKeyDictionary()
+
+
+def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]:
+    """(row, col) of element k of every lane of every placement, shape (placements, lanes, widest lane).
+
+    A narrower lane repeats its last element (same words). Computed once per pattern: the search
+    simulates the same placements under many layouts.
+    """
+    cached = _ELEMENTS.get(pattern)
+    if cached is None or cached[0] != tile.elem_bytes:
+        elems = pattern.lane_bytes // tile.elem_bytes  # elements per lane
+        k = np.arange(int(elems.max()))
+        cols = pattern.lane_col[..., None] + np.minimum(k, elems[..., None] - 1)
+        rows = np.ascontiguousarray(np.broadcast_to(pattern.lane_row[..., None], cols.shape))
+        cached = _ELEMENTS[pattern] = (tile.elem_bytes, rows, cols)
+    return cached[1], cached[2]
+
+
 def lane_words(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: PhysFn,
                placements: np.ndarray | None = None) -> np.ndarray:
     """Every word each placement touches, shape (placements, n): all bytes of all lanes.
@@ -42,17 +62,14 @@ def lane_words(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: PhysFn
     ``placements`` selects some placements by index (the search screens a sample); default all.
     """
     e, bb = tile.elem_bytes, bank_model.bank_bytes
-    rows, cols, nbytes = pattern.lane_row, pattern.lane_col, pattern.lane_bytes
+    rows, cols = lane_elements(tile, pattern)
     if placements is not None:
-        rows, cols, nbytes = rows[placements], cols[placements], nbytes[placements]
-    elems = nbytes // e  # elements per lane
-    k = np.arange(int(elems.max()))
-    # element k of each lane (a narrower lane repeats its last element: same words)
-    cols = cols[..., None] + np.minimum(k, elems[..., None] - 1)
-    offsets = phys(np.broadcast_to(rows[..., None], cols.shape), cols)  # physical element offsets
-    t = np.arange(max(1, e // bb))  # words spanned by one element
-    words = (offsets[..., None] * e + t * bb) // bb
-    return words.reshape(words.shape[0], -1)
+        rows, cols = rows[placements], cols[placements]
+    offsets = phys(rows, cols).reshape(rows.shape[0], -1)  # physical element offsets
+    if e <= bb:  # one word holds bb // e elements (both powers of two)
+        return offsets // (bb // e)
+    span = e // bb  # words spanned by one element
+    return (offsets[..., None] * span + np.arange(span)).reshape(rows.shape[0], -1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +110,7 @@ def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
     flat = phys.ravel()
     if flat.min() < 0 or flat.max() >= size:
         return False
-    return len(np.unique(flat)) == flat.size
+    return int(np.bincount(flat, minlength=tile.size).max()) <= 1  # (np.unique would import numpy.ma)
 
 
 def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:

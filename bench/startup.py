@@ -1,0 +1,109 @@
+"""Start-up: a plain solve of each stage-1 example as a whole process, against the bare imports.
+
+Baseline: ``python -c "import typer, rich, numpy"`` (the least any typer + rich + numpy CLI pays).
+Each example is run as ``python -m swizzle_solver --rows .. --cols .. --access ..`` with the rich
+output (sent to /dev/null); the ratio is median(example) / median(baseline), both measured here,
+interleaved so that machine noise hits both alike. Target: every ratio <= 1.3. For comparison it
+also times each example with --quiet (the same solve without the rich report), and a reference
+that only imports rich.console and rich.table on top of the baseline.
+
+Two clocks: wall time, and CPU time (user + system of the child, from getrusage), which is what
+the process itself costs and stays meaningful on a loaded machine; PASS is judged on CPU time,
+and both are printed.
+
+Both run with bytecode caching on, as after `pip install` (PYTHONDONTWRITEBYTECODE is dropped and
+the cache goes to a temporary PYTHONPYCACHEPREFIX, so the checkout is not written to); one
+warm-up run of each fills the cache. OPENBLAS_NUM_THREADS=1 for both (numpy's BLAS threads add
+CPU time at import that has nothing to do with either side).
+
+    python3 bench/startup.py [--runs N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET = 1.3
+
+
+def argv_of(case: dict) -> list[str]:
+    args = ["--rows", str(case["rows"]), "--cols", str(case["cols"])]
+    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes"):
+        if key in case:
+            args += [f"--{key.replace('_', '-')}", str(case[key])]
+    for key, option in (("access", "--access"), ("phases", "--phases"), ("linear_layout", "--linear-layout")):
+        values = case.get(key, [])
+        for value in [values] if isinstance(values, str) else values:
+            # files are named relative to examples.toml, which is at the root (the cwd)
+            args += [option, value]
+    return args
+
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+ENV["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(), "swizzle-solve-bench-pycache")
+ENV["OPENBLAS_NUM_THREADS"] = "1"  # numpy's BLAS threads spin at import: CPU noise, the same for both
+
+
+def cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one run of cmd."""
+    cpu, start = cpu_of_children(), time.perf_counter()
+    subprocess.run(cmd, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return time.perf_counter() - start, cpu_of_children() - cpu
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    runs = ap.parse_args().runs
+    cases = [c for c in tomllib.loads((ROOT / "examples.toml").read_text())["case"] if c.get("stage", 1) == 1]
+    baseline_cmd = [sys.executable, "-c", "import typer, rich, numpy"]
+    timed(baseline_cmd)  # warm the file cache and the bytecode cache
+    worst_cpu = worst_wall = 0.0
+    base_all: list[tuple[float, float]] = []
+    # For reference, interleaved too: the rich modules any table output imports, and nothing else.
+    rich_cmd = [sys.executable, "-c", "import typer, rich, numpy, rich.console, rich.table"]
+    timed(rich_cmd)
+    rich_all: list[tuple[float, float]] = []
+    print(f"{'cpu ratio':>9}  {'wall ratio':>10}  {'cpu s':>6}  {'--quiet cpu ratio':>17}  example")
+    for case in cases:
+        cmd = [sys.executable, "-m", "swizzle_solver", *argv_of(case)]
+        timed(cmd)
+        base, solve, quiet = [], [], []
+        for _ in range(runs):
+            base.append(timed(baseline_cmd))
+            rich_all.append(timed(rich_cmd))
+            solve.append(timed(cmd))
+            quiet.append(timed(cmd + ["--quiet"]))  # the same solve without the rich report
+        base_all += base
+        wall = statistics.median(w for w, _ in solve) / statistics.median(w for w, _ in base)
+        cpu = statistics.median(c for _, c in solve) / statistics.median(c for _, c in base)
+        worst_cpu, worst_wall = max(worst_cpu, cpu), max(worst_wall, wall)
+        quiet_cpu = statistics.median(c for _, c in quiet) / statistics.median(c for _, c in base)
+        print(f"{cpu:9.2f}  {wall:10.2f}  {statistics.median(c for _, c in solve):6.3f}  {quiet_cpu:17.2f}  "
+              f"{case['name']}")
+    base_wall, base_cpu = statistics.median(w for w, _ in base_all), statistics.median(c for _, c in base_all)
+    print(f"baseline (python -c 'import typer, rich, numpy'): median wall {base_wall:.3f} s, cpu {base_cpu:.3f} s; "
+          f"{runs} runs of each, interleaved")
+    rich_cpu = statistics.median(c for _, c in rich_all) / base_cpu
+    print(f"for reference, only importing rich.console + rich.table on top of the baseline: cpu ratio {rich_cpu:.2f}")
+    print(f"worst ratio: cpu {worst_cpu:.2f}, wall {worst_wall:.2f} (target <= {TARGET}, judged on cpu): "
+          f"{'PASS' if worst_cpu <= TARGET else 'FAIL'}")
+    return 0 if worst_cpu <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,294 @@
+"""The command line (DESIGN.md sections 4 and 5): exit codes, JSON schema, output forms, batch, bad input.
+
+Most runs go through ``cli.main(argv)`` in-process (the same function the entry point calls); a few
+go through ``python -m swizzle_solver`` in a subprocess to cover the real process boundary.
+"""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from swizzle_solver import __version__
+from swizzle_solver.cli import main
+from swizzle_solver.families.cute import Swizzle
+from swizzle_solver.families.identity import Identity
+from swizzle_solver.families.xor_cols import XorCols
+from swizzle_solver.model import make_problem
+from swizzle_solver.search import layout_table
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = str(ROOT / "examples.toml")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def proc(*argv):
+    return subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True,
+                          cwd=ROOT)
+
+
+# --- exit codes and output forms -------------------------------------------------------------------
+
+def test_conflict_free_exits_0_with_rich_output(capsys):
+    code, out, err = run(capsys, "--rows", "8", "--cols", "24", "--access", "4x2")
+    assert code == 0 and err == ""
+    assert "Swizzle" in out or "none" in out
+
+
+def test_conflicts_exit_1_with_best_effort():
+    # f32 float4 reads keep 2 offset bits whole, so no swizzle can spread a 32-row column over 32 banks.
+    r = proc("--rows", "32", "--cols", "64", "--access", "8x4", "--access", "col", "--json")
+    assert r.returncode == 1 and r.stderr == ""
+    doc = json.loads(r.stdout)
+    assert doc["status"] == "conflicts"
+    assert any(a["worst_wavefronts"] > a["lower_bound"] for a in doc["answer"]["per_access"])
+
+
+def test_quiet_prints_one_line(capsys):
+    code, out, err = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8", "--quiet")
+    assert (code, out, err) == (0, "Swizzle<1,3,3>\n", "")
+    code, out, _ = run(capsys, "--rows", "32", "--cols", "33", "--access", "32x1", "-q")
+    assert (code, out) == (0, "none\n")
+
+
+@pytest.mark.parametrize("layout,code", [
+    ("Swizzle<1,3,3>", 0), ("1,3,3", 0), ("Swizzle<2,3,3>", 0),
+    ("none", 1),  # 8 rows of 32 bytes: 2-way conflict unswizzled
+    ("Swizzle<1,0,3>", 1),  # M = 0 splits the 16-byte (8-element) vectors: not admissible
+    ("Swizzle<1,3,6>", 1),  # its XOR source, bit 9, is beyond the 256-element tile: a no-op
+])
+def test_check(capsys, layout, code):
+    c, out, err = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
+                      "--check", layout, "--json")
+    assert (c, err) == (code, "")
+    doc = json.loads(out)
+    assert doc["check"]["passed"] is (code == 0)
+
+
+def test_check_a_layout_that_leaves_the_storage(capsys):
+    # 6 x 8 = 48 elements: Swizzle<1,4,1> sends offsets 32..47 (bit 5 set) to 48..63.
+    code, out, _ = run(capsys, "--rows", "6", "--cols", "8", "--access", "2x1", "--check", "1,4,1", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["check"]["passed"] is False
+    assert isinstance(doc["check"]["invalid"], str) and "bijection" in doc["check"]["invalid"]
+
+
+def test_check_quiet(capsys):
+    code, out, _ = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
+                       "--check", "none", "-q")
+    assert code == 1 and out.count("\n") == 1 and "failed" in out
+
+
+def test_json_prints_only_json(capsys):
+    code, out, err = run(capsys, "--rows", "32", "--cols", "40", "--dtype", "f32", "--access", "8x4", "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out)["answer"]["cute"] == "Swizzle<1,2,3>"
+
+
+def test_python_dash_m_and_version():
+    r = proc("--version")
+    assert (r.returncode, r.stdout, r.stderr) == (0, f"swizzle-solve {__version__}\n", "")
+
+
+def test_determinism():
+    argv = ("--rows", "8", "--cols", "24", "--access", "4x2", "--access", "row")
+    first, second = proc(*argv), proc(*argv)
+    assert first.returncode == 0 and first.stdout and first.stdout == second.stdout
+    a, b = proc(*argv, "--json"), proc(*argv, "--json")
+    assert a.stdout == b.stdout
+
+
+# --- JSON schema (DESIGN.md section 5) -------------------------------------------------------------
+
+OPT_STR = (str, type(None))
+
+
+def check_layout_doc(layout, n_access):
+    assert layout["family"] in ("none", "cute", "xor-cols")
+    assert isinstance(layout["swizzles"], list)
+    assert (layout["swizzles"] == []) == (layout["family"] == "none")
+    for sw in layout["swizzles"]:
+        assert isinstance(sw["B"], int) and isinstance(sw["M"], int) and sw["unit"] == "element"
+        assert isinstance(sw["S"], int) or (sw["S"] is None and layout["family"] != "cute")
+    assert isinstance(layout["cute"], OPT_STR) and isinstance(layout["byte_cute"], OPT_STR)
+    assert (layout["cute"] is None) == (layout["family"] != "cute")
+    assert isinstance(layout["expression"], str)
+    assert len(layout["per_access"]) == n_access
+    for a in layout["per_access"]:
+        assert isinstance(a["spec"], str)
+        for key in ("worst_wavefronts", "total_wavefronts", "lower_bound", "baseline_worst_wavefronts"):
+            assert isinstance(a[key], int) and a[key] >= 1
+
+
+SCHEMA_CASES = [
+    ("--rows", "8", "--cols", "24", "--access", "4x2"),
+    ("--rows", "32", "--cols", "40", "--dtype", "f32", "--access", "8x4", "--access", "row"),
+    ("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--access", "row"),
+    ("--rows", "8", "--cols", "8", "--banks", "8", "--access", "row", "--access", "4x2:2"),
+    ("--rows", "16", "--cols", "24", "--row-length", "27", "--elem-bytes", "2", "--access", "8x1", "--access", "col"),
+    ("--rows", "32", "--cols", "48", "--bank-bytes", "8", "--dtype", "f64", "--access", "4x2"),
+]
+
+
+@pytest.mark.parametrize("argv", SCHEMA_CASES, ids=[" ".join(a) for a in SCHEMA_CASES])
+def test_json_schema(capsys, argv):
+    code, out, _ = run(capsys, *argv, "--json")
+    doc = json.loads(out)
+    assert doc["schema_version"] == 1
+    problem = doc["problem"]
+    for key in ("rows", "cols", "row_length", "elem_bytes", "banks", "bank_bytes"):
+        assert isinstance(problem[key], int)
+    for a in problem["accesses"]:
+        assert isinstance(a["spec"], str)
+        for key in ("rows", "cols", "row_stride", "vector_bytes", "placements", "lower_bound"):
+            assert isinstance(a[key], int) and a[key] >= 1
+    assert doc["status"] in ("conflict-free", "conflicts")
+    assert code == (0 if doc["status"] == "conflict-free" else 1)
+    n = len(problem["accesses"])
+    check_layout_doc(doc["answer"], n)
+    assert isinstance(doc["alternatives"], list)
+    for alt in doc["alternatives"]:
+        check_layout_doc(alt, n)
+    assert doc["proof"]["method"] in ("gf2-rank", "exhaustive", "smt")
+    assert doc["status"] == ("conflict-free" if all(a["worst_wavefronts"] == a["lower_bound"]
+                                                    for a in doc["answer"]["per_access"]) else "conflicts")
+
+
+def layout_of(doc):
+    if doc["family"] == "none":
+        return Identity()
+    sw = doc["swizzles"][0]
+    return Swizzle(sw["B"], sw["M"], sw["S"]) if doc["family"] == "cute" else XorCols(sw["B"], sw["M"], sw["row_shift"])
+
+
+C_EXPRESSION = re.compile(r"^[rc0-9\s()+\-*<>&^|]+$")
+
+
+@pytest.mark.parametrize("argv", SCHEMA_CASES, ids=[" ".join(a) for a in SCHEMA_CASES])
+def test_expression_equals_the_simulated_offsets(capsys, argv):
+    _, out, _ = run(capsys, *argv, "--json")
+    doc = json.loads(out)
+    p = doc["problem"]
+    problem = make_problem(p["rows"], p["cols"], [a["spec"] for a in p["accesses"]], p["row_length"],
+                           p["elem_bytes"], p["banks"], p["bank_bytes"])
+    layouts = [doc["answer"], *doc["alternatives"]]
+    # both expression forms are exercised (runners-up of each family), unless no swizzle is needed
+    assert {x["family"] for x in layouts} >= {"cute", "xor-cols"} or doc["answer"]["family"] == "none"
+    for layout in layouts:
+        expr = layout["expression"]
+        assert C_EXPRESSION.match(expr), expr
+        code = compile(expr, "<expression>", "eval")
+        phys = layout_table(problem, layout_of(layout))
+        got = [[eval(code, {"__builtins__": {}}, {"r": r, "c": c}) for c in range(p["cols"])] for r in range(p["rows"])]
+        assert got == phys.tolist(), layout["expression"]
+
+
+# --- batch -----------------------------------------------------------------------------------------
+
+def test_batch_examples(capsys):
+    code, out, err = run(capsys, "batch", EXAMPLES)
+    assert (code, err) == (0, "") and out
+
+
+def test_batch_json_and_case(capsys):
+    code, out, _ = run(capsys, "batch", EXAMPLES, "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["schema_version"] == 1
+    assert all(isinstance(c["name"], str) and c["ok"] is True and c["result"]["schema_version"] == 1
+               for c in doc["cases"])
+    name = doc["cases"][3]["name"]
+    code, out, _ = run(capsys, "batch", EXAMPLES, "--case", name, "--json")
+    one = json.loads(out)
+    assert code == 0 and [c["name"] for c in one["cases"]] == [name]
+    assert one["cases"][0]["result"] == doc["cases"][3]["result"]
+
+
+def test_batch_failing_expectation(capsys, tmp_path):
+    f = tmp_path / "cases.toml"
+    f.write_text('[[case]]\nname = "good"\nrows = 16\ncols = 16\ndtype = "f16"\naccess = ["8x8"]\n'
+                 'expect = "Swizzle<1,3,3>"\n\n'
+                 '[[case]]\nname = "wrong"\nrows = 16\ncols = 16\ndtype = "f16"\naccess = ["8x8"]\nexpect = "none"\n')
+    code, out, _ = run(capsys, "batch", str(f), "--json")
+    assert code == 1
+    assert [(c["name"], c["ok"]) for c in json.loads(out)["cases"]] == [("good", True), ("wrong", False)]
+    code, _, _ = run(capsys, "batch", str(f), "--case", "good")
+    assert code == 0
+
+
+# --- bad input: exit 2, one line on stderr, nothing on stdout -----------------------------------------
+
+TILE = ("--rows", "8", "--cols", "8")
+BAD = {
+    "rows 0": ("--rows", "0", "--cols", "8", "--access", "8x1"),
+    "rows negative": ("--rows", "-8", "--cols", "8", "--access", "8x1"),
+    "rows float": ("--rows", "2.5", "--cols", "8", "--access", "8x1"),
+    "rows word": ("--rows", "eight", "--cols", "8", "--access", "8x1"),
+    "cols 0": ("--rows", "8", "--cols", "0", "--access", "8x1"),
+    "missing cols": ("--rows", "8", "--access", "8x1"),
+    "pitch below cols": (*TILE, "--row-length", "4", "--access", "8x1"),
+    "unknown dtype": (*TILE, "--dtype", "f128", "--access", "8x1"),
+    "dtype and elem bytes disagree": (*TILE, "--dtype", "f16", "--elem-bytes", "4", "--access", "8x1"),
+    "elem bytes 3": (*TILE, "--elem-bytes", "3", "--access", "8x1"),
+    "banks 24": (*TILE, "--banks", "24", "--access", "8x1"),
+    "bank bytes 3": (*TILE, "--bank-bytes", "3", "--access", "8x1"),
+    "8x": (*TILE, "--access", "8x"),
+    "x2": (*TILE, "--access", "x2"),
+    "0x2": (*TILE, "--access", "0x2"),
+    "4x2:0": (*TILE, "--access", "4x2:0"),
+    "8x1v3": (*TILE, "--access", "8x1v3"),
+    "8x4v32": (*TILE, "--access", "8x4v32"),
+    "block larger than the tile": (*TILE, "--access", "16x1"),
+    "rows not a multiple of the band": ("--rows", "12", "--cols", "8", "--access", "8x1"),
+    "no access": TILE,
+    "tile too large": ("--rows", "1024", "--cols", "1024", "--access", "8x1"),
+    "check malformed": (*TILE, "--access", "8x1", "--check", "Swizzle<1,2>"),
+    "check S below B": (*TILE, "--access", "8x1", "--check", "Swizzle<3,0,2>"),
+    "check word": (*TILE, "--access", "8x1", "--check", "xor"),
+    "json and quiet": (*TILE, "--access", "8x1", "--json", "--quiet"),
+    "unknown option": (*TILE, "--access", "8x1", "--bogus"),
+    "option without value": (*TILE, "--access"),
+    "missing phases file": (*TILE, "--phases", "/nonexistent/phases.toml"),
+    "batch without file": ("batch",),
+    "batch missing file": ("batch", "/nonexistent/examples.toml"),
+    "batch unknown case": ("batch", EXAMPLES, "--case", "no such case"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_input(capsys, name):
+    code, out, err = run(capsys, *BAD[name])
+    assert code == 2
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].strip(), err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", [
+    "this is not toml [[[",
+    "[[case]]\nname = 'x'\nrows = 8\n",  # missing cols
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x']\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = 5\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncolour = 'red'\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\nexpect_status = 'fast'\n",
+    "title = 'no cases'\n",
+])
+def test_batch_malformed_file(capsys, tmp_path, text):
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    code, out, err = run(capsys, "batch", str(f))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["rows word", "unknown option", "8x1v3", "batch missing file"])
+def test_bad_input_as_a_process(name):
+    r = proc(*BAD[name])
+    assert r.returncode == 2 and r.stdout == ""
+    assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr
