@@ -22,6 +22,7 @@ with the fast path is a bug and raises.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -73,13 +74,23 @@ class FamilyReport:
 
 @dataclass
 class Solution:
+    """The answer, re-checked by the simulator; the runners-up and the unswizzled baseline are
+    re-checked when first read (a --quiet solve or a batch prints neither, and need not pay)."""
+
     problem: Problem
     answer: Ranked
-    alternatives: list[Ranked]
-    baseline: Ranked
+    runners_up: list[tuple]  # (excess, layout, method) as the search found them, in rank order
     families: list[FamilyReport] = field(default_factory=list)
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
     timed_out: bool = False
+
+    @cached_property
+    def alternatives(self) -> list[Ranked]:
+        return [recheck(self.problem, *found) for found in self.runners_up]
+
+    @cached_property
+    def baseline(self) -> Ranked:
+        return measure(self.problem, Identity())
 
     @property
     def status(self) -> str:
@@ -217,17 +228,19 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         more, more_reports = search_extended(problem, budget, engine)
         found += more
         reports += more_reports
-    ranked = sorted((recheck(problem, excess, layout, method) for excess, _, layout, method in found),
-                    key=lambda x: x.rank_key)
-    baseline = measure(problem, Identity())
-    if not ranked:  # cut by the time limit before any member was evaluated
-        ranked = [baseline]
+    # Rank on the search's exact counts (recheck insists the simulator agrees), then re-check the
+    # answer now and the runners-up when they are read.
+    order = sorted(found, key=lambda f: (f[0], FAMILY_RANK.get(f[2].family, len(FAMILY_RANK)), f[2].order))
+    ranked = [(excess, layout, method) for excess, _, layout, method in order]
+    if ranked:
+        answer = recheck(problem, *ranked[0])
+    else:  # cut by the time limit before any member was evaluated
+        answer = measure(problem, Identity())
     # Cut by --timeout: the answer is not proven minimal if a family that could still beat it
     # (ranked before it, or any family when it has conflicts) was not covered whole.
-    answer = ranked[0]
     timed_out = (needed and not extended) or any(
         not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1]) for r in reports)
-    return Solution(problem, answer, ranked[1:], baseline, reports, extended, timed_out)
+    return Solution(problem, answer, ranked[1:], reports, extended, timed_out)
 
 
 def check(problem: Problem, layout) -> tuple[Ranked, str | None]:
