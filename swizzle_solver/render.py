@@ -59,14 +59,17 @@ def candidates_view(doc: dict, title: str) -> Group:
                          "excess: sum of worst - lower bound", style="dim"))
 
 
-def _bits_table(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> Table:
-    t = Table(box=box.MINIMAL, title=title, show_edge=False, pad_edge=False, padding=(0, 1))
-    t.add_column("")
-    for label in labels:
-        t.add_column(label, justify="center")
+def _bits_text(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> Text:
+    """A bit matrix as aligned plain text (a rich Table per matrix costs more than the solve)."""
+    width = max(len(x) for x in labels)
+    head = max(len(x) for x in row_labels)
+    out = Text(no_wrap=True)
+    out.append(f"{title}\n", style="italic")
+    out.append(" " * head + " " + " ".join(f"{x:>{width}}" for x in labels) + "\n", style="dim")
     for name, bits in zip(row_labels, rows):
-        t.add_row(name, *[("1" if b else ".") for b in bits])
-    return t
+        out.append(f"{name:>{head}} ", style="dim")
+        out.append(" ".join(f"{'1' if b else '.':>{width}}" for b in bits) + "\n")
+    return out
 
 
 def evidence_view(doc: dict) -> Group:
@@ -95,8 +98,8 @@ def evidence_view(doc: dict) -> Group:
             parts.append(Padding(lines, (1, 0, 0, 0)))
             if gf["varying"]:
                 side = Table.grid(padding=(0, 4))
-                side.add_row(_bits_table(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix"),
-                             _bits_table(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form"))
+                side.add_row(_bits_text(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix"),
+                             _bits_text(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form"))
                 parts.append(Padding(side, (0, 0, 0, 2)))
         else:
             ok = acc["worst_wavefronts"] == acc["lower_bound"]
