@@ -61,9 +61,11 @@ class Outputs:
 def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optional[str], svg: Optional[str],
                json_out: bool, quiet: bool) -> Outputs:
     """Validate every output option before any work, so bad input prints nothing and writes nothing."""
-    from .emit import parse_targets
+    targets: tuple = ()
+    if emit:  # emit.py is only imported when code is asked for (start-up)
+        from .emit import parse_targets
 
-    targets = tuple(parse_targets(emit))
+        targets = tuple(parse_targets(emit))
     show = show or (show_access is not None and svg is None)  # --show-access alone means "show this one"
     if show and (json_out or quiet):
         raise InputError("--show draws in the terminal and cannot go with --json or --quiet: use --svg FILE")
@@ -80,10 +82,12 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
 
 def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: Problem, layout,
           out: Outputs) -> None:
-    from .api import bank_maps, figure, with_emit
+    if out.targets:
+        from .api import with_emit
 
-    with_emit(doc, problem, layout, out.targets)
+        with_emit(doc, problem, layout, out.targets)
     if out.svg is not None:
+        from .api import figure
         from .svg import write
 
         write(out.svg, figure(problem, layout, doc["answer"]["per_access"], out.show_access))
@@ -101,6 +105,7 @@ def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: P
         console = Console()
         pictures = []
         if out.show:
+            from .api import bank_maps
             from .picture import picture
 
             before, after = bank_maps(problem, layout, out.show_access)
