@@ -55,8 +55,8 @@ def candidates_view(doc: dict, title: str) -> Group:
                   *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"])
                     for a in base],
                   str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base)))
-    return Group(t, Text("  cells: worst / total wavefronts over all placements (green: at the lower bound); "
-                         "excess: sum of worst - lower bound", style="dim"))
+    return Group(t, Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
+                         "excess: the sum over accesses of worst - lower bound", style="dim"))
 
 
 def _bits_text(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> Text:
