@@ -25,8 +25,26 @@ from .identity import nbits
 FAMILY = "linear"
 
 
+class OnOffset:
+    """A layout that XORs bits of the logical offset p = r * row_length + c: ``self.apply(p)``.
+
+    Such a map is GF(2)-linear on the offset bits, so its bases are the images of single bits.
+    """
+
+    def phys(self, tile: Tile, r, c):
+        return self.apply(r * tile.row_length + c)
+
+    def bases(self, tile: Tile) -> list[int] | None:
+        if not tile.pitch_is_pow2:
+            return None
+        return [self.apply(1 << i) for i in range(nbits(tile))]
+
+    def triton_bases(self, tile: Tile) -> dict | None:
+        return triton_bases(self.apply, tile)
+
+
 @dataclass(frozen=True)
-class XorLinear:
+class XorLinear(OnOffset):
     terms: tuple[tuple[int, int], ...]  # (target bit, source bit), source > target, sorted
     family = FAMILY
 
@@ -58,19 +76,8 @@ class XorLinear:
             out = out ^ ((p >> d) & m)
         return out
 
-    def phys(self, tile: Tile, r, c):
-        return self.apply(r * tile.row_length + c)
-
     def invalid(self, tile: Tile) -> str | None:
         return invalid_on_storage(self.apply, self.terms, tile)
-
-    def bases(self, tile: Tile) -> list[int] | None:
-        if not tile.pitch_is_pow2:
-            return None
-        return [self.apply(1 << i) for i in range(nbits(tile))]
-
-    def triton_bases(self, tile: Tile) -> dict | None:
-        return triton_bases(self.apply, tile)
 
     def cute_form(self):
         """The equal CuTe Swizzle<B,M,S>, when the terms have that shape (else None)."""

@@ -19,13 +19,13 @@ import numpy as np
 from ..model import Tile
 from . import cute
 from .identity import nbits
-from .linear import invalid_on_storage, triton_bases
+from .linear import OnOffset, invalid_on_storage
 
 FAMILY = "two-level"
 
 
 @dataclass(frozen=True)
-class TwoLevel:
+class TwoLevel(OnOffset):
     first: cute.Swizzle
     second: cute.Swizzle
     family = FAMILY
@@ -44,19 +44,8 @@ class TwoLevel:
     def terms(self) -> list[tuple[int, int]]:
         return [(sw.M + i, sw.M + sw.S + i) for sw in (self.first, self.second) for i in range(sw.B)]
 
-    def phys(self, tile: Tile, r, c):
-        return self.apply(r * tile.row_length + c)
-
     def invalid(self, tile: Tile) -> str | None:
         return invalid_on_storage(self.apply, self.terms(), tile)
-
-    def bases(self, tile: Tile) -> list[int] | None:
-        if not tile.pitch_is_pow2:
-            return None
-        return [self.apply(1 << i) for i in range(nbits(tile))]
-
-    def triton_bases(self, tile: Tile) -> dict | None:
-        return triton_bases(self.apply, tile)
 
     def expression(self, tile: Tile) -> str:
         p = f"(r * {tile.row_length} + c)"
