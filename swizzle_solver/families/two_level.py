@@ -18,7 +18,6 @@ import numpy as np
 
 from ..model import Tile
 from . import cute
-from .identity import nbits
 from .linear import OnOffset, invalid_on_storage
 
 FAMILY = "two-level"
