@@ -61,15 +61,19 @@ def lane_words(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: PhysFn
 
     ``placements`` selects some placements by index (the search screens a sample); default all.
     """
-    e, bb = tile.elem_bytes, bank_model.bank_bytes
     rows, cols = lane_elements(tile, pattern)
     if placements is not None:
         rows, cols = rows[placements], cols[placements]
-    offsets = phys(rows, cols).reshape(rows.shape[0], -1)  # physical element offsets
+    return words_of(tile, bank_model, phys(rows, cols).reshape(rows.shape[0], -1))
+
+
+def words_of(tile: Tile, bank_model: BankModel, offsets: np.ndarray) -> np.ndarray:
+    """The words of physical element offsets (shape (n, k)), row by row: shape (n, k * words per element)."""
+    e, bb = tile.elem_bytes, bank_model.bank_bytes
     if e <= bb:  # one word holds bb // e elements (both powers of two)
         return offsets // (bb // e)
     span = e // bb  # words spanned by one element
-    return (offsets[..., None] * span + np.arange(span)).reshape(rows.shape[0], -1)
+    return (offsets[..., None] * span + np.arange(span)).reshape(offsets.shape[0], -1)
 
 
 @dataclass(frozen=True, eq=False)
