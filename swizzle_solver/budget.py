@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Iterable, Iterator, TypeVar
+
+T = TypeVar("T")
 
 Progress = Callable[[str, int, int], None]  # (family, members done, members in all)
 
@@ -19,3 +21,14 @@ class Budget:
     def tick(self, family: str, done: int, total: int) -> None:
         if self.progress is not None:
             self.progress(family, done, total)
+
+    def walk(self, report, items: Iterable[T]) -> Iterator[tuple[int, T]]:
+        """(index, item) for each item while time remains, reporting progress as the family's;
+        when time runs out first, ``report.complete`` becomes False and the walk stops."""
+        items = list(items)
+        for i, item in enumerate(items):
+            if self.expired():
+                report.complete = False
+                return
+            self.tick(report.family, i, len(items))
+            yield i, item

@@ -128,11 +128,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
                           f"{xor.covered()}: {result.status}")
     else:
         failures = xor.failures_many(members)
-        for i in np.flatnonzero(failures == 0).tolist():  # in family order
-            if budget.expired():
-                report.complete = False
-                break
-            budget.tick(report.family, i, len(members))
+        for _, i in budget.walk(report, np.flatnonzero(failures == 0).tolist()):  # family order
             if not xor.refute(members[i]):
                 found.append(members[i])
                 if len(found) == KEEP_PER_FAMILY:
@@ -191,11 +187,7 @@ def search_row_interleave(problem: Problem, budget: Budget):
     members = row_interleave.candidates(problem.tile, vector_elems(problem))
     report.candidates = len(members)
     valid = []
-    for i, layout in enumerate(members):
-        if budget.expired():
-            report.complete = False
-            break
-        budget.tick(report.family, i, len(members))
+    for _, layout in budget.walk(report, members):
         if layout.invalid(problem.tile) is None:
             valid.append(layout)
         else:
@@ -221,11 +213,7 @@ def search_padding(problem: Problem, budget: Budget):
     report.candidates = len(pitches)
     plain = swizzled = None
     closest = []
-    for i, pitch in enumerate(pitches):
-        if budget.expired():
-            report.complete = False
-            break
-        budget.tick(report.family, i, len(pitches))
+    for _, pitch in budget.walk(report, pitches):
         layout = padding.Padded(pitch, Identity())
         excess = measure(problem, layout).excess
         report.evaluated += 1

@@ -154,11 +154,7 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
     report = FamilyReport(module.FAMILY)
     members = module.candidates(problem.tile, vector_elems(problem))
     exacts = []
-    for i, layout in enumerate(members):
-        if budget.expired():
-            report.complete = False
-            break
-        budget.tick(module.FAMILY, i, len(members))
+    for _, layout in budget.walk(report, members):
         exacts.append(exact_worsts(problem, layout))
     members = members[:len(exacts)]
     # Where the GF(2) path does not apply, bound every member at once from a sample of placements.
