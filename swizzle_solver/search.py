@@ -3,21 +3,30 @@
 Order: fewest total excess wavefronts (sum over patterns of worst - lower bound), then the
 simplest family, then the family's own order (fewest XOR bits, larger M, smaller shift).
 
-Each family is searched whole, by branch and bound:
+Two paths:
 
-1. every candidate gets a lower bound on each pattern's worst cost: exact from the GF(2) bank
-   matrix where the pattern and layout are linear (proof.py), else the simulated worst over a
-   spread sample of placements (a true lower bound: the worst over all is at least that);
-2. candidates are taken in (bound, order); each is checked for validity and then evaluated
-   exactly (simulating every placement where the GF(2) path does not apply), until the next
-   bound is worse than the family's k-th best; the family's best k are kept for the table.
+1. *First conflict-free member* (``first_conflict_free``). Excess 0 beats everything, so when some
+   member of none / cute / xor-cols reaches every lower bound, the answer is the first such
+   member in family order. All members of a family are screened at once (numpy, one row per
+   member): exactly by the lane differences of separation.py where the layout is XOR-linear on
+   offsets and the pattern fits one wavefront, else by simulating a few placements (one is
+   enough where every placement is a coset of the same offset bits: the GF(2) bank matrix is
+   then the same for all). A screen only ever rejects members that do conflict; the members it
+   passes are simulated whole, in order, and the first conflict-free one is the answer.
+2. *Branch and bound* (``search_family``), for the candidates table and when nothing is
+   conflict-free: every candidate gets a lower bound on each pattern's worst cost, exact from
+   the GF(2) bank matrix where the pattern and layout are linear (proof.py), else the simulated
+   worst over a spread sample of placements; candidates are taken in (bound, order), evaluated
+   exactly until the next bound is worse than the family's k-th best, and the best k are kept.
+   After path 1 it runs only when the table is read (``Solution.runners_up``), and must find
+   the same answer (a disagreement raises).
 
-When no member of those first families (none, cute, xor-cols) is conflict-free, the extended
-families are searched too (``extended.py``): two-level, linear, row interleave and padding.
+When no member of those first families is conflict-free, the extended families are searched too
+(``extended.py``): two-level, linear, row interleave and padding.
 
-Everything returned is then measured again by the exhaustive simulator on the layout's full
-table (simulate.py) and checked to be a bijection that keeps vectors whole; a disagreement
-with the fast path is a bug and raises.
+Everything returned is measured by the exhaustive simulator on the layout's full table
+(simulate.py) and checked to be a bijection that keeps vectors whole; a disagreement with a fast
+path is a bug and raises.
 """
 from __future__ import annotations
 
@@ -72,17 +81,37 @@ class FamilyReport:
     smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
 
 
-@dataclass
+@dataclass(eq=False)
 class Solution:
-    """The answer, re-checked by the simulator; the runners-up and the unswizzled baseline are
-    re-checked when first read (a --quiet solve or a batch prints neither, and need not pay)."""
+    """The answer, re-checked by the simulator. The candidates table (runners-up, per-family
+    reports) comes from the branch and bound, run when first read if the answer came from the
+    first-conflict-free path; the runners-up and the baseline are re-checked when first read."""
 
     problem: Problem
     answer: Ranked
-    runners_up: list[tuple]  # (excess, layout, method) as the search found them, in rank order
-    families: list[FamilyReport] = field(default_factory=list)
+    searched: tuple = FAMILIES  # the family modules of the table
+    found: list | None = None  # the table as the branch and bound left it; None: not run yet
+    reports: list | None = None
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
     timed_out: bool = False
+
+    def _table(self) -> tuple[list, list]:
+        if self.found is None:
+            self.found, self.reports = search_families(self.problem, self.searched, Budget())
+            best = ranked_order(self.found)[0]
+            if best[1] != self.answer.layout or best[0] != self.answer.excess:
+                raise AssertionError(f"internal error: the first conflict-free member is {self.answer.layout.name}, "
+                                     f"the branch and bound says {best[1].name} (excess {best[0]})")
+        return self.found, self.reports
+
+    @property
+    def runners_up(self) -> list[tuple]:
+        """(excess, layout, method) as the search found them, in rank order, without the answer."""
+        return [found for found in ranked_order(self._table()[0]) if found[1] != self.answer.layout]
+
+    @property
+    def families(self) -> list[FamilyReport]:
+        return self._table()[1]
 
     @cached_property
     def alternatives(self) -> list[Ranked]:
@@ -142,6 +171,81 @@ def _sampled_worsts(problem: Problem, layouts: list, pattern, placements: np.nda
 def _sample(placements: int) -> np.ndarray:
     spread = np.linspace(0, placements - 1, min(placements, SAMPLE_PLACEMENTS)).astype(np.int64)
     return np.array(sorted(set(spread.tolist())), dtype=np.int64)  # not np.unique: it imports numpy.ma (16 ms)
+
+
+def _stacked(module, params: list[tuple], ndim: int):
+    """One layout whose parameters are arrays of shape (members, 1, ..., 1): the family's formulas
+    are elementwise, so its ``apply`` and ``phys`` give every member's offsets at once (axis 0)."""
+    columns = np.array(params, dtype=np.int64).reshape(len(params), -1).T
+    return module.LAYOUT(*(col.reshape(-1, *[1] * ndim) for col in columns))
+
+
+class Screen:
+    """What every member of a family is screened against, built once per problem.
+
+    Patterns with a separation (separation.py) are decided exactly, all at once: their lane
+    differences are concatenated, each with its pattern's unit shift and slot mask, and a member
+    XOR-linear on offsets passes iff it sends none of them to slot 0. The other patterns (and
+    families that are not XOR-linear on offsets) are screened by simulating a few placements:
+    one where every placement is a coset of the same offset bits under a GF(2)-linear layout
+    (power-of-two pitch), as they then all cost the same; else a spread sample.
+    """
+
+    def __init__(self, problem: Problem):
+        from .separation import separations
+
+        self.problem = problem
+        seps = separations(problem.tile, problem.bank_model, problem.patterns)
+        found = [s for s in seps if s is not None]
+        self.diffs = np.concatenate([s.diffs for s in found]) if found else np.zeros(0, dtype=np.int64)
+        self.unit_shift = np.concatenate([np.full(s.diffs.size, s.unit_shift) for s in found] or [self.diffs])
+        self.slot_mask = np.concatenate([np.full(s.diffs.size, s.slot_mask) for s in found] or [self.diffs])
+        self.separated = [s is not None for s in seps]
+
+    def passes(self, module, params: list[tuple]) -> np.ndarray:
+        """Per member: False when it certainly conflicts; True when it may be conflict-free."""
+        xor_linear = hasattr(module.LAYOUT, "apply")
+        passed = np.ones(len(params), dtype=bool)
+        if xor_linear and self.diffs.size:
+            images = _stacked(module, params, 1).apply(self.diffs)
+            passed &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
+        for pattern, separated in zip(self.problem.patterns, self.separated):
+            if not (separated and xor_linear):
+                passed &= self._sampled_worsts(module, params, pattern) == pattern.lower_bound
+        return passed
+
+    def _sampled_worsts(self, module, params: list[tuple], pattern) -> np.ndarray:
+        tile, bank_model = self.problem.tile, self.problem.bank_model
+        linear = tile.pitch_is_pow2 and pattern.linear_bits(tile) is not None
+        sample = np.array([0]) if linear else _sample(pattern.placements)
+        rows, cols = simulate.lane_elements(tile, pattern)
+        rows, cols = rows[sample], cols[sample]
+        offsets = _stacked(module, params, rows.ndim).phys(tile, rows, cols)
+        offsets = np.broadcast_to(offsets, (len(params), *rows.shape)).reshape(len(params) * len(sample), -1)
+        words = simulate.words_of(tile, bank_model, offsets)
+        return simulate.placement_costs(words, bank_model.banks).reshape(len(params), len(sample)).max(axis=1)
+
+
+def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None) -> Ranked | None:
+    """The first member of ``families``, in DESIGN.md order, that reaches every pattern's lower
+    bound, measured and verified by the simulator; None when there is none (or time ran out)."""
+    budget = budget or Budget()
+    tile, elems = problem.tile, vector_elems(problem)
+    screen = Screen(problem)
+    for module in families:
+        params = module.grid(tile, elems)
+        for i in np.flatnonzero(screen.passes(module, params)).tolist():
+            if budget.expired():
+                return None
+            layout = module.LAYOUT(*params[i])
+            if layout.invalid(tile) is not None:
+                continue
+            phys = layout_table(problem, layout)
+            ranked = Ranked(layout, simulate.simulate(tile, problem.bank_model, problem.patterns, phys), "exhaustive")
+            if ranked.conflict_free:
+                verify(problem, layout, phys)
+                return ranked
+    return None
 
 
 def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
@@ -204,8 +308,8 @@ def measure(problem: Problem, layout, method: str = "exhaustive") -> Ranked:
 def layout_table(problem: Problem, layout) -> np.ndarray:
     """phys[r, c] over the whole tile."""
     tile = problem.tile
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
-    return np.asarray(layout.phys(tile, r, c), dtype=np.int64)
+    r, c = np.arange(tile.rows)[:, None], np.arange(tile.cols)[None, :]  # the formulas broadcast
+    return np.ascontiguousarray(np.broadcast_to(layout.phys(tile, r, c), (tile.rows, tile.cols)), dtype=np.int64)
 
 
 def storage(problem: Problem, layout) -> int:
@@ -213,19 +317,43 @@ def storage(problem: Problem, layout) -> int:
     return layout.storage(problem.tile) if hasattr(layout, "storage") else problem.tile.size
 
 
-def recheck(problem: Problem, excess: int, layout, method: str) -> Ranked:
-    """Measure with the simulator and insist the fast path agreed and the layout is sound."""
-    ranked = measure(problem, layout, method)
-    phys = layout_table(problem, layout)
+def verify(problem: Problem, layout, phys: np.ndarray | None = None) -> None:
+    """Insist the layout is sound: a bijection onto its storage that keeps every vector whole
+    (``phys``: its table, if already built)."""
+    phys = layout_table(problem, layout) if phys is None else phys
     if not simulate.is_injective(problem.tile, phys, storage(problem, layout)):
         raise AssertionError(f"internal error: {layout.name} is not injective on the tile")
     for pattern in problem.patterns:
         if not simulate.admissible(problem.tile, pattern, phys):
             raise AssertionError(f"internal error: {layout.name} splits the vectors of {pattern.spec}")
+
+
+def recheck(problem: Problem, excess: int, layout, method: str) -> Ranked:
+    """Measure with the simulator and insist the fast path agreed and the layout is sound."""
+    phys = layout_table(problem, layout)
+    ranked = Ranked(layout, simulate.simulate(problem.tile, problem.bank_model, problem.patterns, phys), method)
+    verify(problem, layout, phys)
     if ranked.excess != excess:
         raise AssertionError(f"internal error: the search says {layout.name} has excess {excess}, "
                              f"the simulator says {ranked.excess}")
     return ranked
+
+
+def ranked_order(found: list[tuple]) -> list[tuple]:
+    """(excess, layout, method) of everything found, best first in the DESIGN.md order."""
+    order = sorted(found, key=lambda f: (f[0], FAMILY_RANK.get(f[2].family, len(FAMILY_RANK)), f[2].order))
+    return [(excess, layout, method) for excess, _, layout, method in order]
+
+
+def search_families(problem: Problem, families, budget: Budget) -> tuple[list[tuple], list[FamilyReport]]:
+    """Branch and bound over each family: its best few as (excess, order, layout, method), and reports."""
+    found: list[tuple] = []
+    reports = []
+    for module in families:
+        kept, report = search_family(problem, module, budget=budget)
+        reports.append(report)
+        found += kept
+    return found, reports
 
 
 def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
@@ -236,12 +364,10 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     conflict-free; ``engine`` ("smt" or "enum") overrides each extended family's default engine.
     """
     budget = budget or Budget()
-    found: list[tuple] = []
-    reports = []
-    for module in families:
-        kept, report = search_family(problem, module, budget=budget)
-        reports.append(report)
-        found += kept
+    first = first_conflict_free(problem, families, budget)
+    if first is not None:
+        return Solution(problem, first, families)
+    found, reports = search_families(problem, families, budget)
     needed = extend and not any(excess == 0 for excess, *_ in found)
     extended = needed and not budget.expired()
     if extended:
@@ -251,8 +377,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees), then re-check the
     # answer now and the runners-up when they are read.
-    order = sorted(found, key=lambda f: (f[0], FAMILY_RANK.get(f[2].family, len(FAMILY_RANK)), f[2].order))
-    ranked = [(excess, layout, method) for excess, _, layout, method in order]
+    ranked = ranked_order(found)
     if ranked:
         answer = recheck(problem, *ranked[0])
     else:  # cut by the time limit before any member was evaluated
@@ -261,7 +386,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     # (ranked before it, or any family when it has conflicts) was not covered whole.
     timed_out = (needed and not extended) or any(
         not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1]) for r in reports)
-    return Solution(problem, answer, ranked[1:], reports, extended, timed_out)
+    return Solution(problem, answer, families, found, reports, extended, timed_out)
 
 
 def check(problem: Problem, layout) -> tuple[Ranked, str | None]:

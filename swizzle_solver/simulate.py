@@ -119,16 +119,11 @@ def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
 
 def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
     """Every lane's elements stay contiguous and aligned to the lane's size after the layout."""
+    rows, cols = lane_elements(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
     elems = pattern.lane_bytes // tile.elem_bytes
-    first = phys[pattern.lane_row, pattern.lane_col]
-    if np.any(first % elems):
-        return False
-    for k in range(1, int(elems.max())):
-        inside = elems > k
-        cols = np.where(inside, pattern.lane_col + k, pattern.lane_col)
-        if np.any(phys[pattern.lane_row, cols][inside] != first[inside] + k):
-            return False
-    return True
+    got = phys[rows, cols]
+    want = got[..., :1] + np.minimum(np.arange(rows.shape[-1]), elems[..., None] - 1)
+    return not np.any(got[..., 0] % elems) and np.array_equal(got, want)
 
 
 def bank_list(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: np.ndarray, placement: int):

@@ -84,17 +84,23 @@ def bounds(tile: Tile, vector_elems: int) -> str:
     return f"B >= 1, M >= {log2(vector_elems)}, S >= B, M + S + B <= {top} offset bits"
 
 
-def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
-    """Every triple whose YYY bits are inside the storage's offsets and that keeps vectors whole.
+def grid(tile: Tile, vector_elems: int) -> list[tuple[int, int, int]]:
+    """(B, M, S) of every triple whose YYY bits are inside the storage's offsets and that keeps
+    vectors whole, in preference order (fewest bits, larger M, smaller S).
 
     A YYY bit at or above the top offset bit is always 0, so such a triple equals one with
     fewer bits: it can never be minimal.
     """
     top = max(1, (tile.size - 1).bit_length())
     m_min = log2(vector_elems)
-    out = [Swizzle(b, m, s)
-           for b in range(1, top)
-           for m in range(m_min, top)
-           for s in range(b, top)
-           if m + s + b <= top]
-    return sorted(out, key=lambda sw: sw.order)
+    return [(b, m, s)
+            for b in range(1, top)
+            for m in range(top - 2 * b, m_min - 1, -1)  # M + S + B <= top with S >= B
+            for s in range(b, top - m - b + 1)]
+
+
+LAYOUT = Swizzle
+
+
+def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
+    return [Swizzle(*t) for t in grid(tile, vector_elems)]

@@ -14,6 +14,9 @@ class Identity:
     name = "none"
     order = ()
 
+    def apply(self, p):
+        return p
+
     def phys(self, tile: Tile, r, c):
         return r * tile.row_length + c
 
@@ -35,6 +38,13 @@ class Identity:
 def nbits(tile: Tile) -> int:
     """Bits of an element offset in the tile's storage (pitch a power of two)."""
     return log2(tile.row_length) + max(0, (tile.rows - 1).bit_length())
+
+
+def grid(tile: Tile, vector_elems: int) -> list[tuple]:
+    return [()]
+
+
+LAYOUT = Identity
 
 
 def candidates(tile: Tile, vector_elems: int) -> list[Identity]:

@@ -75,14 +75,20 @@ def bounds(tile: Tile, vector_elems: int) -> str:
     return f"M >= {log2(vector_elems)}, M + B <= {col_bits} column bits, a + B <= {row_bits} row bits"
 
 
-def candidates(tile: Tile, vector_elems: int) -> list[XorCols]:
-    """Every (B, M, a) whose XOR source bits exist in the row index and target bits in the column."""
+def grid(tile: Tile, vector_elems: int) -> list[tuple[int, int, int]]:
+    """(B, M, a) of every choice whose XOR source bits exist in the row index and target bits in
+    the column, in preference order (fewest bits, larger M, smaller a)."""
     col_bits = max(0, (tile.cols - 1).bit_length())
     row_bits = max(0, (tile.rows - 1).bit_length())
     m_min = log2(vector_elems)
-    out = [XorCols(b, m, a)
-           for b in range(1, col_bits + 1)
-           for m in range(m_min, col_bits)
-           for a in range(row_bits)
-           if m + b <= col_bits and a + b <= row_bits]
-    return sorted(out, key=lambda x: x.order)
+    return [(b, m, a)
+            for b in range(1, min(col_bits, row_bits) + 1)
+            for m in range(col_bits - b, m_min - 1, -1)  # target bits M .. M+B-1 inside the column
+            for a in range(row_bits - b + 1)]  # source bits a .. a+B-1 inside the row index
+
+
+LAYOUT = XorCols
+
+
+def candidates(tile: Tile, vector_elems: int) -> list[XorCols]:
+    return [XorCols(*t) for t in grid(tile, vector_elems)]
