@@ -206,6 +206,8 @@ class Screen:
         """Per member: False when it certainly conflicts; True when it may be conflict-free."""
         xor_linear = hasattr(module.LAYOUT, "apply")
         passed = np.ones(len(params), dtype=bool)
+        if not params:
+            return passed
         if xor_linear and self.diffs.size:
             images = _stacked(module, params, 1).apply(self.diffs)
             passed &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)

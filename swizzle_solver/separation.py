@@ -53,21 +53,25 @@ def slot_bits(tile: Tile, bank_model: BankModel, pattern: Pattern) -> list[int]:
 
 
 def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separation | None:
-    if pattern.lower_bound != 1 or np.any(pattern.lane_bytes != pattern.lane_bytes.flat[0]):
+    if pattern.lower_bound != 1:
         return None
-    unit = max(int(pattern.lane_bytes.flat[0]), bank_model.bank_bytes)
+    width = int(pattern.lane_bytes[0, 0])
+    unit = max(width, bank_model.bank_bytes)
     if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes or not is_pow2(unit // tile.elem_bytes):
         return None
+    if (pattern.lane_bytes != width).any():
+        return None
     u = log2(unit // tile.elem_bytes)
-    p = (pattern.lane_row * tile.row_length + pattern.lane_col) >> u << u  # (placements, lanes)
+    rows, cols = pattern.lane_row, pattern.lane_col  # (placements, lanes)
     if pattern.linear_bits(tile) is not None:
-        p = p[:1]  # every placement is a translate of the first by bits it does not vary: same XORs
+        # every placement is a translate of the first by bits it does not vary: the same XORs
+        rows, cols = rows[:1], cols[:1]
+    p = (rows * tile.row_length + cols) >> u << u
     d = (p[:, :, None] ^ p[:, None, :]).ravel()
     seen = np.zeros(int(d.max()) + 1, dtype=bool)  # offsets are < 2^20: a bitmap beats sorting millions
     seen[d] = True
     seen[0] = False
-    d = np.flatnonzero(seen)
-    return Separation(pattern, u, bank_model.wavefront_bytes // unit - 1, d)
+    return Separation(pattern, u, bank_model.wavefront_bytes // unit - 1, np.flatnonzero(seen))
 
 
 def separations(tile: Tile, bank_model: BankModel, patterns) -> list[Separation | None]:

@@ -172,3 +172,24 @@ def test_answer_is_first_by_excess_then_family(args):
         assert all(r.excess > solution.answer.excess for r in everyone if r.layout.family != "padding")
     for r in everyone:  # every count is the simulator's
         assert r.excess == measure(problem, r.layout).excess
+
+
+@SETTINGS
+@given(tiles, st.sampled_from([1, 2, 4, 8, 16]))
+def test_grids_list_every_member_in_preference_order(tile, vector_elems):
+    """cute and xor-cols generate their members in order directly (no sort, no filter, as the
+    search reads them at every solve): the same list as filtering the whole box and sorting."""
+    from swizzle_solver.families import xor_cols
+    from swizzle_solver.model import log2
+
+    top = max(1, (tile.size - 1).bit_length())
+    m_min = log2(vector_elems)
+    box = [(b, m, s) for b in range(0, top + 2) for m in range(0, top + 2) for s in range(0, top + 2)]
+    want = sorted([(b, m, s) for b, m, s in box if b >= 1 and m >= m_min and s >= b and m + s + b <= top],
+                  key=lambda x: (x[0], -x[1], x[2]))
+    assert cute.grid(tile, vector_elems) == want
+    col_bits, row_bits = max(0, (tile.cols - 1).bit_length()), max(0, (tile.rows - 1).bit_length())
+    want = sorted([(b, m, a) for b, m, a in box
+                   if b >= 1 and m >= m_min and m + b <= col_bits and a + b <= row_bits],
+                  key=lambda x: (x[0], -x[1], x[2]))
+    assert xor_cols.grid(tile, vector_elems) == want

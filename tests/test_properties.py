@@ -9,6 +9,8 @@ Checked against it, on random tiles (power-of-two and other pitches, padding, el
   for explicit phases files of random lanes;
 - the GF(2) fast path ``search.exact_worsts`` wherever it answers;
 - ``search.solve``: its counts, and that its answer is a bijection keeping every vector whole;
+- the screen of the first-conflict-free path: it never rejects a conflict-free member, and is
+  exact where the lane-difference conditions apply;
 - minimality: on small tiles, every member of none / cute / xor-cols enumerated naively, and the
   solver's answer is the one with the smallest (excess, family, B, -M, S) key.
 """
@@ -233,6 +235,34 @@ def test_solve_answer_is_measured_right_and_sound(data):
     assert is_valid(family, params, t.rows, t.cols, t.row_length)
     assert keeps_vectors(accesses, phys, t.elem_bytes)
     assert solution.status == ("conflict-free" if solution.answer.excess == 0 else "conflicts")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_screen_never_rejects_a_conflict_free_member(data):
+    """The first-conflict-free path's screen, member by member, against the brute-force counter:
+    a member it rejects must conflict; where every pattern has lane differences (separation.py)
+    the screen is exact for the XOR-linear families (none, cute), so it passes exactly the
+    conflict-free members."""
+    from swizzle_solver.families import cute, identity, xor_cols
+
+    problem, accesses = data.draw(problems(max_elems=512))
+    t, bm = problem.tile, problem.bank_model
+    screen = search.Screen(problem)
+    elems = search.vector_elems(problem)
+    for module in (identity, cute, xor_cols):
+        params = module.grid(t, elems)[:40]
+        passed = screen.passes(module, params)
+        for member, ok in zip(params, passed.tolist()):
+            family = module.FAMILY
+            if not is_valid(family, member, t.rows, t.cols, t.row_length):
+                continue
+            phys = phys_of(family, member, t.row_length)
+            free = all(brute_worst_total(a, phys, t.elem_bytes, bm.banks, bm.bank_bytes)[0] == a.lower_bound
+                       for a in accesses)
+            assert ok or not free, (family, member)
+            if family != "xor-cols" and all(screen.separated):
+                assert ok == free, (family, member)
 
 
 def naive_minimum(problem, accesses):
