@@ -1,13 +1,93 @@
-"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts only."""
+"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts only.
+
+Tables are aligned rich ``Text`` lines (``columns`` and ``table`` below), drawn like rich's
+``box.SIMPLE_HEAD`` tables: a plain solve then never imports ``rich.table`` (with ``fractions`` and
+``decimal``) and draws its report in a fraction of the time (start-up, bench/startup.py). A table's
+lines are never wrapped or cropped: on a terminal narrower than a table the terminal folds the long
+lines, and a file gets them whole. Prose is wrapped to the console width, indented lines with their
+indent.
+"""
 from __future__ import annotations
 
-from rich import box
+from typing import Collection, Iterable, Sequence
+
 from rich.console import Console, Group
-from rich.padding import Padding
-from rich.table import Table
+from rich.segment import Segment
 from rich.text import Text
 
 OK, BAD = "green", "red"
+
+
+def columns(rows: Sequence[Sequence[str | Text]], right: Collection[int] = (), sep: str = "   ",
+            indent: str = "") -> list[Text]:
+    """Each row as one Text line: every cell padded to the widest cell of its column (right-justified
+    in the columns whose index is in ``right``, left-justified in the others), ``sep`` between
+    columns, ``indent`` before the first. Styles are kept; every line has the same width."""
+    cells = [[c if isinstance(c, Text) else Text(c) for c in row] for row in rows]
+    widths = [max(c.cell_len for c in column) for column in zip(*cells)]
+    lines = []
+    for row in cells:
+        line = Text(indent)
+        for i, (cell, width) in enumerate(zip(row, widths)):
+            pad = " " * (width - cell.cell_len)
+            if i:
+                line.append(sep)
+            if i in right:
+                line.append(pad)
+                line.append(cell)
+            else:
+                line.append(cell)
+                line.append(pad)
+        lines.append(line)
+    return lines
+
+
+def lines_text(lines: Iterable[Text]) -> Text:
+    """Lines as one Text, trailing spaces dropped, never wrapped or cropped (print with crop=False)."""
+    out = Text(no_wrap=True, overflow="ignore")
+    for i, line in enumerate(lines):
+        line.rstrip()
+        out.append("\n" if i else "")
+        out.append(line)
+    return out
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str | Text]],
+          right: Collection[int] = ()) -> Group:
+    """A titled table, as rich draws a Table with box.SIMPLE_HEAD: the title (italic), a blank line,
+    the header (bold), a rule of ─ under it, one line per row, then a blank line."""
+    head, *body = columns([[Text(h, style="bold") for h in header], *rows], right, indent="  ")
+    return Group(lines_text([Text(title, style="italic"), Text(), head]), _Rule(head.cell_len),
+                 lines_text([*body, Text()]))
+
+
+class _Rule:
+    """A table's rule: one column past its widest line, as rich draws it, or the console's width if that
+    is narrower (a rule folded by the terminal would read as several)."""
+
+    def __init__(self, width: int):
+        self.width = width
+
+    def __rich_console__(self, console: Console, options):
+        yield Segment(" " + "─" * min(self.width, options.max_width - 1))
+        yield Segment.line()
+
+
+class Wrapped:
+    """Text wrapped to the console width, every line indented by ``indent`` columns (the wrapped ones
+    too) and without trailing spaces: rich.padding.Padding, for less, and what a bare Text does but
+    for the spaces rich leaves where it breaks a line."""
+
+    def __init__(self, text: Text | str, indent: int = 0):
+        self.text, self.indent = Text(text) if isinstance(text, str) else text, indent
+
+    def __rich_console__(self, console: Console, options):
+        pad = Segment(" " * self.indent)
+        for line in self.text.wrap(console, max(1, options.max_width - self.indent)):
+            line.rstrip()
+            yield pad
+            yield from line.render(console)
+            yield Segment.line()
 
 
 def _wf(worst: int, total: int, lower: int) -> Text:
@@ -23,62 +103,56 @@ def problem_view(doc: dict) -> Group:
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
     )
-    t = Table(box=box.SIMPLE_HEAD, title="Access patterns (all must be fast at once)", title_justify="left")
-    for col in ("access", "one placement reads", "vector", "placements", "lower bound"):
-        t.add_column(col, justify="right" if col in ("vector", "placements", "lower bound") else "left")
+    rows = []
     for a in p["accesses"]:
         per = a.get("phases_per_placement", 1)
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
-        t.add_row(a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
-                  f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else ""))
-    return Group(head, t)
+        rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
+                     f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
+    return Group(head, table("Access patterns (all must be fast at once)",
+                             ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
+                             right={2, 3, 4}))
 
 
 def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
-    t = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left")
-    t.add_column("")
-    t.add_column("layout")
-    t.add_column("family")
-    for s in specs:
-        t.add_column(s, justify="right")
-    t.add_column("excess", justify="right")
-    rows = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
-    for mark, lay in rows:
+    layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
+    rows = []
+    for mark, lay in layouts:
         cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"]) for a in lay["per_access"]]
         name = lay["name"] + (f" (+{lay['padding']['extra_bytes']} B)" if lay.get("padding") else "")
-        t.add_row(mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
-                  str(lay["excess_wavefronts"]))
+        rows.append([mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
+                     str(lay["excess_wavefronts"])])
     base = doc["answer"]["per_access"]
-    if all(lay["family"] != "none" for _, lay in rows):
-        t.add_row("", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
-                  *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"])
-                    for a in base],
-                  str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base)))
-    return Group(t, Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
-                         "excess: the sum over accesses of worst - lower bound", style="dim"))
+    if all(lay["family"] != "none" for _, lay in layouts):
+        rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
+                     *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"])
+                       for a in base],
+                     str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base))])
+    numeric = range(3, 4 + len(specs))  # the per-access cells and the excess
+    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric),
+                 Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
+                      "excess: the sum over accesses of worst - lower bound", style="dim"))
 
 
-def _bits_text(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> Text:
-    """A bit matrix as aligned plain text (a rich Table per matrix costs more than the solve)."""
+def _bits_lines(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> list[Text]:
+    """A bit matrix as aligned lines: its title, the column labels, one line per row."""
     width = max(len(x) for x in labels)
     head = max(len(x) for x in row_labels)
-    out = Text(no_wrap=True)
-    out.append(f"{title}\n", style="italic")
-    out.append(" " * head + " " + " ".join(f"{x:>{width}}" for x in labels) + "\n", style="dim")
+    lines = [Text(title, style="italic"),
+             Text(" " * head + " " + " ".join(f"{x:>{width}}" for x in labels), style="dim")]
     for name, bits in zip(row_labels, rows):
-        out.append(f"{name:>{head}} ", style="dim")
-        out.append(" ".join(f"{'1' if b else '.':>{width}}" for b in bits) + "\n")
-    return out
+        lines.append(Text.assemble((f"{name:>{head}} ", "dim"), " ".join(f"{'1' if b else '.':>{width}}" for b in bits)))
+    return lines
 
 
 def evidence_view(doc: dict) -> Group:
     proof = doc["proof"]
     parts: list = [Text.assemble(("Evidence", "bold underline"), f" for {proof['layout']}")]
     if any("gf2" in acc for acc in proof["accesses"]):
-        parts.append(Text("GF(2) bank matrix: one column per index bit that varies inside a phase (r = row bit, "
-                        "c = column bit), one row per bank bit of the word address (b0 = lowest); a 1 means "
-                          "the bit flips that bank bit.", style="dim"))
+        parts.append(Wrapped(Text("GF(2) bank matrix: one column per index bit that varies inside a phase (r = row "
+                                  "bit, c = column bit), one row per bank bit of the word address (b0 = lowest); a "
+                                  "1 means the bit flips that bank bit.", style="dim")))
     for acc in proof["accesses"]:
         gf = acc.get("gf2")
         lines = Text()
@@ -94,30 +168,29 @@ def evidence_view(doc: dict) -> Group:
                              "in every placement", style=OK)
             else:
                 deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - len(gf["bank_bits"]))
-                lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement", style=BAD)
-            parts.append(Padding(lines, (1, 0, 0, 0)))
+                lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement",
+                             style=BAD)
+            parts += [Text(), Wrapped(lines)]
             if gf["varying"]:
-                side = Table.grid(padding=(0, 4))
-                side.add_row(_bits_text(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix"),
-                             _bits_text(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form"))
-                parts.append(Padding(side, (0, 0, 0, 2)))
+                matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
+                rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
+                parts += [lines_text(columns(list(zip(matrix, rref)), sep="    ", indent="  ")), Text()]
         else:
             ok = acc["worst_wavefronts"] == acc["lower_bound"]
             lines.append(f"exhaustive check of all {acc['placements_checked']} placements: worst "
                          f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}",
                          style=OK if ok else BAD)
-            parts.append(Padding(lines, (1, 0, 0, 0)))
+            parts += [Text(), Wrapped(lines)]
         lanes = acc["worst_placement"]["lanes"]
         shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
         more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
-        parts.append(Padding(Text(f"worst placement, lane (row,col) -> banks: {shown}{more}", style="dim"),
-                             (0, 0, 0, 2)))
+        parts.append(Wrapped(Text(f"worst placement, lane (row,col) -> banks: {shown}{more}", style="dim"), 2))
         col = acc.get("collision")
         if col:
             a, b = col["a"], col["b"]
-            parts.append(Padding(Text(
+            parts.append(Wrapped(Text(
                 f"collision: ({a['row']},{a['col']}) word {a['word']} and ({b['row']},{b['col']}) word {b['word']} "
-                f"are both in bank {col['bank']}", style=BAD), (0, 0, 0, 2)))
+                f"are both in bank {col['bank']}", style=BAD), 2))
     return Group(*parts)
 
 
@@ -127,8 +200,8 @@ def families_view(doc: dict) -> Group | None:
     search = doc.get("search") or {}
     if not search.get("extended"):
         return None
-    parts: list = [Text.assemble(("Families", "bold underline"),
-                                 f" (searched beyond none / cute / xor-cols: {search['extended_reason']})")]
+    parts: list = [Wrapped(Text.assemble(("Families", "bold underline"),
+                                         f" (searched beyond none / cute / xor-cols: {search['extended_reason']})"))]
     for f in doc["proof"]["families"]:
         line = Text()
         line.append(f"{f['family']}: ", style="bold")
@@ -143,50 +216,47 @@ def families_view(doc: dict) -> Group | None:
                         style=BAD)
         if not f["complete"]:
             line.append(" (cut by the time limit: not covered whole)", style=BAD)
-        parts.append(line)
-        parts.append(Padding(Text(f"covered: {f['covered']}", style="dim"), (0, 0, 0, 2)))
+        parts.append(Wrapped(line))
+        parts.append(Wrapped(Text(f"covered: {f['covered']}", style="dim"), 2))
         smt = f.get("smt")
         if smt and smt.get("no_member_below"):
-            parts.append(Padding(Text(f"z3: no conflict-free member with fewer than {smt['no_member_below']} "
-                                      f"XOR {'terms' if f['family'] == 'linear' else 'bits'} (unsat)",
-                                      style="dim"), (0, 0, 0, 2)))
+            parts.append(Wrapped(Text(f"z3: no conflict-free member with fewer than {smt['no_member_below']} "
+                                       f"XOR {'terms' if f['family'] == 'linear' else 'bits'} (unsat)", style="dim"), 2))
         col = (f.get("witness") or {}).get("collision")
         if col:
             a, b = col["a"], col["b"]
             w = f["witness"]
-            parts.append(Padding(Text(
+            parts.append(Wrapped(Text(
                 f"witness ({w['layout']}, {w['access']}): ({a['row']},{a['col']}) word {a['word']} and "
-                f"({b['row']},{b['col']}) word {b['word']} share bank {col['bank']}", style="dim"), (0, 0, 0, 2)))
+                f"({b['row']},{b['col']}) word {b['word']} share bank {col['bank']}", style="dim"), 2))
     return Group(*parts)
 
 
 def code_view(doc: dict) -> Group:
     ans = doc["answer"]
-    t = Table.grid(padding=(0, 2))
-    t.add_column(style="bold")
-    t.add_column()
+    rows: list[tuple[str, str]] = []
     if ans["family"] == "none":
-        t.add_row("CuTe", "no swizzle: use the plain row-major layout")
+        rows.append(("CuTe", "no swizzle: use the plain row-major layout"))
     if ans["family"] == "two-level":
         first, second = ans["name"].split(" then ")
-        t.add_row("CuTe", f"{first}, then {second}  (two swizzles on element offsets, in this order)")
-        for i, step in enumerate(ans["steps"]):
-            t.add_row("C steps" if i == 0 else "", step)
+        rows.append(("CuTe", f"{first}, then {second}  (two swizzles on element offsets, in this order)"))
+        rows += [("C steps" if i == 0 else "", step) for i, step in enumerate(ans["steps"])]
     if ans["family"] == "linear":
-        t.add_row("XOR terms", Text(f"{ans['xor_terms']}: " + ", ".join(
+        rows.append(("XOR terms", f"{ans['xor_terms']}: " + ", ".join(
             f"bit {x['target_bit']} ^= bit {x['source_bit']}" for x in ans["terms"])))
     if ans.get("triton_bases"):
         tb = ans["triton_bases"]
-        t.add_row("Triton", Text(f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
+        rows.append(("Triton", f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
     if ans["family"] == "padding":
         pad = ans["padding"]
-        t.add_row("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory")
+        rows.append(("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory"))
     if ans["cute"]:
-        t.add_row("CuTe", f"{ans['cute']}  (on element offsets)")
+        rows.append(("CuTe", f"{ans['cute']}  (on element offsets)"))
         mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
-        t.add_row("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}")
-    t.add_row("C", f"phys(r, c) = {ans['expression']}")
-    return Group(Text("Code", style="bold underline"), t)
+        rows.append(("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}"))
+    rows.append(("C", f"phys(r, c) = {ans['expression']}"))
+    return Group(Text("Code", style="bold underline"),
+                 lines_text(columns([(Text(label, style="bold"), value) for label, value in rows], sep="  ")))
 
 
 def verdict(doc: dict) -> Text:
@@ -217,11 +287,11 @@ def phases_view(doc: dict) -> Group:
     for a in doc["problem"]["accesses"]:
         if "phases" not in a:
             continue
-        parts.append(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of the first "
-                                   "placement, lanes (row, col, bytes)"))
+        parts.append(Wrapped(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of "
+                                           "the first placement, lanes (row, col, bytes)")))
         for i, phase in enumerate(a["phases"]):
             lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
-            parts.append(Padding(Text(f"phase {i}: {lanes}"), (0, 0, 0, 2)))
+            parts.append(Wrapped(f"phase {i}: {lanes}", 2))
     return Group(*parts)
 
 
@@ -244,26 +314,22 @@ def print_solution(doc: dict, console: Console | None = None, pictures=()) -> No
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
     families = families_view(doc)
-    for part in (problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(""),
-                 *((families, Text("")) if families else ()), code_view(doc)):
-        console.print(part)
-    for heading, code in snippets(doc):
-        console.print()
-        console.print(heading)
-        console.print(code, soft_wrap=True, markup=False, highlight=False)  # pastes as printed: never wrapped
-    for part in (*pictures, verdict(doc)):
+    parts = [problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(),
+             *((families, Text()) if families else ()), code_view(doc)]
+    for heading, code in snippets(doc):  # code pastes as printed: never wrapped
+        parts += [Text(), heading, Text(code, no_wrap=True, overflow="ignore")]
+    console.print(Group(*parts), crop=False)  # tables and code overflow rather than lose columns
+    for part in (*pictures, Wrapped(verdict(doc))):
         console.print()
         console.print(part)
 
 
 def print_batch(rows: list[dict], console: Console | None = None) -> None:
+    """One line per case; the case's name (free text, often long) comes last, so on a narrow terminal
+    only it runs over."""
     console = console or Console()
-    t = Table(box=box.SIMPLE_HEAD, title="Batch", title_justify="left")
-    for col in ("case", "answer", "status", "expected", "ok"):
-        t.add_column(col)
-    for row in rows:
-        t.add_row(row["name"], row["answer"], row["status"], row["expected"],
-                  Text("ok" if row["ok"] else "FAIL", style=OK if row["ok"] else BAD))
-    console.print(t)
+    cells = [[Text("ok" if r["ok"] else "FAIL", style=OK if r["ok"] else BAD), r["answer"], r["status"],
+              r["expected"], r["name"]] for r in rows]
     failed = sum(not r["ok"] for r in rows)
-    console.print(f"{len(rows) - failed} passed, {failed} failed")
+    console.print(Group(table("Batch", ["ok", "answer", "status", "expected", "case"], cells),
+                        Text(f"{len(rows) - failed} passed, {failed} failed")), crop=False)

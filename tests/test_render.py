@@ -1,0 +1,104 @@
+"""The report's tables drawn as aligned Text lines (render.columns / render.table), not rich Tables."""
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.text import Text
+
+from swizzle_solver.render import Wrapped, columns, print_batch, print_solution, table
+from swizzle_solver.report import solution_json
+from swizzle_solver.search import solve
+from swizzle_solver.model import make_problem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def printed(renderable, width=80, **console_options) -> str:
+    """As print_solution prints: inside a Group (console.print joins bare Texts, dropping no_wrap), not cropped."""
+    out = io.StringIO()
+    Console(file=out, width=width, **console_options).print(Group(renderable), crop=False)
+    return out.getvalue()
+
+
+def test_columns_pad_to_the_widest_cell_and_justify():
+    lines = columns([["a", "1", "x"], ["bbb", "100", "yy"]], right={1}, sep=" | ", indent="> ")
+    assert [line.plain for line in lines] == ["> a   |   1 | x ", "> bbb | 100 | yy"]
+    assert len({line.cell_len for line in lines}) == 1  # every line the same width
+
+
+def test_columns_keep_cell_styles():
+    line, = columns([[Text("ok", style="green"), "plain"]])
+    assert line.plain == "ok   plain"
+    assert [(line.plain[s.start:s.end], str(s.style)) for s in line.spans] == [("ok", "green")]
+
+
+def test_table_looks_like_a_simple_head_table():
+    text = printed(table("Title", ["name", "n"], [["alpha", "1"], ["b", Text("22", style="red")]], right={1}))
+    assert text.splitlines() == [
+        "Title",
+        "",
+        "  name     n",
+        " ────────────",  # as rich draws it: one column past the last cell
+        "  alpha    1",
+        "  b       22",
+        "",
+    ]
+
+
+def test_table_lines_are_never_wrapped_or_cropped():
+    row = ["x" * 30, "y" * 30]
+    lines = printed(table("T", ["a", "b"], [row]), width=20).splitlines()
+    assert f"  {'x' * 30}   {'y' * 30}" in lines
+    assert " " + "─" * 19 in lines  # the rule stops at the console's edge
+
+
+def test_colours_only_on_a_terminal():
+    cell = Text("1 / 8", style="green")
+    assert "\x1b" not in printed(table("T", ["a"], [[cell]]))  # a file or a pipe: plain text
+    coloured = printed(table("T", ["a"], [[cell]]), force_terminal=True, color_system="standard")
+    assert "\x1b[32m1 / 8\x1b[0m" in coloured and "\x1b[1ma\x1b[0m" in coloured  # green cell, bold header
+
+
+def test_indented_text_wraps_under_its_indent():
+    text = printed(Wrapped(Text("word " * 10), 4), width=20)
+    lines = text.splitlines()
+    assert len(lines) > 1 and all(line.startswith("    word") for line in lines)
+    assert all(line == line.rstrip() and len(line) <= 20 for line in lines)
+
+
+def test_report_tables_align_and_colour_the_bound():
+    doc = solution_json(solve(make_problem(64, 64, ["8x8", "row"], None, 2, 32, 4)))
+    out = io.StringIO()
+    print_solution(doc, Console(file=out, width=100, force_terminal=True, color_system="standard"))
+    coloured = out.getvalue()
+    assert "\x1b[32m1 / 64\x1b[0m" in coloured and "\x1b[31m8 / 512\x1b[0m" in coloured  # answer; unswizzled
+    out = io.StringIO()
+    print_solution(doc, Console(file=out, width=100))
+    lines = out.getvalue().splitlines()
+    assert all(line == line.rstrip() for line in lines)
+    header = next(line for line in lines if "layout" in line and "excess" in line)
+    answer = next(line for line in lines if line.startswith("  *"))
+    # right-justified numbers end under the end of their header
+    for label, cell in (("8x8", "1 / 64"), ("excess", "0")):
+        assert answer.index(cell, header.index("family")) + len(cell) == header.index(label) + len(label)
+
+
+def test_batch_table():
+    out = io.StringIO()
+    print_batch([{"name": "one", "answer": "none", "status": "conflict-free", "expected": "none", "ok": True},
+                 {"name": "second case", "answer": "Swizzle<1,2,3>", "status": "conflicts", "expected": "-",
+                  "ok": False}], Console(file=out, width=40))
+    lines = out.getvalue().splitlines()
+    assert lines[2].split() == ["ok", "answer", "status", "expected", "case"]
+    assert lines[5].split() == ["FAIL", "Swizzle<1,2,3>", "conflicts", "-", "second", "case"]  # whole, not wrapped
+    assert lines[4].index("none") == lines[5].index("Swizzle") and lines[4].rindex("one") == lines[5].index("second")
+    assert lines[-1] == "1 passed, 1 failed"
+
+
+def test_plain_solve_imports_no_rich_table():
+    code = ("import sys; from swizzle_solver.cli import main; main(['--rows', '8', '--cols', '24', '--access', '4x2']); "
+            "print(sorted(m for m in ('rich.table', 'rich.box', 'rich.padding', 'fractions') if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.splitlines()[-1] == "[]"
