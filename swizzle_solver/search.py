@@ -151,33 +151,33 @@ def _simulated_worst(problem: Problem, layout, pattern, placements=None) -> int:
 BATCH_ELEMENTS = 1 << 21  # lane elements simulated in one numpy batch (about 16 MiB of offsets)
 
 
-def _sampled_worsts(problem: Problem, layouts: list, pattern, placements: np.ndarray) -> list[int]:
-    """The simulated worst over some placements for many layouts, a batch of layouts at a time."""
-    tile, bank_model = problem.tile, problem.bank_model
-    rows, cols = simulate.lane_elements(tile, pattern)
-    rows, cols = rows[placements], cols[placements]
-    per_layout = rows.size
-    step = max(1, BATCH_ELEMENTS // per_layout)
-    out: list[int] = []
-    for start in range(0, len(layouts), step):
-        batch = layouts[start:start + step]
-        offsets = np.stack([np.broadcast_to(lay.phys(tile, rows, cols), rows.shape) for lay in batch])
-        words = simulate.words_of(tile, bank_model, offsets.reshape(len(batch) * rows.shape[0], -1))
-        costs = simulate.placement_costs(words, bank_model.banks).reshape(len(batch), rows.shape[0])
-        out += costs.max(axis=1).tolist()
-    return out
-
-
-def _sample(placements: int) -> np.ndarray:
-    spread = np.linspace(0, placements - 1, min(placements, SAMPLE_PLACEMENTS)).astype(np.int64)
-    return np.array(sorted(set(spread.tolist())), dtype=np.int64)  # not np.unique: it imports numpy.ma (16 ms)
-
-
 def _stacked(module, params: list[tuple], ndim: int):
     """One layout whose parameters are arrays of shape (members, 1, ..., 1): the family's formulas
     are elementwise, so its ``apply`` and ``phys`` give every member's offsets at once (axis 0)."""
     columns = np.array(params, dtype=np.int64).reshape(len(params), -1).T
     return module.LAYOUT(*(col.reshape(-1, *[1] * ndim) for col in columns))
+
+
+def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, placements: np.ndarray) -> np.ndarray:
+    """The simulated worst over some placements of each member of a family (given by its grid
+    ``params``), a batch of members at a time."""
+    tile, bank_model = problem.tile, problem.bank_model
+    rows, cols = simulate.lane_elements(tile, pattern)
+    rows, cols = rows[placements], cols[placements]
+    step = max(1, BATCH_ELEMENTS // rows.size)
+    out = [np.zeros(0, dtype=np.int64)]
+    for start in range(0, len(params), step):
+        batch = params[start:start + step]
+        offsets = _stacked(module, batch, rows.ndim).phys(tile, rows, cols)
+        offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
+        words = simulate.words_of(tile, bank_model, offsets)
+        out.append(simulate.placement_costs(words, bank_model.banks).reshape(len(batch), -1).max(axis=1))
+    return np.concatenate(out)
+
+
+def _sample(placements: int) -> np.ndarray:
+    spread = np.linspace(0, placements - 1, min(placements, SAMPLE_PLACEMENTS)).astype(np.int64)
+    return np.array(sorted(set(spread.tolist())), dtype=np.int64)  # not np.unique: it imports numpy.ma (16 ms)
 
 
 class Screen:
@@ -213,19 +213,14 @@ class Screen:
             passed &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
-                passed &= self._sampled_worsts(module, params, pattern) == pattern.lower_bound
+                passed &= sampled_worsts(self.problem, module, params, pattern, self._sample(pattern)) \
+                    == pattern.lower_bound
         return passed
 
-    def _sampled_worsts(self, module, params: list[tuple], pattern) -> np.ndarray:
-        tile, bank_model = self.problem.tile, self.problem.bank_model
+    def _sample(self, pattern) -> np.ndarray:
+        tile = self.problem.tile
         linear = tile.pitch_is_pow2 and pattern.linear_bits(tile) is not None
-        sample = np.array([0]) if linear else _sample(pattern.placements)
-        rows, cols = simulate.lane_elements(tile, pattern)
-        rows, cols = rows[sample], cols[sample]
-        offsets = _stacked(module, params, rows.ndim).phys(tile, rows, cols)
-        offsets = np.broadcast_to(offsets, (len(params), *rows.shape)).reshape(len(params) * len(sample), -1)
-        words = simulate.words_of(tile, bank_model, offsets)
-        return simulate.placement_costs(words, bank_model.banks).reshape(len(params), len(sample)).max(axis=1)
+        return np.array([0]) if linear else _sample(pattern.placements)
 
 
 def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None) -> Ranked | None:
@@ -258,16 +253,18 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
     lower = [p.lower_bound for p in patterns]
     samples = [_sample(p.placements) for p in patterns]
     report = FamilyReport(module.FAMILY)
-    members = module.candidates(problem.tile, vector_elems(problem))
+    params = module.grid(problem.tile, vector_elems(problem))
     exacts = []
-    for _, layout in budget.walk(report, members):
-        exacts.append(exact_worsts(problem, layout))
-    members = members[:len(exacts)]
+    for _, member in budget.walk(report, params):
+        exacts.append(exact_worsts(problem, module.LAYOUT(*member)))
+    params = params[:len(exacts)]
+    members = [module.LAYOUT(*member) for member in params]
     # Where the GF(2) path does not apply, bound every member at once from a sample of placements.
     bounds = [list(x) for x in exacts]
     for j, (pattern, sample) in enumerate(zip(patterns, samples)):
         todo = [i for i, x in enumerate(exacts) if x[j] is None]
-        for i, worst in zip(todo, _sampled_worsts(problem, [members[i] for i in todo], pattern, sample)):
+        worsts = sampled_worsts(problem, module, [params[i] for i in todo], pattern, sample)
+        for i, worst in zip(todo, worsts.tolist()):
             bounds[i][j] = worst
     all_exact = all(x is not None for exact in exacts for x in exact)
     bounded = [(sum(b - lb for b, lb in zip(bound, lower)), layout.order, layout, exact)
