@@ -8,7 +8,7 @@ with one line on stderr and nothing on stdout.
 import re
 import sys
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 
@@ -80,8 +80,19 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
     return Outputs(targets, show, show_access, svg)
 
 
-def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: Problem, layout,
-          out: Outputs) -> None:
+def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
+            layout, out: Outputs, show_phases: bool) -> None:
+    """Print (and write) what was asked; the JSON document is built only if something reads it
+    (--quiet prints --emit's code nowhere, so only --svg makes it need one)."""
+    if quiet and out.svg is None:
+        sys.stdout.write(answer_name + "\n")
+        return
+    doc = make_doc()
+    if show_phases:
+        from .report import placement_phases
+
+        for entry, pattern in zip(doc["problem"]["accesses"], problem.patterns):
+            entry["phases"] = placement_phases(pattern)
     if out.targets:
         from .api import with_emit
 
@@ -113,15 +124,6 @@ def _output(doc: dict, json_out: bool, quiet: bool, answer_name: str, problem: P
         print_solution(doc, console, pictures)
 
 
-def _with_phases(doc: dict, problem: Problem, show_phases: bool) -> dict:
-    if show_phases:
-        from .report import placement_phases
-
-        for entry, pattern in zip(doc["problem"]["accesses"], problem.patterns):
-            entry["phases"] = placement_phases(pattern)
-    return doc
-
-
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False, timeout: float | None = None) -> int:
     from .budget import Budget
@@ -133,21 +135,20 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     with LazyProgress() as progress:
         solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
     layout = solution.answer.layout
-    doc = _with_phases(solution_json(solution), problem, show_phases)
-    _output(doc, json_out, quiet, layout.name, problem, layout, out)
+    _output(lambda: solution_json(solution), json_out, quiet, layout.name, problem, layout, out, show_phases)
     return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
 
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False) -> int:
     from .families.identity import Identity
-    from .report import check_json
+    from .report import check_json, check_passed
     from .search import check, measure
 
     ranked, why = check(problem, layout)
-    doc = _with_phases(check_json(problem, ranked, measure(problem, Identity()), why), problem, show_phases)
-    passed = doc["check"]["passed"]
-    _output(doc, json_out, quiet, f"{layout.name} {'passed' if passed else 'failed'}", problem, layout, out)
+    passed = check_passed(ranked, why)
+    _output(lambda: check_json(problem, ranked, measure(problem, Identity()), why), json_out, quiet,
+            f"{layout.name} {'passed' if passed else 'failed'}", problem, layout, out, show_phases)
     return EXIT_OK if passed else EXIT_CONFLICTS
 
 
@@ -232,7 +233,8 @@ def batch_command(
     for c in cases:
         solution = solve(c.problem)
         ok = c.meets(solution.status, solution.answer.layout.name)
-        out.append({"name": c.name, "ok": ok, "result": solution_json(solution)})
+        if json_out:  # the table needs only the answer and the status
+            out.append({"name": c.name, "ok": ok, "result": solution_json(solution)})
         rows.append({"name": c.name, "answer": solution.answer.layout.name, "status": solution.status,
                      "expected": c.expectation(), "ok": ok})
     if json_out:

@@ -171,8 +171,13 @@ def solution_json(solution: Solution) -> dict:
     }
 
 
+def check_passed(ranked: Ranked, why: str | None) -> bool:
+    """--check passes when the layout is usable (why is None) and conflict-free."""
+    return why is None and ranked.conflict_free
+
+
 def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | None) -> dict:
-    passed = why is None and ranked.conflict_free
+    passed = check_passed(ranked, why)
     return {
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),

@@ -190,6 +190,21 @@ def test_expression_equals_the_simulated_offsets(capsys, argv):
         assert got == phys.tolist(), layout["expression"]
 
 
+def test_quiet_builds_no_json_document(capsys, monkeypatch):
+    # --quiet prints one name: neither the document nor the rich report is made (start-up)
+    def unused(*args):
+        raise AssertionError("the JSON document was built")
+
+    monkeypatch.setattr("swizzle_solver.report.solution_json", unused)
+    monkeypatch.setattr("swizzle_solver.report.check_json", unused)
+    assert run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8", "-q") == \
+        (0, "Swizzle<1,3,3>\n", "")
+    assert run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8", "--check", "none",
+               "-q") == (1, "none failed\n", "")
+    code, out, _ = run(capsys, "batch", EXAMPLES, "--case", "4x2 blocks")
+    assert code == 0 and "Swizzle<2,1,2>" in out
+
+
 # --- batch -----------------------------------------------------------------------------------------
 
 def test_batch_examples(capsys):
