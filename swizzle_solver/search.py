@@ -175,6 +175,18 @@ def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, place
     return np.concatenate(out)
 
 
+def one_placement_decides(tile, pattern) -> bool:
+    """Every placement of ``pattern`` costs the same under any GF(2)-linear layout: the placements
+    are cosets x0 + V of one subspace of offset bits (power-of-two pitch), a linear layout maps
+    them to translates L(x0) ^ L(V), and XOR by a constant permutes words and banks alike."""
+    return tile.pitch_is_pow2 and pattern.linear_bits(tile) is not None
+
+
+def placement_sample(tile, pattern) -> np.ndarray:
+    """The placements that bound a member's worst: the first, when it decides them all, else a spread."""
+    return np.array([0]) if one_placement_decides(tile, pattern) else _sample(pattern.placements)
+
+
 def _sample(placements: int) -> np.ndarray:
     spread = np.linspace(0, placements - 1, min(placements, SAMPLE_PLACEMENTS)).astype(np.int64)
     return np.array(sorted(set(spread.tolist())), dtype=np.int64)  # not np.unique: it imports numpy.ma (16 ms)
@@ -213,14 +225,9 @@ class Screen:
             passed &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
-                passed &= sampled_worsts(self.problem, module, params, pattern, self._sample(pattern)) \
-                    == pattern.lower_bound
+                sample = placement_sample(self.problem.tile, pattern)
+                passed &= sampled_worsts(self.problem, module, params, pattern, sample) == pattern.lower_bound
         return passed
-
-    def _sample(self, pattern) -> np.ndarray:
-        tile = self.problem.tile
-        linear = tile.pitch_is_pow2 and pattern.linear_bits(tile) is not None
-        return np.array([0]) if linear else _sample(pattern.placements)
 
 
 def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None) -> Ranked | None:
@@ -249,49 +256,42 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
                   budget: Budget | None = None) -> tuple[list[tuple], FamilyReport]:
     """The family's best ``keep`` members as (excess, order, layout, method), and what was covered."""
     budget = budget or Budget()
-    patterns = problem.patterns
+    tile, patterns = problem.tile, problem.patterns
     lower = [p.lower_bound for p in patterns]
-    samples = [_sample(p.placements) for p in patterns]
     report = FamilyReport(module.FAMILY)
-    params = module.grid(problem.tile, vector_elems(problem))
-    exacts = []
-    for _, member in budget.walk(report, params):
-        exacts.append(exact_worsts(problem, module.LAYOUT(*member)))
-    params = params[:len(exacts)]
-    members = [module.LAYOUT(*member) for member in params]
-    # Where the GF(2) path does not apply, bound every member at once from a sample of placements.
-    bounds = [list(x) for x in exacts]
-    for j, (pattern, sample) in enumerate(zip(patterns, samples)):
-        todo = [i for i, x in enumerate(exacts) if x[j] is None]
-        worsts = sampled_worsts(problem, module, [params[i] for i in todo], pattern, sample)
-        for i, worst in zip(todo, worsts.tolist()):
-            bounds[i][j] = worst
-    all_exact = all(x is not None for exact in exacts for x in exact)
-    bounded = [(sum(b - lb for b, lb in zip(bound, lower)), layout.order, layout, exact)
-               for layout, bound, exact in zip(members, bounds, exacts)]
-    report.candidates = len(bounded)
-    report.linear = all_exact and bool(bounded)
-    bounded.sort(key=lambda t: (t[0], t[1]))
+    params = module.grid(tile, vector_elems(problem))
+    # Bound every member at once, pattern by pattern: exact where one placement decides them all.
+    exact = [one_placement_decides(tile, p) for p in patterns]
+    worsts = np.zeros((len(params), len(patterns)), dtype=np.int64)
+    for j, pattern in budget.walk(report, patterns):
+        worsts[:, j] = sampled_worsts(problem, module, params, pattern, placement_sample(tile, pattern))
+    if not report.complete:
+        report.covered = f"cut by the time limit before the {len(params)} members were bounded"
+        return [], report
+    excess_bounds = (worsts - np.array(lower, dtype=np.int64)).sum(axis=1).tolist()
+    report.candidates = len(params)
+    report.linear = all(exact) and bool(params)
+    method = "gf2-rank" if all(exact) else "exhaustive"
     kept: list[tuple] = []
-    for bound, order, layout, exact in bounded:
+    for i in sorted(range(len(params)), key=lambda i: excess_bounds[i]):  # stable: family order within a bound
+        bound, layout = excess_bounds[i], module.LAYOUT(*params[i])
         if budget.expired():
             report.complete = False
             break
-        if len(kept) == keep and (bound, order) > kept[-1][:2]:
+        if len(kept) == keep and (bound, layout.order) > kept[-1][:2]:
             if bound > kept[-1][0]:
-                break
+                break  # every later member has a bound at least this one
             continue
-        if layout.invalid(problem.tile):
+        if layout.invalid(tile):
             report.invalid += 1
             continue
         report.evaluated += 1
-        worsts = [x if x is not None else _simulated_worst(problem, layout, p) for x, p in zip(exact, patterns)]
-        method = "gf2-rank" if all(x is not None for x in exact) else "exhaustive"
-        kept.append((sum(w - lb for w, lb in zip(worsts, lower)), order, layout, method))
+        measured = [int(w) if x else _simulated_worst(problem, layout, p) for w, x, p in zip(worsts[i], exact, patterns)]
+        kept.append((sum(w - lb for w, lb in zip(measured, lower)), layout.order, layout, method))
         kept.sort(key=lambda t: t[:2])
         del kept[keep:]
     report.best_excess = kept[0][0] if kept else None
-    limits = f" ({module.bounds(problem.tile, vector_elems(problem))})" if hasattr(module, "bounds") else ""
+    limits = f" ({module.bounds(tile, vector_elems(problem))})" if hasattr(module, "bounds") else ""
     report.covered = (f"all {report.candidates} admissible members{limits}, each bounded exactly or by a sample "
                       f"of placements and the best measured" if report.complete
                       else f"cut by the time limit after {report.evaluated} of {report.candidates} members")

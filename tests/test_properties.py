@@ -9,6 +9,7 @@ Checked against it, on random tiles (power-of-two and other pitches, padding, el
   for explicit phases files of random lanes;
 - the GF(2) fast path ``search.exact_worsts`` wherever it answers;
 - ``search.solve``: its counts, and that its answer is a bijection keeping every vector whole;
+- the claim the search bounds whole families with: where one placement decides, all cost the same;
 - the screen of the first-conflict-free path: it never rejects a conflict-free member, and is
   exact where the lane-difference conditions apply;
 - minimality: on small tiles, every member of none / cute / xor-cols enumerated naively, and the
@@ -235,6 +236,25 @@ def test_solve_answer_is_measured_right_and_sound(data):
     assert is_valid(family, params, t.rows, t.cols, t.row_length)
     assert keeps_vectors(accesses, phys, t.elem_bytes)
     assert solution.status == ("conflict-free" if solution.answer.excess == 0 else "conflicts")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_one_placement_decides_where_the_search_says_so(data):
+    """Where the search bounds a whole family from the first placement alone (power-of-two pitch,
+    placements that are cosets of one set of offset bits), every placement costs the same under
+    every valid layout of the base families, by the brute-force counter."""
+    problem, accesses = data.draw(problems(widths=(1, 2, 4, 8, 16, 32, 64)))
+    family, params = data.draw(layouts(problem))
+    t, bm = problem.tile, problem.bank_model
+    assume(is_valid(family, params, t.rows, t.cols, t.row_length))
+    phys = phys_of(family, params, t.row_length)
+    decided = [search.one_placement_decides(t, p) for p in problem.patterns]
+    assume(any(decided))
+    for access, one in zip(accesses, decided):
+        if one:
+            costs = {brute_cost(lanes, phys, t.elem_bytes, bm.banks, bm.bank_bytes) for lanes in access.placements}
+            assert len(costs) == 1, (access.spec, family, params, costs)
 
 
 @SETTINGS
