@@ -14,10 +14,11 @@ Two paths:
    then the same for all). A screen only ever rejects members that do conflict; the members it
    passes are simulated whole, in order, and the first conflict-free one is the answer.
 2. *Branch and bound* (``search_family``), for the candidates table and when nothing is
-   conflict-free: every candidate gets a lower bound on each pattern's worst cost, exact from
-   the GF(2) bank matrix where the pattern and layout are linear (proof.py), else the simulated
-   worst over a spread sample of placements; candidates are taken in (bound, order), evaluated
-   exactly until the next bound is worse than the family's k-th best, and the best k are kept.
+   conflict-free: every member gets a lower bound on each pattern's worst cost, the whole family
+   in one numpy batch: exact from the first placement where one placement decides them all
+   (``one_placement_decides``), else the simulated worst over a spread sample of placements;
+   candidates are taken in (bound, order), evaluated exactly until the next bound is worse than
+   the family's k-th best, and the best k are kept.
    After path 1 it runs only when the table is read (``Solution.runners_up``), and must find
    the same answer (a disagreement raises).
 
