@@ -44,7 +44,7 @@ from .model import Problem
 from .proof import bank_matrix
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
-SAMPLE_PLACEMENTS = 8  # placements simulated to bound a non-linear candidate
+SAMPLE_PLACEMENTS = 8  # placements simulated to bound a member where no one placement decides
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,12 +184,11 @@ def one_placement_decides(tile, pattern) -> bool:
 
 
 def placement_sample(tile, pattern) -> np.ndarray:
-    """The placements that bound a member's worst: the first, when it decides them all, else a spread."""
-    return np.array([0]) if one_placement_decides(tile, pattern) else _sample(pattern.placements)
-
-
-def _sample(placements: int) -> np.ndarray:
-    spread = np.linspace(0, placements - 1, min(placements, SAMPLE_PLACEMENTS)).astype(np.int64)
+    """The placements that bound a member's worst: the first, when it decides them all, else a
+    spread of SAMPLE_PLACEMENTS."""
+    if one_placement_decides(tile, pattern):
+        return np.array([0])
+    spread = np.linspace(0, pattern.placements - 1, min(pattern.placements, SAMPLE_PLACEMENTS)).astype(np.int64)
     return np.array(sorted(set(spread.tolist())), dtype=np.int64)  # not np.unique: it imports numpy.ma (16 ms)
 
 
@@ -210,9 +209,10 @@ class Screen:
         self.problem = problem
         seps = separations(problem.tile, problem.bank_model, problem.patterns)
         found = [s for s in seps if s is not None]
-        self.diffs = np.concatenate([s.diffs for s in found]) if found else np.zeros(0, dtype=np.int64)
-        self.unit_shift = np.concatenate([np.full(s.diffs.size, s.unit_shift) for s in found] or [self.diffs])
-        self.slot_mask = np.concatenate([np.full(s.diffs.size, s.slot_mask) for s in found] or [self.diffs])
+        empty = [np.zeros(0, dtype=np.int64)]
+        self.diffs = np.concatenate(empty + [s.diffs for s in found])
+        self.unit_shift = np.concatenate(empty + [np.full(s.diffs.size, s.unit_shift) for s in found])
+        self.slot_mask = np.concatenate(empty + [np.full(s.diffs.size, s.slot_mask) for s in found])
         self.separated = [s is not None for s in seps]
 
     def passes(self, module, params: list[tuple]) -> np.ndarray:
