@@ -205,6 +205,16 @@ def test_quiet_builds_no_json_document(capsys, monkeypatch):
     assert code == 0 and "Swizzle<2,1,2>" in out
 
 
+def test_only_the_process_entry_freezes_the_heap(capsys):
+    # main() without argv ends the process and freezes the collector's heap (cheaper shutdown);
+    # called with argv, in-process, it leaves the collector alone
+    import gc
+
+    frozen = gc.get_freeze_count()
+    assert run(capsys, "--rows", "8", "--cols", "8", "--access", "8x1", "-q")[0] == 0
+    assert gc.get_freeze_count() == frozen
+
+
 # --- batch -----------------------------------------------------------------------------------------
 
 def test_batch_examples(capsys):
