@@ -142,7 +142,8 @@ def _bits_lines(labels: list[str], row_labels: list[str], rows: list[list[int]],
     lines = [Text(title, style="italic"),
              Text(" " * head + " " + " ".join(f"{x:>{width}}" for x in labels), style="dim")]
     for name, bits in zip(row_labels, rows):
-        lines.append(Text.assemble((f"{name:>{head}} ", "dim"), " ".join(f"{'1' if b else '.':>{width}}" for b in bits)))
+        cells = " ".join(f"{'1' if b else '.':>{width}}" for b in bits)
+        lines.append(Text.assemble((f"{name:>{head}} ", "dim"), cells))
     return lines
 
 
@@ -220,8 +221,9 @@ def families_view(doc: dict) -> Group | None:
         parts.append(Wrapped(Text(f"covered: {f['covered']}", style="dim"), 2))
         smt = f.get("smt")
         if smt and smt.get("no_member_below"):
+            what = "terms" if f["family"] == "linear" else "bits"
             parts.append(Wrapped(Text(f"z3: no conflict-free member with fewer than {smt['no_member_below']} "
-                                       f"XOR {'terms' if f['family'] == 'linear' else 'bits'} (unsat)", style="dim"), 2))
+                                      f"XOR {what} (unsat)", style="dim"), 2))
         col = (f.get("witness") or {}).get("collision")
         if col:
             a, b = col["a"], col["b"]

@@ -98,7 +98,8 @@ def test_batch_table():
 
 
 def test_plain_solve_imports_no_rich_table():
-    code = ("import sys; from swizzle_solver.cli import main; main(['--rows', '8', '--cols', '24', '--access', '4x2']); "
+    code = ("import sys; from swizzle_solver.cli import main; "
+            "main(['--rows', '8', '--cols', '24', '--access', '4x2']); "
             "print(sorted(m for m in ('rich.table', 'rich.box', 'rich.padding', 'fractions') if m in sys.modules))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0 and run.stdout.splitlines()[-1] == "[]"
