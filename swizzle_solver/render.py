@@ -9,7 +9,7 @@ indent.
 """
 from __future__ import annotations
 
-from typing import Collection, Iterable, Sequence
+from typing import Collection, Sequence
 
 from rich.console import Console, Group
 from rich.segment import Segment
@@ -42,14 +42,12 @@ def columns(rows: Sequence[Sequence[str | Text]], right: Collection[int] = (), s
     return lines
 
 
-def lines_text(lines: Iterable[Text]) -> Text:
-    """Lines as one Text, trailing spaces dropped, never wrapped or cropped (print with crop=False)."""
-    out = Text(no_wrap=True, overflow="ignore")
-    for i, line in enumerate(lines):
+def lines_text(lines: list[Text]) -> Text:
+    """Lines as one Text without their trailing spaces, never wrapped or cropped: print it inside a
+    Group (console.print joins bare Texts into one, which wraps) with crop=False."""
+    for line in lines:
         line.rstrip()
-        out.append("\n" if i else "")
-        out.append(line)
-    return out
+    return Text("\n", no_wrap=True, overflow="ignore").join(lines)  # the joined Text takes these settings
 
 
 def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str | Text]],
@@ -57,26 +55,27 @@ def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str | Text]
     """A titled table, as rich draws a Table with box.SIMPLE_HEAD: the title (italic), a blank line,
     the header (bold), a rule of ─ under it, one line per row, then a blank line."""
     head, *body = columns([[Text(h, style="bold") for h in header], *rows], right, indent="  ")
-    return Group(lines_text([Text(title, style="italic"), Text(), head]), _Rule(head.cell_len),
-                 lines_text([*body, Text()]))
+    rule = _Rule(head.cell_len)  # before lines_text strips the header's trailing spaces
+    return Group(lines_text([Text(title, style="italic"), Text(), head]), rule, lines_text([*body, Text()]))
 
 
 class _Rule:
-    """A table's rule: one column past its widest line, as rich draws it, or the console's width if that
-    is narrower (a rule folded by the terminal would read as several)."""
+    """The rule under a table's header: one column wider than the table, as rich draws it, but on a
+    terminal narrower than that only as wide as the terminal (folded, it would read as several)."""
 
     def __init__(self, width: int):
         self.width = width
 
     def __rich_console__(self, console: Console, options):
-        yield Segment(" " + "─" * min(self.width, options.max_width - 1))
+        width = min(self.width, options.max_width - 1) if console.is_terminal else self.width
+        yield Segment(" " + "─" * width)
         yield Segment.line()
 
 
 class Wrapped:
-    """Text wrapped to the console width, every line indented by ``indent`` columns (the wrapped ones
-    too) and without trailing spaces: rich.padding.Padding, for less, and what a bare Text does but
-    for the spaces rich leaves where it breaks a line."""
+    """Text wrapped to the console width, every line (the wrapped ones too) indented by ``indent``
+    columns and without the trailing space rich leaves where it breaks a line. For indenting, this
+    replaces rich.padding.Padding, which costs more and pads every line to the console width."""
 
     def __init__(self, text: Text | str, indent: int = 0):
         self.text, self.indent = Text(text) if isinstance(text, str) else text, indent

@@ -50,8 +50,9 @@ def test_table_looks_like_a_simple_head_table():
 def test_table_lines_are_never_wrapped_or_cropped():
     row = ["x" * 30, "y" * 30]
     lines = printed(table("T", ["a", "b"], [row]), width=20).splitlines()
-    assert f"  {'x' * 30}   {'y' * 30}" in lines
-    assert " " + "─" * 19 in lines  # the rule stops at the console's edge
+    assert f"  {'x' * 30}   {'y' * 30}" in lines and " " + "─" * 65 in lines  # a file: the whole table
+    lines = printed(table("T", ["a", "b"], [row]), width=20, force_terminal=True, color_system=None).splitlines()
+    assert f"  {'x' * 30}   {'y' * 30}" in lines and " " + "─" * 19 in lines  # the rule stops at the edge
 
 
 def test_colours_only_on_a_terminal():
