@@ -170,17 +170,16 @@ def evidence_view(doc: dict) -> Group:
                 deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - len(gf["bank_bits"]))
                 lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement",
                              style=BAD)
-            parts += [Text(), Wrapped(lines)]
-            if gf["varying"]:
-                matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
-                rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
-                parts += [lines_text(columns(list(zip(matrix, rref)), sep="    ", indent="  ")), Text()]
         else:
             ok = acc["worst_wavefronts"] == acc["lower_bound"]
             lines.append(f"exhaustive check of all {acc['placements_checked']} placements: worst "
                          f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}",
                          style=OK if ok else BAD)
-            parts += [Text(), Wrapped(lines)]
+        parts += [Text(), Wrapped(lines)]
+        if gf and gf["varying"]:  # the matrix and its echelon form side by side
+            matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
+            rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
+            parts += [lines_text(columns(list(zip(matrix, rref)), sep="    ", indent="  ")), Text()]
         lanes = acc["worst_placement"]["lanes"]
         shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
         more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
