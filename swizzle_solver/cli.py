@@ -86,7 +86,7 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
     """Print (and write) what was asked; the JSON document is built only if something reads it
     (--quiet prints --emit's code nowhere, so only --svg makes it need one)."""
     if quiet and out.svg is None:
-        sys.stdout.write(answer_name + "\n")
+        _write(answer_name + "\n")
         return
     doc = make_doc()
     if show_phases:
@@ -106,13 +106,11 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
     if json_out:
         import json
 
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        _write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
-        sys.stdout.write(answer_name + "\n")
+        _write(answer_name + "\n")
     else:
-        from rich.console import Console
-
-        from .render import print_solution
+        from .render import Console, print_solution
 
         console = Console()
         pictures = []
@@ -241,11 +239,23 @@ def batch_command(
     if json_out:
         import json
 
-        sys.stdout.write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
+        _write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
     else:
         from .render import print_batch
         print_batch(rows)
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
+
+
+def _write(text: str) -> None:
+    """Plain output (JSON, --quiet): flushed here, so that a reader that stopped reading (``| head``)
+    is noticed here and the exit code still says what was found."""
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        from .render import stdout_gone
+
+        stdout_gone()
 
 
 def _fail(message: str) -> int:

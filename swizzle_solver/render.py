@@ -11,9 +11,26 @@ from __future__ import annotations
 
 from typing import Collection, Sequence
 
-from rich.console import Console, Group
+import os
+import sys
+
+from rich.console import Console as RichConsole
+from rich.console import Group
 from rich.segment import Segment
 from rich.text import Text
+
+
+def stdout_gone() -> None:
+    """The reader closed the pipe (``| head``): send the rest of the output nowhere. The exit code
+    still says what was found (rich's own default exits with 1, which here means "conflicts")."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+class Console(RichConsole):
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        stdout_gone()
 
 OK, BAD = "green", "red"
 

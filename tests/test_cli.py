@@ -205,6 +205,20 @@ def test_quiet_builds_no_json_document(capsys, monkeypatch):
     assert code == 0 and "Swizzle<2,1,2>" in out
 
 
+@pytest.mark.parametrize("form", [[], ["--json"], ["--quiet"]])
+@pytest.mark.parametrize("argv, status", [(["--rows", "8", "--cols", "24", "--access", "4x2"], 0),
+                                          (["--rows", "32", "--cols", "64", "--access", "8x4", "--access", "col"], 1)])
+def test_a_reader_that_stops_reading_keeps_the_exit_code(argv, status, form):
+    # `swizzle-solve ... | head -1`: the pipe is closed before anything is written; the output
+    # goes nowhere, nothing is said on stderr, and the exit code still says what was found
+    # (rich's default for a broken pipe is exit 1, which here would mean "conflicts")
+    child = subprocess.Popen([sys.executable, "-m", "swizzle_solver", *argv, *form], cwd=ROOT,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()
+    err = child.stderr.read()
+    assert child.wait() == status and err == b""
+
+
 def test_only_the_process_entry_freezes_the_heap(capsys):
     # main() without argv ends the process and freezes the collector's heap (cheaper shutdown);
     # called with argv, in-process, it leaves the collector alone
