@@ -331,7 +331,7 @@ def print_solution(doc: dict, console: Console | None = None, pictures=()) -> No
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
     families = families_view(doc)
-    parts = [problem_view(doc), phases_view(doc), candidates_view(doc, title), evidence_view(doc), Text(),
+    parts = [problem_view(doc), phases_view(doc), candidates_view(doc, title), Text(), evidence_view(doc), Text(),
              *((families, Text()) if families else ()), code_view(doc)]
     for heading, code in snippets(doc):  # code pastes as printed: never wrapped
         parts += [Text(), heading, Text(code, no_wrap=True, overflow="ignore")]
