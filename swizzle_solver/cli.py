@@ -127,14 +127,19 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
               show_phases: bool = False, timeout: float | None = None) -> int:
     from .budget import Budget
     from .progress import LazyProgress
-    from .report import solution_json
     from .search import solve
 
     show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
     with LazyProgress() as progress:
         solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
     layout = solution.answer.layout
-    _output(lambda: solution_json(solution), json_out, quiet, layout.name, problem, layout, out, show_phases)
+
+    def document() -> dict:
+        from .report import solution_json  # not needed for --quiet
+
+        return solution_json(solution)
+
+    _output(document, json_out, quiet, layout.name, problem, layout, out, show_phases)
     return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
 
 

@@ -222,13 +222,13 @@ def default_vector_bytes(run_bytes: int, pitch_bytes: int) -> int:
 
 def parse_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md section 1)."""
-    from .warp import is_warp_spec, parse_warp_access  # warp.py builds on this module
-
     text = spec.strip().lower()
-    if is_warp_spec(text):
-        return parse_warp_access(spec, tile, bank_model)
     match = _SPEC.match(text)
     if not match:
+        from .warp import is_warp_spec, parse_warp_access  # warp.py builds on this module
+
+        if is_warp_spec(text):
+            return parse_warp_access(spec, tile, bank_model)
         raise InputError(f"malformed access spec {spec!r}: expected {_GRAMMAR}")
     e, pitch_bytes = tile.elem_bytes, tile.row_length * tile.elem_bytes
     word = match["word"]

@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DIAGONAL = ["--rows", "32", "--cols", "32", "--access", "row", "--access", "col",
@@ -96,12 +97,24 @@ def test_bad_timeout_is_an_input_error():
         assert len(out.stderr.strip().splitlines()) == 1 and "--timeout" in out.stderr
 
 
-def test_plain_solve_does_not_import_z3_or_search_further():
-    code = ("import sys; from swizzle_solver.cli import main; rc = main(['--rows', '8', '--cols', '24', "
-            "'--access', '4x2', '--quiet']); assert 'z3' not in sys.modules and "
-            "'swizzle_solver.extended' not in sys.modules; sys.exit(rc)")
+LATER = ["z3", "swizzle_solver.extended", "swizzle_solver.families.two_level", "swizzle_solver.families.linear",
+         "swizzle_solver.families.row_interleave", "swizzle_solver.families.padding"]
+
+
+@pytest.mark.parametrize("form, unused", [
+    (["--quiet"], LATER + ["swizzle_solver.report", "swizzle_solver.proof", "swizzle_solver.warp",
+                           "rich.console"]),
+    ([], LATER + ["swizzle_solver.warp", "rich.table"]),
+])
+def test_plain_solve_imports_only_what_it_uses(form, unused):
+    # start-up: the later families, z3, the warp forms, the report and the proof engine (for
+    # --quiet) are imported only by the solves that use them
+    code = ("import sys, io, contextlib; from swizzle_solver.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    rc = main(['--rows', '8', '--cols', '24', '--access', '4x2', *{form!r}])\n"
+            f"print([m for m in {unused!r} if m in sys.modules]); sys.exit(rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():

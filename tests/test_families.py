@@ -193,3 +193,11 @@ def test_grids_list_every_member_in_preference_order(tile, vector_elems):
                    if b >= 1 and m >= m_min and m + b <= col_bits and a + b <= row_bits],
                   key=lambda x: (x[0], -x[1], x[2]))
     assert xor_cols.grid(tile, vector_elems) == want
+
+
+def test_family_order_names_every_module():
+    # FAMILY_RANK spells the later families by name so that their modules load only when used
+    from swizzle_solver.families import EXTENDED, FAMILIES, FAMILY_RANK
+
+    assert EXTENDED == tuple(m.FAMILY for m in (two_level, linear, row_interleave, padding))
+    assert list(FAMILY_RANK) == [m.FAMILY for m in FAMILIES] + list(EXTENDED)

@@ -23,9 +23,11 @@ padding is searched pitch by pitch: see extended.py.
 """
 from __future__ import annotations
 
-from . import cute, identity, linear, padding, row_interleave, two_level, xor_cols
+from . import cute, identity, xor_cols
 
 FAMILIES = (identity, cute, xor_cols)  # order of preference; searched on every solve
-# Searched only when no member of FAMILIES is conflict-free (DESIGN.md section 2, item 4).
-EXTENDED = (two_level, linear, row_interleave, padding)
-FAMILY_RANK = {module.FAMILY: i for i, module in enumerate(FAMILIES + EXTENDED)}
+# Searched only when no member of FAMILIES is conflict-free (DESIGN.md section 2, item 4); their
+# modules (two_level, linear, row_interleave, padding) are imported then, by extended.py, not at
+# every start.
+EXTENDED = ("two-level", "linear", "row-interleave", "padding")
+FAMILY_RANK = {name: i for i, name in enumerate([module.FAMILY for module in FAMILIES] + list(EXTENDED))}
