@@ -9,10 +9,9 @@ indent.
 """
 from __future__ import annotations
 
-from typing import Collection, Sequence
-
 import os
 import sys
+from typing import Collection, Sequence
 
 from rich.console import Console as RichConsole
 from rich.console import Group
@@ -28,9 +27,12 @@ def stdout_gone() -> None:
 
 
 class Console(RichConsole):
+    """rich's Console, except that a closed pipe ends the output without exiting (see stdout_gone)."""
+
     def on_broken_pipe(self) -> None:
         self.quiet = True
         stdout_gone()
+
 
 OK, BAD = "green", "red"
 
