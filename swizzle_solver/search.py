@@ -31,7 +31,7 @@ path is a bug and raises.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
@@ -246,8 +246,7 @@ def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | No
             layout = module.LAYOUT(*params[i])
             if layout.invalid(tile) is not None:
                 continue
-            phys = layout_table(problem, layout)
-            ranked = Ranked(layout, simulate.simulate(tile, problem.bank_model, problem.patterns, phys), "exhaustive")
+            ranked, phys = _measured(problem, layout, "exhaustive")
             if ranked.conflict_free:
                 verify(problem, layout, phys)
                 return ranked
@@ -302,8 +301,13 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
 
 def measure(problem: Problem, layout, method: str = "exhaustive") -> Ranked:
     """The ground truth for one layout: every placement of every pattern, simulated."""
+    return _measured(problem, layout, method)[0]
+
+
+def _measured(problem: Problem, layout, method: str) -> tuple[Ranked, np.ndarray]:
+    """measure(), and the layout's table phys[r, c] it simulated (for verify)."""
     phys = layout_table(problem, layout)
-    return Ranked(layout, simulate.simulate(problem.tile, problem.bank_model, problem.patterns, phys), method)
+    return Ranked(layout, simulate.simulate(problem.tile, problem.bank_model, problem.patterns, phys), method), phys
 
 
 def layout_table(problem: Problem, layout) -> np.ndarray:
@@ -331,8 +335,7 @@ def verify(problem: Problem, layout, phys: np.ndarray | None = None) -> None:
 
 def recheck(problem: Problem, excess: int, layout, method: str) -> Ranked:
     """Measure with the simulator and insist the fast path agreed and the layout is sound."""
-    phys = layout_table(problem, layout)
-    ranked = Ranked(layout, simulate.simulate(problem.tile, problem.bank_model, problem.patterns, phys), method)
+    ranked, phys = _measured(problem, layout, method)
     verify(problem, layout, phys)
     if ranked.excess != excess:
         raise AssertionError(f"internal error: the search says {layout.name} has excess {excess}, "
