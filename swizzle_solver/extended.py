@@ -21,7 +21,7 @@ from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
 from .model import Problem, log2
 from .proof import bank_matrix
-from .search import KEEP_PER_FAMILY, FamilyReport, layout_table, measure, vector_elems
+from .search import BATCH_ELEMENTS, KEEP_PER_FAMILY, FamilyReport, layout_table, measure, vector_elems
 from .separation import separations, slot_bits
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
@@ -77,13 +77,15 @@ class _Xor:
         """Differences sent to slot 0 by each two-level member, all members at once."""
         params = np.array([[m.first.S, m.first.mask, m.second.S, m.second.mask] for m in members],
                           dtype=np.int64).reshape(-1, 4)
-        s1, m1, s2, m2 = (params[:, i:i + 1] for i in range(4))
         out = np.zeros(len(members), dtype=np.int64)
         for sep in self.seps:
-            q = sep.diffs[None, :]
-            q = q ^ ((q >> s1) & m1)
-            q = q ^ ((q >> s2) & m2)
-            out += np.count_nonzero(((q >> sep.unit_shift) & sep.slot_mask) == 0, axis=1)
+            step = max(1, BATCH_ELEMENTS // sep.diffs.size)  # members x differences: bounded temporaries
+            for start in range(0, len(members), step):
+                s1, m1, s2, m2 = (params[start:start + step, i:i + 1] for i in range(4))
+                q = sep.diffs[None, :]
+                q = q ^ ((q >> s1) & m1)
+                q = q ^ ((q >> s2) & m2)
+                out[start:start + step] += np.count_nonzero(((q >> sep.unit_shift) & sep.slot_mask) == 0, axis=1)
         return out
 
     def covered(self) -> str:
