@@ -102,9 +102,10 @@ def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tu
     return sorted(out, key=lambda t: t[:2])[:keep]
 
 
-def _best_effort(xor: _Xor, members) -> list[tuple]:
-    """No member is conflict-free: measure the valid members that fail the fewest differences."""
-    failures = xor.failures_many(members).tolist()
+def _best_effort(xor: _Xor, members, failures: np.ndarray | None = None) -> list[tuple]:
+    """No member is conflict-free: measure the valid members that fail the fewest differences
+    (``failures``: xor.failures_many(members), if already counted)."""
+    failures = (xor.failures_many(members) if failures is None else failures).tolist()
     picked = []
     for i in sorted(range(len(members)), key=lambda i: (failures[i], members[i].order)):
         if members[i].invalid(xor.problem.tile) is None:
@@ -118,7 +119,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     report = FamilyReport(two_level.FAMILY, method="smt" if engine == "smt" else "enumeration")
     members = two_level.candidates(problem.tile, vector_elems(problem))
     report.candidates = len(members)
-    found = []
+    found, failures = [], None
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
@@ -138,7 +139,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.evaluated = len(members)
         report.covered = (f"enumerated all {len(members)} distinct pairs of admissible CuTe swizzles, each tested "
                           f"on {xor.covered()}")
-    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members)
+    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, failures)
     report.best_excess = kept[0][0] if kept else None
     return kept, report
 

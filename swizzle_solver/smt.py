@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from functools import reduce
 
 import z3
 
@@ -60,14 +59,32 @@ class _Solver:
         return self.s.check(*assumptions)
 
 
-def _xor(items):
-    return reduce(z3.Xor, items) if items else z3.BoolVal(False)
+def _flows(x: dict, d: int, b: int) -> tuple[int, tuple]:
+    """What bit b of L(d) depends on, L = identity + the chosen terms (b, s): bit b of d, and the
+    bits s of d that a term (b, s) may XOR into it."""
+    return (d >> b) & 1, tuple(s for s in range(b + 1, d.bit_length()) if (d >> s) & 1 and (b, s) in x)
 
 
-def _linear_bit(x: dict, d: int, b: int):
-    """Bit b of L(d), L = identity + the chosen terms (b, s)."""
-    flow = _xor([x[(b, s)] for s in range(b + 1, d.bit_length()) if (d >> s) & 1 and (b, s) in x])
-    return z3.Not(flow) if (d >> b) & 1 else flow
+class _LinearBits:
+    """Bit b of L(d) as a z3 formula, from _flows(x, d, b) = (own, sources). The XOR of the
+    sources' terms is built once per prefix of sources: thousands of differences share them."""
+
+    def __init__(self, x: dict):
+        self.x = x
+        self.xors: dict[tuple, object] = {}
+
+    def xor(self, b: int, sources: tuple):
+        if not sources:
+            return z3.BoolVal(False)
+        key = (b, sources)
+        if key not in self.xors:
+            last = self.x[(b, sources[-1])]
+            self.xors[key] = last if len(sources) == 1 else z3.Xor(self.xor(b, sources[:-1]), last)
+        return self.xors[key]
+
+    def bit(self, b: int, own: int, sources: tuple):
+        flow = self.xor(b, sources)
+        return z3.Not(flow) if own else flow
 
 
 def _covered(seps) -> list[str]:
@@ -81,11 +98,12 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     terms = all_terms(targets, top)
     x = {t: z3.Bool(f"x_{t[0]}_{t[1]}") for t in terms}
     solver = _Solver(deadline)
-    n = 0
-    for sep in seps:
-        for d in sep.diffs.tolist():
-            solver.s.add(z3.Or([_linear_bit(x, d, b) for b in sep.slot_bits]))
-            n += 1
+    # Differences that agree on every bit a slot bit depends on give the same constraint: add it once.
+    distinct = {tuple((b, *_flows(x, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
+    bits = _LinearBits(x)
+    for key in sorted(distinct):  # sorted: the same solver input, and so the same model, every run
+        solver.s.add(z3.Or([bits.bit(b, own, sources) for b, own, sources in key]))
+    n = len(distinct)
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=_covered(seps))
     order = [x[t] for t in terms]
 
