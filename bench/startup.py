@@ -4,9 +4,12 @@ Baseline: ``python -c "import typer, rich, numpy"`` (the least any typer + rich 
 Each example is run as ``python -m swizzle_solver --rows .. --cols .. --access ..`` with the rich
 output (sent to /dev/null), each run right after a run of the baseline; the ratio is the median
 over runs of (example run / its baseline run), so that slow drifts of the machine's speed, which
-on a shared VM are larger than the differences measured, cancel in each pair. Target: every ratio <= 1.3. For comparison it
-also times each example with --quiet (the same solve without the rich report), and a reference
-that only imports rich.console (the report's output device) on top of the baseline.
+on a shared VM are larger than the differences measured, cancel in each pair. The examples take
+turns (run k of each before run k + 1 of any), so that a burst of load hits one run of many
+examples, which their medians drop, rather than every run of one. Target: every ratio <= 1.3.
+For comparison it also times each example with --quiet (the same solve without the rich report),
+and a reference that only imports rich.console (the report's output device) on top of the
+baseline.
 
 Two clocks: wall time, and CPU time (user + system of the child, from getrusage), which is what
 the process itself costs and stays meaningful on a loaded machine; PASS is judged on CPU time,
@@ -83,24 +86,29 @@ def main() -> int:
     timed(baseline_cmd)  # warm the file cache and the bytecode cache
     timed(rich_cmd)
     WALL, CPU = 0, 1
-    worst_cpu = worst_wall = 0.0
-    base_all: list[tuple[float, float]] = []
-    reference: list[float] = []
-    print(f"{'cpu ratio':>9}  {'wall ratio':>10}  {'cpu s':>6}  {'--quiet cpu ratio':>17}  example")
-    for case in cases:
-        cmd = [sys.executable, "-m", "swizzle_solver", *argv_of(case)]
+    commands = [[sys.executable, "-m", "swizzle_solver", *argv_of(case)] for case in cases]
+    for cmd in commands:
         timed(cmd)
-        base, solve, quiet = [], [], []
-        for _ in range(runs):
-            base.append(timed(baseline_cmd))
-            solve.append(timed(cmd))
-            quiet.append(timed(cmd + ["--quiet"]))  # the same solve without the rich report
-            reference.append(timed(rich_cmd)[CPU] / base[-1][CPU])
-        base_all += base
-        cpu, wall = paired(solve, base, CPU), paired(solve, base, WALL)
+    base: list[list] = [[] for _ in cases]
+    solve: list[list] = [[] for _ in cases]
+    quiet: list[list] = [[] for _ in cases]
+    reference: list[float] = []
+    # Round robin: run k of every example before run k + 1 of any, so that a burst of load on the
+    # machine lands on one run of many examples (which the median drops), not on all of one.
+    for _ in range(runs):
+        for i, cmd in enumerate(commands):
+            base[i].append(timed(baseline_cmd))
+            solve[i].append(timed(cmd))
+            quiet[i].append(timed(cmd + ["--quiet"]))  # the same solve without the rich report
+            reference.append(timed(rich_cmd)[CPU] / base[i][-1][CPU])
+    worst_cpu = worst_wall = 0.0
+    print(f"{'cpu ratio':>9}  {'wall ratio':>10}  {'cpu s':>6}  {'--quiet cpu ratio':>17}  example")
+    for case, its_base, its_solve, its_quiet in zip(cases, base, solve, quiet):
+        cpu, wall = paired(its_solve, its_base, CPU), paired(its_solve, its_base, WALL)
         worst_cpu, worst_wall = max(worst_cpu, cpu), max(worst_wall, wall)
-        print(f"{cpu:9.2f}  {wall:10.2f}  {statistics.median(c for _, c in solve):6.3f}  "
-              f"{paired(quiet, base, CPU):17.2f}  {case['name']}")
+        print(f"{cpu:9.2f}  {wall:10.2f}  {statistics.median(c for _, c in its_solve):6.3f}  "
+              f"{paired(its_quiet, its_base, CPU):17.2f}  {case['name']}")
+    base_all = [run for runs_of_case in base for run in runs_of_case]
     print(f"baseline (python -c 'import typer, rich, numpy'): median wall {statistics.median(w for w, _ in base_all):.3f} s, "
           f"cpu {statistics.median(c for _, c in base_all):.3f} s; {runs} runs of each example, each next to a "
           f"baseline run")
