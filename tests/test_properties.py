@@ -10,6 +10,7 @@ Checked against it, on random tiles (power-of-two and other pitches, padding, el
 - the GF(2) fast path ``search.exact_worsts`` wherever it answers;
 - ``search.solve``: its counts, and that its answer is a bijection keeping every vector whole;
 - the claim the search bounds whole families with: where one placement decides, all cost the same;
+- ``simulate.admissible`` (part of every re-check) against the counter's own vector test;
 - the screen of the first-conflict-free path: it never rejects a conflict-free member, and is
   exact where the lane-difference conditions apply;
 - minimality: on small tiles, every member of none / cute / xor-cols enumerated naively, and the
@@ -236,6 +237,23 @@ def test_solve_answer_is_measured_right_and_sound(data):
     assert is_valid(family, params, t.rows, t.cols, t.row_length)
     assert keeps_vectors(accesses, phys, t.elem_bytes)
     assert solution.status == ("conflict-free" if solution.answer.excess == 0 else "conflicts")
+
+
+@SETTINGS
+@given(data=st.data())
+def test_admissible_is_keeping_vectors_whole(data):
+    """simulate.admissible (the re-check of every answer) against the counter's keeps_vectors, on
+    layouts that keep vectors whole and layouts that do not."""
+    from swizzle_solver import simulate
+
+    problem, accesses = data.draw(problems())
+    family, params = data.draw(layouts(problem))
+    t = problem.tile
+    assume(is_valid(family, params, t.rows, t.cols, t.row_length))
+    phys = phys_of(family, params, t.row_length)
+    table = search.layout_table(problem, solver_layout(family, params))
+    for access, pattern in zip(accesses, problem.patterns):
+        assert simulate.admissible(t, pattern, table) == keeps_vectors([access], phys, t.elem_bytes)
 
 
 @SETTINGS
