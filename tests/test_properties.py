@@ -256,6 +256,25 @@ def test_admissible_is_keeping_vectors_whole(data):
         assert simulate.admissible(t, pattern, table) == keeps_vectors([access], phys, t.elem_bytes)
 
 
+def test_admissible_on_every_small_swizzle_of_vector_reads():
+    # 16-byte and 8-byte vectors under every cute triple with small M: both outcomes occur
+    from swizzle_solver import simulate
+
+    seen = set()
+    for rows, cols, e, m, n, v in ((8, 32, 4, 8, 4, None), (16, 24, 2, 4, 8, None), (8, 16, 4, 2, 4, 8)):
+        a = Access("block", rows, cols, cols, e, 32, 4, m, n, v=v)
+        problem = make_problem(rows, cols, [a.spec], cols, e)
+        t = problem.tile
+        for params in ((b, m, s) for b in (1, 2) for m in (0, 1, 2) for s in range(b, 6)):
+            if not is_valid("cute", params, rows, cols, cols):
+                continue
+            table = search.layout_table(problem, Swizzle(*params))
+            ok = simulate.admissible(t, problem.patterns[0], table)
+            assert ok == keeps_vectors([a], phys_of("cute", params, cols), e), (a.spec, params)
+            seen.add(ok)
+    assert seen == {True, False}
+
+
 @SETTINGS
 @given(data=st.data())
 def test_one_placement_decides_where_the_search_says_so(data):
