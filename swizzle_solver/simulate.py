@@ -119,6 +119,8 @@ def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
 
 def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
     """Every lane's elements stay contiguous and aligned to the lane's size after the layout."""
+    if int(pattern.lane_bytes.max()) == tile.elem_bytes:
+        return True  # one element per lane: nothing to keep together, and every offset is aligned to 1
     rows, cols = lane_elements(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
     elems = pattern.lane_bytes // tile.elem_bytes
     got = phys[rows, cols]
