@@ -79,7 +79,7 @@ def main() -> int:
     repeat = ap.parse_args().repeat
     items = problems()
     solve_s, solutions = timed(search.solve, problems, repeat)
-    naive_s, naive = timed(naive_solve, problems, max(1, repeat // 3))
+    naive_s, naive = timed(naive_solve, problems, repeat)
     table_s = timed(with_table, problems, repeat)[0]
     answers = {name: s.answer.layout for (name, _), s in zip(items, solutions)}
     floor_s = timed(lambda item: answer_floor(item[1], answers[item[0]]),
