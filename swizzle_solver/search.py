@@ -223,8 +223,10 @@ class Screen:
         if not params:
             return passed
         if xor_linear and self.diffs.size:
-            images = _stacked(module, params, 1).apply(self.diffs)
-            passed &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
+            step = max(1, BATCH_ELEMENTS // self.diffs.size)  # members x differences: bounded temporaries
+            for start in range(0, len(params), step):
+                images = _stacked(module, params[start:start + step], 1).apply(self.diffs)
+                passed[start:start + step] &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
                 sample = placement_sample(self.problem.tile, pattern)
