@@ -1,6 +1,7 @@
-"""Warp-level patterns: the search with the GF(2) rank path (phases found to be cosets) against the
-same search with that path switched off (every candidate bounded on sampled placements and then
-simulated whole). Both must give the same answer; the ratio is off / on, both measured here.
+"""Warp-level patterns: the search with the coset path (phases found to be cosets of one set of
+offset bits, so one phase decides them all) against the same search with that path switched off
+(every candidate bounded on a spread sample of phases, then simulated whole). Both must give the
+same answer; the ratio is off / on, both measured here.
 
     python3 bench/warp_rank.py [--repeat N]
 """
