@@ -7,7 +7,7 @@ Checked against it, on random tiles (power-of-two and other pitches, padding, el
 
 - every worst and total that ``search.measure`` reports, for random layouts of every family, and
   for explicit phases files of random lanes;
-- the GF(2) fast path ``search.exact_worsts`` wherever it answers;
+- the GF(2) bank matrix of the rank proof (``search.exact_worsts``) wherever it applies;
 - ``search.solve``: its counts, and that its answer is a bijection keeping every vector whole;
 - the claim the search bounds whole families with: where one placement decides, all cost the same;
 - ``simulate.admissible`` (part of every re-check) against the counter's own vector test;
