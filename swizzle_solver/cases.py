@@ -1,6 +1,7 @@
 """examples.toml (DESIGN.md section 6): named cases with optional expectations, for `batch`."""
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +11,12 @@ from .model import InputError, Problem, elem_bytes_of, make_problem
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
         "phases", "linear_layout", "expect", "expect_status", "stage"}
 STATUSES = ("conflict-free", "conflicts")
+
+# The names the tool prints for an answer (each family's Layout.name), as `expect` may give them.
+_SWIZZLE = r"Swizzle<(\d+),(\d+),(\d+)>"
+_LAYOUT_NAMES = [rf"none|{_SWIZZLE}|XorCols<\d+,\d+,\d+>|RowInterleave<T=\d+,k=\d+>|Linear\[[^\]]*\]",
+                 rf"{_SWIZZLE}then{_SWIZZLE}",  # two-level
+                 r"pitch\d+(\+.+)?"]  # padding, possibly with a swizzle inside
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,6 +39,18 @@ def _norm(name: str) -> str:
     return name.replace(" ", "")
 
 
+def expect_problem(expect: str) -> str | None:
+    """Why ``expect`` can never equal an answer's name (a typo would fail every run), or None."""
+    text = _norm(expect)
+    if not any(re.fullmatch(pattern, text) for pattern in _LAYOUT_NAMES):
+        return (f"expect {expect!r} is not a layout name: write it as the tool prints it, "
+                f"e.g. none, Swizzle<B,M,S> or XorCols<B,M,a>")
+    for b, _, s in re.findall(_SWIZZLE, text):
+        if int(b) < 1 or int(s) < int(b):
+            return f"expect {expect!r} is never an answer: CuTe needs B >= 1 and S >= B in Swizzle<B,M,S>"
+    return None
+
+
 def load_cases(path: str, only: str | None = None) -> list[Case]:
     """Parse and compile every case (so that a bad one fails before anything is printed)."""
     try:
@@ -45,12 +64,13 @@ def load_cases(path: str, only: str | None = None) -> list[Case]:
     tables = doc.get("case")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise InputError(f"{path} has no [[case]] tables: write one [[case]] per example")
-    cases = []
-    for i, table in enumerate(tables):
-        name = table.get("name", f"#{i + 1}")
-        if only is not None and name != only:
-            continue
-        cases.append(_case(table, str(name), path))
+    names = [t.get("name", f"#{i + 1}") for i, t in enumerate(tables)]
+    for i, name in enumerate(names):
+        if not isinstance(name, str):
+            raise InputError(f"{path}: case #{i + 1} has name = {name!r}; a name must be a string")
+        if name in names[:i]:
+            raise InputError(f"{path}: two cases are named {name!r}; give every case its own name")
+    cases = [_case(table, name, path) for table, name in zip(tables, names) if only is None or name == only]
     if only is not None and not cases:
         raise InputError(f"no case named {only!r} in {path}: check --case against the names in the file")
     return cases
@@ -83,6 +103,9 @@ def _case(t: dict, name: str, path: str) -> Case:
     for key in ("expect", "dtype"):
         if key in t and not isinstance(t[key], str):
             raise InputError(f"{where}: {key} must be a string")
+    why = expect_problem(t["expect"]) if "expect" in t else None
+    if why:
+        raise InputError(f"{where}: {why}")
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,

@@ -318,12 +318,33 @@ def test_bad_input(capsys, name):
     "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncolour = 'red'\n",
     "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\nexpect_status = 'fast'\n",
     "title = 'no cases'\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\nexpect = 'Swizzle<1,2>'\n",  # can never match
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\nexpect = 'Swizzle<3,0,2>'\n",  # CuTe rejects it
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\n[[case]]\nname = 'x'\nrows = 8\ncols = 8\n"
+    "access = ['row']\n",  # two cases with one name: --case could not tell them apart
+    "[[case]]\nname = 3\nrows = 8\ncols = 8\naccess = ['8x1']\n",
 ])
 def test_batch_malformed_file(capsys, tmp_path, text):
     f = tmp_path / "bad.toml"
     f.write_text(text)
     code, out, err = run(capsys, "batch", str(f))
     assert code == 2 and out == "" and len(err.splitlines()) == 1
+
+
+def test_every_printed_layout_name_is_a_valid_expectation():
+    """`expect` is checked against the names the families print: none of them may be refused."""
+    from swizzle_solver.cases import expect_problem
+    from swizzle_solver.families import cute, linear, padding, row_interleave, two_level, xor_cols
+    from swizzle_solver.families.identity import Identity
+
+    layouts = [Identity(), cute.Swizzle(3, 3, 3), xor_cols.XorCols(2, 3, 1), row_interleave.RowInterleave(8, 2),
+               two_level.TwoLevel(cute.Swizzle(1, 3, 3), cute.Swizzle(3, 3, 5)),
+               linear.XorLinear(((0, 6), (0, 7), (1, 7))),
+               padding.Padded(72, Identity()), padding.Padded(72, cute.Swizzle(1, 3, 3))]
+    names = [layout.name for layout in layouts]
+    assert len(set(names)) == len(layouts)
+    for name in names:
+        assert expect_problem(name) is None, name
 
 
 @pytest.mark.parametrize("name", ["rows word", "unknown option", "8x1v3", "batch missing file"])
