@@ -71,15 +71,14 @@ def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
     rank = np.lexsort((b[:, 2], -b[:, 1], b[:, 0], a[:, 2], -a[:, 1], a[:, 0], a[:, 0] + b[:, 0]))
     i, j, a, b = i[rank], j[rank], a[rank], b[rank]
     # The map of each pair (and of each single swizzle) on the offset bits, all at once: a pair is
-    # kept only if no single swizzle and no earlier pair has the same map.
+    # kept only if no single swizzle (nor the identity) and no earlier pair has the same map.
     bits = (1 << np.arange(top, dtype=np.int64))[None, :]
     q = bits ^ ((bits >> a[:, 2:3]) & a[:, 3:4])
     q = q ^ ((q >> b[:, 2:3]) & b[:, 3:4])
-    seen = {tuple(row) for row in (bits ^ ((bits >> one[:, 2:3]) & one[:, 3:4])).tolist()}
-    seen.add(tuple(bits[0].tolist()))
-    out = []
-    for x, y, row in zip(i.tolist(), j.tolist(), map(tuple, q.tolist())):
-        if row not in seen:
-            seen.add(row)
-            out.append(TwoLevel(singles[x], singles[y]))
-    return out
+    maps = np.concatenate([bits, bits ^ ((bits >> one[:, 2:3]) & one[:, 3:4]), q])  # identity, singles, pairs
+    by_map = np.lexsort((np.arange(len(maps)), *maps.T))  # equal maps together, the earliest first
+    first = np.ones(len(maps), dtype=bool)
+    first[1:] = np.any(maps[by_map[1:]] != maps[by_map[:-1]], axis=1)
+    kept = np.sort(by_map[first]) - 1 - len(singles)  # back in family order; pairs count from 0
+    kept = kept[kept >= 0].tolist()
+    return [TwoLevel(singles[x], singles[y]) for x, y in zip(i[kept].tolist(), j[kept].tolist())]
