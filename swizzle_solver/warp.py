@@ -90,7 +90,8 @@ def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Patter
         for op in range(run // v):
             request = [(a * m + row, b * n + op * step, v) for a, b in lanes]
             template += split_request(request)
-    summary = f"{lr}x{lc} lanes x {m}x{n} elements, {m * run // v} op(s) of {v} B per lane"
+    ops = m * run // v
+    summary = f"{lr}x{lc} lanes, each {m}x{n} elements in {ops} op{'s' if ops > 1 else ''} of {v} B"
     return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, bank_model)
 
 
