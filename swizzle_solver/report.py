@@ -114,9 +114,10 @@ def matrix_json(m: BankMatrix) -> dict:
 
 
 def collision_json(problem: Problem, ranked: Ranked, index: int) -> dict | None:
-    """Two lanes of the worst placement whose distinct words share a bank (None if no conflict)."""
+    """Two lanes of the worst placement whose distinct words share a bank; None when no conflict
+    remains (at the lower bound, words must share banks: a pair then would only alarm)."""
     result = ranked.results[index]
-    if result.worst <= 1:
+    if result.worst <= result.pattern.lower_bound:
         return None
     phys = layout_table(problem, ranked.layout)
     lanes = simulate.bank_list(problem.tile, problem.bank_model, result.pattern, phys, result.worst_placement)

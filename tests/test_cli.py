@@ -352,3 +352,16 @@ def test_bad_input_as_a_process(name):
     r = proc(*BAD[name])
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_a_colliding_pair_is_shown_only_when_a_conflict_remains(capsys):
+    """8 rows x 6 f32 read as 8-byte vectors need 2 wavefronts (192 B): words share banks at the
+    bound, which is no conflict. Read by column, the unswizzled 8 x 8 f32 tile does conflict."""
+    code, out, _ = run(capsys, "--rows", "8", "--cols", "6", "--access", "8x6v8", "--json")
+    access = json.loads(out)["proof"]["accesses"][0]
+    assert code == 0 and access["worst_wavefronts"] == access["lower_bound"] == 2 and "collision" not in access
+    code, out, _ = run(capsys, "--rows", "8", "--cols", "8", "--access", "8x1", "--check", "none", "--json")
+    access = json.loads(out)["proof"]["accesses"][0]
+    assert code == 1 and access["worst_wavefronts"] == 2 > access["lower_bound"]  # rows 8 words apart: 2-way
+    pair = access["collision"]
+    assert pair["a"]["word"] != pair["b"]["word"] and pair["a"]["word"] % 32 == pair["b"]["word"] % 32 == pair["bank"]
