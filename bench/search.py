@@ -73,6 +73,26 @@ def timed(fn, make_items, repeat):
     return best, out
 
 
+def simulations(fn) -> int:
+    """Whole layouts simulated exhaustively (every placement of every pattern) by fn over the
+    examples, counted in a run of its own (not a timed one)."""
+    from swizzle_solver import simulate
+
+    calls, plain = [0], simulate.simulate
+
+    def counted(*args, **kwargs):
+        calls[0] += 1
+        return plain(*args, **kwargs)
+
+    simulate.simulate = counted
+    try:
+        for _, problem in problems():
+            fn(problem)
+    finally:
+        simulate.simulate = plain
+    return calls[0]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
@@ -91,6 +111,7 @@ def main() -> int:
     candidates = sum(len(m.candidates(p.tile, search.vector_elems(p))) for _, p in items for m in FAMILIES)
     print(f"{len(items)} stage-1 examples: solver {solve_s * 1e3:.1f} ms, naive {naive_s * 1e3:.1f} ms "
           f"(all {candidates} candidates simulated)")
+    print(f"  layouts simulated whole: solver {simulations(search.solve)}, naive {simulations(naive_solve)}")
     print(f"  floor: simulating and verifying just the {len(items)} answers takes {floor_s * 1e3:.1f} ms, "
           f"which caps any design at {naive_s / floor_s:.0f}x")
     print(f"  with the candidates table (runners-up of each family, read by the report and --json): "
