@@ -30,16 +30,37 @@ _click_errors = sys.modules[typer.BadParameter.__module__]
 
 
 def parse_layout(text: str):
-    """`--check`: none, Swizzle<B,M,S> or B,M,S."""
-    from .families.cute import Swizzle
+    """`--check`: none, Swizzle<B,M,S> or B,M,S; also XorCols<B,M,a> and a two-level
+    `Swizzle<..> then Swizzle<..>`, as the tool prints them."""
     from .families.identity import Identity
 
     s = text.strip()
     if s.lower() == "none":
         return Identity()
+    m = re.fullmatch(r"xorcols\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>", s, re.IGNORECASE)
+    if m:
+        from .families.xor_cols import XorCols
+
+        b, mm, a = (int(x) for x in m.groups())
+        if b < 1:
+            raise InputError(f"--check {text!r}: XorCols needs B >= 1 (or check 'none')")
+        return XorCols(b, mm, a)
+    parts = re.split(r"\s+then\s+", s, flags=re.IGNORECASE)
+    if len(parts) == 2:
+        from .families.two_level import TwoLevel
+
+        return TwoLevel(*(_swizzle(part, text) for part in parts))
+    return _swizzle(s, text)
+
+
+def _swizzle(s: str, text: str):
+    """Swizzle<B,M,S> or B,M,S (``text``: the whole --check value, for the message)."""
+    from .families.cute import Swizzle
+
     m = re.fullmatch(r"(?:swizzle\s*<\s*)?(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:>)?", s, re.IGNORECASE)
     if not m or (s.lower().startswith("swizzle") != s.endswith(">")):
-        raise InputError(f"--check {text!r} is not a swizzle: write none, Swizzle<B,M,S> or B,M,S")
+        raise InputError(f"--check {text!r} is not a layout: write none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a> "
+                         f"or 'Swizzle<B,M,S> then Swizzle<B,M,S>'")
     b, mm, sh = (int(x) for x in m.groups())
     if b < 1 or mm < 0:
         raise InputError(f"--check {text!r}: B must be >= 1 and M >= 0 (or check 'none')")
@@ -180,7 +201,7 @@ def main_command(
                                                  "#ttg.linear) read as an access; repeatable."),
     show_phases: bool = typer.Option(False, "--show-phases",
                                      help="Show the hardware phases of each access's first placement."),
-    check_layout: Optional[str] = typer.Option(None, "--check", help="Check none, Swizzle<B,M,S> or B,M,S."),
+    check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a> or 'A then B'."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),

@@ -403,7 +403,7 @@ def check(problem: Problem, layout) -> tuple[Ranked, str | None]:
         for pattern in problem.patterns:
             if not simulate.admissible(problem.tile, pattern, phys):
                 why = (f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec} "
-                       f"(a CuTe swizzle keeps vectors whole only when 2^M >= elements per vector)")
+                       f"(an XOR into bits M and up keeps them whole only when 2^M >= elements per vector)")
                 break
     exact = exact_worsts(problem, layout)
     method = "gf2-rank" if all(x is not None for x in exact) else "exhaustive"

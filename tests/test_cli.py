@@ -80,6 +80,24 @@ def test_check_a_layout_that_leaves_the_storage(capsys):
     assert isinstance(doc["check"]["invalid"], str) and "bijection" in doc["check"]["invalid"]
 
 
+@pytest.mark.parametrize("layout,code,why", [
+    ("XorCols<3,0,0>", 0, None),  # the pitch-24 column read: c ^ (r & 7)
+    ("xorcols<1,0,0>", 1, None),  # rows 0 and 4: 0 and 96 + 0, both bank 0 (2-way)
+    ("XorCols<2,3,0>", 1, "leaves the 24-column row"),  # columns 16..23 XOR 8 leave the row
+    ("Swizzle<1,0,3> then Swizzle<2,0,4>", 0, None),  # column 0 of rows 0..7 -> banks 0 24 19 9 2 26 17 11
+])
+def test_check_xor_cols_and_two_level(capsys, layout, code, why):
+    """Every family the tool prints as an answer can be checked by name (to pin it in CI)."""
+    c, out, err = run(capsys, "--rows", "8", "--cols", "24", "--access", "8x1", "--check", layout, "--json")
+    doc = json.loads(out)
+    assert (c, err) == (code, "") and doc["check"]["passed"] is (code == 0)
+    assert doc["check"]["invalid"] is None if why is None else why in doc["check"]["invalid"]
+    # the printed name reads back as the same layout
+    c2, out2, _ = run(capsys, "--rows", "8", "--cols", "24", "--access", "8x1", "--check", doc["answer"]["name"],
+                      "--json")
+    assert (c2, out2) == (c, out)
+
+
 def test_check_quiet(capsys):
     code, out, _ = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
                        "--check", "none", "-q")
@@ -290,6 +308,9 @@ BAD = {
     "check malformed": (*TILE, "--access", "8x1", "--check", "Swizzle<1,2>"),
     "check S below B": (*TILE, "--access", "8x1", "--check", "Swizzle<3,0,2>"),
     "check word": (*TILE, "--access", "8x1", "--check", "xor"),
+    "check xor-cols B 0": (*TILE, "--access", "8x1", "--check", "XorCols<0,1,0>"),
+    "check two-level malformed": (*TILE, "--access", "8x1", "--check", "Swizzle<1,0,3> then xor"),
+    "check two-level S below B": (*TILE, "--access", "8x1", "--check", "1,0,3 then 3,0,2"),
     "json and quiet": (*TILE, "--access", "8x1", "--json", "--quiet"),
     "unknown option": (*TILE, "--access", "8x1", "--bogus"),
     "option without value": (*TILE, "--access"),
