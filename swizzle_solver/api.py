@@ -7,6 +7,9 @@
     result.name                  # 'Swizzle<3,3,3>'
     result.emit("cuda")          # C function phys(r, c), ready to paste
     result.json(emit=["triton"]) # the CLI's --json document
+
+    checked = check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=["8x8", "row"])
+    assert checked.passed        # what --check says, as an object
 """
 from __future__ import annotations
 
@@ -82,6 +85,56 @@ def solve(problem_: Problem | None = None, /, **kwargs) -> Result:
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     return Result(search(problem_))
+
+
+@dataclass(frozen=True, eq=False)
+class Checked:
+    """One given layout, measured by the simulator (what --check prints)."""
+
+    problem: Problem
+    measured: object  # search.Ranked: per access worst and total wavefronts
+    invalid: str | None  # why the layout is not usable here (not a bijection, splits vectors), or None
+
+    @property
+    def layout(self):
+        return self.measured.layout
+
+    @property
+    def passed(self) -> bool:
+        """Usable and conflict-free (the CLI's exit code 0)."""
+        from .report import check_passed
+
+        return check_passed(self.measured, self.invalid)
+
+    @property
+    def worst(self) -> dict[str, int]:
+        """Worst wavefronts of each access, by spec."""
+        return {r.pattern.spec: r.worst for r in self.measured.results}
+
+    def json(self, emit=()) -> dict:
+        """The CLI's --check --json document, with answer.emit for the targets asked."""
+        from .families.identity import Identity
+        from .report import check_json
+        from .search import measure
+
+        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid)
+        return with_emit(doc, self.problem, self.layout, emit)
+
+
+def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
+    """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
+    is a layout object or a name as the tool prints it (names.CHECKABLE)."""
+    from .names import parse_layout
+    from .search import check as measure_check
+
+    if problem_ is None:
+        problem_ = problem(**kwargs)
+    elif kwargs:
+        raise TypeError("give a problem or keyword arguments, not both")
+    if isinstance(layout, str):
+        layout = parse_layout(layout, "layout")
+    measured, why = measure_check(problem_, layout)
+    return Checked(problem_, measured, why)
 
 
 def with_emit(doc: dict, prob: Problem, layout, targets) -> dict:

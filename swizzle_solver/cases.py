@@ -1,23 +1,16 @@
 """examples.toml (DESIGN.md section 6): named cases with optional expectations, for `batch`."""
 from __future__ import annotations
 
-import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from .model import InputError, Problem, elem_bytes_of, make_problem
+from .names import expect_problem
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
         "phases", "linear_layout", "expect", "expect_status", "stage"}
 STATUSES = ("conflict-free", "conflicts")
-
-# The names the tool prints for an answer (each family's Layout.name), as `expect` may give them.
-_SWIZZLE = r"Swizzle<(\d+),(\d+),(\d+)>"
-_LAYOUT_NAMES = [rf"none|{_SWIZZLE}|XorCols<\d+,\d+,\d+>|RowInterleave<T=\d+,k=\d+>|Linear\[[^\]]*\]",
-                 rf"{_SWIZZLE}then{_SWIZZLE}",  # two-level
-                 r"pitch\d+(\+.+)?"]  # padding, possibly with a swizzle inside
-
 
 @dataclass(frozen=True, eq=False)
 class Case:
@@ -37,18 +30,6 @@ class Case:
 
 def _norm(name: str) -> str:
     return name.replace(" ", "")
-
-
-def expect_problem(expect: str) -> str | None:
-    """Why ``expect`` can never equal an answer's name (a typo would fail every run), or None."""
-    text = _norm(expect)
-    if not any(re.fullmatch(pattern, text) for pattern in _LAYOUT_NAMES):
-        return (f"expect {expect!r} is not a layout name: write it as the tool prints it, "
-                f"e.g. none, Swizzle<B,M,S> or XorCols<B,M,a>")
-    for b, _, s in re.findall(_SWIZZLE, text):
-        if int(b) < 1 or int(s) < int(b):
-            return f"expect {expect!r} is never an answer: CuTe needs B >= 1 and S >= B in Swizzle<B,M,S>"
-    return None
 
 
 def load_cases(path: str, only: str | None = None) -> list[Case]:

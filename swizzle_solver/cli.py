@@ -6,7 +6,6 @@ with one line on stderr and nothing on stdout.
 """
 
 import gc
-import re
 import sys
 from dataclasses import dataclass
 from typing import Callable, List, Optional
@@ -27,47 +26,6 @@ EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
 # classes from wherever typer's own BadParameter lives, so both work and click (not one of our
 # dependencies) is never imported by name.
 _click_errors = sys.modules[typer.BadParameter.__module__]
-
-
-def parse_layout(text: str):
-    """`--check`: none, Swizzle<B,M,S> or B,M,S; also XorCols<B,M,a> and a two-level
-    `Swizzle<..> then Swizzle<..>`, as the tool prints them."""
-    from .families.identity import Identity
-
-    s = text.strip()
-    if s.lower() == "none":
-        return Identity()
-    m = re.fullmatch(r"xorcols\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>", s, re.IGNORECASE)
-    if m:
-        from .families.xor_cols import XorCols
-
-        b, mm, a = (int(x) for x in m.groups())
-        if b < 1:
-            raise InputError(f"--check {text!r}: XorCols needs B >= 1 (or check 'none')")
-        return XorCols(b, mm, a)
-    parts = re.split(r"\s+then\s+", s, flags=re.IGNORECASE)
-    if len(parts) == 2:
-        from .families.two_level import TwoLevel
-
-        return TwoLevel(*(_swizzle(part, text) for part in parts))
-    return _swizzle(s, text)
-
-
-def _swizzle(s: str, text: str):
-    """Swizzle<B,M,S> or B,M,S (``text``: the whole --check value, for the message)."""
-    from .families.cute import Swizzle
-
-    m = re.fullmatch(r"(?:swizzle\s*<\s*)?(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:>)?", s, re.IGNORECASE)
-    if not m or (s.lower().startswith("swizzle") != s.endswith(">")):
-        raise InputError(f"--check {text!r} is not a layout: write none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a> "
-                         f"or 'Swizzle<B,M,S> then Swizzle<B,M,S>'")
-    b, mm, sh = (int(x) for x in m.groups())
-    if b < 1 or mm < 0:
-        raise InputError(f"--check {text!r}: B must be >= 1 and M >= 0 (or check 'none')")
-    if sh < b:
-        raise InputError(f"--check {text!r}: CuTe rejects |S| < B (and S <= 0 is not supported here): "
-                         f"use S >= {b}")
-    return Swizzle(b, mm, sh)
 
 
 @dataclass(frozen=True)
@@ -166,15 +124,12 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False) -> int:
-    from .families.identity import Identity
-    from .report import check_json, check_passed
-    from .search import check, measure
+    from .api import check
 
-    ranked, why = check(problem, layout)
-    passed = check_passed(ranked, why)
-    _output(lambda: check_json(problem, ranked, measure(problem, Identity()), why), json_out, quiet,
-            f"{layout.name} {'passed' if passed else 'failed'}", problem, layout, out, show_phases)
-    return EXIT_OK if passed else EXIT_CONFLICTS
+    checked = check(layout, problem)
+    _output(checked.json, json_out, quiet, f"{layout.name} {'passed' if checked.passed else 'failed'}",
+            problem, layout, out, show_phases)
+    return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
 
 def _version(value: bool) -> None:
@@ -233,7 +188,11 @@ def main_command(
         raise InputError(f"--timeout {timeout} must be a positive number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
-    layout = parse_layout(check_layout) if check_layout is not None else None
+    layout = None
+    if check_layout is not None:
+        from .names import parse_layout
+
+        layout = parse_layout(check_layout)
     out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)

@@ -354,7 +354,7 @@ def test_batch_malformed_file(capsys, tmp_path, text):
 
 def test_every_printed_layout_name_is_a_valid_expectation():
     """`expect` is checked against the names the families print: none of them may be refused."""
-    from swizzle_solver.cases import expect_problem
+    from swizzle_solver.names import expect_problem
     from swizzle_solver.families import cute, linear, padding, row_interleave, two_level, xor_cols
     from swizzle_solver.families.identity import Identity
 

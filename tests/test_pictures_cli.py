@@ -163,6 +163,22 @@ def test_python_api():
         result.emit("fortran")
 
 
+def test_python_api_check():
+    """check() is --check as an object: the same verdict and JSON, from a name or a layout."""
+    from swizzle_solver import check, problem
+    from swizzle_solver.families.xor_cols import XorCols
+
+    good = check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=["8x8", "row"])
+    assert good.passed and good.worst == {"8x8": 1, "row": 1} and good.invalid is None
+    assert good.json(emit=["cuda"])["check"] == {"layout": "Swizzle<3,3,3>", "passed": True, "invalid": None}
+    plain = check("none", problem(64, 64, ["8x8"], dtype="f16"))
+    assert not plain.passed and plain.worst == {"8x8": 8}  # 64 f16 = 128 B rows: all 8 rows in one bank group
+    torn = check(XorCols(2, 3, 0), rows=8, cols=24, access="8x1")
+    assert not torn.passed and "leaves the 24-column row" in torn.invalid
+    with pytest.raises(InputError):
+        check("Swizzle<1,2>", rows=8, cols=8, access="8x1")
+
+
 def test_import_stays_cheap():
     code = "import sys, swizzle_solver; print('numpy' in sys.modules, 'rich' in sys.modules)"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
