@@ -1,4 +1,4 @@
-"""The README stays true: the main job's output it shows is what the CLI prints."""
+"""The README stays true: the main job's output and the Python API example print what it shows."""
 import re
 from pathlib import Path
 
@@ -17,3 +17,13 @@ def test_main_job_output_in_readme_is_current(capsys, monkeypatch):
 def test_setup_commands_are_what_ci_runs():
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert f"```bash\n{ci}\n```" in README
+
+
+def test_python_api_example_prints_what_readme_says(capsys, tmp_path, monkeypatch):
+    section = README[README.index("### Python API"):]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    shown = re.search(r"prints\n\n```\n(.*?)```", section, re.S).group(1)
+    monkeypatch.chdir(tmp_path)  # it writes tile.svg
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out == shown
+    assert "<svg" in (tmp_path / "tile.svg").read_text()
