@@ -386,3 +386,15 @@ def test_a_colliding_pair_is_shown_only_when_a_conflict_remains(capsys):
     assert code == 1 and access["worst_wavefronts"] == 2 > access["lower_bound"]  # rows 8 words apart: 2-way
     pair = access["collision"]
     assert pair["a"]["word"] != pair["b"]["word"] and pair["a"]["word"] % 32 == pair["b"]["word"] % 32 == pair["bank"]
+
+
+def test_entry_runs_the_solve_with_the_collector_on(monkeypatch):
+    """entry.py turns the cyclic collector off only while the CLI's imports run."""
+    import gc
+
+    import swizzle_solver.cli as cli
+    from swizzle_solver import entry
+
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()) or 0)
+    assert entry.main() == 0 and seen == [True] and gc.isenabled()
