@@ -1,4 +1,9 @@
-"""examples.toml (DESIGN.md section 6): named cases with optional expectations, for `batch`."""
+"""examples.toml (DESIGN.md section 6): named cases with optional expectations, for `batch`.
+
+A case either states what the search must answer (``expect``, ``expect_status``) or gives the layout
+a kernel uses (``check``, like --check), which must then be usable and reach ``expect_status``
+(default conflict-free): the form for pinning a kernel's tiles in CI.
+"""
 from __future__ import annotations
 
 import tomllib
@@ -6,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import InputError, Problem, elem_bytes_of, make_problem
-from .names import expect_problem
+from .names import expect_problem, parse_layout
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
-        "phases", "linear_layout", "expect", "expect_status", "stage"}
+        "phases", "linear_layout", "expect", "expect_status", "check", "stage"}
 STATUSES = ("conflict-free", "conflicts")
 
 @dataclass(frozen=True, eq=False)
@@ -18,12 +23,18 @@ class Case:
     problem: Problem
     expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name
     expect_status: str | None
+    check: object = None  # a layout to check instead of searching (names.parse_layout)
 
-    def meets(self, status: str, answer: str) -> bool:
+    def meets(self, status: str, answer: str, usable: bool = True) -> bool:
+        """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
+        if self.check is not None:
+            return usable and status == (self.expect_status or "conflict-free")
         return ((self.expect_status is None or status == self.expect_status)
                 and (self.expect is None or _norm(answer) == _norm(self.expect)))
 
     def expectation(self) -> str:
+        if self.check is not None:
+            return f"check: {self.expect_status or 'conflict-free'}"
         parts = [x for x in (self.expect, self.expect_status) if x]
         return ", ".join(parts) or "-"
 
@@ -81,12 +92,16 @@ def _case(t: dict, name: str, path: str) -> Case:
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
-    for key in ("expect", "dtype"):
+    for key in ("expect", "dtype", "check"):
         if key in t and not isinstance(t[key], str):
             raise InputError(f"{where}: {key} must be a string")
     why = expect_problem(t["expect"]) if "expect" in t else None
     if why:
         raise InputError(f"{where}: {why}")
+    if "check" in t and "expect" in t:
+        raise InputError(f"{where}: give check (the layout your kernel uses must be conflict-free) or expect "
+                         f"(what the search must answer), not both")
+    check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
@@ -94,4 +109,4 @@ def _case(t: dict, name: str, path: str) -> Case:
                                [str(base / p) for p in files["linear_layout"]])
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
-    return Case(name, problem, t.get("expect"), status)
+    return Case(name, problem, t.get("expect"), status, check)

@@ -207,20 +207,16 @@ def batch_command(
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
 ) -> None:
-    """Solve every case of an examples.toml and check its expectations."""
+    """Solve every case of an examples.toml and check its expectations (or check its layout)."""
     from .cases import load_cases
-    from .report import solution_json
-    from .search import solve
 
     cases = load_cases(file, case)
     out, rows = [], []
     for c in cases:
-        solution = solve(c.problem)
-        ok = c.meets(solution.status, solution.answer.layout.name)
-        if json_out:  # the table needs only the answer and the status
-            out.append({"name": c.name, "ok": ok, "result": solution_json(solution)})
-        rows.append({"name": c.name, "answer": solution.answer.layout.name, "status": solution.status,
-                     "expected": c.expectation(), "ok": ok})
+        row, make_doc = _batch_case(c)
+        if json_out:  # the table needs only the row
+            out.append({"name": c.name, "ok": row["ok"], "result": make_doc()})
+        rows.append(row)
     if json_out:
         import json
 
@@ -229,6 +225,27 @@ def batch_command(
         from .render import print_batch
         print_batch(rows)
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
+
+
+def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
+    """One case of batch: its table row, and how to build its JSON document (--check's or the solve's)."""
+    if c.check is not None:
+        from .api import check
+
+        checked = check(c.check, c.problem)
+        status = "conflict-free" if checked.measured.conflict_free else "conflicts"
+        ok = c.meets(status, checked.layout.name, usable=checked.invalid is None)
+        answer, make_doc = checked.layout.name, checked.json
+        if checked.invalid is not None:
+            status = "not usable"
+    else:
+        from .report import solution_json
+        from .search import solve
+
+        solution = solve(c.problem)
+        answer, status = solution.answer.layout.name, solution.status
+        ok, make_doc = c.meets(status, answer), lambda: solution_json(solution)
+    return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc
 
 
 def _write(text: str) -> None:

@@ -279,6 +279,29 @@ def test_batch_failing_expectation(capsys, tmp_path):
     assert code == 0
 
 
+def test_batch_check_cases(capsys, tmp_path):
+    """A case with check = LAYOUT passes when that layout is usable and reaches expect_status
+    (default conflict-free): a kernel's own tiles pinned in CI."""
+    f = tmp_path / "kernels.toml"
+    f.write_text('[[case]]\nname = "tma128"\nrows = 64\ncols = 64\ndtype = "f16"\naccess = ["ldmatrix.x4", "row"]\n'
+                 'check = "Swizzle<3,3,3>"\n\n'
+                 '[[case]]\nname = "plain, known 2-way"\nrows = 16\ncols = 16\ndtype = "f16"\naccess = ["8x8"]\n'
+                 'check = "none"\nexpect_status = "conflicts"\n\n'
+                 '[[case]]\nname = "leaves the row"\nrows = 8\ncols = 24\naccess = ["8x1"]\ncheck = "XorCols<2,3,0>"\n\n'
+                 '[[case]]\nname = "conflicts"\nrows = 16\ncols = 16\ndtype = "f16"\naccess = ["8x8"]\ncheck = "none"\n')
+    code, out, _ = run(capsys, "batch", str(f), "--json")
+    cases = json.loads(out)["cases"]
+    assert code == 1
+    assert [(c["name"], c["ok"]) for c in cases] == [("tma128", True), ("plain, known 2-way", True),
+                                                     ("leaves the row", False), ("conflicts", False)]
+    assert cases[0]["result"]["check"] == {"layout": "Swizzle<3,3,3>", "passed": True, "invalid": None}
+    assert "leaves the 24-column row" in cases[2]["result"]["check"]["invalid"]
+    code, out, _ = run(capsys, "batch", str(f), "--case", "tma128")
+    assert code == 0 and "check: conflict-free" in out
+    code, out, _ = run(capsys, "batch", str(f), "--case", "leaves the row")
+    assert code == 1 and "not usable" in out
+
+
 # --- bad input: exit 2, one line on stderr, nothing on stdout -----------------------------------------
 
 TILE = ("--rows", "8", "--cols", "8")
@@ -344,6 +367,9 @@ def test_bad_input(capsys, name):
     "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\n[[case]]\nname = 'x'\nrows = 8\ncols = 8\n"
     "access = ['row']\n",  # two cases with one name: --case could not tell them apart
     "[[case]]\nname = 3\nrows = 8\ncols = 8\naccess = ['8x1']\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncheck = 'Swizzle<1,2>'\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncheck = 'none'\nexpect = 'none'\n",
+    "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncheck = 3\n",
 ])
 def test_batch_malformed_file(capsys, tmp_path, text):
     f = tmp_path / "bad.toml"
