@@ -207,7 +207,7 @@ def batch_command(
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
 ) -> None:
-    """Solve or check every case of an examples.toml (exit 1: a case failed)."""
+    """Solve or check the cases of examples.toml."""
     from .cases import load_cases
 
     cases = load_cases(file, case)
