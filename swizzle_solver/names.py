@@ -1,10 +1,10 @@
 """Layout names as the tool prints them (each family's ``name``), read back.
 
-``parse_layout`` builds the layout a name denotes, for ``--check`` and the API's ``check``: none,
-``Swizzle<B,M,S>`` (or ``B,M,S``), ``XorCols<B,M,a>`` and a two-level ``Swizzle<..> then
-Swizzle<..>``. ``expect_problem`` only validates a name, for batch's ``expect``, which may also name
-the families that are found rather than given (``RowInterleave<T=..,k=..>``, ``Linear[...]``,
-``pitch N``).
+``parse_layout`` builds the layout a name denotes, for ``--check``, batch's ``check`` and the API's
+``check``: every name an answer can have (none, ``Swizzle<B,M,S>`` or ``B,M,S``, ``XorCols<B,M,a>``,
+a two-level ``Swizzle<..> then Swizzle<..>``, ``Linear[b0^=b5, ...]``, ``RowInterleave<T=..,k=..>``,
+``pitch N`` or ``pitch N + <one of the first three>``), so any answer can be pinned in CI.
+``expect_problem`` only validates a name, for batch's ``expect``.
 """
 from __future__ import annotations
 
@@ -12,12 +12,17 @@ import re
 
 from .model import InputError
 
-CHECKABLE = "none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a> or 'Swizzle<B,M,S> then Swizzle<B,M,S>'"
+CHECKABLE = ("none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a>, 'Swizzle<B,M,S> then Swizzle<B,M,S>', "
+             "'Linear[b0^=b5^b6, b1^=b7]', 'RowInterleave<T=8,k=2>' or 'pitch 72 + <layout>'")
 
 _SWIZZLE = re.compile(r"(?:swizzle\s*<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>|(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+))",
                       re.IGNORECASE)
 _XOR_COLS = re.compile(r"xorcols\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>", re.IGNORECASE)
 _THEN = re.compile(r"\s+then\s+", re.IGNORECASE)
+_ROW_INTERLEAVE = re.compile(r"rowinterleave\s*<\s*t\s*=\s*(\d+)\s*,\s*k\s*=\s*(\d+)\s*>", re.IGNORECASE)
+_LINEAR = re.compile(r"linear\s*\[(.*)\]", re.IGNORECASE)
+_LINEAR_TARGET = re.compile(r"b(\d+)\s*\^=\s*(b\d+(?:\s*\^\s*b\d+)*)")
+_PITCH = re.compile(r"pitch\s+(\d+)(?:\s*\+\s*(.+))?", re.IGNORECASE)
 
 # What an answer's name may look like, spaces removed (batch's `expect` is compared that way).
 _PRINTED_SWIZZLE = r"Swizzle<(\d+),(\d+),(\d+)>"
@@ -33,6 +38,25 @@ def parse_layout(text: str, what: str = "--check"):
     s = text.strip()
     if s.lower() == "none":
         return Identity()
+    m = _PITCH.fullmatch(s)
+    if m:
+        from .families.padding import Padded
+
+        inner = Identity() if m[2] is None else parse_layout(m[2], what)
+        if inner.family not in ("none", "cute", "xor-cols"):
+            raise InputError(f"{what} {text!r}: a padded pitch takes none, a Swizzle or an XorCols inside")
+        return Padded(int(m[1]), inner)
+    m = _ROW_INTERLEAVE.fullmatch(s)
+    if m:
+        from .families.row_interleave import RowInterleave
+
+        t, k = int(m[1]), int(m[2])
+        if not 2 <= k < t:
+            raise InputError(f"{what} {text!r}: RowInterleave needs 2 <= k < T")
+        return RowInterleave(t, k)
+    m = _LINEAR.fullmatch(s)
+    if m:
+        return _linear(m[1], text, what)
     m = _XOR_COLS.fullmatch(s)
     if m:
         from .families.xor_cols import XorCols
@@ -62,6 +86,25 @@ def _swizzle(s: str, text: str, what: str):
     if sh < b:
         raise InputError(f"{what} {text!r}: CuTe rejects |S| < B (and S <= 0 is not supported here): use S >= {b}")
     return Swizzle(b, mm, sh)
+
+
+def _linear(body: str, text: str, what: str):
+    """Linear[b0^=b1^b6, b1^=b7]: bit t of the offset XORed with bits s > t."""
+    from .families.linear import XorLinear
+
+    terms = set()
+    for part in filter(None, (x.strip() for x in body.split(","))):
+        m = _LINEAR_TARGET.fullmatch(part)
+        if not m:
+            raise InputError(f"{what} {text!r}: {part!r} is not a term: write b<target>^=b<source>^b<source>...")
+        target = int(m[1])
+        for source in (int(b.strip()[1:]) for b in m[2].split("^")):
+            if source <= target:
+                raise InputError(f"{what} {text!r}: b{target}^=b{source}: a source bit must be above its target")
+            terms.add((target, source))
+    if not terms:
+        raise InputError(f"{what} {text!r}: no XOR terms (check 'none' for the identity)")
+    return XorLinear(tuple(sorted(terms)))
 
 
 def expect_problem(expect: str) -> str | None:

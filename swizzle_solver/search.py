@@ -400,7 +400,9 @@ def check(problem: Problem, layout) -> tuple[Ranked, str | None]:
     why = layout.invalid(problem.tile)
     if why is None:
         phys = layout_table(problem, layout)
-        for pattern in problem.patterns:
+        if not simulate.is_injective(problem.tile, phys, storage(problem, layout)):
+            why = f"it is not a bijection onto its {storage(problem, layout)}-element storage"
+        for pattern in problem.patterns if why is None else ():
             if not simulate.admissible(problem.tile, pattern, phys):
                 why = (f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec} "
                        f"(an XOR into bits M and up keeps them whole only when 2^M >= elements per vector)")

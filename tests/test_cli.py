@@ -98,6 +98,22 @@ def test_check_xor_cols_and_two_level(capsys, layout, code, why):
     assert (c2, out2) == (c, out)
 
 
+@pytest.mark.parametrize("layout,code,why", [
+    ("pitch 33", 0, None),  # an odd pitch spreads the 32 rows of a column over the 32 banks
+    ("pitch 40", 1, None),
+    ("pitch 16", 1, "below the 32 columns"),
+    ("pitch 9999", 1, "storage limit"),
+    ("RowInterleave<T=8,k=2>", 1, None),  # rows permuted: a column still meets 32 rows 32 words apart
+    ("Linear[b0^=b5, b1^=b6, b2^=b7, b3^=b8, b4^=b9]", 0, None),  # bank bits ^= row bits: col ^= row
+])
+def test_check_the_other_families_by_name(capsys, layout, code, why):
+    c, out, err = run(capsys, "--rows", "32", "--cols", "32", "--access", "col", "--access", "row", "--check", layout,
+                      "--json")
+    doc = json.loads(out)
+    assert (c, err) == (code, "") and doc["check"]["passed"] is (code == 0)
+    assert doc["check"]["invalid"] is None if why is None else why in doc["check"]["invalid"]
+
+
 def test_check_quiet(capsys):
     code, out, _ = run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
                        "--check", "none", "-q")
@@ -334,6 +350,11 @@ BAD = {
     "check xor-cols B 0": (*TILE, "--access", "8x1", "--check", "XorCols<0,1,0>"),
     "check two-level malformed": (*TILE, "--access", "8x1", "--check", "Swizzle<1,0,3> then xor"),
     "check two-level S below B": (*TILE, "--access", "8x1", "--check", "1,0,3 then 3,0,2"),
+    "check linear source below target": (*TILE, "--access", "8x1", "--check", "Linear[b3^=b1]"),
+    "check linear no terms": (*TILE, "--access", "8x1", "--check", "Linear[]"),
+    "check linear malformed term": (*TILE, "--access", "8x1", "--check", "Linear[b3=b5]"),
+    "check row interleave k 0": (*TILE, "--access", "8x1", "--check", "RowInterleave<T=8,k=0>"),
+    "check pitch around two-level": (*TILE, "--access", "8x1", "--check", "pitch 12 + 1,0,3 then 2,0,4"),
     "json and quiet": (*TILE, "--access", "8x1", "--json", "--quiet"),
     "unknown option": (*TILE, "--access", "8x1", "--bogus"),
     "option without value": (*TILE, "--access"),
@@ -378,9 +399,10 @@ def test_batch_malformed_file(capsys, tmp_path, text):
     assert code == 2 and out == "" and len(err.splitlines()) == 1
 
 
-def test_every_printed_layout_name_is_a_valid_expectation():
-    """`expect` is checked against the names the families print: none of them may be refused."""
-    from swizzle_solver.names import expect_problem
+def test_every_printed_layout_name_is_a_valid_expectation_and_reads_back():
+    """`expect` is checked against the names the families print: none of them may be refused; and
+    --check reads each back as the same layout."""
+    from swizzle_solver.names import expect_problem, parse_layout
     from swizzle_solver.families import cute, linear, padding, row_interleave, two_level, xor_cols
     from swizzle_solver.families.identity import Identity
 
@@ -390,8 +412,9 @@ def test_every_printed_layout_name_is_a_valid_expectation():
                padding.Padded(72, Identity()), padding.Padded(72, cute.Swizzle(1, 3, 3))]
     names = [layout.name for layout in layouts]
     assert len(set(names)) == len(layouts)
-    for name in names:
+    for name, layout in zip(names, layouts):
         assert expect_problem(name) is None, name
+        assert parse_layout(name) == layout and parse_layout(name.lower().replace(",", ", ")).name == name
 
 
 @pytest.mark.parametrize("name", ["rows word", "unknown option", "8x1v3", "batch missing file"])

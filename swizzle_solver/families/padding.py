@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..model import Tile
+from ..model import MAX_STORAGE_BYTES, Tile
 
 FAMILY = "padding"
 
@@ -49,6 +49,10 @@ class Padded:
         return self.inner.phys(self.padded(tile), r, c)
 
     def invalid(self, tile: Tile) -> str | None:
+        if self.pitch < tile.cols:
+            return f"pitch {self.pitch} is below the {tile.cols} columns of a row"
+        if tile.rows * self.pitch * tile.elem_bytes > MAX_STORAGE_BYTES:
+            return f"pitch {self.pitch} needs more than the {MAX_STORAGE_BYTES // 1024} KiB storage limit"
         return self.inner.invalid(self.padded(tile))
 
     def bases(self, tile: Tile) -> list[int] | None:
