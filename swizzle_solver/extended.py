@@ -85,6 +85,8 @@ class _Xor:
                           dtype=np.int32).reshape(-1, 4)
         out = np.zeros(len(members), dtype=np.int64)
         for sep in self.seps:
+            if not sep.diffs.size:
+                continue  # no two lanes of a phase in different units (one 8-byte lane, say): nothing to fail
             diffs = sep.diffs.astype(np.int32)[None, :]
             step = max(1, FAILURES_BATCH // diffs.size)
             for start in range(0, len(members), step):

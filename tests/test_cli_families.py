@@ -137,3 +137,15 @@ def test_extended_search_is_deterministic(args):
     first, second = run(*args, "--json"), run(*args, "--json")
     assert first.returncode == 0 and first.stdout and first.stdout == second.stdout
     assert run(*args).stdout == run(*args).stdout
+
+
+def test_a_pattern_with_no_lane_differences_in_the_extended_search():
+    """1x8 of f8 is one 8-byte lane: its separation has no differences (nothing can conflict). With
+    patterns no single swizzle serves, the two-level search must still run (it divided by zero)."""
+    r = run("--rows", "32", "--cols", "96", "--dtype", "f8", "--access", "16x1:2", "--access", "2x16",
+            "--access", "1x8", "--json")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["status"] == "conflicts" and doc["search"]["extended"] is True
+    one_lane = next(a for a in doc["answer"]["per_access"] if a["spec"] == "1x8")
+    assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
