@@ -142,7 +142,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.complete = result.status != "unknown"
         found = [result.layout] if result.layout is not None else []
         report.covered = (f"z3 over (B, M, S) of both swizzles, {result.constraints} constraints from "
-                          f"{xor.covered()}: {result.status}")
+                          f"{xor.covered()}: {result.outcome}")
     else:
         failures = xor.failures_many(members)
         for _, i in budget.walk(report, np.flatnonzero(failures == 0).tolist()):  # family order
@@ -175,7 +175,7 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.complete = result.status != "unknown"
         found = result.layout
         report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
-                          f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}: {result.status}")
+                          f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}: {result.outcome}")
     else:
         tried, cut, k = 0, False, 0
         for k in range(len(terms) + 1):

@@ -233,7 +233,7 @@ def families_view(doc: dict) -> Group | None:
             line.append(f"cannot reach the lower bound; best {f['best']}, {f['best_excess_wavefronts']} excess",
                         style=BAD)
         if not f["complete"]:
-            line.append(" (cut by the time limit: not covered whole)", style=BAD)
+            line.append(" (not covered whole)", style=BAD)
         parts.append(Wrapped(line))
         parts.append(Wrapped(Text(f"covered: {f['covered']}", style="dim"), 2))
         smt = f.get("smt")
@@ -291,13 +291,17 @@ def verdict(doc: dict) -> Text:
     if doc["status"] == "timeout":
         return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
                     f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
+    unproven = doc["proof"].get("unproven")
     if doc["status"] == "conflict-free":
         what = "no swizzle is needed" if ans["family"] == "none" else f"the minimal layout is {ans['name']}"
+        if unproven:
+            what = f"{ans['name']}, NOT proven minimal ({unproven})"
         if ans["family"] == "padding":
             what += f" (padding: {ans['padding']['extra_bytes']} extra bytes; no swizzle of the given pitch works)"
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
+    caveat = f" It is NOT proven that none exists ({unproven})." if unproven else ""
     return Text(f"No conflict-free layout in the searched families; the best, {ans['name']}, "
-                f"leaves {ans['excess_wavefronts']} excess wavefront(s).", style=f"bold {BAD}")
+                f"leaves {ans['excess_wavefronts']} excess wavefront(s).{caveat}", style=f"bold {BAD}")
 
 
 def phases_view(doc: dict) -> Group:

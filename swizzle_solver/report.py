@@ -164,7 +164,7 @@ def solution_json(solution: Solution) -> dict:
         "answer": layout_json(problem, solution.answer, solution.baseline),
         "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
-                  "proven_minimal": not solution.timed_out},
+                  "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
         "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": ("no member of none, cute or xor-cols is conflict-free"
                                        if solution.extended else None),

@@ -76,7 +76,7 @@ class FamilyReport:
     linear: bool = False  # every bound was exact (GF(2))
     best_excess: int | None = None
     method: str = "enumeration"  # "enumeration" or "smt"
-    complete: bool = True  # the whole family was covered (False: cut by --timeout)
+    complete: bool = True  # the whole family was covered (False: cut by --timeout, or z3 gave up)
     covered: str = ""  # how the family was covered, in words (the bounds, or the SMT constraints)
     smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
 
@@ -93,7 +93,8 @@ class Solution:
     found: list | None = None  # the table as the branch and bound left it; None: not run yet
     reports: list | None = None
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
-    timed_out: bool = False
+    timed_out: bool = False  # --timeout cut a family that could still beat the answer
+    unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
 
     def _table(self) -> tuple[list, list]:
         if self.found is None:
@@ -388,11 +389,16 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         answer = recheck(problem, *ranked[0])
     else:  # cut by the time limit before any member was evaluated
         answer = measure(problem, Identity())
-    # Cut by --timeout: the answer is not proven minimal if a family that could still beat it
-    # (ranked before it, or any family when it has conflicts) was not covered whole.
-    timed_out = (needed and not extended) or any(
-        not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1]) for r in reports)
-    return Solution(problem, answer, families, found, reports, extended, timed_out)
+    # The answer is not proven minimal if a family that could still beat it (ranked before it, or
+    # any family when it has conflicts) was not covered whole: cut by --timeout (status "timeout"),
+    # or left "unknown" by z3 (too many models refuted; the status stays what the answer measures).
+    open_families = [r.family for r in reports
+                     if not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1])]
+    if needed and not extended:
+        open_families.append("the families beyond none / cute / xor-cols")
+    unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
+    timed_out = unproven is not None and budget.expired()
+    return Solution(problem, answer, families, found, reports, extended, timed_out, unproven)
 
 
 def check(problem: Problem, layout) -> tuple[Ranked, str | None]:

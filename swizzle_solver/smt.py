@@ -35,6 +35,15 @@ class SmtResult:
     unsat_below: int | None = None  # no conflict-free member with fewer XOR terms / bits than this
     covered: list[str] = field(default_factory=list)
 
+    @property
+    def outcome(self) -> str:
+        """The status in words: why it is unknown, when it is."""
+        if self.status != "unknown":
+            return self.status
+        if self.blocked >= MAX_BLOCKED:
+            return f"unknown (gave up after {MAX_BLOCKED} models that the simulator refuted)"
+        return "unknown (the time limit)"
+
     def proof(self) -> dict:
         return {"engine": f"z3 {z3.get_version_string()}", "result": self.status, "variables": self.variables,
                 "constraints": self.constraints, "solver_checks": self.checks, "models_refuted": self.blocked,

@@ -149,3 +149,17 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     assert doc["status"] == "conflicts" and doc["search"]["extended"] is True
     one_lane = next(a for a in doc["answer"]["per_access"] if a["spec"] == "1x8")
     assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
+
+
+def test_z3_giving_up_is_not_a_timeout():
+    """No --timeout: z3 gives up on linear after 64 refuted models. The answer (a row interleave)
+    is conflict-free, so exit 0 and status conflict-free, but it is marked not proven minimal."""
+    r = run("--rows", "64", "--cols", "250", "--access", "8x8", "--access", "8x16", "--access", "1x8", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 0 and doc["status"] == "conflict-free"
+    assert doc["proof"]["proven_minimal"] is False and "linear" in doc["proof"]["unproven"]
+    linear = next(f for f in doc["proof"]["families"] if f["family"] == "linear")
+    assert not linear["complete"] and "gave up after 64 models" in linear["covered"]
+    assert doc["search"]["timed_out"] is False
+    text = run("--rows", "64", "--cols", "250", "--access", "8x8", "--access", "8x16", "--access", "1x8")
+    assert text.returncode == 0 and "NOT proven minimal" in text.stdout and "Time limit" not in text.stdout
