@@ -13,6 +13,7 @@ overrides both ("smt" or "enum").
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 
@@ -26,6 +27,10 @@ from .separation import separations, slot_bits
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
+# Without --timeout, z3 gets this long per family: disjunctions of XOR parities are hard for its SAT
+# core, and a rare instance runs for minutes (32 x 200 f32, 4x2 8x2v4 col: 21 s to prove UNSAT).
+# Past it the family is reported unknown and the answer not proven minimal; --timeout allows more.
+SMT_SECONDS = 10.0
 FAILURES_BATCH = 1 << 18  # members x differences per batch of failures_many (1 MiB of int32)
 
 
@@ -108,6 +113,13 @@ class _Xor:
         return ", ".join(parts)
 
 
+def smt_deadline(budget: Budget) -> tuple[float, str]:
+    """z3's deadline and its description: --timeout's, else SMT_SECONDS from now."""
+    if budget.deadline is not None:
+        return budget.deadline, "the time limit"
+    return time.monotonic() + SMT_SECONDS, f"z3 found no answer in {SMT_SECONDS:g} s; --timeout allows more"
+
+
 def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tuple]:
     out = []
     for layout in layouts:
@@ -137,7 +149,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
-        result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, budget.deadline)
+        result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, *smt_deadline(budget))
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = [result.layout] if result.layout is not None else []
@@ -170,7 +182,7 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
-        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, budget.deadline)
+        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_deadline(budget))
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = result.layout

@@ -34,6 +34,7 @@ class SmtResult:
     blocked: int = 0
     unsat_below: int | None = None  # no conflict-free member with fewer XOR terms / bits than this
     covered: list[str] = field(default_factory=list)
+    limit: str = "the time limit"  # what the deadline was, for an unknown result
 
     @property
     def outcome(self) -> str:
@@ -42,7 +43,7 @@ class SmtResult:
             return self.status
         if self.blocked >= MAX_BLOCKED:
             return f"unknown (gave up after {MAX_BLOCKED} models that the simulator refuted)"
-        return "unknown (the time limit)"
+        return f"unknown ({self.limit})"
 
     def proof(self) -> dict:
         return {"engine": f"z3 {z3.get_version_string()}", "result": self.status, "variables": self.variables,
@@ -92,7 +93,8 @@ def _covered(seps) -> list[str]:
             f"{', '.join(f'b{b}' for b in sep.slot_bits)} not all zero" for sep in seps]
 
 
-def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None) -> SmtResult:
+def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
+               limit: str = "the time limit") -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject."""
     terms = all_terms(targets, top)
@@ -106,7 +108,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     solver.s.from_string(declarations + "".join(
         f"(assert (or {' '.join(_slot_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
     n = len(distinct)
-    result = SmtResult("unknown", variables=len(terms), constraints=n, covered=_covered(seps))
+    result = SmtResult("unknown", variables=len(terms), constraints=n, covered=_covered(seps), limit=limit)
     order = [x[t] for t in terms]
 
     def first_model():
@@ -157,7 +159,8 @@ def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> N
     result.checks = solver.checks
 
 
-def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None) -> SmtResult:
+def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None,
+                  limit: str = "the time limit") -> SmtResult:
     """The first two-level member in family order meeting every Separation (see two_level.py).
 
     Unknowns: (B, M, S) of both swizzles, as bit-vectors; the shifts are symbolic, the lane
@@ -185,7 +188,7 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
             image = swz(swz(z3.BitVecVal(d, w), "1"), "2")
             solver.s.add(z3.LShR(image, sep.unit_shift) & sep.slot_mask != 0)
             n += 1
-    result = SmtResult("unknown", variables=6, constraints=n, covered=_covered(seps))
+    result = SmtResult("unknown", variables=6, constraints=n, covered=_covered(seps), limit=limit)
     total = v["B1"] + v["B2"]
     goals = ((total, range(2, top + 1)),
              (v["B1"], range(1, top)), (v["M1"], range(top, -1, -1)), (v["S1"], range(1, top + 1)),
