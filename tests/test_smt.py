@@ -99,3 +99,18 @@ def test_two_level_smt_agrees_with_enumeration(args):
         assert report.smt["result"] == "unsat"
         for layout in two_level.candidates(problem.tile, vector_elems(problem)):
             assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess > 0
+
+
+def test_z3_is_capped_without_a_timeout(monkeypatch):
+    """Without --timeout, z3 stops at extended.SMT_SECONDS: the family is unknown, the answer is
+    what it measures and marked not proven minimal, and the status is not "timeout"."""
+    from swizzle_solver import extended
+    from swizzle_solver.search import solve
+
+    monkeypatch.setattr(extended, "SMT_SECONDS", 0.05)  # this instance takes z3 about 20 s to refute
+    problem = make_problem(32, 200, ["4x2", "8x2v4", "col"], None, 4)
+    solution = solve(problem)
+    linear_report = next(r for r in solution.families if r.family == "linear")
+    assert not linear_report.complete and "z3 found no answer in 0.05 s" in linear_report.covered
+    assert solution.status == "conflicts" and not solution.timed_out and "linear" in solution.unproven
+    assert solution.answer.excess == measure(problem, solution.answer.layout).excess > 0
