@@ -61,6 +61,17 @@ class TwoLevel(OnOffset):
         return self.first.swizzles() + self.second.swizzles()
 
 
+def LAYOUT(b1, m1, s1, b2, m2, s2) -> TwoLevel:
+    """A member from its six parameters; numpy arrays give many members at once (search._stacked)."""
+    return TwoLevel(cute.Swizzle(b1, m1, s1), cute.Swizzle(b2, m2, s2))
+
+
+def params(member: TwoLevel) -> tuple:
+    """The six parameters of a member, as LAYOUT takes them."""
+    a, b = member.first, member.second
+    return (a.B, a.M, a.S, b.B, b.M, b.S)
+
+
 def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
     singles = cute.candidates(tile, vector_elems)
     top = max(1, (tile.size - 1).bit_length())
