@@ -24,11 +24,23 @@ _LINEAR = re.compile(r"linear\s*\[(.*)\]", re.IGNORECASE)
 _LINEAR_TARGET = re.compile(r"b(\d+)\s*\^=\s*(b\d+(?:\s*\^\s*b\d+)*)")
 _PITCH = re.compile(r"pitch\s+(\d+)(?:\s*\+\s*(.+))?", re.IGNORECASE)
 
+# Offsets are below 2^19 (model.MAX_STORAGE_BYTES): a bit position or shift above 31, or a pitch or
+# band above 2^20, can only be a typo, and would overflow numpy's int64 arithmetic.
+MAX_BIT = 31
+MAX_ROWS = 1 << 20
+
 # What an answer's name may look like, spaces removed (batch's `expect` is compared that way).
 _PRINTED_SWIZZLE = r"Swizzle<(\d+),(\d+),(\d+)>"
 _PRINTED = [rf"none|{_PRINTED_SWIZZLE}|XorCols<\d+,\d+,\d+>|RowInterleave<T=\d+,k=\d+>|Linear\[[^\]]*\]",
             rf"{_PRINTED_SWIZZLE}then{_PRINTED_SWIZZLE}",  # two-level
             r"pitch\d+(\+.+)?"]  # padding, possibly with a swizzle inside
+
+
+def _in_range(text: str, what: str, limit: int, **values: int) -> None:
+    for name, value in values.items():
+        if value > limit:
+            raise InputError(f"{what} {text!r}: {name} = {value} is out of range (at most {limit}; offsets are "
+                             f"below 2^19)")
 
 
 def parse_layout(text: str, what: str = "--check"):
@@ -42,6 +54,7 @@ def parse_layout(text: str, what: str = "--check"):
     if m:
         from .families.padding import Padded
 
+        _in_range(text, what, MAX_ROWS, pitch=int(m[1]))
         inner = Identity() if m[2] is None else parse_layout(m[2], what)
         if inner.family not in ("none", "cute", "xor-cols"):
             raise InputError(f"{what} {text!r}: a padded pitch takes none, a Swizzle or an XorCols inside")
@@ -51,6 +64,7 @@ def parse_layout(text: str, what: str = "--check"):
         from .families.row_interleave import RowInterleave
 
         t, k = int(m[1]), int(m[2])
+        _in_range(text, what, MAX_ROWS, T=t)
         if not 2 <= k < t:
             raise InputError(f"{what} {text!r}: RowInterleave needs 2 <= k < T")
         return RowInterleave(t, k)
@@ -62,6 +76,7 @@ def parse_layout(text: str, what: str = "--check"):
         from .families.xor_cols import XorCols
 
         b, mm, a = (int(x) for x in m.groups())
+        _in_range(text, what, MAX_BIT, B=b, M=mm, a=a)
         if b < 1:
             raise InputError(f"{what} {text!r}: XorCols needs B >= 1 (or give none)")
         return XorCols(b, mm, a)
@@ -81,6 +96,7 @@ def _swizzle(s: str, text: str, what: str):
     if not m:
         raise InputError(f"{what} {text!r} is not a layout name: write {CHECKABLE}")
     b, mm, sh = (int(x) for x in (m.groups()[:3] if m[1] is not None else m.groups()[3:]))
+    _in_range(text, what, MAX_BIT, B=b, M=mm, S=sh)
     if b < 1 or mm < 0:
         raise InputError(f"{what} {text!r}: B must be >= 1 and M >= 0 (or give none)")
     if sh < b:
@@ -99,6 +115,7 @@ def _linear(body: str, text: str, what: str):
             raise InputError(f"{what} {text!r}: {part!r} is not a term: write b<target>^=b<source>^b<source>...")
         target = int(m[1])
         for source in (int(b.strip()[1:]) for b in m[2].split("^")):
+            _in_range(text, what, MAX_BIT, bit=source)
             if source <= target:
                 raise InputError(f"{what} {text!r}: b{target}^=b{source}: a source bit must be above its target")
             terms.add((target, source))
