@@ -184,8 +184,8 @@ def main_command(
         raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
     if json_out and quiet:
         raise InputError("--json and --quiet both given: choose one output form")
-    if timeout is not None and not timeout > 0:
-        raise InputError(f"--timeout {timeout} must be a positive number of seconds (e.g. --timeout 5)")
+    if timeout is not None and not 0 < timeout < float("inf"):
+        raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
     layout = None

@@ -22,6 +22,7 @@ from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
 
 MAX_BLOCKED = 64  # counter-examples (models refuted by the caller) before giving up
+Z3_MAX_MS = 2**32 - 1  # z3's timeout is an unsigned int of milliseconds (about 50 days)
 
 
 @dataclass
@@ -64,7 +65,7 @@ class _Solver:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 return z3.unknown
-            self.s.set("timeout", max(1, int(left * 1000)))
+            self.s.set("timeout", int(min(max(1.0, left * 1000), Z3_MAX_MS)))
         self.checks += 1
         return self.s.check(*assumptions)
 

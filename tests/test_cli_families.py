@@ -91,10 +91,16 @@ def test_timeout_prints_the_best_found_and_exits_1():
 
 
 def test_bad_timeout_is_an_input_error():
-    for bad in ("0", "-3"):  # a non-number is click's usage error (main's handler)
+    for bad in ("0", "-3", "inf", "nan"):  # a non-number is click's usage error (main's handler)
         out = run(*INTERLEAVE, "--timeout", bad)
         assert out.returncode == 2 and out.stdout == ""
         assert len(out.stderr.strip().splitlines()) == 1 and "--timeout" in out.stderr
+
+
+def test_a_huge_timeout_reaches_z3_as_its_largest():
+    """1e308 s is finite: z3 gets its largest timeout (an unsigned int of ms), not an OverflowError."""
+    out = run(*DIAGONAL, "--timeout", "1e308", "--quiet")
+    assert out.returncode == 0 and out.stdout.startswith("Linear[") and out.stderr == ""
 
 
 LATER = ["z3", "swizzle_solver.extended", "swizzle_solver.families.two_level", "swizzle_solver.families.linear",
