@@ -72,6 +72,29 @@ class _Xor:
                 return True
         return False
 
+    def conflict_bits(self, layout) -> set[int] | None:
+        """For a layout refute() rejected on a pattern without a separation: the offset bits set in
+        the lanes of one placement it serves above the lower bound (the placement setting the fewest).
+        Every linear member that agrees with it on the XOR terms from these bits moves those lanes
+        alike, so it fails the same way (smt.min_linear blocks them all). None when the rejection
+        is not one placement's (the layout is not a bijection)."""
+        tile = self.problem.tile
+        if layout.invalid(tile) is not None:
+            return None
+        table = layout_table(self.problem, layout)
+        best = None
+        for pattern in self.rest:
+            costs = simulate.simulate(tile, self.problem.bank_model, [pattern], table)[0].costs
+            failing = np.flatnonzero(costs > pattern.lower_bound)
+            if failing.size:
+                rows, cols = simulate.lane_elements(tile, pattern)
+                offsets = rows[failing] * tile.row_length + cols[failing]
+                used = np.bitwise_or.reduce(offsets.reshape(failing.size, -1), axis=1)
+                fewest = int(used[np.argmin([bin(u).count("1") for u in used.tolist()])])
+                if best is None or bin(fewest).count("1") < bin(best).count("1"):
+                    best = fewest
+        return None if best is None else {b for b in range(best.bit_length()) if best >> b & 1}
+
     def targets(self) -> list[int]:
         """The bits a linear member may XOR into: every pattern's slot bits above the vectors."""
         tile, banks = self.problem.tile, self.problem.bank_model
@@ -196,7 +219,8 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
-        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_deadline(budget))
+        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_deadline(budget),
+                                core=xor.conflict_bits)
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = result.layout

@@ -95,9 +95,13 @@ def _covered(seps) -> list[str]:
 
 
 def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
-               limit: str = "the time limit") -> SmtResult:
+               limit: str = "the time limit", core=None) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
-    Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject."""
+    Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject.
+
+    ``core`` (layout -> set of offset bits, or None), for a refuted model: bits such that every
+    member agreeing with the model on the XOR terms from them is refuted too. One clause then
+    blocks them all, instead of the model alone."""
     terms = all_terms(targets, top)
     x = {t: z3.Bool(_term(*t)) for t in terms}
     solver = _Solver(deadline)
@@ -134,7 +138,9 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         return None if status == z3.unknown else XorLinear(tuple(chosen))
 
     def block(layout):
-        solver.s.add(z3.Or([z3.Not(x[t]) if t in layout.terms else x[t] for t in terms]))
+        bits = None if core is None else core(layout)
+        relevant = terms if bits is None else [t for t in terms if t[1] in bits]
+        solver.s.add(z3.Or([z3.Not(x[t]) if t in layout.terms else x[t] for t in relevant]))
 
     _refine(solver, result, first_model, refute, block)
     return result

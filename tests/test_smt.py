@@ -40,7 +40,7 @@ def check_linear_claim(problem):
     xor, targets, terms = linear_space(problem)
     if not xor.seps or len(terms) > MAX_TERMS:
         return None
-    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute)
+    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, core=xor.conflict_bits)
     assert result.status in ("sat", "unsat")
     fewest = None
     for k in range(len(terms) + 1):
@@ -77,6 +77,30 @@ def test_linear_claims_against_enumeration(rows, cols, banks, accesses):
     except Exception:
         return
     check_linear_claim(problem)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([8, 16]), st.sampled_from([8, 9, 12, 16]), st.sampled_from([8, 32]),
+       st.lists(st.sampled_from(["row", "col", "4x2", "8x4", "2x1:2", "8x8"]), min_size=1, max_size=2, unique=True),
+       st.randoms(use_true_random=False))
+def test_a_refutation_core_blocks_only_refuted_members(rows, cols, banks, accesses, rng):
+    """conflict_bits: every linear member that agrees with a refuted one on the terms whose source
+    is a core bit is refuted too, whatever its other terms (so min_linear may block them all)."""
+    try:
+        problem = make_problem(rows, cols, accesses, banks=banks)
+    except Exception:
+        return
+    xor, _, terms = linear_space(problem)
+    if not xor.rest:
+        return
+    for _ in range(5):
+        layout = linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.2)))
+        if not xor.refute(layout) or (bits := xor.conflict_bits(layout)) is None:
+            continue
+        kept = [t for t in layout.terms if t[1] in bits]
+        free = [t for t in terms if t[1] not in bits]
+        other = linear.XorLinear(tuple(sorted(kept + [t for t in free if rng.random() < 0.5])))
+        assert xor.refute(other), (layout.name, sorted(bits), other.name)
 
 
 @pytest.mark.parametrize("args", [
