@@ -82,18 +82,17 @@ class _Xor:
         if layout.invalid(tile) is not None:
             return None
         table = layout_table(self.problem, layout)
-        best = None
+        used = []  # per failing placement: the OR of its lanes' logical offsets
         for pattern in self.rest:
             costs = simulate.simulate(tile, self.problem.bank_model, [pattern], table)[0].costs
             failing = np.flatnonzero(costs > pattern.lower_bound)
-            if failing.size:
-                rows, cols = simulate.lane_elements(tile, pattern)
-                offsets = rows[failing] * tile.row_length + cols[failing]
-                used = np.bitwise_or.reduce(offsets.reshape(failing.size, -1), axis=1)
-                fewest = int(used[np.argmin([bin(u).count("1") for u in used.tolist()])])
-                if best is None or bin(fewest).count("1") < bin(best).count("1"):
-                    best = fewest
-        return None if best is None else {b for b in range(best.bit_length()) if best >> b & 1}
+            rows, cols = simulate.lane_elements(tile, pattern)
+            offsets = rows[failing] * tile.row_length + cols[failing]  # (failing, lanes, elements)
+            used += np.bitwise_or.reduce(np.bitwise_or.reduce(offsets, axis=2), axis=1).tolist()
+        if not used:
+            return None
+        fewest = min(used, key=lambda bits: bin(bits).count("1"))
+        return {b for b in range(fewest.bit_length()) if fewest >> b & 1}
 
     def targets(self) -> list[int]:
         """The bits a linear member may XOR into: every pattern's slot bits above the vectors."""

@@ -138,3 +138,14 @@ def test_z3_is_capped_without_a_timeout(monkeypatch):
     assert not linear_report.complete and "z3 found no answer in 0.05 s" in linear_report.covered
     assert solution.status == "conflicts" and not solution.timed_out and "linear" in solution.unproven
     assert solution.answer.excess == measure(problem, solution.answer.layout).excess > 0
+
+
+def test_conflict_bits_when_only_one_pattern_fails():
+    """Two patterns without a separation (8 banks: both need 2 wavefronts); the layout serves 2x8
+    at its bound and fails 16x1 (all 16 rows in one bank): the core comes from 16x1's placements."""
+    problem = make_problem(16, 8, ["2x8", "16x1"], banks=8)
+    xor = _Xor(problem)
+    assert [p.spec for p in xor.rest] == ["2x8", "16x1"]
+    layout = linear.XorLinear(((0, 3),))
+    assert xor.refute(layout)
+    assert xor.conflict_bits(layout) == {3, 4, 5, 6}  # column 0 of rows 0..15: offsets 8r
