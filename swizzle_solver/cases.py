@@ -51,7 +51,7 @@ def load_cases(path: str, only: str | None = None) -> list[Case]:
         raise InputError(f"cannot read {path}: {err.strerror}; give the path of an examples.toml") from None
     try:
         doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
+    except ValueError as err:  # TOMLDecodeError, or an integer of over 4300 digits
         raise InputError(f"{path} is not valid TOML ({err}); fix the file") from None
     tables = doc.get("case")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):

@@ -207,7 +207,9 @@ def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
     return 4 if elem_bytes is None else elem_bytes
 
 
-_SPEC = re.compile(r"^(?:(?P<m>\d+)x(?P<n>\d+)(?::(?P<s>\d+))?|(?P<word>row|col))(?:v(?P<v>\d+))?$")
+# Numbers in specs and names have at most 18 digits (they fit int64; more can only be a typo, and
+# Python refuses to read an int of over 4300 digits): a longer one is a malformed spec.
+_SPEC = re.compile(r"^(?:(?P<m>\d{1,18})x(?P<n>\d{1,18})(?::(?P<s>\d{1,18}))?|(?P<word>row|col))(?:v(?P<v>\d{1,18}))?$")
 _GRAMMAR = ("MxN, MxN:s, row or col, optionally with a vector suffix vB (e.g. 8x4, 4x2:2, row, 8x8v16), "
             "or a warp-level form: warp:RxC:MxN, ldmatrix.x4, stmatrix.x2, mma-c:m16n8")
 

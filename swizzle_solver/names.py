@@ -15,14 +15,14 @@ from .model import InputError
 CHECKABLE = ("none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a>, 'Swizzle<B,M,S> then Swizzle<B,M,S>', "
              "'Linear[b0^=b5^b6, b1^=b7]', 'RowInterleave<T=8,k=2>' or 'pitch 72 + <layout>'")
 
-_SWIZZLE = re.compile(r"(?:swizzle\s*<\s*(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+)\s*>|(-?\d+)\s*,\s*(-?\d+)\s*,\s*(-?\d+))",
+_SWIZZLE = re.compile(r"(?:swizzle\s*<\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*>|(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18}))",
                       re.IGNORECASE)
-_XOR_COLS = re.compile(r"xorcols\s*<\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*>", re.IGNORECASE)
+_XOR_COLS = re.compile(r"xorcols\s*<\s*(\d{1,18})\s*,\s*(\d{1,18})\s*,\s*(\d{1,18})\s*>", re.IGNORECASE)
 _THEN = re.compile(r"\s+then\s+", re.IGNORECASE)
-_ROW_INTERLEAVE = re.compile(r"rowinterleave\s*<\s*t\s*=\s*(\d+)\s*,\s*k\s*=\s*(\d+)\s*>", re.IGNORECASE)
+_ROW_INTERLEAVE = re.compile(r"rowinterleave\s*<\s*t\s*=\s*(\d{1,18})\s*,\s*k\s*=\s*(\d{1,18})\s*>", re.IGNORECASE)
 _LINEAR = re.compile(r"linear\s*\[(.*)\]", re.IGNORECASE)
-_LINEAR_TARGET = re.compile(r"b(\d+)\s*\^=\s*(b\d+(?:\s*\^\s*b\d+)*)")
-_PITCH = re.compile(r"pitch\s+(\d+)(?:\s*\+\s*(.+))?", re.IGNORECASE)
+_LINEAR_TARGET = re.compile(r"b(\d{1,18})\s*\^=\s*(b\d{1,18}(?:\s*\^\s*b\d{1,18})*)")
+_PITCH = re.compile(r"pitch\s+(\d{1,18})(?:\s*\+\s*(.+))?", re.IGNORECASE)
 
 # Offsets are below 2^19 (model.MAX_STORAGE_BYTES): a bit position or shift above 31, or a pitch or
 # band above 2^20, can only be a typo, and would overflow numpy's int64 arithmetic.
@@ -30,7 +30,7 @@ MAX_BIT = 31
 MAX_ROWS = 1 << 20
 
 # What an answer's name may look like, spaces removed (batch's `expect` is compared that way).
-_PRINTED_SWIZZLE = r"Swizzle<(\d+),(\d+),(\d+)>"
+_PRINTED_SWIZZLE = r"Swizzle<(\d{1,18}),(\d{1,18}),(\d{1,18})>"
 _PRINTED = [rf"none|{_PRINTED_SWIZZLE}|XorCols<\d+,\d+,\d+>|RowInterleave<T=\d+,k=\d+>|Linear\[[^\]]*\]",
             rf"{_PRINTED_SWIZZLE}then{_PRINTED_SWIZZLE}",  # two-level
             r"pitch\d+(\+.+)?"]  # padding, possibly with a swizzle inside

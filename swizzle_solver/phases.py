@@ -29,7 +29,7 @@ def load_phases(path: str, tile: Tile, bank_model: BankModel) -> list[Pattern]:
         raise InputError(f"cannot read phases file {path}: {err.strerror}") from None
     try:
         doc = json.loads(text) if path.lower().endswith(".json") else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
+    except ValueError as err:  # JSONDecodeError, TOMLDecodeError, or an integer of over 4300 digits
         kind = "JSON" if path.lower().endswith(".json") else "TOML"
         raise InputError(f"phases file {path} is not valid {kind} ({err}); fix the file") from None
     patterns = doc.get("pattern") if isinstance(doc, dict) else None

@@ -57,7 +57,7 @@ def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
     if stripped.startswith("{"):
         try:
             doc = json.loads(stripped)
-        except json.JSONDecodeError as err:
+        except ValueError as err:  # JSONDecodeError, or an integer of over 4300 digits
             raise InputError(f"{where} is not valid JSON ({err}); fix the file") from None
         return _from_json(doc, where)
     attr = re.search(r"#ttg\.linear<\{(.*)\}>", stripped, re.DOTALL)
@@ -65,7 +65,7 @@ def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
         body = re.sub(r"(\w+)\s*=", r'"\1":', attr[1])
         try:
             doc = json.loads("{" + body + "}")
-        except json.JSONDecodeError:
+        except ValueError:
             raise InputError(f"{where}: cannot read the #ttg.linear attribute; write it as "
                              f"#ttg.linear<{{register = [[0, 1]], lane = [...], warp = [...], block = []}}>") from None
         return _from_json(doc, where)
@@ -111,7 +111,7 @@ def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
     return name, bases, out_dims
 
 
-_STR_BASIS = re.compile(r"^\s*(?:-\s*)?(\w+)=(\d+)\s*->\s*\(([^)]*)\)\s*$")
+_STR_BASIS = re.compile(r"^\s*(?:-\s*)?(\w+)=(\d{1,18})\s*->\s*\(([^)]*)\)\s*$")
 _STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
 _STR_OUT = re.compile(r"where out dims are:\s*\[(.*)\]")
 
@@ -132,7 +132,7 @@ def _from_str(text: str, where: str) -> tuple[None, dict, list]:
         elif m := _STR_SIZE1.match(line):
             bases.setdefault(m[1], [])
         elif m := _STR_OUT.search(line):
-            out_dims = [(d[0], int(d[1])) for d in re.findall(r"(\w+)\s*\(size\s*(\d+)\)", m[1])]
+            out_dims = [(d[0], int(d[1])) for d in re.findall(r"(\w+)\s*\(size\s*(\d{1,18})\)", m[1])]
         elif line.strip():
             raise InputError(f"{where}: cannot read line {line.strip()!r} of str(LinearLayout)")
     if not out_dims:

@@ -59,7 +59,7 @@ def parse_warp_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
 
 # --- the forms ----------------------------------------------------------------------------------
 
-_PER_LANE = re.compile(r"^warp:(\d+)x(\d+):(\d+)x(\d+)(?:v(\d+))?$")
+_PER_LANE = re.compile(r"^warp:(\d{1,18})x(\d{1,18}):(\d{1,18})x(\d{1,18})(?:v(\d{1,18}))?$")
 
 
 def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
@@ -102,7 +102,7 @@ _DEFAULT_ARRANGEMENT = {1: (1, 1), 2: (2, 1), 4: (2, 2)}
 def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
     name, _, arrangement = text.partition(":")
     op, *tokens = name.split(".")
-    counts = [t for t in tokens if re.fullmatch(r"x\d+", t)]
+    counts = [t for t in tokens if re.fullmatch(r"x\d{1,18}", t)]
     unknown = [t for t in tokens if t not in _MATRIX_TOKENS and t not in counts]
     if op not in ("ldmatrix", "stmatrix") or unknown or counts not in (["x1"], ["x2"], ["x4"]):
         what = f" ('.{unknown[0]}' is not part of it)" if unknown else ""
@@ -110,7 +110,7 @@ def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
                          f".x4, optionally .trans and :AxB (matrices arranged A x B), e.g. ldmatrix.x4.trans")
     k = int(counts[0][1:])
     if arrangement:
-        shape = re.fullmatch(r"(\d+)x(\d+)", arrangement)
+        shape = re.fullmatch(r"(\d{1,18})x(\d{1,18})", arrangement)
         if not shape or int(shape[1]) * int(shape[2]) != k:
             raise InputError(f"access {spec!r}: arrangement {arrangement!r} must be A x B matrices with "
                              f"A*B = {k} (e.g. :{'x'.join(map(str, _DEFAULT_ARRANGEMENT[k]))})")

@@ -355,6 +355,11 @@ BAD = {
     "check linear malformed term": (*TILE, "--access", "8x1", "--check", "Linear[b3=b5]"),
     "check row interleave k 0": (*TILE, "--access", "8x1", "--check", "RowInterleave<T=8,k=0>"),
     "check pitch around two-level": (*TILE, "--access", "8x1", "--check", "pitch 12 + 1,0,3 then 2,0,4"),
+    # numbers Python will not read (over 4300 digits) or that overflow int64 are malformed, not a traceback
+    "access with a 5000-digit number": (*TILE, "--access", "9" * 5000 + "x1"),
+    "warp access with a 5000-digit number": (*TILE, "--access", "warp:" + "9" * 5000 + "x1:1x1"),
+    "check with a 5000-digit number": (*TILE, "--access", "8x1", "--check", "Swizzle<" + "9" * 5000 + ",1,1>"),
+    "check with a 20-digit number": (*TILE, "--access", "8x1", "--check", "Swizzle<1,3,99999999999999999999>"),
     "json and quiet": (*TILE, "--access", "8x1", "--json", "--quiet"),
     "unknown option": (*TILE, "--access", "8x1", "--bogus"),
     "option without value": (*TILE, "--access"),
@@ -391,6 +396,7 @@ def test_bad_input(capsys, name):
     "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncheck = 'Swizzle<1,2>'\n",
     "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncheck = 'none'\nexpect = 'none'\n",
     "[[case]]\nname = 'x'\nrows = 8\ncols = 8\naccess = ['8x1']\ncheck = 3\n",
+    "[[case]]\nname = 'x'\nrows = " + "9" * 5000 + "\ncols = 8\naccess = ['8x1']\n",  # Python will not read it
 ])
 def test_batch_malformed_file(capsys, tmp_path, text):
     f = tmp_path / "bad.toml"

@@ -91,6 +91,7 @@ def test_shared_row_as_16x16():
     ("[[pattern]]\nname = 'x'\nphases = [[[0, 6, 16]]]", "outside the 8 x 8 tile"),
     ("[[pattern]]\nname = 'x'\nphases = [[[0, 2, 16]]]", "misaligned"),
     ("[[pattern]]\nname = 'x'\nphases = [[" + ", ".join(["[0, 0, 4]"] * 1025) + "]]", "more than 1024"),
+    ("[[pattern]]\nname = 'x'\nphases = [[[0, " + "9" * 5000 + ", 4]]]", "not valid TOML"),  # Python will not read it
 ])
 def test_bad_toml_files(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as err:

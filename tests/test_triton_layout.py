@@ -139,6 +139,11 @@ def test_broadcast_lanes_count_their_bytes_once(tmp_path):
     ("#ttg.linear<{register = [[0, 1], lane = []}>", "cannot read the #ttg.linear"),
     ('{"register": ' + json.dumps([[0, 0]] * 16) + ', "lane": [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]}',
      "more than 2\\^20"),
+    # integers Python will not read (over 4300 digits), in each form
+    ('{"lane": [[0, ' + "9" * 5000 + ']]}', "not valid JSON"),
+    ("#ttg.linear<{register = [[0, " + "9" * 5000 + "]], lane = []}>", "cannot read the #ttg.linear"),
+    (" - lane=1 -> (0, " + "9" * 5000 + ")\nwhere out dims are: [dim0 (size 1), dim1 (size 2)]", "cannot read the image"),
+    (" - lane=" + "9" * 5000 + " -> (0, 1)\nwhere out dims are: [dim0 (size 1), dim1 (size 2)]", "cannot read line"),
 ])
 def test_bad_layout_files(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as err:
