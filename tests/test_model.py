@@ -1,9 +1,11 @@
 """The model of DESIGN.md section 1: access grammar, vector widths, placements, lower bounds, and
 every bad input raising InputError with one line. Expected values are worked out by hand here."""
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from swizzle_solver.model import (MAX_STORAGE_BYTES, InputError, elem_bytes_of, make_bank_model, make_problem,
-                                  make_tile, parse_access)
+from swizzle_solver.model import (MAX_STORAGE_BYTES, BankModel, InputError, elem_bytes_of, make_bank_model,
+                                  make_problem, make_tile, parse_access)
 from swizzle_solver.search import solve
 
 
@@ -215,3 +217,22 @@ def test_a_256_kib_tile_is_accepted_and_solved():
     solution = solve(p)
     assert solution.status == "conflict-free"
     assert [r.worst for r in solution.answer.results] == [p.lower_bound for p in p.patterns]
+
+
+ACCESS_PIECES = ["row", "col", "warp:", "ldmatrix", "stmatrix", ".x", ".trans", "mma-c:m16n8", "x", ":", "v",
+                 "0", "1", "2", "4", "8", "16", "32", "99999999999999999999", "9" * 5000, "-", " "]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.text(max_size=30), st.lists(st.sampled_from(ACCESS_PIECES), max_size=8).map("".join)),
+       rows=st.sampled_from([8, 16, 32]), cols=st.sampled_from([8, 16, 24]), elem_bytes=st.sampled_from([1, 2, 4, 8]))
+def test_any_access_text_is_a_pattern_or_bad_input(text, rows, cols, elem_bytes):
+    """--access never crashes: a compiled pattern inside the tile, or InputError in one line."""
+    tile = make_tile(rows, cols, None, elem_bytes)
+    try:
+        pattern = parse_access(text, tile, BankModel())
+    except InputError as err:
+        assert str(err) and "\n" not in str(err)
+        return
+    assert pattern.placements >= 1 and pattern.lower_bound >= 1
+    assert (pattern.lane_row < rows).all() and (pattern.lane_col < cols).all()
