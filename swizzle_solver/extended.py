@@ -214,6 +214,10 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     if not xor.seps:
         report.covered = "not searched: no pattern reads at most one wavefront with lanes of one size"
         return [], report
+    if not terms:
+        report.covered = ("not searched: no slot bit lies above the vectors, so no XOR term can move a unit; "
+                          "the only member is the identity (none)")
+        return [], report
     found = None
     if engine == "smt":
         from . import smt

@@ -140,7 +140,8 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     def block(layout):
         bits = None if core is None else core(layout)
         relevant = terms if bits is None else [t for t in terms if t[1] in bits]
-        solver.s.add(z3.Or([z3.Not(x[t]) if t in layout.terms else x[t] for t in relevant]))
+        clause = [z3.Not(x[t]) if t in layout.terms else x[t] for t in relevant]
+        solver.s.add(z3.Or(clause) if clause else z3.BoolVal(False))  # no term moves it: every member fails
 
     _refine(solver, result, first_model, refute, block)
     return result

@@ -169,3 +169,13 @@ def test_z3_giving_up_is_not_a_timeout():
     assert doc["search"]["timed_out"] is False
     text = run("--rows", "64", "--cols", "250", "--access", "8x8", "--access", "8x16", "--access", "1x8")
     assert text.returncode == 0 and "NOT proven minimal" in text.stdout and "Time limit" not in text.stdout
+
+
+def test_linear_family_with_no_possible_term():
+    """4 banks of 4 B: a 16-byte lane fills the wavefront, so no slot bit lies above the vectors and
+    the linear family is the identity alone; z3 was handed an empty cardinality constraint."""
+    r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--banks", "4", "--access", "1x8", "--access", "16x1:2",
+            "--json")
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
+    linear = next(f for f in json.loads(r.stdout)["proof"]["families"] if f["family"] == "linear")
+    assert linear["complete"] and "no XOR term can move a unit" in linear["covered"]
