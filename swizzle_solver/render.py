@@ -155,8 +155,8 @@ def candidates_view(doc: dict, title: str) -> Group:
 
 def _bits_lines(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> list[Text]:
     """A bit matrix as aligned lines: its title, the column labels, one line per row."""
-    width = max(len(x) for x in labels)
-    head = max(len(x) for x in row_labels)
+    width = max((len(x) for x in labels), default=1)
+    head = max((len(x) for x in row_labels), default=0)  # no bank bits: a unit fills the wavefront
     lines = [Text(title, style="italic"),
              Text(" " * head + " " + " ".join(f"{x:>{width}}" for x in labels), style="dim")]
     for name, bits in zip(row_labels, rows):
@@ -177,14 +177,21 @@ def evidence_view(doc: dict) -> Group:
         lines = Text()
         lines.append(f"{acc['spec']}: ", style="bold")
         if gf:
-            ok = gf["rank"] == min(gf["varying"], len(gf["bank_bits"]))
+            slots = len(gf["bank_bits"])
+            ok = gf["rank"] == min(gf["varying"], slots)
+            waves = f"{gf['wavefronts']} wavefront{'s' if gf['wavefronts'] > 1 else ''}, the lower bound"
             lines.append(
                 f"rank {gf['rank']} of {gf['varying']} varying index bits "
-                f"({', '.join(gf['varying_bits']) or 'none'}) on bank bits {', '.join(gf['bank_bits'])}: ")
-            if ok:
-                lines.append("full rank, so the phase's units land in distinct banks "
-                             f"({gf['wavefronts']} wavefront{'s' if gf['wavefronts'] > 1 else ''}, the lower bound) "
-                             "in every placement", style=OK)
+                f"({', '.join(gf['varying_bits']) or 'none'}) on bank bits {', '.join(gf['bank_bits']) or 'none'}: ")
+            if ok and not slots:
+                lines.append(f"no bank bit chooses among units (one unit fills the wavefront), so each unit is a "
+                             f"wavefront of its own ({waves}) in every placement", style=OK)
+            elif ok and gf["varying"] > slots:
+                lines.append(f"full rank (all {slots} bank bits), so the phase's units spread evenly over the "
+                             f"banks ({waves}) in every placement", style=OK)
+            elif ok:
+                lines.append(f"full rank, so the phase's units land in distinct banks ({waves}) in every placement",
+                             style=OK)
             else:
                 deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - len(gf["bank_bits"]))
                 lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement",
@@ -195,7 +202,7 @@ def evidence_view(doc: dict) -> Group:
                          f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}",
                          style=OK if ok else BAD)
         parts += [Text(), Wrapped(lines)]
-        if gf and gf["varying"]:  # the matrix and its echelon form side by side
+        if gf and gf["varying"] and gf["bank_bits"]:  # the matrix and its echelon form side by side
             matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
             rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
             parts += [lines_text(columns(list(zip(matrix, rref)), sep="    ", indent="  ")), Text()]

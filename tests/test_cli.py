@@ -453,3 +453,19 @@ def test_entry_runs_the_solve_with_the_collector_on(monkeypatch):
     seen = []
     monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()) or 0)
     assert entry.main() == 0 and seen == [True] and gc.isenabled()
+
+
+@pytest.mark.parametrize("args,phrase", [
+    # 4 banks of 2 B: one 8-byte lane fills the wavefront, so the bank matrix has no rows (it crashed)
+    (("--rows", "64", "--cols", "64", "--dtype", "f8", "--banks", "4", "--bank-bytes", "2", "--access", "8x8",
+      "--access", "1x1"), "so each unit is a wavefront of its own"),
+    # 8 rows x 32 B = 2 wavefronts: full rank on the 3 bank bits spreads 16 units 2 per bank, not "distinct"
+    (("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x16"),
+     "spread evenly over the banks (2 wavefronts, the lower bound)"),
+    (("--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8"),
+     "land in distinct banks (1 wavefront, the lower bound)"),
+])
+def test_rank_proof_sentence(capsys, monkeypatch, args, phrase):
+    monkeypatch.setenv("COLUMNS", "200")  # one line per sentence
+    code, out, err = run(capsys, *args)
+    assert code == 0 and err == "" and phrase in out
