@@ -140,10 +140,14 @@ class Pattern:
         subspace of offset bits (non-power-of-two sizes, explicit phases, a shorter last run).
         Then the rank of the layout restricted to these bits decides every placement at once.
         """
-        if self.kind not in ("block", "row"):
-            return None if self.coset_bits is None else list(self.coset_bits)
         if not tile.pitch_is_pow2:
+            # Also for the warp-level kinds, whose coset_bits were found on the pitch they were
+            # compiled for: padding re-reads the same patterns on another pitch.
             return None
+        if self.kind not in ("block", "row"):
+            # (row, col) bits: the same coset under any power-of-two pitch >= cols, where an
+            # offset XOR is the row XOR above the column XOR.
+            return None if self.coset_bits is None else list(self.coset_bits)
         m, n, s = self.rows, self.cols, self.row_stride
         if not (is_pow2(m) and is_pow2(n) and is_pow2(s)):
             return None

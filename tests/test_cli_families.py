@@ -179,3 +179,23 @@ def test_linear_family_with_no_possible_term():
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     linear = next(f for f in json.loads(r.stdout)["proof"]["families"] if f["family"] == "linear")
     assert linear["complete"] and "no XOR term can move a unit" in linear["covered"]
+
+
+def test_padding_reads_warp_patterns_on_its_own_pitch():
+    """Padding re-reads the patterns on another pitch: a warp pattern's coset bits, found on pitch 64,
+    must not claim that one placement decides them all on pitch 96 (they made the padding search
+    call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
+    from dataclasses import replace
+
+    from swizzle_solver.extended import _Xor
+    from swizzle_solver.families.cute import Swizzle
+    from swizzle_solver.model import Problem, make_problem
+    from swizzle_solver.search import measure
+
+    problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)
+    padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)
+    assert problem.patterns[0].linear_bits(problem.tile) is not None
+    assert problem.patterns[0].linear_bits(padded.tile) is None
+    assert _Xor(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
+    r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "warp:4x8:1x4", "--access", "16x1:2")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
