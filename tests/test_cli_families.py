@@ -199,3 +199,19 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     assert _Xor(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "warp:4x8:1x4", "--access", "16x1:2")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+def test_row_interleave_keeps_explicit_vectors_whole(tmp_path):
+    """Pitch 20 f16 = 40-byte rows: a 16-byte lane at row 30 is aligned (byte 1200), but moved to a
+    row starting 8 bytes off a 16-byte boundary it would be split. Such members are not valid."""
+    phases = tmp_path / "p.json"
+    phases.write_text(json.dumps({"pattern": [{"name": "p0", "phases": [
+        [[25, 4, 8], [18, 2, 2], [19, 5, 2], [28, 4, 8], [14, 8, 8]], [[13, 0, 4], [6, 0, 4], [0, 6, 2]],
+        [[8, 4, 8], [3, 0, 4], [12, 7, 2], [5, 0, 8]],
+        [[30, 0, 16], [26, 2, 2], [8, 5, 2], [1, 8, 8], [2, 8, 8], [4, 0, 16], [24, 11, 2], [2, 1, 2], [1, 6, 2],
+         [15, 4, 2], [20, 0, 8]]]}]}))
+    r = run("--rows", "32", "--cols", "12", "--elem-bytes", "2", "--row-length", "20", "--phases", str(phases),
+            "--access", "4x1", "--json")
+    assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
+    interleave = next(f for f in json.loads(r.stdout)["proof"]["families"] if f["family"] == "row-interleave")
+    assert "splitting vectors" in interleave["covered"]
