@@ -206,6 +206,11 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, b
     while (vec < len(reg) and reg[vec] == (0, 1 << vec)
            and (2 << vec) * e <= MAX_VECTOR_BYTES):
         vec += 1
+    # ... provided every lane's run starts at a multiple of it: the images combine by XOR, so from a
+    # column with low bits set the "vector" would run backwards (7, 6), which no load issues.
+    starts = [c for _, c in lane + warp + reg[vec:]]
+    while vec and any(c % (1 << vec) for c in starts):
+        vec -= 1
     v = e << vec
 
     template = []

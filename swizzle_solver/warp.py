@@ -160,6 +160,12 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
     row = (starts_r.reshape(-1, 1, 1) + lanes[None, :, :, 0]).reshape(placements * len(template), -1)
     col = (starts_c.reshape(-1, 1, 1) + lanes[None, :, :, 1]).reshape(row.shape)
     nbytes = np.broadcast_to(lanes[None, :, :, 2], (placements,) + lanes.shape[:2]).reshape(row.shape).copy()
+    past = col + nbytes // tile.elem_bytes > tile.cols
+    if past.any():
+        i = np.argwhere(past)[0]
+        r, c, b = int(row[tuple(i)]), int(col[tuple(i)]), int(nbytes[tuple(i)])
+        raise InputError(f"access {spec!r}: the {b}-byte vector at ({r}, {c}) runs past the tile's {tile.cols} "
+                         f"columns: use a vector width that ends inside the row")
     misaligned = ((row * tile.row_length + col) * tile.elem_bytes) % nbytes != 0
     if misaligned.any():
         i = np.argwhere(misaligned)[0]

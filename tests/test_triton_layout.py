@@ -131,7 +131,6 @@ def test_broadcast_lanes_count_their_bytes_once(tmp_path):
     ('{"lane": [[0, 1, 0]], "out_dims": [1, 2, 1]}', "3 out dims"),
     ('{"lane": [[0, 1]], "out_dims": "16x16"}', "out_dims must be"),
     ('{"lane": [[0, 64]]}', "outside the 16 x 16 tile"),
-    ('{"register": [[0, 1]], "lane": [[0, 1]]}', "misaligned"),
     (" - lane=1 -> (0, 1)\n   lane=4 -> (0, 2)\nwhere out dims are: [dim0 (size 1), dim1 (size 4)]", "out of order"),
     (" - lane=1 -> (0, 1)\n", "not a linear layout"),
     (" - lane=1 -> (0, 1)\nwhere out dims are: []", "missing or empty"),
@@ -149,6 +148,22 @@ def test_bad_layout_files(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as err:
         load_linear_layout(write(tmp_path, text), make_tile(16, 16, None, 4), BANKS)
     assert "\n" not in str(err.value)
+
+
+def test_a_run_from_an_odd_column_is_not_a_vector(tmp_path):
+    """register=1 -> (0, 1) from lane 1 at column 1 reads columns 1 then 0 (XOR): not one 2-element
+    vector, so each register is its own request of scalar lanes (it was a misaligned vector, and
+    from column 7 of an 8-column tile, a crash)."""
+    p = load_linear_layout(write(tmp_path, '{"register": [[0, 1]], "lane": [[0, 1]]}'), make_tile(16, 16, None, 4),
+                           BANKS)
+    assert p.vector_bytes == 4 and set(p.lane_bytes.ravel().tolist()) == {4}
+    assert p.phase_lanes(0) == [(0, 0, 4), (0, 1, 4)] and p.phase_lanes(1) == [(0, 1, 4), (0, 0, 4)]
+    aligned = load_linear_layout(write(tmp_path, '{"register": [[0, 1]], "lane": [[0, 2]]}'),
+                                 make_tile(16, 16, None, 4), BANKS)
+    assert aligned.vector_bytes == 8
+    crossing = '{"register": [[0, 1], [2, 0]], "lane": [[0, 2], [4, 0], [2, 0], [0, 2], [11, 7]], "warp": []}'
+    q = load_linear_layout(write(tmp_path, crossing), make_tile(16, 8, 9, 1), BANKS)
+    assert (q.lane_col + q.lane_bytes // 1 <= 8).all()
 
 
 def test_missing_file():
