@@ -3,6 +3,8 @@
 Most runs go through ``cli.main(argv)`` in-process (the same function the entry point calls); a few
 go through ``python -m swizzle_solver`` in a subprocess to cover the real process boundary.
 """
+import contextlib
+import io
 import json
 import re
 import subprocess
@@ -10,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from swizzle_solver import __version__
 from swizzle_solver.cli import main
@@ -469,3 +473,31 @@ def test_rank_proof_sentence(capsys, monkeypatch, args, phrase):
     monkeypatch.setenv("COLUMNS", "200")  # one line per sentence
     code, out, err = run(capsys, *args)
     assert code == 0 and err == "" and phrase in out
+
+
+SPECS = ["row", "col", "8x1", "4x2", "8x8", "8x4", "2x2:3", "1x8", "4x4", "8x2v4", "2x16", "8x16", "4x1:2", "16x1",
+         "ldmatrix.x1", "ldmatrix.x2.trans", "warp:4x8:1x1", "warp:8x4:1x2", "mma-c:m16n8", "1x1", "2x8:2"]
+CHECKS = ["none", "Swizzle<3,3,3>", "2,0,3", "XorCols<2,1,0>", "pitch 40", "RowInterleave<T=8,k=2>", "Linear[b3^=b7]",
+          "1,0,3 then 2,1,5", "pitch 36 + XorCols<1,1,1>"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.sampled_from([8, 16, 32, 1, 4]), cols=st.sampled_from([8, 16, 24, 32, 12, 1, 4]),
+       pad=st.sampled_from([0, 0, 1, 2, 4, 8]), dtype=st.sampled_from(["f8", "f16", "f32", "f64"]),
+       banks=st.sampled_from([[], [], ["--banks", "8"], ["--banks", "4", "--bank-bytes", "2"]]),
+       accesses=st.lists(st.sampled_from(SPECS), min_size=1, max_size=3),
+       extra=st.sampled_from([[], ["--json"], ["--quiet"], ["--emit", "all"], ["--show-phases"], ["--show"]]),
+       check=st.one_of(st.none(), st.sampled_from(CHECKS)))
+def test_the_cli_never_crashes(rows, cols, pad, dtype, banks, accesses, extra, check):
+    """Any tile, bank model, set of accesses and output form: an answer (exit 0 or 1) or one line of
+    bad input (exit 2, nothing on stdout). Six crashes of this kind were found by such a fuzz."""
+    argv = ["--rows", str(rows), "--cols", str(cols), "--row-length", str(cols + pad), "--dtype", dtype, *banks,
+            *[a for spec in accesses for a in ("--access", spec)], *extra]
+    if check is not None:
+        argv += ["--check", check]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    assert code in (0, 1, 2)
+    if code == 2:
+        assert out.getvalue() == "" and len(err.getvalue().strip().splitlines()) == 1
