@@ -17,6 +17,7 @@ KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "b
         "phases", "linear_layout", "expect", "expect_status", "check", "stage"}
 STATUSES = ("conflict-free", "conflicts")
 
+
 @dataclass(frozen=True, eq=False)
 class Case:
     name: str

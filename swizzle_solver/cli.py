@@ -156,7 +156,8 @@ def main_command(
                                                  "#ttg.linear) read as an access; repeatable."),
     show_phases: bool = typer.Option(False, "--show-phases",
                                      help="Show the hardware phases of each access's first placement."),
-    check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a> or 'A then B'."),
+    check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, "
+                                               "B,M,S, XorCols<B,M,a>, 'A then B', or any answer's name."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),

@@ -255,7 +255,8 @@ def parse_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
                              f"element size ({e} B) to 16 B")
         run = n * e if word != "row" else math.gcd(n * e, tile.cols * e)
         if run % v or pitch_bytes % v:
-            raise InputError(f"access {spec!r}: {'an' if v == 8 else 'a'} {v}-byte vector does not divide the {n * e}-byte run and the "
+            raise InputError(f"access {spec!r}: {'an' if v == 8 else 'a'} {v}-byte vector does not divide the "
+                             f"{n * e}-byte run and the "
                              f"{pitch_bytes}-byte pitch: use a smaller vB, or drop it for the default")
     elif word == "row":
         v = e  # scalar lanes

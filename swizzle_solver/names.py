@@ -15,8 +15,8 @@ from .model import InputError
 CHECKABLE = ("none, Swizzle<B,M,S>, B,M,S, XorCols<B,M,a>, 'Swizzle<B,M,S> then Swizzle<B,M,S>', "
              "'Linear[b0^=b5^b6, b1^=b7]', 'RowInterleave<T=8,k=2>' or 'pitch 72 + <layout>'")
 
-_SWIZZLE = re.compile(r"(?:swizzle\s*<\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*>|(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18}))",
-                      re.IGNORECASE)
+_TRIPLE = r"\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*"
+_SWIZZLE = re.compile(rf"(?:swizzle\s*<{_TRIPLE}>|{_TRIPLE})", re.IGNORECASE)
 _XOR_COLS = re.compile(r"xorcols\s*<\s*(\d{1,18})\s*,\s*(\d{1,18})\s*,\s*(\d{1,18})\s*>", re.IGNORECASE)
 _THEN = re.compile(r"\s+then\s+", re.IGNORECASE)
 _ROW_INTERLEAVE = re.compile(r"rowinterleave\s*<\s*t\s*=\s*(\d{1,18})\s*,\s*k\s*=\s*(\d{1,18})\s*>", re.IGNORECASE)

@@ -80,7 +80,8 @@ def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:
         if not (0 <= r < tile.rows and 0 <= c and c + n <= tile.cols):
             raise InputError(f"{where}, phase {j}: lane {lane} is outside the {tile.rows} x {tile.cols} tile")
         if ((r * tile.row_length + c) * e) % b:
-            raise InputError(f"{where}, phase {j}: lane {lane} is misaligned: {'an' if b == 8 else 'a'} {b}-byte vector must start at a "
+            raise InputError(f"{where}, phase {j}: lane {lane} is misaligned: "
+                             f"{'an' if b == 8 else 'a'} {b}-byte vector must start at a "
                              f"multiple of {b} bytes (row {r} starts at byte {r * tile.row_length * e})")
         out.append((r, c, b))
     return out

@@ -193,7 +193,7 @@ def evidence_view(doc: dict) -> Group:
                 lines.append(f"full rank, so the phase's units land in distinct banks ({waves}) in every placement",
                              style=OK)
             else:
-                deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - len(gf["bank_bits"]))
+                deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - slots)
                 lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement",
                              style=BAD)
         else:

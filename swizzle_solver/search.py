@@ -290,7 +290,8 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
             report.invalid += 1
             continue
         report.evaluated += 1
-        measured = [int(w) if x else _simulated_worst(problem, layout, p) for w, x, p in zip(worsts[i], exact, patterns)]
+        measured = [int(w) if x else _simulated_worst(problem, layout, p)
+                    for w, x, p in zip(worsts[i], exact, patterns)]
         kept.append((sum(w - lb for w, lb in zip(measured, lower)), layout.order, layout, method))
         kept.sort(key=lambda t: t[:2])
         del kept[keep:]

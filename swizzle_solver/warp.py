@@ -174,7 +174,8 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
     phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
-    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height, cols=width, row_stride=1,
+    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height,
+                   cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
                    lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
                    lane_row=row, lane_col=col, lane_bytes=nbytes, phase_bytes=phase_bytes,
