@@ -13,7 +13,6 @@ overrides both ("smt" or "enum").
 from __future__ import annotations
 
 import itertools
-import time
 
 import numpy as np
 
@@ -28,10 +27,12 @@ from .separation import separations, slot_bits
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
-# Without --timeout, z3 gets this long per family: disjunctions of XOR parities are hard for its SAT
-# core, and a rare instance runs for minutes (32 x 200 f32, 4x2 8x2v4 col: 21 s to prove UNSAT).
-# Past it the family is reported unknown and the answer not proven minimal; --timeout allows more.
-SMT_SECONDS = 10.0
+# Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
+# disjunctions of XOR parities are hard for its SAT core, and a rare instance runs for minutes (32 x
+# 200 f32, 4x2 8x2v4 col: 21 s to prove UNSAT). Past it the family is reported unknown and the answer
+# not proven minimal; --timeout allows more. Units, not seconds: the output must not depend on the
+# machine's speed or load (the same input gives the same bytes).
+SMT_RLIMIT = 30_000_000
 FAILURES_BATCH = 1 << 18  # members x differences per batch of failures_many (1 MiB of int32)
 
 
@@ -148,11 +149,12 @@ class _Xor:
         return ", ".join(parts)
 
 
-def smt_deadline(budget: Budget) -> tuple[float, str]:
-    """z3's deadline and its description: --timeout's, else SMT_SECONDS from now."""
+def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
+    """z3's (deadline, resource budget, description): --timeout's deadline, else SMT_RLIMIT units."""
     if budget.deadline is not None:
-        return budget.deadline, "the time limit"
-    return time.monotonic() + SMT_SECONDS, f"z3 found no answer in {SMT_SECONDS:g} s; --timeout allows more"
+        return budget.deadline, None, "the time limit"
+    return None, SMT_RLIMIT, (f"z3 spent its default budget of {SMT_RLIMIT // 1_000_000}M resource units "
+                              f"(seconds); --timeout allows more")
 
 
 def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tuple]:
@@ -184,7 +186,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
-        result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, *smt_deadline(budget))
+        result = smt.min_two_level(xor.seps, xor.top, xor.vector_bits, xor.refute, *smt_limits(budget))
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = [result.layout] if result.layout is not None else []
@@ -222,7 +224,7 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
-        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_deadline(budget),
+        result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_limits(budget),
                                 core=xor.conflict_bits)
         report.smt = result.proof()
         report.complete = result.status != "unknown"

@@ -53,12 +53,24 @@ class SmtResult:
 
 
 class _Solver:
-    """A z3 solver that counts its checks and stops at the deadline."""
+    """A z3 solver that counts its checks and stops at the deadline (--timeout, wall clock) or when
+    its budget of z3 resource units is spent (``rlimit``: deterministic, the same on every machine).
 
-    def __init__(self, deadline: float | None):
-        self.s = z3.Solver()
+    Each solver has a z3 context of its own (``self.ctx``: make its terms there): z3 counts resource
+    units per context, and numbers terms per context, which steers its search. In a shared context
+    a batch's earlier cases would change whether a later one hits the budget."""
+
+    def __init__(self, deadline: float | None, rlimit: int | None = None):
+        self.ctx = z3.Context()
+        self.s = z3.Solver(ctx=self.ctx)
         self.deadline = deadline
+        self.rlimit = rlimit
         self.checks = 0
+
+    def spent(self) -> int:
+        """Resource units used by every check so far (z3 counts them per context, across checks)."""
+        stats = self.s.statistics()
+        return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
 
     def check(self, *assumptions) -> z3.CheckSatResult:
         if self.deadline is not None:
@@ -66,6 +78,11 @@ class _Solver:
             if left <= 0:
                 return z3.unknown
             self.s.set("timeout", int(min(max(1.0, left * 1000), Z3_MAX_MS)))
+        if self.rlimit is not None:
+            units = self.rlimit - self.spent()
+            if units <= 0:
+                return z3.unknown
+            self.s.set("rlimit", units)  # a limit per check: what is left of the family's budget
         self.checks += 1
         return self.s.check(*assumptions)
 
@@ -95,7 +112,7 @@ def _covered(seps) -> list[str]:
 
 
 def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
-               limit: str = "the time limit", core=None) -> SmtResult:
+               rlimit: int | None = None, limit: str = "the time limit", core=None) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject.
 
@@ -103,8 +120,8 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     member agreeing with the model on the XOR terms from them is refuted too. One clause then
     blocks them all, instead of the model alone."""
     terms = all_terms(targets, top)
-    x = {t: z3.Bool(_term(*t)) for t in terms}
-    solver = _Solver(deadline)
+    solver = _Solver(deadline, rlimit)
+    x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
     # Differences that agree on every bit a slot bit depends on give the same constraint: add it once.
     distinct = {tuple((b, *_flows(x, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
     # Thousands of constraints go in as one SMT-LIB text (sorted: the same solver input, and so the
@@ -141,7 +158,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         bits = None if core is None else core(layout)
         relevant = terms if bits is None else [t for t in terms if t[1] in bits]
         clause = [z3.Not(x[t]) if t in layout.terms else x[t] for t in relevant]
-        solver.s.add(z3.Or(clause) if clause else z3.BoolVal(False))  # no term moves it: every member fails
+        solver.s.add(z3.Or(clause) if clause else z3.BoolVal(False, solver.ctx))  # no term moves it: every member fails
 
     _refine(solver, result, first_model, refute, block)
     return result
@@ -168,7 +185,7 @@ def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> N
 
 
 def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None,
-                  limit: str = "the time limit") -> SmtResult:
+                  rlimit: int | None = None, limit: str = "the time limit") -> SmtResult:
     """The first two-level member in family order meeting every Separation (see two_level.py).
 
     Unknowns: (B, M, S) of both swizzles, as bit-vectors; the shifts are symbolic, the lane
@@ -176,8 +193,8 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
     B2, M2 (larger first), S2."""
     w = max(8, top.bit_length() + 2, top + 2)
     names = ("B1", "M1", "S1", "B2", "M2", "S2")
-    v = {nm: z3.BitVec(nm, w) for nm in names}
-    solver = _Solver(deadline)
+    solver = _Solver(deadline, rlimit)
+    v = {nm: z3.BitVec(nm, w, solver.ctx) for nm in names}
     for i in "12":
         b, m, s = v["B" + i], v["M" + i], v["S" + i]
         # each bounded first, so that the sum cannot wrap around
@@ -187,13 +204,13 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
 
     def swz(p, i):
         b, m, s = v["B" + i], v["M" + i], v["S" + i]
-        mask = ((z3.BitVecVal(1, w) << b) - 1) << m
+        mask = ((z3.BitVecVal(1, w, solver.ctx) << b) - 1) << m
         return p ^ (z3.LShR(p, s) & mask)
 
     n = 0
     for sep in seps:
         for d in sep.diffs.tolist():
-            image = swz(swz(z3.BitVecVal(d, w), "1"), "2")
+            image = swz(swz(z3.BitVecVal(d, w, solver.ctx), "1"), "2")
             solver.s.add(z3.LShR(image, sep.unit_shift) & sep.slot_mask != 0)
             n += 1
     result = SmtResult("unknown", variables=6, constraints=n, covered=_covered(seps), limit=limit)
