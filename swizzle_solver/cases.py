@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .model import InputError, Problem, elem_bytes_of, make_problem
-from .names import expect_problem, parse_layout
+from .names import compared, expect_problem, parse_layout
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
         "phases", "linear_layout", "expect", "expect_status", "check", "stage"}
@@ -31,17 +31,13 @@ class Case:
         if self.check is not None:
             return usable and status == (self.expect_status or "conflict-free")
         return ((self.expect_status is None or status == self.expect_status)
-                and (self.expect is None or _norm(answer) == _norm(self.expect)))
+                and (self.expect is None or compared(answer) == compared(self.expect)))
 
     def expectation(self) -> str:
         if self.check is not None:
             return f"check: {self.expect_status or 'conflict-free'}"
         parts = [x for x in (self.expect, self.expect_status) if x]
         return ", ".join(parts) or "-"
-
-
-def _norm(name: str) -> str:
-    return name.replace(" ", "")
 
 
 def load_cases(path: str, only: str | None = None) -> list[Case]:

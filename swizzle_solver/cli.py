@@ -234,7 +234,7 @@ def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
         from .api import check
 
         checked = check(c.check, c.problem)
-        status = "conflict-free" if checked.measured.conflict_free else "conflicts"
+        status = checked.measured.status
         ok = c.meets(status, checked.layout.name, usable=checked.invalid is None)
         answer, make_doc = checked.layout.name, checked.json
         if checked.invalid is not None:

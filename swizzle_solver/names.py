@@ -124,9 +124,14 @@ def _linear(body: str, text: str, what: str):
     return XorLinear(tuple(sorted(terms)))
 
 
+def compared(name: str) -> str:
+    """A name as batch compares it with an answer's: spaces do not count."""
+    return name.replace(" ", "")
+
+
 def expect_problem(expect: str) -> str | None:
     """Why ``expect`` can never equal an answer's name (a typo would fail every run), or None."""
-    text = expect.replace(" ", "")
+    text = compared(expect)
     if not any(re.fullmatch(pattern, text) for pattern in _PRINTED):
         return (f"expect {expect!r} is not a layout name: write it as the tool prints it, "
                 f"e.g. none, Swizzle<B,M,S> or XorCols<B,M,a>")

@@ -182,7 +182,7 @@ def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | No
     return {
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
-        "status": "conflict-free" if ranked.conflict_free else "conflicts",
+        "status": ranked.status,
         "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why},
         "answer": layout_json(problem, ranked, baseline),
         "alternatives": [],

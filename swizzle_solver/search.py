@@ -63,6 +63,10 @@ class Ranked:
         return self.excess == 0
 
     @property
+    def status(self) -> str:
+        return "conflict-free" if self.conflict_free else "conflicts"
+
+    @property
     def rank_key(self) -> tuple:
         return (self.excess, FAMILY_RANK.get(self.layout.family, len(FAMILY_RANK)), self.layout.order)
 
@@ -126,7 +130,7 @@ class Solution:
     def status(self) -> str:
         if self.timed_out:
             return "timeout"
-        return "conflict-free" if self.answer.conflict_free else "conflicts"
+        return self.answer.status
 
 
 def vector_elems(problem: Problem) -> int:
