@@ -126,7 +126,7 @@ class Pattern:
         if self.summary:
             return self.summary
         if self.kind == "phases":
-            return f"{self.placements} explicit phases"
+            return "1 explicit phase" if self.placements == 1 else f"{self.placements} explicit phases"
         stride = f", every {self.row_stride} rows" if self.row_stride > 1 else ""
         rows = "1 row" if self.rows == 1 else f"{self.rows} rows"
         cols = "1 element" if self.cols == 1 else f"{self.cols} elements"

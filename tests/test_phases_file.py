@@ -43,12 +43,14 @@ def test_toml_and_json_give_the_same_pattern(tmp_path, name, text):
     assert p.phase_lanes(0) == [(0, 0, 16), (1, 0, 16)]
     assert p.phase_lanes(1) == [(0, 4, 16)]  # the shorter phase is padded by repeating its lane
     assert p.phase_bytes == 32 and p.lower_bound == 1 and p.vector_bytes == 16
+    assert p.footprint() == "2 explicit phases"
 
 
 def test_lower_bound_is_over_the_largest_phase(tmp_path):
     text = '[[pattern]]\nname = "wide"\nphases = [[' + ", ".join(f"[0, {c}, 16]" for c in range(0, 64, 4)) + "]]\n"
     [p] = load_phases(write(tmp_path, text, "w.toml"), make_tile(1, 64, None, 4), BANKS)
     assert p.phase_bytes == 256 and p.lower_bound == 2
+    assert p.footprint() == "1 explicit phase"
 
 
 def test_broadcast_lanes_are_counted_once(tmp_path):
