@@ -26,7 +26,7 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -119,6 +119,22 @@ def as_swizzle(tile: Tile, layout) -> Swizzle | None:
     return sw if np.array_equal(table(tile, sw), table(tile, layout)) else None
 
 
+def swizzled_rows(tile: Tile, layout) -> tuple[int, Swizzle] | None:
+    """(P, sw) with layout(r, c) = sw(r * P + c) on every element of the tile, if there is one: P is
+    the row length, or the pitch of a padded layout (CuTe: composition(sw, (R, C):(P, 1)))."""
+    sw = as_swizzle(tile, layout)
+    if sw is not None:
+        return tile.row_length, sw
+    pitch, inner = getattr(layout, "pitch", None), getattr(layout, "inner", None)
+    if pitch is None or inner is None:
+        return None
+    sw = as_swizzle(replace(tile, row_length=pitch), inner)
+    if sw is None:
+        return None
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    return (pitch, sw) if np.array_equal(sw.apply(r * pitch + c), table(tile, layout)) else None
+
+
 def swizzle_chain(tile: Tile, layout) -> list[Swizzle] | None:
     """The CuTe swizzles a layout lists (``swizzles()``, applied in order), when they reproduce it."""
     try:
@@ -174,8 +190,8 @@ def emit_cute(problem: Problem, layout) -> Snippet:
     if pitch:
         return Snippet("cute", f"{head}\n{_plain(tile, pitch, '//')}\n"
                                f"auto smem_layout = {_cpp_layout(tile, pitch)};", True)
-    sw = as_swizzle(tile, layout)
-    if sw is None:
+    found = swizzled_rows(tile, layout)
+    if found is None:
         chain = swizzle_chain(tile, layout)
         why = _cannot_cute(tile, layout, "//")
         if chain:
@@ -186,13 +202,17 @@ def emit_cute(problem: Problem, layout) -> Snippet:
                                f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
                                f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
                                f"    return {layout.expression(tile)};\n  }}\n}};", False)
+    pitch, sw = found
     lines = [head]
-    if not isinstance(layout, Swizzle):
+    if pitch != tile.row_length:
+        lines.append(f"// rows padded to {pitch} elements ({pitch - tile.cols} spare per row), then {sw.name} "
+                     f"on the padded offset r * {pitch} + c")
+    elif not isinstance(layout, Swizzle):
         lines.append(f"// equal to {sw.name} on every element of this tile")
     lines += [f"using SmemSwizzle = cute::{sw.name};",
-              f"auto smem_layout = cute::composition(SmemSwizzle{{}},\n    {_cpp_layout(tile)});"]
+              f"auto smem_layout = cute::composition(SmemSwizzle{{}},\n    {_cpp_layout(tile, pitch)});"]
     byte = sw.byte_level(tile.elem_bytes)
-    width = tma_width(tile, sw)
+    width = tma_width(tile, sw) if pitch == tile.row_length else None
     if width and tile.rows % 8 == 0:
         lines += [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; the same layout as the GMMA atom",
                   f"// (T: {CPP_TYPES[tile.elem_bytes]}):",
@@ -205,8 +225,9 @@ def emit_cute(problem: Problem, layout) -> Snippet:
 
 def _why_not_swizzle(tile: Tile, layout) -> str:
     if layout.bases(tile) is None:
-        return (f"with row length {tile.row_length} the layout is not GF(2)-linear on the flat offset "
-                f"r * {tile.row_length} + c (carries), so no Swizzle<B,M,S> of that offset equals it")
+        pitch = getattr(layout, "pitch", tile.row_length)  # a padded layout's rows are this far apart
+        return (f"with row length {pitch} the layout is not GF(2)-linear on the flat offset "
+                f"r * {pitch} + c (carries), so no Swizzle<B,M,S> of that offset equals it")
     return ("it is not a single Swizzle<B,M,S> (one contiguous run of B source bits, one shift), "
             "so CuTe's composition(Swizzle, Layout) cannot express it")
 
@@ -218,25 +239,35 @@ def _cannot_cute(tile: Tile, layout, comment: str) -> str:
 def emit_cute_dsl(problem: Problem, layout) -> Snippet:
     tile = problem.tile
     head = _header(problem, layout, "#")
-    pitch = row_pitch(tile, layout)
-    plain = f"cute.make_layout(({tile.rows}, {tile.cols}), stride=({pitch or tile.row_length}, 1))"
     lines = [head, "import cutlass.cute as cute", "", "# inside a @cute.jit function (CuTe DSL, CUTLASS 4.x):"]
+    pitch = row_pitch(tile, layout)
     if pitch:
-        return Snippet("cute-dsl", "\n".join(lines + [_plain(tile, pitch, "#"), f"smem_layout = {plain}"]), True)
-    sw = as_swizzle(tile, layout)
-    if sw is None:
+        return Snippet("cute-dsl", "\n".join(lines + [_plain(tile, pitch, "#"), f"smem_layout = {_dsl_layout(tile, pitch)}"]),
+                       True)
+    found = swizzled_rows(tile, layout)
+    if found is None:
         return Snippet("cute-dsl", "\n".join(
             [head, _cannot_cute(tile, layout, "#"), "def smem_offset(r, c):",
              f"    return {layout.expression(tile)}"]), False)
-    lines.append(f"smem_layout = cute.make_composed_layout(cute.make_swizzle({sw.B}, {sw.M}, {sw.S}), 0, {plain})")
+    pitch, sw = found
+    if pitch != tile.row_length:
+        lines.append(f"# rows padded to {pitch} elements, then {sw.name} on the padded offset r * {pitch} + c")
+    lines.append(f"smem_layout = cute.make_composed_layout(cute.make_swizzle({sw.B}, {sw.M}, {sw.S}), 0, "
+                 f"{_dsl_layout(tile, pitch)})")
     return Snippet("cute-dsl", "\n".join(lines), True)
+
+
+def _dsl_layout(tile: Tile, pitch: int) -> str:
+    return f"cute.make_layout(({tile.rows}, {tile.cols}), stride=({pitch}, 1))"
 
 
 def emit_cuda(problem: Problem, layout) -> Snippet:
     tile, wave = problem.tile, problem.bank_model.wavefront_bytes
-    sw = as_swizzle(tile, layout)
-    if sw is not None:
-        body = (f"  const int p = r * {tile.row_length} + c;  // logical element offset\n"
+    found = swizzled_rows(tile, layout)
+    if found is not None:
+        pitch, sw = found
+        what = "logical element offset" if pitch == tile.row_length else f"offset with rows padded to {pitch}"
+        body = (f"  const int p = r * {pitch} + c;  // {what}\n"
                 f"  return p ^ ((p >> {sw.S}) & {sw.mask});  // {sw.name}")
     else:
         body = f"  return {layout.expression(tile)};"
@@ -375,18 +406,21 @@ def emit_mojo(problem: Problem, layout) -> Snippet:
         return Snippet("mojo", f"{head}\n{_plain(tile, pitch, '#')}\nfrom layout import Layout, IntTuple\n"
                                f"alias smem_layout = Layout(IntTuple({tile.rows}, {tile.cols}), IntTuple({pitch}, 1))",
                        True)
-    sw = as_swizzle(tile, layout)
-    if sw is None:
+    found = swizzled_rows(tile, layout)
+    if found is None:
         return Snippet("mojo", f"{head}\n# cannot express as Mojo's Swizzle(bits, base, shift): "
                                f"{_why_not_swizzle(tile, layout)}\n"
                                f"fn smem_offset(r: Int, c: Int) -> Int:\n    return {layout.expression(tile)}",
                        False)
+    pitch, sw = found
     lines = [head, "from layout.swizzle import Swizzle, make_swizzle", "",
-             f"alias smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})"]
-    if 1 << (sw.S + sw.M) == tile.row_length:
-        lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={tile.row_length}, "
+             f"alias smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})",
+             f"# element (r, c) is at smem_swizzle(r * {pitch} + c)"
+             + (f": rows padded to {pitch} elements" if pitch != tile.row_length else "")]
+    if 1 << (sw.S + sw.M) == pitch:
+        lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
-    width = tma_width(tile, sw)
+    width = tma_width(tile, sw) if pitch == tile.row_length else None
     if width:
         lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B]()")
     return Snippet("mojo", "\n".join(lines), True)
@@ -407,6 +441,10 @@ def emit_tma(problem: Problem, layout) -> Snippet:
         return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
                               f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
                               f"shared buffer aligned to 128 B", True)
+    padded = getattr(layout, "pitch", tile.row_length)  # the padding family's rows are this far apart
+    if padded != tile.row_length:
+        return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
+                              f"{padded - tile.cols} padding element(s) per row", False)
     sw = as_swizzle(tile, layout)
     width = tma_width(tile, sw)
     if width is None:

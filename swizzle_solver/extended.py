@@ -21,8 +21,8 @@ from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
 from .model import Problem, log2
 from .proof import bank_matrix
-from .search import (KEEP_PER_FAMILY, FamilyReport, layout_table, measure, placement_sample, sampled_worsts,
-                     vector_elems)
+from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
+                     sampled_worsts, vector_elems)
 from .separation import separations, slot_bits
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
@@ -281,8 +281,10 @@ def search_row_interleave(problem: Problem, budget: Budget):
 
 
 def search_padding(problem: Problem, budget: Budget):
-    """The smallest pitch that needs no swizzle, and the smallest that works with one."""
+    """The smallest pitch that needs no swizzle, and the smallest that works with one (the first
+    cute or xor-cols member of the padded tile, in their order)."""
     from dataclasses import replace
+    from .families import xor_cols
     from .families.identity import Identity
 
     report = FamilyReport(padding.FAMILY)
@@ -301,18 +303,17 @@ def search_padding(problem: Problem, budget: Budget):
             break
         closest.append((excess, layout.order, layout, "exhaustive"))
         if swizzled is None:
-            padded = _Xor(Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns))
-            first = next((sw for sw in cute.candidates(padded.problem.tile, vector_elems(problem))
-                          if padded.accept(sw)), None)
+            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            first = first_conflict_free(padded, (cute, xor_cols), budget)
             if first is not None:
-                swizzled = padding.Padded(pitch, first)
+                swizzled = padding.Padded(pitch, first.layout)
     kept = [(0, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]
     if not kept:
         kept = sorted(closest, key=lambda t: t[:2])[:1]
     report.best_excess = kept[0][0] if kept else None
     report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
                       f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
-                      f"with a CuTe swizzle of the padded tile" if pitches else "no aligned pitch")
+                      f"with a cute or xor-cols swizzle of the padded tile" if pitches else "no aligned pitch")
     return kept, report
 
 

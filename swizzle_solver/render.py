@@ -276,6 +276,10 @@ def code_view(doc: dict) -> Group:
     if ans["family"] == "padding":
         pad = ans["padding"]
         rows.append(("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory"))
+        if pad["cute"]:
+            p = doc["problem"]
+            rows.append(("CuTe", f"composition({pad['cute']}, ({p['rows']},{p['cols']}):({pad['row_length']},1))  "
+                                 f"(the swizzle of the padded offset)"))
     if ans["cute"]:
         rows.append(("CuTe", f"{ans['cute']}  (on element offsets)"))
         mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""

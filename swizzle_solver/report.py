@@ -68,8 +68,12 @@ def extras_json(problem: Problem, layout) -> dict:
     if hasattr(layout, "triton_bases"):
         out["triton_bases"] = layout.triton_bases(tile)
     if layout.family == "padding":
+        from .emit import swizzled_rows
+
+        found = swizzled_rows(tile, layout)  # a CuTe swizzle of the padded offset r * pitch + c
         out["padding"] = {"row_length": layout.pitch, "extra_bytes": layout.extra_bytes(tile),
-                          "storage_bytes": layout.storage(tile) * tile.elem_bytes}
+                          "storage_bytes": layout.storage(tile) * tile.elem_bytes,
+                          "cute": found[1].name if found else None}
     return out
 
 

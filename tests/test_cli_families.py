@@ -136,6 +136,28 @@ def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():
     assert rich.returncode == 0 and "extra bytes" in rich.stdout
 
 
+def test_padding_tries_xor_cols_on_the_padded_tile():
+    """bf16 rows of 96 (12 chunks of 16 B) read 8 rows apart by 1 and by 2: no swizzle of pitch 96
+    serves both (xor-cols can only move chunk bits 0 and 1, the row's parity decides bit 2), and no
+    cute swizzle of pitch 104 does either; XOR of row bit 3 into chunk bit 0 at pitch 104 does."""
+    args = ["--rows", "64", "--cols", "96", "--dtype", "bf16", "--access", "8x8", "--access", "8x8:2"]
+    ans = solve_json(args)["answer"]
+    assert ans["name"] == "pitch 104 + XorCols<1,3,3>" and ans["excess_wavefronts"] == 0
+    offsets = evaluate(ans["expression"], 64, 96)
+    assert len(set(offsets.ravel().tolist())) == 64 * 96 and offsets.max() < 64 * 104
+    assert ans["padding"]["cute"] is None  # XOR on the columns of rows 104 apart: no CuTe swizzle of r * 104 + c
+    assert run(*args, "--check", "pitch 104 + Swizzle<1,3,3>").returncode == 1
+
+
+def test_padding_with_a_cute_swizzle_names_its_composition():
+    out = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", "pitch 72 + Swizzle<1,3,3>",
+              "--json")
+    ans = json.loads(out.stdout)["answer"]
+    assert ans["padding"]["cute"] == "Swizzle<1,3,3>" and ans["cute"] is None  # not a swizzle of r * 64 + c
+    rich = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", "pitch 72 + Swizzle<1,3,3>")
+    assert "composition(Swizzle<1,3,3>, (64,64):(72,1))" in rich.stdout
+
+
 @pytest.mark.parametrize("args", [DIAGONAL, TWO_LEVEL], ids=["linear (z3)", "two-level"])
 def test_extended_search_is_deterministic(args):
     """Byte for byte, z3's models included: the SMT input is sorted and the model is fixed by the

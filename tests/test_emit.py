@@ -31,6 +31,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.emit import TARGETS, as_swizzle, emit, emit_all, parse_targets
+from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity, nbits
 from swizzle_solver.families.xor_cols import XorCols
@@ -157,6 +158,10 @@ def extra_cases():
         ("padding pow2", problem(8, 32, ["8x1"]), Padded(36)),
         ("padding odd", problem(8, 32, ["8x1"]), Padded(33)),
         ("cute on pitch 40", problem(32, 40, ["8x4"]), Swizzle(1, 2, 3)),
+        ("padding + cute", f16(64, 64, ["8x8"]), padding.Padded(72, Swizzle(1, 3, 3))),
+        ("padding + cute, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, Swizzle(2, 0, 3))),
+        ("padding + xor-cols", f16(64, 96, ["8x8", "8x8:2"]), padding.Padded(104, XorCols(1, 3, 3))),
+        ("padding + xor-cols, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 0, 0))),
     ]
 
 
@@ -361,7 +366,8 @@ def test_mojo_swizzle_matches(i):
     plain = re.search(r"IntTuple\((\d+), 1\)", snippet.code)
     if sw:
         fn = mojo_swizzle(*map(int, sw.groups()))
-        assert np.array_equal(table_of(lambda r, c: fn(r * p.tile.row_length + c), p), expected)
+        pitch = int(re.search(r"smem_swizzle\(r \* (\d+) \+ c\)", snippet.code)[1])
+        assert np.array_equal(table_of(lambda r, c: fn(r * pitch + c), p), expected)
         made = re.search(r"make_swizzle\[num_rows=(\d+), row_size=(\d+), access_size=(\d+)\]", snippet.code)
         if made:
             assert mojo_make_swizzle(*map(int, made.groups())) == tuple(map(int, sw.groups()))
@@ -421,6 +427,21 @@ def test_two_level_is_not_called_one_swizzle():
     assert "cannot express as one CuTe layout: Swizzle<1,0,3> then Swizzle<1,1,4>" in snippets["cute"].code
     assert not snippets["mojo"].expressible and not snippets["tma"].expressible
     assert snippets["triton"].expressible and "SharedLinearLayout" in snippets["triton"].code
+
+
+def test_a_swizzle_of_padded_rows_is_composed_with_the_padded_stride():
+    """CuTe composes a swizzle with any layout: pitch P + Swizzle is composition(Swizzle, (R,C):(P,1))."""
+    cases = {name: (p, layout) for name, p, layout in CASES}
+    for name in ("padding + cute", "padding + xor-cols, pow2 pitch"):
+        p, layout = cases[name]
+        snippets = emit_all(TARGETS, p, layout)
+        pitch = layout.pitch
+        assert snippets["cute"].expressible and f"cute::Stride<cute::Int<{pitch}>, cute::Int<1>>" in snippets["cute"].code
+        assert snippets["cute-dsl"].expressible and snippets["mojo"].expressible
+        assert not snippets["tma"].expressible and "padding" in snippets["tma"].code
+    p, layout = cases["padding + xor-cols"]
+    cute = emit("cute", p, layout)
+    assert not cute.expressible and "row length 104" in cute.code and "r * 104 + c" in cute.code
 
 
 def test_parse_targets():
