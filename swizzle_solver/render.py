@@ -138,7 +138,7 @@ def candidates_view(doc: dict, title: str) -> Group:
     rows = []
     for mark, lay in layouts:
         cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"]) for a in lay["per_access"]]
-        name = lay["name"] + (f" (+{lay['padding']['extra_bytes']} B)" if lay.get("padding") else "")
+        name = lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else "")
         rows.append([mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
                      str(lay["excess_wavefronts"])])
     base = doc["answer"]["per_access"]
