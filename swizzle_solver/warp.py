@@ -91,7 +91,7 @@ def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Patter
             request = [(a * m + row, b * n + op * step, v) for a, b in lanes]
             template += split_request(request)
     ops = m * run // v
-    summary = f"{lr}x{lc} lanes, each {m}x{n} elements in {ops} op{'s' if ops > 1 else ''} of {v} B"
+    summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} op{'s' if ops > 1 else ''} each"  # ops of the vector width
     return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, bank_model)
 
 
@@ -135,7 +135,7 @@ def _mma_c(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
     template = []
     for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8: one request each
         template += split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(WARP_LANES)])
-    summary = f"m16n8 accumulator, 2 requests of {2 * e}-byte lanes"
+    summary = "m16n8 accumulator, 2 requests"  # the lane width (2 * e bytes) is the table's vector column
     return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, bank_model)
 
 
