@@ -242,8 +242,8 @@ def emit_cute_dsl(problem: Problem, layout) -> Snippet:
     lines = [head, "import cutlass.cute as cute", "", "# inside a @cute.jit function (CuTe DSL, CUTLASS 4.x):"]
     pitch = row_pitch(tile, layout)
     if pitch:
-        return Snippet("cute-dsl", "\n".join(lines + [_plain(tile, pitch, "#"), f"smem_layout = {_dsl_layout(tile, pitch)}"]),
-                       True)
+        lines += [_plain(tile, pitch, "#"), f"smem_layout = {_dsl_layout(tile, pitch)}"]
+        return Snippet("cute-dsl", "\n".join(lines), True)
     found = swizzled_rows(tile, layout)
     if found is None:
         return Snippet("cute-dsl", "\n".join(

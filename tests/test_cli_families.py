@@ -150,11 +150,10 @@ def test_padding_tries_xor_cols_on_the_padded_tile():
 
 
 def test_padding_with_a_cute_swizzle_names_its_composition():
-    out = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", "pitch 72 + Swizzle<1,3,3>",
-              "--json")
-    ans = json.loads(out.stdout)["answer"]
+    args = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", "pitch 72 + Swizzle<1,3,3>"]
+    ans = json.loads(run(*args, "--json").stdout)["answer"]
     assert ans["padding"]["cute"] == "Swizzle<1,3,3>" and ans["cute"] is None  # not a swizzle of r * 64 + c
-    rich = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", "pitch 72 + Swizzle<1,3,3>")
+    rich = run(*args)
     assert "composition(Swizzle<1,3,3>, (64,64):(72,1))" in rich.stdout
 
 
