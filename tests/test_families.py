@@ -174,6 +174,39 @@ def test_answer_is_first_by_excess_then_family(args):
         assert r.excess == measure(problem, r.layout).excess
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_problems)
+def test_padding_search_finds_the_first_padded_swizzle(args):
+    """search_padding against a brute force: over the pitches it lists, in order, every cute and
+    xor-cols member of the padded tile measured whole; the first that is valid and conflict-free is
+    the swizzled member it keeps (or there is none at any pitch before the first plain one)."""
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.extended import search_padding
+    from swizzle_solver.families import xor_cols
+    from swizzle_solver.search import vector_elems
+
+    problem = _problem(args)
+    if problem is None:
+        return
+    kept, _ = search_padding(problem, Budget())
+    got = [lay for excess, _, lay, _ in kept if excess == 0 and lay.inner.family != "none"]
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    want = None
+    for pitch in padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes):
+        if measure(problem, padding.Padded(pitch, identity.Identity())).excess == 0:
+            break  # the search stops at the first pitch that needs no swizzle
+        padded = padding.Padded(pitch, identity.Identity()).padded(problem.tile)
+        members = [m for module in (cute, xor_cols) for m in module.candidates(padded, vector_elems(problem))]
+        want = next((padding.Padded(pitch, m) for m in members
+                     if padding.Padded(pitch, m).invalid(problem.tile) is None
+                     and all(simulate.admissible(problem.tile, p, layout_table(problem, padding.Padded(pitch, m)))
+                             for p in problem.patterns)
+                     and measure(problem, padding.Padded(pitch, m)).excess == 0), None)
+        if want is not None:
+            break
+    assert got == ([want] if want is not None else [])
+
+
 @SETTINGS
 @given(tiles, st.sampled_from([1, 2, 4, 8, 16]))
 def test_grids_list_every_member_in_preference_order(tile, vector_elems):
