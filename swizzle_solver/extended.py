@@ -153,8 +153,8 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
     """z3's (deadline, resource budget, description): --timeout's deadline, else SMT_RLIMIT units."""
     if budget.deadline is not None:
         return budget.deadline, None, "the time limit"
-    return None, SMT_RLIMIT, (f"z3 spent its default budget of {SMT_RLIMIT // 1_000_000}M resource units "
-                              f"(seconds); --timeout allows more")
+    return None, SMT_RLIMIT, (f"z3 spent its default budget of {SMT_RLIMIT:,} resource units (a count, not "
+                              f"seconds); --timeout SECONDS allows more")
 
 
 def _measured(problem: Problem, layouts, keep: int = KEEP_PER_FAMILY) -> list[tuple]:

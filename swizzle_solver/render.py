@@ -127,9 +127,20 @@ def problem_view(doc: dict) -> Group:
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
         rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
                      f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
-    return Group(head, table("Access patterns (all must be fast at once)",
-                             ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
-                             right={2, 3, 4}))
+    parts = [head, table("Access patterns (all must be fast at once)",
+                         ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
+                         right={2, 3, 4})]
+    for a in p["accesses"]:
+        f = a.get("floor")
+        if f:
+            parts.append(Wrapped(Text(
+                f"{a['spec']}: at least {f['wavefronts']} wavefronts under any layout that keeps the "
+                f"{f['vector_bytes']}-byte vectors of {f['vectors_of']} whole: one phase reaches "
+                f"{f['vectors_at_one_position']} of those vectors at one word position, and a wavefront serves "
+                f"{f['slots_per_wavefront']} vectors there; only narrower vectors lift this floor", style=BAD), 2))
+    if len(parts) > 2:
+        parts.append(Text())
+    return Group(*parts)
 
 
 def candidates_view(doc: dict, title: str) -> Group:
@@ -221,12 +232,16 @@ def evidence_view(doc: dict) -> Group:
 
 def families_view(doc: dict) -> Group | None:
     """Why the families that did not reach the lower bound cannot: how each was covered, and a
-    witness (two colliding words) for its best member. Only when the later families were searched."""
+    witness (two colliding words) for its best member. Only when the answer has conflicts (the
+    later families were searched, or its floors made that needless)."""
     search = doc.get("search") or {}
-    if not search.get("extended"):
+    if search.get("extended"):
+        why = f"searched beyond none / cute / xor-cols: {search['extended_reason']}"
+    elif search.get("not_extended_reason"):
+        why = f"the later families were not searched: {search['not_extended_reason']}"
+    else:
         return None
-    parts: list = [Wrapped(Text.assemble(("Families", "bold underline"),
-                                         f" (searched beyond none / cute / xor-cols: {search['extended_reason']})"))]
+    parts: list = [Wrapped(Text.assemble(("Families", "bold underline"), f" ({why})"))]
     for f in doc["proof"]["families"]:
         line = Text()
         line.append(f"{f['family']}: ", style="bold")
@@ -310,6 +325,10 @@ def verdict(doc: dict) -> Text:
         if ans["family"] == "padding":
             what += f" (padding: {ans['padding']['extra_bytes']} extra bytes; no swizzle of the given pitch works)"
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
+    if doc["proof"].get("optimal_over_all_layouts"):
+        return Text(f"No layout that keeps the vectors whole is conflict-free (the floors above); the best, "
+                    f"{ans['name']}, meets every floor: its {ans['excess_wavefronts']} excess wavefront(s) are "
+                    f"the least any such layout leaves.", style=f"bold {BAD}")
     caveat = f" It is NOT proven that none exists ({unproven})." if unproven else ""
     return Text(f"No conflict-free layout in the searched families; the best, {ans['name']}, "
                 f"leaves {ans['excess_wavefronts']} excess wavefront(s).{caveat}", style=f"bold {BAD}")

@@ -159,9 +159,25 @@ def evidence_json(problem: Problem, ranked: Ranked) -> dict:
     return {"method": method, "layout": ranked.layout.name, "accesses": accesses}
 
 
+def with_floors(doc: dict, problem: Problem, ranked: Ranked, usable: bool = True) -> dict:
+    """Each access's floor (floors.py: the least any layout keeping the vectors whole can reach, when
+    above its lower bound; computed only when ``ranked`` leaves a conflict, as none can exist
+    otherwise), and whether ``ranked`` meets every floor: then no admissible layout does better."""
+    found: list = [None] * len(problem.patterns)
+    if not ranked.conflict_free:
+        from .floors import floors
+
+        found = floors(problem)
+    for access, floor in zip(doc["problem"]["accesses"], found):
+        access["floor"] = floor.json() if floor else None
+    doc["proof"]["optimal_over_all_layouts"] = usable and all(
+        r.worst == (f.wavefronts if f else r.pattern.lower_bound) for r, f in zip(ranked.results, found))
+    return doc
+
+
 def solution_json(solution: Solution) -> dict:
     problem = solution.problem
-    return {
+    return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "status": solution.status,
@@ -172,8 +188,10 @@ def solution_json(solution: Solution) -> dict:
         "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": ("no member of none, cute or xor-cols is conflict-free"
                                        if solution.extended else None),
+                   "not_extended_reason": ("the best of none, cute and xor-cols meets every floor, so no layout of "
+                                           "any family leaves fewer wavefronts" if solution.at_floor else None),
                    "timed_out": solution.timed_out},
-    }
+    }, problem, solution.answer)
 
 
 def check_passed(ranked: Ranked, why: str | None) -> bool:
@@ -183,7 +201,7 @@ def check_passed(ranked: Ranked, why: str | None) -> bool:
 
 def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | None) -> dict:
     passed = check_passed(ranked, why)
-    return {
+    return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "status": ranked.status,
@@ -191,5 +209,5 @@ def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | No
         "answer": layout_json(problem, ranked, baseline),
         "alternatives": [],
         "proof": evidence_json(problem, ranked),
-    }
+    }, problem, ranked, usable=why is None)
 

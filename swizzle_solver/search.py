@@ -99,6 +99,7 @@ class Solution:
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
     timed_out: bool = False  # --timeout cut a family that could still beat the answer
     unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
+    at_floor: bool = False  # conflicts, but the best of ``searched`` meets every floor: nothing beyond was searched
 
     def _table(self) -> tuple[list, list]:
         if self.found is None:
@@ -368,6 +369,13 @@ def search_families(problem: Problem, families, budget: Budget) -> tuple[list[tu
     return found, reports
 
 
+def _floor_excess(problem: Problem) -> int:
+    """The least total excess any admissible layout leaves (floors.py)."""
+    from .floors import floors
+
+    return sum(f.wavefronts - p.lower_bound for p, f in zip(problem.patterns, floors(problem)) if f)
+
+
 def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
           engine: str | None = None) -> Solution:
     """The minimal layout over ``families`` with runners-up, all re-checked by the simulator.
@@ -380,7 +388,11 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     if first is not None:
         return Solution(problem, first, families)
     found, reports = search_families(problem, families, budget)
-    needed = extend and not any(excess == 0 for excess, *_ in found)
+    best = min((excess for excess, *_ in found), default=None)
+    # The later families are searched when nothing here is conflict-free, unless the best already
+    # meets every floor (floors.py): then no admissible layout of any family leaves fewer wavefronts.
+    at_floor = best is not None and best > 0 and best == _floor_excess(problem)
+    needed = extend and best != 0 and not at_floor
     extended = needed and not budget.expired()
     if extended:
         from .extended import search_extended
@@ -403,7 +415,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         open_families.append("the families beyond none / cute / xor-cols")
     unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
     timed_out = unproven is not None and budget.expired()
-    return Solution(problem, answer, families, found, reports, extended, timed_out, unproven)
+    return Solution(problem, answer, families, found, reports, extended, timed_out, unproven, at_floor)
 
 
 def check(problem: Problem, layout) -> tuple[Ranked, str | None]:

@@ -104,7 +104,7 @@ def test_a_huge_timeout_reaches_z3_as_its_largest():
 
 
 LATER = ["z3", "swizzle_solver.extended", "swizzle_solver.families.two_level", "swizzle_solver.families.linear",
-         "swizzle_solver.families.row_interleave", "swizzle_solver.families.padding"]
+         "swizzle_solver.families.row_interleave", "swizzle_solver.families.padding", "swizzle_solver.floors"]
 
 
 @pytest.mark.parametrize("form, unused", [
@@ -168,14 +168,23 @@ def test_extended_search_is_deterministic(args):
 
 def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     """1x8 of f8 is one 8-byte lane: its separation has no differences (nothing can conflict). With
-    patterns no single swizzle serves, the two-level search must still run (it divided by zero)."""
-    r = run("--rows", "32", "--cols", "96", "--dtype", "f8", "--access", "16x1:2", "--access", "2x16",
-            "--access", "1x8", "--json")
+    patterns no single swizzle serves, the two-level search must still run (it divided by zero).
+    (The CLI no longer searches beyond xor-cols here, as the best meets its floor: the extended
+    search is run directly too.)"""
+    from swizzle_solver.api import problem
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.extended import search_extended
+
+    args = ["--rows", "32", "--cols", "96", "--dtype", "f8", "--access", "16x1:2", "--access", "2x16",
+            "--access", "1x8"]
+    r = run(*args, "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["status"] == "conflicts" and doc["search"]["extended"] is True
+    assert doc["status"] == "conflicts"
     one_lane = next(a for a in doc["answer"]["per_access"] if a["spec"] == "1x8")
     assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
+    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget())
+    assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding"] and found
 
 
 def test_z3_giving_up_is_not_a_timeout():
@@ -195,11 +204,17 @@ def test_z3_giving_up_is_not_a_timeout():
 def test_linear_family_with_no_possible_term():
     """4 banks of 4 B: a 16-byte lane fills the wavefront, so no slot bit lies above the vectors and
     the linear family is the identity alone; z3 was handed an empty cardinality constraint."""
+    from swizzle_solver.api import problem
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.extended import search_extended
+
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--banks", "4", "--access", "1x8", "--access", "16x1:2",
             "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
-    linear = next(f for f in json.loads(r.stdout)["proof"]["families"] if f["family"] == "linear")
-    assert linear["complete"] and "no XOR term can move a unit" in linear["covered"]
+    assert json.loads(r.stdout)["proof"]["optimal_over_all_layouts"]  # so the CLI searches no further
+    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget())
+    linear = next(f for f in reports if f.family == "linear")
+    assert linear.complete and "no XOR term can move a unit" in linear.covered
 
 
 def test_padding_reads_warp_patterns_on_its_own_pitch():

@@ -133,14 +133,15 @@ def test_z3_is_capped_without_a_timeout(monkeypatch):
     from swizzle_solver.report import solution_json
     from swizzle_solver.search import solve
 
-    monkeypatch.setattr(extended, "SMT_RLIMIT", 200_000)  # this instance takes z3 about 60M to refute
-    problem = make_problem(32, 200, ["4x2", "8x2v4", "col"], None, 4)
+    monkeypatch.setattr(extended, "SMT_RLIMIT", 200_000)  # z3 needs more to refute linear here
+    args = (32, 200, ["4x2", "col", "2x4", "8x1:2"], None, 4)  # conflicts above the floors: all families searched
+    problem = make_problem(*args)
     solution = solve(problem)
     linear_report = next(r for r in solution.families if r.family == "linear")
     assert not linear_report.complete and "default budget" in linear_report.covered
     assert solution.status == "conflicts" and not solution.timed_out and "linear" in solution.unproven
     assert solution.answer.excess == measure(problem, solution.answer.layout).excess > 0
-    again = solve(make_problem(32, 200, ["4x2", "8x2v4", "col"], None, 4))  # the same bytes, second time round
+    again = solve(make_problem(*args))  # the same bytes, second time round
     assert solution_json(again) == solution_json(solution)
 
 

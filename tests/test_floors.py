@@ -1,0 +1,121 @@
+"""Floors (floors.py): wavefronts no admissible layout goes below, checked against the simulator on
+random admissible layouts (random permutations of aligned chunks of the widest vector) and on every
+layout the search reports."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from swizzle_solver import simulate
+from swizzle_solver.api import problem
+from swizzle_solver.floors import floors
+from swizzle_solver.model import InputError
+from swizzle_solver.search import solve
+
+SPECS = ["row", "col", "8x1", "4x2", "2x4", "8x4", "4x8", "2x16", "8x2:2", "1x8", "8x8", "4x4v8"]
+
+
+@pytest.mark.parametrize("kw, floor", [
+    (dict(rows=32, cols=32, access=["col", "8x4"]), 4),  # 32 rows at word 0 of 16 B vectors, 8 slots
+    (dict(rows=64, cols=64, dtype="f16", access=["col", "8x8"]), 4),
+    (dict(rows=32, cols=32, dtype="f64", access=["col", "2x2"]), 4),  # 8-byte words of 16 B vectors: 32 / 8
+    (dict(rows=16, cols=32, access=["col", "8x4"]), 2),
+    (dict(rows=32, cols=32, access=["col", "8x4v8"]), 2),  # 8-byte vectors: 16 slots
+])
+def test_a_column_under_wide_vectors(kw, floor):
+    found = floors(problem(**kw))
+    assert found[0].wavefronts == floor and found[0].vectors_of == kw["access"][1] and found[1] is None
+
+
+@pytest.mark.parametrize("access", [["col", "8x4v4"], ["col", "row"], ["8x8", "8x8:2"], ["8x4", "4x8"]])
+def test_no_floor_where_a_layout_reaches_the_lower_bound(access):
+    p = problem(32, 32, access, dtype="f16" if "8x8" in access else None)
+    assert floors(p) == [None] * len(access)
+    assert solve(p).answer.conflict_free
+
+
+def random_problem(data):
+    rows = data.draw(st.sampled_from([8, 16, 32]))
+    cols = data.draw(st.sampled_from([8, 16, 24, 32, 40]))
+    dtype = data.draw(st.sampled_from(["f16", "f32", "f64", "i8"]))
+    pad = data.draw(st.sampled_from([0, 0, 8, 16]))
+    banks = data.draw(st.sampled_from([32, 32, 16, 8]))
+    access = data.draw(st.lists(st.sampled_from(SPECS), min_size=1, max_size=3, unique=True))
+    try:
+        return problem(rows, cols, access, row_length=cols + pad, dtype=dtype, banks=banks)
+    except InputError:
+        return None
+
+
+def chunk_permutation(p, rng):
+    """phys[r, c] of a random admissible layout: aligned chunks of the widest vector, permuted."""
+    t = p.tile
+    chunk = max(int(q.lane_bytes.max()) for q in p.patterns) // t.elem_bytes
+    logical = np.arange(t.rows)[:, None] * t.row_length + np.arange(t.cols)[None, :]
+    order = rng.permutation(t.size // chunk)
+    return order[logical // chunk] * chunk + logical % chunk
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), st.integers(0, 2**32 - 1))
+def test_no_admissible_layout_goes_below_a_floor(data, seed):
+    p = random_problem(data)
+    if p is None:
+        return
+    found = floors(p)
+    phys = chunk_permutation(p, np.random.default_rng(seed))
+    assert all(simulate.admissible(p.tile, q, phys) for q in p.patterns)
+    for result, floor in zip(simulate.simulate(p.tile, p.bank_model, p.patterns, phys), found):
+        assert floor is None or result.worst >= floor.wavefronts > result.pattern.lower_bound
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_every_reported_layout_respects_the_floors(data):
+    p = random_problem(data)
+    if p is None:
+        return
+    found = floors(p)
+    solution = solve(p)
+    for ranked in [solution.answer] + solution.alternatives:
+        for result, floor in zip(ranked.results, found):
+            assert floor is None or result.worst >= floor.wavefronts
+    if solution.answer.conflict_free:
+        assert found == [None] * len(found)
+
+
+def test_the_report_names_the_floor_and_stops_at_it():
+    """col under 8x4's 16-byte vectors: floor 4, met by Swizzle<3,2,3>; nothing beyond xor-cols is searched."""
+    import json
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--access", "col",
+            "--access", "8x4"]
+    doc = json.loads(subprocess.run(args + ["--json"], capture_output=True, text=True).stdout)
+    col, blocks = doc["problem"]["accesses"]
+    assert col["floor"]["wavefronts"] == 4 and col["floor"]["vectors_of"] == "8x4" and blocks["floor"] is None
+    assert doc["status"] == "conflicts" and doc["proof"]["optimal_over_all_layouts"]
+    assert not doc["search"]["extended"] and "floor" in doc["search"]["not_extended_reason"]
+    assert [a["worst_wavefronts"] for a in doc["answer"]["per_access"]] == [4, 1]
+    rich = subprocess.run(args, capture_output=True, text=True)
+    assert rich.returncode == 1
+    assert "col: at least 4 wavefronts under any layout that keeps the 16-byte vectors of 8x4" in " ".join(
+        rich.stdout.split())
+    assert "the least any such layout leaves" in " ".join(rich.stdout.split())
+
+
+def test_floors_only_where_the_layout_conflicts():
+    """A conflict-free answer needs no floor (none can exceed its bounds); a checked layout that is
+    not usable is never called optimal."""
+    import json
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--json"]
+    ok = json.loads(subprocess.run(base + ["--access", "8x4"], capture_output=True, text=True).stdout)
+    assert ok["problem"]["accesses"][0]["floor"] is None and ok["proof"]["optimal_over_all_layouts"]
+    bad = json.loads(subprocess.run(base + ["--access", "col", "--access", "8x4", "--check", "Swizzle<3,1,3>"],
+                                    capture_output=True, text=True).stdout)
+    assert bad["check"]["invalid"] and not bad["proof"]["optimal_over_all_layouts"]
+    assert bad["problem"]["accesses"][0]["floor"]["wavefronts"] == 4
