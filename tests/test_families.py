@@ -5,7 +5,7 @@ The simulator is the ground truth: each family's ``phys`` must be what its ``exp
 separation.py (what the search and z3 decide with) must agree with the simulator's wavefronts.
 """
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
@@ -156,6 +156,7 @@ def test_separation_agrees_with_the_simulator(args, data):
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_problems)
+@example((4, 4, 4, 2, 4, ["col", "2x4"]))  # at the floor: the later families are not searched
 def test_answer_is_first_by_excess_then_family(args):
     from swizzle_solver.families import FAMILIES
     from swizzle_solver.search import search_family, solve
@@ -165,7 +166,12 @@ def test_answer_is_first_by_excess_then_family(args):
         return
     solution = solve(problem)
     first_cf = any(kept and kept[0][0] == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
-    assert solution.extended == (not first_cf)
+    assert solution.extended == (not first_cf and not solution.at_floor)
+    if solution.at_floor:  # searched no further: the best meets every floor, which no layout goes below
+        from swizzle_solver.floors import floors
+
+        assert solution.answer.excess == sum(f.wavefronts - p.lower_bound
+                                             for p, f in zip(problem.patterns, floors(problem)) if f) > 0
     everyone = [solution.answer] + solution.alternatives
     assert all(solution.answer.rank_key <= r.rank_key for r in everyone)
     if solution.answer.layout.family == "padding":  # only when it is strictly better than any swizzle
