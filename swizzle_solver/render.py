@@ -108,8 +108,13 @@ class Wrapped:
             yield Segment.line()
 
 
-def _wf(worst: int, total: int, lower: int) -> Text:
-    return Text(f"{worst} / {total}", style=OK if worst == lower else BAD)
+FLOOR = "yellow"
+
+
+def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
+    """worst / total: green at the lower bound, yellow at a floor above it (no layout does better)."""
+    style = OK if worst == lower else FLOOR if worst == floor else BAD
+    return Text(f"{worst} / {total}", style=style)
 
 
 def problem_view(doc: dict) -> Group:
@@ -145,10 +150,12 @@ def problem_view(doc: dict) -> Group:
 
 def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
+    floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     rows = []
     for mark, lay in layouts:
-        cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"]) for a in lay["per_access"]]
+        cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
+                 for a, f in zip(lay["per_access"], floors)]
         name = lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else "")
         rows.append([mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
                      str(lay["excess_wavefronts"])])
@@ -161,7 +168,8 @@ def candidates_view(doc: dict, title: str) -> Group:
     numeric = range(3, 4 + len(specs))  # the per-access cells and the excess
     return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric),
                  Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
-                      "excess: the sum over accesses of worst - lower bound", style="dim"))
+                      + ("yellow: at the access's floor, which no layout goes below\n" if any(floors) else "")
+                      + "excess: the sum over accesses of worst - lower bound", style="dim"))
 
 
 def _bits_lines(labels: list[str], row_labels: list[str], rows: list[list[int]], title: str) -> list[Text]:

@@ -103,6 +103,14 @@ def test_the_report_names_the_floor_and_stops_at_it():
     assert "col: at least 4 wavefronts under any layout that keeps the 16-byte vectors of 8x4" in " ".join(
         rich.stdout.split())
     assert "the least any such layout leaves" in " ".join(rich.stdout.split())
+    assert "yellow: at the access's floor" in rich.stdout
+
+
+def test_cells_at_a_floor_are_yellow():
+    from swizzle_solver.render import BAD, FLOOR, OK, _wf
+
+    assert [_wf(w, 0, 1, 4).style for w in (1, 4, 5)] == [OK, FLOOR, BAD]
+    assert _wf(4, 0, 1).style == BAD  # no floor known: above the bound is red
 
 
 def test_floors_only_where_the_layout_conflicts():
