@@ -19,6 +19,7 @@ import numpy as np
 from . import simulate
 from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
+from .floors import floored
 from .model import Problem, log2
 from .proof import bank_matrix
 from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
@@ -220,6 +221,11 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.covered = ("not searched: no slot bit lies above the vectors, so no XOR term can move a unit; "
                           "the only member is the identity (none)")
         return [], report
+    above = floored(problem)
+    if above:  # the search below looks for a conflict-free member only
+        report.covered = (f"not searched: no layout that keeps the vectors whole is conflict-free (the floor of "
+                          f"{', '.join(above)} is above its lower bound)")
+        return [], report
     found = None
     if engine == "smt":
         from . import smt
@@ -289,6 +295,7 @@ def search_padding(problem: Problem, budget: Budget):
 
     report = FamilyReport(padding.FAMILY)
     tile = problem.tile
+    above = floored(problem)
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
     report.candidates = len(pitches)
@@ -302,7 +309,7 @@ def search_padding(problem: Problem, budget: Budget):
             plain = layout
             break
         closest.append((excess, layout.order, layout, "exhaustive"))
-        if swizzled is None:
+        if swizzled is None and not above:  # with a floor above a lower bound no swizzle is conflict-free
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
             first = first_conflict_free(padded, (cute, xor_cols), budget)
             if first is not None:
@@ -311,9 +318,11 @@ def search_padding(problem: Problem, budget: Budget):
     if not kept:
         kept = sorted(closest, key=lambda t: t[:2])[:1]
     report.best_excess = kept[0][0] if kept else None
+    how = ("plain only (the floor of " + ", ".join(above) + " is above its lower bound, so no swizzle is "
+           "conflict-free)" if above else "plain and with a cute or xor-cols swizzle of the padded tile")
     report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
-                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
-                      f"with a cute or xor-cols swizzle of the padded tile" if pitches else "no aligned pitch")
+                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; {how}"
+                      if pitches else "no aligned pitch")
     return kept, report
 
 

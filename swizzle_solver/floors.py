@@ -18,6 +18,7 @@ admissible layout can do.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,11 +93,24 @@ def floor_of(problem: Problem, p, q) -> Floor | None:
     return Floor(-(-most // slots), q.spec, v, slots, most, int(position))
 
 
+_FLOORS: "weakref.WeakKeyDictionary[Problem, tuple]" = weakref.WeakKeyDictionary()
+
+
 def floors(problem: Problem) -> list[Floor | None]:
-    """Per pattern, its highest floor when it is above the pattern's lower bound, else None."""
-    out = []
-    for p in problem.patterns:
-        found = [f for f in (floor_of(problem, p, q) for q in problem.patterns) if f is not None]
-        best = max(found, key=lambda f: f.wavefronts, default=None)
-        out.append(best if best is not None and best.wavefronts > p.lower_bound else None)
-    return out
+    """Per pattern, its highest floor when it is above the pattern's lower bound, else None
+    (computed once per problem: the search and the report both ask)."""
+    cached = _FLOORS.get(problem)
+    if cached is None:
+        out = []
+        for p in problem.patterns:
+            found = [f for f in (floor_of(problem, p, q) for q in problem.patterns) if f is not None]
+            best = max(found, key=lambda f: f.wavefronts, default=None)
+            out.append(best if best is not None and best.wavefronts > p.lower_bound else None)
+        cached = _FLOORS[problem] = tuple(out)
+    return list(cached)
+
+
+def floored(problem: Problem) -> list[str]:
+    """The accesses whose floor is above their lower bound: while there is one, no admissible
+    layout of any family is conflict-free."""
+    return [p.spec for p, f in zip(problem.patterns, floors(problem)) if f is not None]

@@ -127,3 +127,21 @@ def test_floors_only_where_the_layout_conflicts():
                                     capture_output=True, text=True).stdout)
     assert bad["check"]["invalid"] and not bad["proof"]["optimal_over_all_layouts"]
     assert bad["problem"]["accesses"][0]["floor"]["wavefronts"] == 4
+
+
+def test_the_later_families_look_for_no_conflict_free_member_below_a_floor():
+    """64x40 f64, pitch 48: col's floor (4) is above its lower bound (2), and the best of none / cute /
+    xor-cols is above the floors, so the later families are searched for a lower excess; but none
+    of their members can be conflict-free, so z3 is not asked for one (nor is padding + swizzle)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom swizzle_solver.api import problem\nfrom swizzle_solver.search import solve\n"
+            "s = solve(problem(64, 40, ['2x2:2', '2x8:2', 'col'], row_length=48, elem_bytes=8))\n"
+            "r = {f.family: f for f in s.families}\n"
+            "print(s.extended, s.answer.excess, r['linear'].complete, 'z3' in sys.modules)\n"
+            "print(r['linear'].covered)\nprint(r['padding'].covered)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.splitlines()
+    assert out[0] == "True 3 True False"
+    assert out[1].startswith("not searched: no layout that keeps the vectors whole is conflict-free") and "col" in out[1]
+    assert "plain only" in out[2]
