@@ -65,11 +65,8 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
     return first.reshape(tile.rows, tile.cols), position.reshape(tile.rows, tile.cols)
 
 
-def floor_of(problem: Problem, p, q) -> Floor | None:
-    """The floor the vectors of ``q`` put on pattern ``p`` (None when they put none)."""
-    runs = vector_runs(problem, q)
-    if runs is None:
-        return None
+def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Floor:
+    """The floor the vectors of ``q`` (``runs``: their vector_runs) put on pattern ``p``."""
     tile, bb, banks = problem.tile, problem.bank_model.bank_bytes, problem.bank_model.banks
     v = q.vector_bytes
     positions = v // bb  # word positions in one vector
@@ -101,10 +98,11 @@ def floors(problem: Problem) -> list[Floor | None]:
     (computed once per problem: the search and the report both ask)."""
     cached = _FLOORS.get(problem)
     if cached is None:
+        vectors = [(q, runs) for q in problem.patterns if (runs := vector_runs(problem, q)) is not None]
         out = []
         for p in problem.patterns:
-            found = [f for f in (floor_of(problem, p, q) for q in problem.patterns) if f is not None]
-            best = max(found, key=lambda f: f.wavefronts, default=None)
+            best = max((floor_of(problem, p, q, runs) for q, runs in vectors), key=lambda f: f.wavefronts,
+                       default=None)
             out.append(best if best is not None and best.wavefronts > p.lower_bound else None)
         cached = _FLOORS[problem] = tuple(out)
     return list(cached)
