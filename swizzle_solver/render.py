@@ -320,7 +320,9 @@ def verdict(doc: dict) -> Text:
             return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}", style=BAD)
         if chk["passed"]:
             return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
-        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s)",
+        best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
+            if doc["proof"].get("optimal_over_all_layouts") else ""
+        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}",
                     style=BAD)
     if doc["status"] == "timeout":
         return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "

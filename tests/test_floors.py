@@ -123,6 +123,10 @@ def test_floors_only_where_the_layout_conflicts():
     base = [sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--json"]
     ok = json.loads(subprocess.run(base + ["--access", "8x4"], capture_output=True, text=True).stdout)
     assert ok["problem"]["accesses"][0]["floor"] is None and ok["proof"]["optimal_over_all_layouts"]
+    at_floor = subprocess.run(base[:-1] + ["--access", "col", "--access", "8x4", "--check", "Swizzle<3,2,3>"],
+                              capture_output=True, text=True)
+    assert at_floor.returncode == 1 and "no layout that keeps the vectors whole leaves fewer" in " ".join(
+        at_floor.stdout.split())
     bad = json.loads(subprocess.run(base + ["--access", "col", "--access", "8x4", "--check", "Swizzle<3,1,3>"],
                                     capture_output=True, text=True).stdout)
     assert bad["check"]["invalid"] and not bad["proof"]["optimal_over_all_layouts"]
