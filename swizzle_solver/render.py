@@ -35,6 +35,7 @@ class Console(RichConsole):
 
 
 OK, BAD = "green", "red"
+FLOOR = "yellow"  # above the lower bound, at a floor (floors.py): no layout does better
 
 
 def columns(rows: Sequence[Sequence[str | Text]], right: Collection[int] = (), sep: str = "   ",
@@ -106,9 +107,6 @@ class Wrapped:
             yield pad
             yield from line.render(console)
             yield Segment.line()
-
-
-FLOOR = "yellow"
 
 
 def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:

@@ -369,13 +369,6 @@ def search_families(problem: Problem, families, budget: Budget) -> tuple[list[tu
     return found, reports
 
 
-def _floor_excess(problem: Problem) -> int:
-    """The least total excess any admissible layout leaves (floors.py)."""
-    from .floors import floors
-
-    return sum(f.wavefronts - p.lower_bound for p, f in zip(problem.patterns, floors(problem)) if f)
-
-
 def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
           engine: str | None = None) -> Solution:
     """The minimal layout over ``families`` with runners-up, all re-checked by the simulator.
@@ -391,7 +384,11 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     best = min((excess for excess, *_ in found), default=None)
     # The later families are searched when nothing here is conflict-free, unless the best already
     # meets every floor (floors.py): then no admissible layout of any family leaves fewer wavefronts.
-    at_floor = best is not None and best > 0 and best == _floor_excess(problem)
+    at_floor = False
+    if best:  # conflicts (floors.py is imported only on this path: start-up)
+        from .floors import floor_excess
+
+        at_floor = best == floor_excess(problem)
     needed = extend and best != 0 and not at_floor
     extended = needed and not budget.expired()
     if extended:
