@@ -19,7 +19,7 @@ import numpy as np
 from . import simulate
 from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
-from .floors import floored
+from .floors import floored, floors
 from .model import Problem, log2
 from .proof import bank_matrix
 from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
@@ -39,13 +39,21 @@ FAILURES_BATCH = 1 << 18  # members x differences per batch of failures_many (1 
 
 class _Xor:
     """What decides an XOR-linear member (cute, two-level, linear) on this problem: the lane
-    differences of separation.py, and for the patterns they do not cover, GF(2) or the simulator."""
+    differences of separation.py, and for the patterns they do not cover, GF(2) or the simulator.
+
+    The goal is every pattern at its target: its lower bound, or its floor (floors.py) when that is
+    above. A member at every target leaves exactly ``excess`` (0 without floors), the least any
+    admissible layout can. A pattern bound by a floor cannot reach the one wavefront its separation
+    asks for, so it is checked against its floor with the patterns that have no separation."""
 
     def __init__(self, problem: Problem):
         self.problem = problem
         seps = separations(problem.tile, problem.bank_model, problem.patterns)
-        self.seps = [s for s in seps if s is not None]
-        self.rest = [p for p, s in zip(problem.patterns, seps) if s is None]
+        bound = floors(problem)
+        self.target = {p: f.wavefronts if f else p.lower_bound for p, f in zip(problem.patterns, bound)}
+        self.excess = sum(self.target[p] - p.lower_bound for p in problem.patterns)
+        self.seps = [s for s, f in zip(seps, bound) if s is not None and f is None]
+        self.rest = [p for p, s, f in zip(problem.patterns, seps, bound) if s is None or f is not None]
         self.top = max(1, (problem.tile.size - 1).bit_length())
         self.vector_bits = log2(vector_elems(problem))
 
@@ -53,9 +61,9 @@ class _Xor:
         return all(s.holds(layout.apply) for s in self.seps)
 
     def refute(self, layout) -> bool:
-        """True when the layout is not a conflict-free member (checks what the separations omit):
-        not a bijection, or a pattern without a separation above its lower bound (GF(2) bank
-        matrix where it applies, else the simulator)."""
+        """True when the layout is not a member at every target (checks what the separations omit):
+        not a bijection, or a pattern without a separation above its target (GF(2) bank matrix
+        where it applies, else the simulator)."""
         tile, banks = self.problem.tile, self.problem.bank_model
         if layout.invalid(tile) is not None:
             return True
@@ -70,7 +78,7 @@ class _Xor:
             else:
                 table = layout_table(self.problem, layout) if table is None else table
                 worst = simulate.simulate(tile, banks, [pattern], table)[0].worst
-            if worst > pattern.lower_bound:
+            if worst > self.target[pattern]:
                 return True
         return False
 
@@ -87,7 +95,7 @@ class _Xor:
         used = []  # per failing placement: the OR of its lanes' logical offsets
         for pattern in self.rest:
             costs = simulate.simulate(tile, self.problem.bank_model, [pattern], table)[0].costs
-            failing = np.flatnonzero(costs > pattern.lower_bound)
+            failing = np.flatnonzero(costs > self.target[pattern])
             rows, cols = simulate.lane_elements(tile, pattern)
             offsets = rows[failing] * tile.row_length + cols[failing]  # (failing, lanes, elements)
             used += np.bitwise_or.reduce(np.bitwise_or.reduce(offsets, axis=2), axis=1).tolist()
@@ -141,7 +149,7 @@ class _Xor:
             params = [two_level.params(m) for m in members]
             for pattern in self.rest:
                 sample = placement_sample(self.problem.tile, pattern)
-                passed &= sampled_worsts(self.problem, two_level, params, pattern, sample) <= pattern.lower_bound
+                passed &= sampled_worsts(self.problem, two_level, params, pattern, sample) <= self.target[pattern]
         return passed
 
     def covered(self) -> str:
@@ -204,7 +212,7 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.evaluated = len(members)
         report.covered = (f"enumerated all {len(members)} distinct pairs of admissible CuTe swizzles, each tested "
                           f"on {xor.covered()}")
-    kept = [(0, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, failures)
+    kept = [(xor.excess, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, failures)
     report.best_excess = kept[0][0] if kept else None
     return kept, report
 
@@ -215,16 +223,12 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
     terms = linear.all_terms(targets, xor.top)
     report.candidates = 2 ** len(terms)
     if not xor.seps:
-        report.covered = "not searched: no pattern reads at most one wavefront with lanes of one size"
+        report.covered = ("not searched: no access gives z3 lane differences (each reads more than one "
+                          "wavefront, mixes lane sizes, or is bound by a floor)")
         return [], report
     if not terms:
         report.covered = ("not searched: no slot bit lies above the vectors, so no XOR term can move a unit; "
                           "the only member is the identity (none)")
-        return [], report
-    above = floored(problem)
-    if above:  # the search below looks for a conflict-free member only
-        report.covered = (f"not searched: no layout that keeps the vectors whole is conflict-free (the floor of "
-                          f"{', '.join(above)} is above its lower bound)")
         return [], report
     found = None
     if engine == "smt":
@@ -255,8 +259,8 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.complete = not cut
         report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
                           f"each tested on {xor.covered()}")
-    kept = [(0, found.order, found, "separation")] if found is not None else []
-    report.best_excess = 0 if found is not None else None
+    kept = [(xor.excess, found.order, found, "separation")] if found is not None else []
+    report.best_excess = xor.excess if found is not None else None
     return kept, report
 
 

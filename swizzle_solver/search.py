@@ -404,10 +404,16 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     else:  # cut by the time limit before any member was evaluated
         answer = measure(problem, Identity())
     # The answer is not proven minimal if a family that could still beat it (ranked before it, or
-    # any family when it has conflicts) was not covered whole: cut by --timeout (status "timeout"),
-    # or left "unknown" by z3 (too many models refuted; the status stays what the answer measures).
+    # any family when it leaves more than the least excess any layout can) was not covered whole:
+    # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
+    # status stays what the answer measures).
+    least = 0  # the least excess any layout leaves: 0, or the floors' (floors.py) when there are
+    if answer.excess > 0:
+        from .floors import floor_excess
+
+        least = floor_excess(problem)
     open_families = [r.family for r in reports
-                     if not r.complete and (answer.excess > 0 or FAMILY_RANK[r.family] <= answer.rank_key[1])]
+                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.rank_key[1])]
     if needed and not extended:
         open_families.append("the families beyond none / cute / xor-cols")
     unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
