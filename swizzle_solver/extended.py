@@ -315,7 +315,8 @@ def search_padding(problem: Problem, budget: Budget):
         closest.append((excess, layout.order, layout, "exhaustive"))
         if swizzled is None and not above:  # with a floor above a lower bound no swizzle is conflict-free
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-            first = first_conflict_free(padded, (cute, xor_cols), budget)
+            first = first_conflict_free(padded, (cute, xor_cols), budget,
+                                        invalid=lambda inner: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = padding.Padded(pitch, first.layout)
     kept = [(0, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]

@@ -240,10 +240,13 @@ class Screen:
         return passed
 
 
-def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None) -> Ranked | None:
+def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None,
+                        invalid=None) -> Ranked | None:
     """The first member of ``families``, in DESIGN.md order, that reaches every pattern's lower
-    bound, measured and verified by the simulator; None when there is none (or time ran out)."""
+    bound, measured and verified by the simulator; None when there is none (or time ran out).
+    ``invalid(layout)`` says why a member is not usable (default: its own ``invalid`` on the tile)."""
     budget = budget or Budget()
+    invalid = invalid or (lambda layout: layout.invalid(problem.tile))
     tile, elems = problem.tile, vector_elems(problem)
     screen = Screen(problem)
     for module in families:
@@ -252,7 +255,7 @@ def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | No
             if budget.expired():
                 return None
             layout = module.LAYOUT(*params[i])
-            if layout.invalid(tile) is not None:
+            if invalid(layout) is not None:
                 continue
             ranked, phys = _measured(problem, layout, "exhaustive")
             if ranked.conflict_free:

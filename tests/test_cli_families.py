@@ -149,6 +149,25 @@ def test_padding_tries_xor_cols_on_the_padded_tile():
     assert run(*args, "--check", "pitch 104 + Swizzle<1,3,3>").returncode == 1
 
 
+def test_padding_xor_cols_may_use_the_spare_columns():
+    """A padded row's spare columns are storage: XorCols<1,3,3> sends column 39 to 47, beyond the 40
+    columns but inside pitch 72, and serves the rows 2 apart that pitch 56 (7 chunks) cannot."""
+    from swizzle_solver.families.padding import Padded
+    from swizzle_solver.families.xor_cols import XorCols
+    from swizzle_solver.model import make_tile
+
+    tile = make_tile(32, 40, 56, 2)
+    assert "leaves the 40-column row" in XorCols(1, 3, 3).invalid(tile)
+    assert Padded(72, XorCols(1, 3, 3)).invalid(tile) is None
+    assert "leaves the 44-column row" in Padded(44, XorCols(1, 3, 3)).invalid(tile)  # 39 ^ 8 = 47 >= 44
+    args = ["--rows", "32", "--cols", "40", "--row-length", "56", "--dtype", "f16", "--access", "mma-c",
+            "--access", "8x8:2"]
+    ans = solve_json(args)["answer"]
+    assert ans["name"] == "pitch 72 + XorCols<1,3,3>" and ans["excess_wavefronts"] == 0
+    offsets = evaluate(ans["expression"], 32, 40)
+    assert len(set(offsets.ravel().tolist())) == 32 * 40 and offsets.max() < 32 * 72
+
+
 def test_padding_with_a_cute_swizzle_names_its_composition():
     args = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", "pitch 72 + Swizzle<1,3,3>"]
     ans = json.loads(run(*args, "--json").stdout)["answer"]

@@ -53,6 +53,8 @@ class Padded:
             return f"pitch {self.pitch} is below the {tile.cols} columns of a row"
         if tile.rows * self.pitch * tile.elem_bytes > MAX_STORAGE_BYTES:
             return f"pitch {self.pitch} needs more than the {MAX_STORAGE_BYTES // 1024} KiB storage limit"
+        if self.inner.family == "xor-cols":  # a padded row's spare columns are storage too: XOR may use them
+            return self.inner.invalid(self.padded(tile), within=self.pitch)
         return self.inner.invalid(self.padded(tile))
 
     def bases(self, tile: Tile) -> list[int] | None:

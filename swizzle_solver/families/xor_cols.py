@@ -37,11 +37,14 @@ class XorCols:
     def phys(self, tile: Tile, r, c):
         return r * tile.row_length + (c ^ self.xor_of_row(r))
 
-    def invalid(self, tile: Tile) -> str | None:
+    def invalid(self, tile: Tile, within: int | None = None) -> str | None:
+        """Why not every row's columns stay in its first ``within`` elements (default cols: onto
+        themselves; padding passes its pitch, whose spare columns are storage too)."""
+        within = within or tile.cols
         for x in sorted({self.xor_of_row(r) for r in range(tile.rows)}):
             worst = max(c ^ x for c in range(tile.cols))
-            if worst >= tile.cols:
-                return f"column {worst ^ x} XOR {x} = {worst} leaves the {tile.cols}-column row"
+            if worst >= within:
+                return f"column {worst ^ x} XOR {x} = {worst} leaves the {within}-column row"
         return None
 
     def bases(self, tile: Tile) -> list[int] | None:
