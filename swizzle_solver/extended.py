@@ -19,7 +19,7 @@ import numpy as np
 from . import simulate
 from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
-from .floors import floored, floors
+from .floors import floors
 from .model import Problem, log2
 from .proof import bank_matrix
 from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
@@ -292,14 +292,17 @@ def search_row_interleave(problem: Problem, budget: Budget):
 
 def search_padding(problem: Problem, budget: Budget):
     """The smallest pitch that needs no swizzle, and the smallest that works with one (the first
-    cute or xor-cols member of the padded tile, in their order)."""
+    cute or xor-cols member of the padded tile, in their order). "Works" is every pattern at its
+    target: its lower bound, or its floor (floors.py) when that is above."""
     from dataclasses import replace
     from .families import xor_cols
     from .families.identity import Identity
 
     report = FamilyReport(padding.FAMILY)
     tile = problem.tile
-    above = floored(problem)
+    bound = floors(problem)
+    target = {p: f.wavefronts if f else p.lower_bound for p, f in zip(problem.patterns, bound)}
+    least = sum(target[p] - p.lower_bound for p in problem.patterns)  # 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
     report.candidates = len(pitches)
@@ -309,24 +312,24 @@ def search_padding(problem: Problem, budget: Budget):
         layout = padding.Padded(pitch, Identity())
         excess = measure(problem, layout).excess
         report.evaluated += 1
-        if excess == 0:
+        if excess == least:
             plain = layout
             break
         closest.append((excess, layout.order, layout, "exhaustive"))
-        if swizzled is None and not above:  # with a floor above a lower bound no swizzle is conflict-free
+        if swizzled is None:
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-            first = first_conflict_free(padded, (cute, xor_cols), budget,
+            first = first_conflict_free(padded, (cute, xor_cols), budget, target=target,
                                         invalid=lambda inner: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = padding.Padded(pitch, first.layout)
-    kept = [(0, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]
+    kept = [(least, lay.order, lay, "exhaustive") for lay in (swizzled, plain) if lay is not None]
     if not kept:
         kept = sorted(closest, key=lambda t: t[:2])[:1]
     report.best_excess = kept[0][0] if kept else None
-    how = ("plain only (the floor of " + ", ".join(above) + " is above its lower bound, so no swizzle is "
-           "conflict-free)" if above else "plain and with a cute or xor-cols swizzle of the padded tile")
+    goal = "every floor" if least else "no conflict"
     report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
-                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; {how}"
+                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
+                      f"with a cute or xor-cols swizzle of the padded tile, aiming at {goal}"
                       if pitches else "no aligned pitch")
     return kept, report
 

@@ -111,9 +111,3 @@ def floors(problem: Problem) -> list[Floor | None]:
 def floor_excess(problem: Problem) -> int:
     """The least total excess (sum over patterns of worst - lower bound) any admissible layout leaves."""
     return sum(f.wavefronts - p.lower_bound for p, f in zip(problem.patterns, floors(problem)) if f is not None)
-
-
-def floored(problem: Problem) -> list[str]:
-    """The accesses whose floor is above their lower bound: while there is one, no admissible
-    layout of any family is conflict-free."""
-    return [p.spec for p, f in zip(problem.patterns, floors(problem)) if f is not None]

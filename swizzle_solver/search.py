@@ -208,13 +208,19 @@ class Screen:
     families that are not XOR-linear on offsets) are screened by simulating a few placements:
     one where every placement is a coset of the same offset bits under a GF(2)-linear layout
     (power-of-two pitch), as they then all cost the same; else a spread sample.
+
+    ``target`` (default: every lower bound) is what each pattern must reach; a pattern whose target
+    is above its lower bound (a floor, floors.py) is screened by sampling, as a separation asks for
+    one wavefront.
     """
 
-    def __init__(self, problem: Problem):
+    def __init__(self, problem: Problem, target: dict | None = None):
         from .separation import separations
 
         self.problem = problem
-        seps = separations(problem.tile, problem.bank_model, problem.patterns)
+        self.target = target or {p: p.lower_bound for p in problem.patterns}
+        seps = [s if s is not None and self.target[p] == p.lower_bound else None
+                for p, s in zip(problem.patterns, separations(problem.tile, problem.bank_model, problem.patterns))]
         found = [s for s in seps if s is not None]
         empty = [np.zeros(0, dtype=np.int64)]
         self.diffs = np.concatenate(empty + [s.diffs for s in found])
@@ -223,7 +229,7 @@ class Screen:
         self.separated = [s is not None for s in seps]
 
     def passes(self, module, params: list[tuple]) -> np.ndarray:
-        """Per member: False when it certainly conflicts; True when it may be conflict-free."""
+        """Per member: False when it certainly misses a target; True when it may reach them all."""
         xor_linear = hasattr(module.LAYOUT, "apply")
         passed = np.ones(len(params), dtype=bool)
         if not params:
@@ -236,19 +242,20 @@ class Screen:
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
                 sample = placement_sample(self.problem.tile, pattern)
-                passed &= sampled_worsts(self.problem, module, params, pattern, sample) == pattern.lower_bound
+                passed &= sampled_worsts(self.problem, module, params, pattern, sample) <= self.target[pattern]
         return passed
 
 
 def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None,
-                        invalid=None) -> Ranked | None:
+                        invalid=None, target: dict | None = None) -> Ranked | None:
     """The first member of ``families``, in DESIGN.md order, that reaches every pattern's lower
-    bound, measured and verified by the simulator; None when there is none (or time ran out).
-    ``invalid(layout)`` says why a member is not usable (default: its own ``invalid`` on the tile)."""
+    bound (or ``target``: a worst per pattern, such as its floor), measured and verified by the
+    simulator; None when there is none (or time ran out). ``invalid(layout)`` says why a member is
+    not usable (default: its own ``invalid`` on the tile)."""
     budget = budget or Budget()
     invalid = invalid or (lambda layout: layout.invalid(problem.tile))
     tile, elems = problem.tile, vector_elems(problem)
-    screen = Screen(problem)
+    screen = Screen(problem, target)
     for module in families:
         params = module.grid(tile, elems)
         for i in np.flatnonzero(screen.passes(module, params)).tolist():
@@ -258,7 +265,7 @@ def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | No
             if invalid(layout) is not None:
                 continue
             ranked, phys = _measured(problem, layout, "exhaustive")
-            if ranked.conflict_free:
+            if all(r.worst <= screen.target[r.pattern] for r in ranked.results):
                 verify(problem, layout, phys)
                 return ranked
     return None
