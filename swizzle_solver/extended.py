@@ -19,7 +19,7 @@ import numpy as np
 from . import simulate
 from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
-from .floors import floors
+from .floors import floor_excess, targets
 from .model import Problem, log2
 from .proof import bank_matrix
 from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
@@ -49,11 +49,10 @@ class _Xor:
     def __init__(self, problem: Problem):
         self.problem = problem
         seps = separations(problem.tile, problem.bank_model, problem.patterns)
-        bound = floors(problem)
-        self.target = {p: f.wavefronts if f else p.lower_bound for p, f in zip(problem.patterns, bound)}
-        self.excess = sum(self.target[p] - p.lower_bound for p in problem.patterns)
-        self.seps = [s for s, f in zip(seps, bound) if s is not None and f is None]
-        self.rest = [p for p, s, f in zip(problem.patterns, seps, bound) if s is None or f is not None]
+        self.target, self.excess = targets(problem), floor_excess(problem)
+        at_bound = [self.target[p] == p.lower_bound for p in problem.patterns]
+        self.seps = [s for s, b in zip(seps, at_bound) if s is not None and b]
+        self.rest = [p for p, s, b in zip(problem.patterns, seps, at_bound) if s is None or not b]
         self.top = max(1, (problem.tile.size - 1).bit_length())
         self.vector_bits = log2(vector_elems(problem))
 
@@ -300,9 +299,7 @@ def search_padding(problem: Problem, budget: Budget):
 
     report = FamilyReport(padding.FAMILY)
     tile = problem.tile
-    bound = floors(problem)
-    target = {p: f.wavefronts if f else p.lower_bound for p, f in zip(problem.patterns, bound)}
-    least = sum(target[p] - p.lower_bound for p in problem.patterns)  # 0 without floors
+    target, least = targets(problem), floor_excess(problem)  # least: 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
     report.candidates = len(pitches)

@@ -108,6 +108,11 @@ def floors(problem: Problem) -> list[Floor | None]:
     return list(cached)
 
 
+def targets(problem: Problem) -> dict:
+    """Per pattern, the least worst any admissible layout gives it: its floor, else its lower bound."""
+    return {p: f.wavefronts if f else p.lower_bound for p, f in zip(problem.patterns, floors(problem))}
+
+
 def floor_excess(problem: Problem) -> int:
     """The least total excess (sum over patterns of worst - lower bound) any admissible layout leaves."""
-    return sum(f.wavefronts - p.lower_bound for p, f in zip(problem.patterns, floors(problem)) if f is not None)
+    return sum(worst - p.lower_bound for p, worst in targets(problem).items())

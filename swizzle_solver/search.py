@@ -392,13 +392,14 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         return Solution(problem, first, families)
     found, reports = search_families(problem, families, budget)
     best = min((excess for excess, *_ in found), default=None)
-    # The later families are searched when nothing here is conflict-free, unless the best already
-    # meets every floor (floors.py): then no admissible layout of any family leaves fewer wavefronts.
-    at_floor = False
+    least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
     if best:  # conflicts (floors.py is imported only on this path: start-up)
         from .floors import floor_excess
 
-        at_floor = best == floor_excess(problem)
+        least = floor_excess(problem)
+    # The later families are searched when nothing here is conflict-free, unless the best already
+    # meets every floor: then no admissible layout of any family leaves fewer wavefronts.
+    at_floor = bool(best) and best == least
     needed = extend and best != 0 and not at_floor
     extended = needed and not budget.expired()
     if extended:
@@ -417,11 +418,6 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     # any family when it leaves more than the least excess any layout can) was not covered whole:
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
     # status stays what the answer measures).
-    least = 0  # the least excess any layout leaves: 0, or the floors' (floors.py) when there are
-    if answer.excess > 0:
-        from .floors import floor_excess
-
-        least = floor_excess(problem)
     open_families = [r.family for r in reports
                      if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.rank_key[1])]
     if needed and not extended:
