@@ -164,14 +164,14 @@ def with_floors(doc: dict, problem: Problem, ranked: Ranked, usable: bool = True
     above its lower bound; computed only when ``ranked`` leaves a conflict, as none can exist
     otherwise), and whether ``ranked`` meets every floor: then no admissible layout does better."""
     found: list = [None] * len(problem.patterns)
+    target = {p: p.lower_bound for p in problem.patterns}
     if not ranked.conflict_free:
-        from .floors import floors
+        from .floors import floors, targets
 
-        found = floors(problem)
+        found, target = floors(problem), targets(problem)
     for access, floor in zip(doc["problem"]["accesses"], found):
         access["floor"] = floor.json() if floor else None
-    doc["proof"]["optimal_over_all_layouts"] = usable and all(
-        r.worst == (f.wavefronts if f else r.pattern.lower_bound) for r, f in zip(ranked.results, found))
+    doc["proof"]["optimal_over_all_layouts"] = usable and all(r.worst == target[r.pattern] for r in ranked.results)
     return doc
 
 
