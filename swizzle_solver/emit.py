@@ -431,20 +431,17 @@ def emit_tma(problem: Problem, layout) -> Snippet:
     head = _header(problem, layout, "//")
     row_bytes = tile.cols * tile.elem_bytes
     pitch = row_pitch(tile, layout)
+    rows_apart = pitch or getattr(layout, "pitch", tile.cols)  # plain rows, or a padded layout's
+    if rows_apart != tile.cols:
+        return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
+                              f"{rows_apart - tile.cols} padding element(s) per row", False)
     if pitch:
-        if pitch != tile.cols:
-            return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
-                                  f"{pitch - tile.cols} padding element(s) per row", False)
         if row_bytes % 16:
             return Snippet("tma", f"{head}\n// not a TMA layout: the box's inner extent ({row_bytes} B) must be "
                                   f"a multiple of 16 bytes", False)
         return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
                               f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
                               f"shared buffer aligned to 128 B", True)
-    padded = getattr(layout, "pitch", tile.row_length)  # the padding family's rows are this far apart
-    if padded != tile.row_length:
-        return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
-                              f"{padded - tile.cols} padding element(s) per row", False)
     sw = as_swizzle(tile, layout)
     width = tma_width(tile, sw)
     if width is None:

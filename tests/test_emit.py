@@ -439,6 +439,8 @@ def test_a_swizzle_of_padded_rows_is_composed_with_the_padded_stride():
         assert f"cute::Stride<cute::Int<{layout.pitch}>, cute::Int<1>>" in snippets["cute"].code
         assert snippets["cute-dsl"].expressible and snippets["mojo"].expressible
         assert not snippets["tma"].expressible and "padding" in snippets["tma"].code
+    dense = emit("tma", problem(64, 32, ["8x4"], row_length=40), padding.Padded(32, Swizzle(3, 2, 3)))
+    assert "padding element" not in dense.code  # pitch 32 = cols: nothing left out, not "0 padding elements"
     p, layout = cases["padding + xor-cols"]
     cute = emit("cute", p, layout)
     assert not cute.expressible and "row length 104" in cute.code and "r * 104 + c" in cute.code
