@@ -144,7 +144,7 @@ def main_command(
     rows: Optional[int] = typer.Option(None, "--rows", help="Tile rows."),
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
     row_length: Optional[int] = typer.Option(None, "--row-length", help="Pitch in elements (>= cols; default cols)."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int = typer.Option(32, "--banks", help="Number of banks."),
     bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),

@@ -23,6 +23,16 @@ DTYPES: dict[str, int] = {
     "f16": 2, "bf16": 2, "i16": 2,
     "f8": 1, "e4m3": 1, "e5m2": 1, "i8": 1, "u8": 1,
 }
+# The same types as PyTorch, Triton, CUTLASS and Mojo spell them. A prefix such as `torch.`, `tl.` or
+# `cutlass::` and C++'s `_t` are dropped first (half_t, bfloat16_t, float_e4m3_t, int8_t).
+DTYPE_ALIASES: dict[str, str] = {
+    "fp64": "f64", "float64": "f64", "double": "f64",
+    "fp32": "f32", "float32": "f32", "float": "f32", "tfloat32": "tf32", "int32": "i32", "uint32": "u32",
+    "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "int16": "i16",
+    "fp8": "f8", "e4m3fn": "e4m3", "float8_e4m3fn": "e4m3", "fp8e4nv": "e4m3", "float8e4nv": "e4m3",
+    "float_e4m3": "e4m3", "float8_e5m2": "e5m2", "fp8e5": "e5m2", "float8e5": "e5m2", "float_e5m2": "e5m2",
+    "int8": "i8", "uint8": "u8",
+}
 
 # Every tile up to 256 KiB must be solved; storage (rows * row_length * elem_bytes, padding
 # included) is capped at twice that so that a padded 256 KiB tile is accepted too.
@@ -197,18 +207,25 @@ def make_bank_model(banks: int = 32, bank_bytes: int = 4) -> BankModel:
     return BankModel(banks, bank_bytes)
 
 
+def dtype_bytes(dtype: str) -> int | None:
+    """Bytes of a named element type (a DTYPES name or an alias), or None if unknown."""
+    name = re.sub(r"^(torch|tl|triton\.language|cutlass|cute|np|numpy|dtype)(\.|::)", "", dtype.strip().lower())
+    name = name.removesuffix("_t")
+    return DTYPES.get(DTYPE_ALIASES.get(name, name))
+
+
 def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
     """Resolve --dtype / --elem-bytes (default 4 bytes: one element per bank word)."""
-    if dtype is not None and elem_bytes is not None:
-        if DTYPES.get(dtype.lower()) != elem_bytes:
-            raise InputError(f"--dtype {dtype} and --elem-bytes {elem_bytes} disagree: give only one")
-    if dtype is not None:
-        try:
-            return DTYPES[dtype.lower()]
-        except KeyError:
-            names = ", ".join(DTYPES)
-            raise InputError(f"unknown --dtype {dtype!r}: use one of {names}, or --elem-bytes") from None
-    return 4 if elem_bytes is None else elem_bytes
+    if dtype is None:
+        return 4 if elem_bytes is None else elem_bytes
+    size = dtype_bytes(dtype)
+    if size is None:
+        names = ", ".join(DTYPES)
+        raise InputError(f"unknown --dtype {dtype!r}: use one of {names} (or fp16, bfloat16, float32, ...), "
+                         f"or --elem-bytes")
+    if elem_bytes is not None and elem_bytes != size:
+        raise InputError(f"--dtype {dtype} and --elem-bytes {elem_bytes} disagree: give only one")
+    return size
 
 
 # Numbers in specs and names have at most 18 digits (they fit int64; more can only be a typo, and

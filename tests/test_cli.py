@@ -501,3 +501,8 @@ def test_the_cli_never_crashes(rows, cols, pad, dtype, banks, accesses, extra, c
     assert code in (0, 1, 2)
     if code == 2:
         assert out.getvalue() == "" and len(err.getvalue().strip().splitlines()) == 1
+
+
+def test_dtype_as_kernel_code_spells_it_gives_the_same_output(capsys):
+    args = ("--rows", "64", "--cols", "64", "--access", "ldmatrix.x4", "--access", "row", "--json")
+    assert run(capsys, *args, "--dtype", "torch.float16") == run(capsys, *args, "--dtype", "f16")

@@ -139,6 +139,22 @@ def test_dtypes():
     assert elem_bytes_of(None, None) == 4 and elem_bytes_of("F16", 2) == 2
 
 
+@pytest.mark.parametrize("spelling, size", [
+    ("fp16", 2), ("half", 2), ("torch.float16", 2), ("torch.bfloat16", 2), ("cutlass::half_t", 2),
+    ("bfloat16_t", 2), ("tl.float8e4nv", 1), ("fp8e5", 1), ("torch.float8_e4m3fn", 1), ("float_e4m3_t", 1),
+    ("DType.float32", 4), ("float", 4), ("torch.float", 4), ("tfloat32_t", 4), ("int8_t", 1), ("double", 8), ("Float64", 8),
+])
+def test_dtype_aliases_as_pytorch_triton_cutlass_and_mojo_spell_them(spelling, size):
+    assert elem_bytes_of(spelling, None) == size
+    assert elem_bytes_of(spelling, size) == size  # agrees with --elem-bytes
+
+
+@pytest.mark.parametrize("spelling", ["f128", "fp4", "e2m1", "torch.", "_t", "tl.bogus"])
+def test_unknown_dtype_names_the_canonical_ones(spelling):
+    with pytest.raises(InputError, match=r"use one of f64, f32.*bf16"):
+        elem_bytes_of(spelling, None)
+
+
 # --- bad input -------------------------------------------------------------------------------------
 
 def problem(rows=8, cols=8, access=("8x1",), row_length=None, elem_bytes=4, banks=32, bank_bytes=4):
