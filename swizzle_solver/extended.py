@@ -24,7 +24,7 @@ from .model import Problem, log2
 from .proof import bank_matrix
 from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
                      sampled_worsts, vector_elems)
-from .separation import separations, slot_bits
+from .separation import separations, slot_bits, units
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
@@ -34,6 +34,7 @@ BEST_EFFORT = 16  # members measured exactly to find a family's best when none i
 # not proven minimal; --timeout allows more. Units, not seconds: the output must not depend on the
 # machine's speed or load (the same input gives the same bytes).
 SMT_RLIMIT = 30_000_000
+LEMMAS_PER_PATTERN = 4  # failing placements explained per refuted model (smt.min_linear's lemmas)
 FAILURES_BATCH = 1 << 18  # members x differences per batch of failures_many (1 MiB of int32)
 
 
@@ -102,6 +103,37 @@ class _Xor:
             return None
         fewest = min(used, key=lambda bits: bin(bits).count("1"))
         return {b for b in range(fewest.bit_length()) if fewest >> b & 1}
+
+    def conflict_lemmas(self, layout) -> list[tuple[int, int, int, tuple[int, ...]]] | None:
+        """For a layout refute() rejected: why, as conditions every member at the targets meets and
+        this one breaks; None when a rejection has no such reason (not a bijection, lanes of mixed
+        sizes).
+
+        A placement costs the most distinct units in one slot (separation.units), and a linear
+        member puts units a and b in one slot iff slot(L(a ^ b)) == 0. So every member at the
+        targets meets, for each placement: no slot holds more than T (the target) of its units.
+        One lemma (u, slot mask, T, the placement's distinct units) per failing placement, up to
+        LEMMAS_PER_PATTERN; smt.min_linear adds them, so a refuted model excludes exactly the
+        members that fail on the same placements."""
+        tile, bank_model = self.problem.tile, self.problem.bank_model
+        if layout.invalid(tile) is not None:
+            return None
+        table = layout_table(self.problem, layout)
+        lemmas = set()
+        for pattern in self.rest:
+            target = self.target[pattern]
+            costs = simulate.simulate(tile, bank_model, [pattern], table)[0].costs
+            failing = np.flatnonzero(costs > target)[:LEMMAS_PER_PATTERN]
+            if not failing.size:
+                continue
+            unit = units(tile, bank_model, pattern)
+            if unit is None:
+                return None
+            u, slot_mask = unit
+            rows, cols = pattern.lane_row[failing], pattern.lane_col[failing]  # each lane's first element
+            for offsets in ((rows * tile.row_length + cols) >> u << u).tolist():
+                lemmas.add((u, slot_mask, target, tuple(sorted(set(offsets)))))
+        return sorted(lemmas) or None
 
     def targets(self) -> list[int]:
         """The bits a linear member may XOR into: every pattern's slot bits above the vectors."""
@@ -234,7 +266,7 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
         result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_limits(budget),
-                                core=xor.conflict_bits)
+                                core=xor.conflict_bits, lemmas=xor.conflict_lemmas)
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = result.layout

@@ -52,16 +52,24 @@ def slot_bits(tile: Tile, bank_model: BankModel, pattern: Pattern) -> list[int]:
     return list(range(u, u + log2(bank_model.wavefront_bytes // unit)))
 
 
-def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separation | None:
-    if pattern.lower_bound != 1:
-        return None
+def units(tile: Tile, bank_model: BankModel, pattern: Pattern) -> tuple[int, int] | None:
+    """(u, slot mask) of a pattern whose lanes have one size and whose units fit a wavefront: the
+    placement's cost is then the most distinct units in one slot (under a layout keeping units
+    whole). None otherwise."""
     width = int(pattern.lane_bytes[0, 0])
     unit = max(width, bank_model.bank_bytes)
     if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes or not is_pow2(unit // tile.elem_bytes):
         return None
     if (pattern.lane_bytes != width).any():
         return None
-    u = log2(unit // tile.elem_bytes)
+    return log2(unit // tile.elem_bytes), bank_model.wavefront_bytes // unit - 1
+
+
+def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separation | None:
+    unit = units(tile, bank_model, pattern)
+    if pattern.lower_bound != 1 or unit is None:
+        return None
+    u, slot_mask = unit
     rows, cols = pattern.lane_row, pattern.lane_col  # (placements, lanes)
     if pattern.linear_bits(tile) is not None:
         # every placement is a translate of the first by bits it does not vary: the same XORs
@@ -71,7 +79,7 @@ def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separatio
     seen = np.zeros(int(d.max()) + 1, dtype=bool)  # offsets are < 2^20: a bitmap beats sorting millions
     seen[d] = True
     seen[0] = False
-    return Separation(pattern, u, bank_model.wavefront_bytes // unit - 1, np.flatnonzero(seen))
+    return Separation(pattern, u, slot_mask, np.flatnonzero(seen))
 
 
 def separations(tile: Tile, bank_model: BankModel, patterns) -> list[Separation | None]:

@@ -33,6 +33,7 @@ class SmtResult:
     constraints: int = 0
     checks: int = 0
     blocked: int = 0
+    lemmas: int = 0  # conditions learned from refuted models (min_linear's ``lemmas``)
     unsat_below: int | None = None  # no conflict-free member with fewer XOR terms / bits than this
     covered: list[str] = field(default_factory=list)
     limit: str = "the time limit"  # what the deadline was, for an unknown result
@@ -43,12 +44,12 @@ class SmtResult:
         if self.status != "unknown":
             return self.status
         if self.blocked >= MAX_BLOCKED:
-            return f"unknown (gave up after {MAX_BLOCKED} models that the simulator refuted)"
+            return f"unknown (gave up after {MAX_BLOCKED} model{'s' * (MAX_BLOCKED != 1)} that the simulator refuted)"
         return f"unknown ({self.limit})"
 
     def proof(self) -> dict:
         return {"engine": f"z3 {z3.get_version_string()}", "result": self.status, "variables": self.variables,
-                "constraints": self.constraints, "solver_checks": self.checks, "models_refuted": self.blocked,
+                "constraints": self.constraints, "solver_checks": self.checks, "models_refuted": self.blocked, "lemmas_learned": self.lemmas,
                 "no_member_below": self.unsat_below, "covered": self.covered}
 
 
@@ -106,19 +107,30 @@ def _slot_bit_smtlib(b: int, own: int, sources: tuple) -> str:
     return f"(not {flow})" if own else flow
 
 
+def _bits(shift: int, mask: int) -> list[int]:
+    """The offset bits of a slot: ``mask`` (slots - 1) above bit ``shift``."""
+    return [shift + j for j in range(mask.bit_length())]
+
+
 def _covered(seps) -> list[str]:
     return [f"{sep.pattern.spec}: {len(sep.diffs)} lane differences, slot bits "
             f"{', '.join(f'b{b}' for b in sep.slot_bits)} not all zero" for sep in seps]
 
 
 def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
-               rlimit: int | None = None, limit: str = "the time limit", core=None) -> SmtResult:
+               rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject.
 
     ``core`` (layout -> set of offset bits, or None), for a refuted model: bits such that every
     member agreeing with the model on the XOR terms from them is refuted too. One clause then
-    blocks them all, instead of the model alone."""
+    blocks them all, instead of the model alone.
+
+    ``lemmas`` (layout -> list of (unit shift, slot mask, most, units), or None), for a refuted
+    model: placements it serves above their target, each as "no slot holds more than ``most`` of
+    these units", which every acceptable member meets (extended._Xor.conflict_lemmas). They are
+    added with the blocking clause, so one refuted model excludes every member that fails on the
+    same placements, and an UNSAT answer stays a proof."""
     terms = all_terms(targets, top)
     solver = _Solver(deadline, rlimit)
     x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
@@ -154,7 +166,27 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         solver.s.pop()
         return None if status == z3.unknown else XorLinear(tuple(chosen))
 
+    together: dict[tuple, str] = {}  # (shift, mask, d) -> a Boolean defined as slot(L(d)) == 0
+
+    def learn(shift: int, mask: int, most: int, units: tuple[int, ...]) -> str:
+        """SMT-LIB for "no slot holds more than ``most`` of ``units``": each unit shares its slot
+        with at most most - 1 others (units a, b share it iff slot(L(a ^ b)) == 0)."""
+        text = []
+        for d in sorted({a ^ b for a in units for b in units if a != b}):
+            if (shift, mask, d) not in together:
+                name = together[shift, mask, d] = f"t_{shift}_{mask}_{d}"
+                bits = " ".join(_slot_bit_smtlib(b, *_flows(x, d, b)) for b in _bits(shift, mask))
+                text.append(f"(declare-const {name} Bool)(assert (= {name} (not (or {bits}))))")
+        for a in units:
+            others = " ".join(together[shift, mask, a ^ b] for b in units if b != a)
+            text.append(f"(assert ((_ at-most {most - 1}) {others}))")
+        return "".join(text)
+
     def block(layout):
+        learned = None if lemmas is None else lemmas(layout)
+        if learned:  # the solver's parser keeps the declarations made before
+            solver.s.from_string("".join(learn(*lemma) for lemma in learned))
+            result.lemmas += len(learned)
         bits = None if core is None else core(layout)
         relevant = terms if bits is None else [t for t in terms if t[1] in bits]
         clause = [z3.Not(x[t]) if t in layout.terms else x[t] for t in relevant]

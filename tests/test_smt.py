@@ -40,7 +40,8 @@ def check_linear_claim(problem):
     xor, targets, terms = linear_space(problem)
     if not xor.seps or len(terms) > MAX_TERMS:
         return None
-    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, core=xor.conflict_bits)
+    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, core=xor.conflict_bits,
+                            lemmas=xor.conflict_lemmas)
     assert result.status in ("sat", "unsat")
     fewest = None  # the fewest terms of a member at every target (conflict-free, or at the floors)
     for k in range(len(terms) + 1):
@@ -101,6 +102,40 @@ def test_a_refutation_core_blocks_only_refuted_members(rows, cols, banks, access
         free = [t for t in terms if t[1] not in bits]
         other = linear.XorLinear(tuple(sorted(kept + [t for t in free if rng.random() < 0.5])))
         assert xor.refute(other), (layout.name, sorted(bits), other.name)
+
+
+def most_in_one_slot(layout, lemma) -> int:
+    shift, mask, _, units = lemma
+    slots = [(int(layout.apply(u)) >> shift) & mask for u in units]
+    return max(slots.count(s) for s in set(slots))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([8, 16]), st.sampled_from([8, 9, 12, 16]), st.sampled_from([8, 32]),
+       st.lists(st.sampled_from(["row", "col", "4x2", "8x4", "2x1:2", "8x8", "4x4"]), min_size=1, max_size=2,
+                unique=True),
+       st.randoms(use_true_random=False))
+def test_refutation_lemmas_hold_for_every_member_at_the_targets(rows, cols, banks, accesses, rng):
+    """conflict_lemmas: a refuted member breaks one of its lemmas (so min_linear makes progress), and
+    every member that refute() accepts meets all of them (so an UNSAT answer stays a proof)."""
+    try:
+        problem = make_problem(rows, cols, accesses, banks=banks)
+    except Exception:
+        return
+    xor, _, terms = linear_space(problem)
+    if not xor.rest:
+        return
+    if len(terms) <= 10:  # every member: the accepted ones are all there are
+        members = [linear.XorLinear(c) for k in range(len(terms) + 1) for c in itertools.combinations(terms, k)]
+    else:
+        members = [linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.2))) for _ in range(40)]
+    accepted = [m for m in members if not xor.refute(m)]
+    for layout in rng.sample(members, min(len(members), 40)):
+        if not xor.refute(layout) or (lemmas := xor.conflict_lemmas(layout)) is None:
+            continue
+        assert any(most_in_one_slot(layout, lemma) > lemma[2] for lemma in lemmas), layout.name
+        for other in accepted:
+            assert all(most_in_one_slot(other, lemma) <= lemma[2] for lemma in lemmas), (layout.name, other.name)
 
 
 @pytest.mark.parametrize("args", [
