@@ -20,6 +20,7 @@ import z3
 from .families.cute import Swizzle
 from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
+from .separation import offset_bits_of_slot
 
 MAX_BLOCKED = 64  # counter-examples (models refuted by the caller) before giving up
 Z3_MAX_MS = 2**32 - 1  # z3's timeout is an unsigned int of milliseconds (about 50 days)
@@ -107,11 +108,6 @@ def _slot_bit_smtlib(b: int, own: int, sources: tuple) -> str:
     return f"(not {flow})" if own else flow
 
 
-def _bits(shift: int, mask: int) -> list[int]:
-    """The offset bits of a slot: ``mask`` (slots - 1) above bit ``shift``."""
-    return [shift + j for j in range(mask.bit_length())]
-
-
 def _covered(seps) -> list[str]:
     return [f"{sep.pattern.spec}: {len(sep.diffs)} lane differences, slot bits "
             f"{', '.join(f'b{b}' for b in sep.slot_bits)} not all zero" for sep in seps]
@@ -175,7 +171,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         for d in sorted({a ^ b for a in units for b in units if a != b}):
             if (shift, mask, d) not in together:
                 name = together[shift, mask, d] = f"t_{shift}_{mask}_{d}"
-                bits = " ".join(_slot_bit_smtlib(b, *_flows(x, d, b)) for b in _bits(shift, mask))
+                bits = " ".join(_slot_bit_smtlib(b, *_flows(x, d, b)) for b in offset_bits_of_slot(shift, mask))
                 text.append(f"(declare-const {name} Bool)(assert (= {name} (not (or {bits}))))")
         for a in units:
             others = " ".join(together[shift, mask, a ^ b] for b in units if b != a)
