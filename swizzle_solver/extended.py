@@ -20,7 +20,7 @@ from . import simulate
 from .budget import Budget
 from .families import cute, linear, padding, row_interleave, two_level
 from .floors import floor_excess, targets
-from .model import Problem, log2
+from .model import Problem, is_pow2, log2
 from .proof import bank_matrix
 from .search import (KEEP_PER_FAMILY, FamilyReport, first_conflict_free, layout_table, measure, placement_sample,
                      sampled_worsts, vector_elems)
@@ -267,12 +267,14 @@ def search_linear(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
         result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, *smt_limits(budget),
-                                core=xor.conflict_bits, lemmas=xor.conflict_lemmas)
+                                core=xor.conflict_bits, lemmas=xor.conflict_lemmas, storage=problem.tile.size)
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = result.layout
+        storage = "" if is_pow2(problem.tile.size) else f" and the {problem.tile.size}-element storage kept whole"
         report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
-                          f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}: {result.outcome}")
+                          f"{xor.top - 1}), {result.constraints} constraints from {xor.covered()}{storage}: "
+                          f"{result.outcome}")
     else:
         tried, cut, k = 0, False, 0
         for k in range(len(terms) + 1):

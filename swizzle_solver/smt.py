@@ -113,8 +113,25 @@ def _covered(seps) -> list[str]:
             f"{', '.join(f'b{b}' for b in sep.slot_bits)} not all zero" for sep in seps]
 
 
+def _below(x: dict, p: int, size: int, top: int) -> str:
+    """SMT-LIB for L(p) < size, comparing bits from the top (L = identity + the chosen terms)."""
+    less = "false"  # the bits below the current one compare less
+    for i in range(top):  # built from bit 0 up: less(i) = L[i:0] < size[i:0]
+        bit = _slot_bit_smtlib(i, *_flows(x, p, i))
+        less = f"(or (not {bit}) {less})" if (size >> i) & 1 else f"(and (not {bit}) {less})"
+    return less
+
+
+def _on_storage(x: dict, targets: list[int], top: int, size: int) -> list[str]:
+    """Assertions that L maps the storage [0, size) onto itself (families/linear.invalid_on_storage:
+    only the last partial block of 2^(top target + 1) offsets can leave it)."""
+    block = 1 << (max(targets) + 1)
+    return [f"(assert {_below(x, p, size, top)})" for p in range(size - size % block, size)]
+
+
 def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
-               rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None) -> SmtResult:
+               rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None,
+               storage: int | None = None) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject.
 
@@ -126,7 +143,10 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     model: placements it serves above their target, each as "no slot holds more than ``most`` of
     these units", which every acceptable member meets (extended._Xor.conflict_lemmas). They are
     added with the blocking clause, so one refuted model excludes every member that fails on the
-    same placements, and an UNSAT answer stays a proof."""
+    same placements, and an UNSAT answer stays a proof.
+
+    ``storage`` (elements): members must map [0, storage) onto itself, asserted exactly, so that no
+    model is refuted for leaving it."""
     terms = all_terms(targets, top)
     solver = _Solver(deadline, rlimit)
     x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
@@ -135,10 +155,13 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     # Thousands of constraints go in as one SMT-LIB text (sorted: the same solver input, and so the
     # same model, every run): z3 parses it 6x faster than the Python API builds the same terms.
     declarations = "".join(f"(declare-const {_term(*t)} Bool)" for t in terms)
-    solver.s.from_string(declarations + "".join(
+    bijective = _on_storage(x, targets, top, storage) if storage is not None and targets else []
+    solver.s.from_string(declarations + "".join(bijective) + "".join(
         f"(assert (or {' '.join(_slot_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
-    n = len(distinct)
-    result = SmtResult("unknown", variables=len(terms), constraints=n, covered=_covered(seps), limit=limit)
+    n = len(distinct) + len(bijective)
+    covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
+                                if bijective else [])
+    result = SmtResult("unknown", variables=len(terms), constraints=n, covered=covered, limit=limit)
     order = [x[t] for t in terms]
 
     def first_model():

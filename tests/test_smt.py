@@ -17,7 +17,7 @@ from swizzle_solver import smt
 from swizzle_solver.budget import Budget
 from swizzle_solver.extended import _Xor, search_two_level
 from swizzle_solver.families import linear, two_level
-from swizzle_solver.model import make_problem
+from swizzle_solver.model import make_problem, make_tile
 from swizzle_solver.search import measure, vector_elems
 
 MAX_TERMS = 12  # 4096 members, each simulated
@@ -41,7 +41,7 @@ def check_linear_claim(problem):
     if not xor.seps or not terms or len(terms) > MAX_TERMS:  # (search_linear skips both too)
         return None
     result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, core=xor.conflict_bits,
-                            lemmas=xor.conflict_lemmas)
+                            lemmas=xor.conflict_lemmas, storage=problem.tile.size)
     assert result.status in ("sat", "unsat")
     fewest = None  # the fewest terms of a member at every target (conflict-free, or at the floors)
     for k in range(len(terms) + 1):
@@ -103,6 +103,27 @@ def test_a_refutation_core_blocks_only_refuted_members(rows, cols, banks, access
         free = [t for t in terms if t[1] not in bits]
         other = linear.XorLinear(tuple(sorted(kept + [t for t in free if rng.random() < 0.5])))
         assert xor.refute(other), (layout.name, sorted(bits), other.name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 9), st.data())
+def test_storage_assertions_are_exactly_invalid_on_storage(top, data):
+    """_on_storage's assertions hold for a member iff linear.invalid_on_storage finds nothing."""
+    import z3
+
+    size = data.draw(st.integers(2 ** (top - 1) + 1, 2 ** top))
+    targets = sorted(data.draw(st.sets(st.integers(0, top - 2), min_size=1, max_size=3)))
+    terms = linear.all_terms(targets, top)
+    chosen = tuple(t for t in terms if data.draw(st.booleans()))
+    ctx = z3.Context()
+    solver = z3.Solver(ctx=ctx)
+    x = {t: z3.Bool(smt._term(*t), ctx) for t in terms}
+    solver.from_string("".join(f"(declare-const {smt._term(*t)} Bool)" for t in terms)
+                       + "".join(smt._on_storage(x, targets, top, size)))
+    member = [x[t] if t in chosen else z3.Not(x[t]) for t in terms]
+    layout = linear.XorLinear(chosen)
+    valid = linear.invalid_on_storage(layout.apply, layout.terms, make_tile(1, size)) is None
+    assert (solver.check(*member) == z3.sat) == valid, (size, chosen)
 
 
 def most_in_one_slot(layout, lemma) -> int:
