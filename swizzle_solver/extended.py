@@ -35,7 +35,7 @@ BEST_EFFORT = 16  # members measured exactly to find a family's best when none i
 # machine's speed or load (the same input gives the same bytes).
 SMT_RLIMIT = 30_000_000
 LEMMAS_PER_PATTERN = 4  # failing placements explained per refuted model (smt.min_linear's lemmas)
-LEMMA_MAX_LANES = 128  # a lemma grows with the square of a phase's units: wider phases get none
+LEMMA_MAX_UNITS = 128  # a lemma grows with the square of a placement's units: wider ones get none
 FAILURES_BATCH = 1 << 18  # members x differences per batch of failures_many (1 MiB of int32)
 
 
@@ -108,7 +108,7 @@ class _Xor:
     def conflict_lemmas(self, layout) -> list[tuple[int, int, int, tuple[int, ...]]] | None:
         """For a layout refute() rejected: why, as conditions every member at the targets meets and
         this one breaks; None when a rejection has no such reason (not a bijection, lanes of mixed
-        sizes) or when a phase has more than LEMMA_MAX_LANES lanes.
+        sizes) or when a placement has more than LEMMA_MAX_UNITS units.
 
         A placement costs the most distinct units in one slot (separation.units), and a linear
         member puts units a and b in one slot iff slot(L(a ^ b)) == 0. So every member at the
@@ -128,12 +128,15 @@ class _Xor:
             if not failing.size:
                 continue
             unit = units(tile, bank_model, pattern)
-            if unit is None or pattern.lane_row.shape[1] > LEMMA_MAX_LANES:
+            if unit is None:
                 return None
             u, slot_mask = unit
             rows, cols = pattern.lane_row[failing], pattern.lane_col[failing]  # each lane's first element
             for offsets in ((rows * tile.row_length + cols) >> u << u).tolist():
-                lemmas.add((u, slot_mask, target, tuple(sorted(set(offsets)))))
+                placement_units = tuple(sorted(set(offsets)))
+                if len(placement_units) > LEMMA_MAX_UNITS:
+                    return None
+                lemmas.add((u, slot_mask, target, placement_units))
         return sorted(lemmas) or None
 
     def targets(self) -> list[int]:
