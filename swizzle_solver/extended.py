@@ -35,7 +35,8 @@ BEST_EFFORT = 16  # members measured exactly to find a family's best when none i
 # machine's speed or load (the same input gives the same bytes).
 SMT_RLIMIT = 30_000_000
 LEMMAS_PER_PATTERN = 4  # failing placements explained per refuted model (smt.min_linear's lemmas)
-LEMMA_MAX_UNITS = 128  # a lemma grows with the square of a placement's units: wider ones get none
+LEMMA_MAX_UNITS = 96  # a lemma grows with the square of a placement's units: wider ones get none (a 256-byte
+# phase has 64 units, up to 80 when its rows straddle words; a 512-byte one, 128, was too heavy for z3)
 FAILURES_BATCH = 1 << 18  # members x differences per batch of failures_many (1 MiB of int32)
 
 
