@@ -50,8 +50,8 @@ class SmtResult:
 
     def proof(self) -> dict:
         return {"engine": f"z3 {z3.get_version_string()}", "result": self.status, "variables": self.variables,
-                "constraints": self.constraints, "solver_checks": self.checks, "models_refuted": self.blocked, "lemmas_learned": self.lemmas,
-                "no_member_below": self.unsat_below, "covered": self.covered}
+                "constraints": self.constraints, "solver_checks": self.checks, "models_refuted": self.blocked,
+                "lemmas_learned": self.lemmas, "no_member_below": self.unsat_below, "covered": self.covered}
 
 
 class _Solver:
@@ -100,7 +100,7 @@ def _term(b: int, s: int) -> str:
     return f"x_{b}_{s}"
 
 
-def _slot_bit_smtlib(b: int, own: int, sources: tuple) -> str:
+def _image_bit_smtlib(b: int, own: int, sources: tuple) -> str:
     """Bit b of L(d) in SMT-LIB, from _flows(x, d, b) = (own, sources): own ^ x_b_s1 ^ x_b_s2 ^ ..."""
     if not sources:
         return "true" if own else "false"
@@ -114,10 +114,11 @@ def _covered(seps) -> list[str]:
 
 
 def _below(x: dict, p: int, size: int, top: int) -> str:
-    """SMT-LIB for L(p) < size, comparing bits from the top (L = identity + the chosen terms)."""
-    less = "false"  # the bits below the current one compare less
-    for i in range(top):  # built from bit 0 up: less(i) = L[i:0] < size[i:0]
-        bit = _slot_bit_smtlib(i, *_flows(x, p, i))
+    """SMT-LIB for L(p) < size (L = identity + the chosen terms), built from bit 0 up:
+    L[i:0] < size[i:0] iff bit i of L(p) is below size's, or equal and L[i-1:0] < size[i-1:0]."""
+    less = "false"  # L[-1:0] < size[-1:0]: no bits, not less
+    for i in range(top):
+        bit = _image_bit_smtlib(i, *_flows(x, p, i))
         less = f"(or (not {bit}) {less})" if (size >> i) & 1 else f"(and (not {bit}) {less})"
     return less
 
@@ -157,7 +158,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     declarations = "".join(f"(declare-const {_term(*t)} Bool)" for t in terms)
     bijective = _on_storage(x, targets, top, storage) if storage is not None and targets else []
     solver.s.from_string(declarations + "".join(bijective) + "".join(
-        f"(assert (or {' '.join(_slot_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
+        f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
     n = len(distinct) + len(bijective)
     covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
                                 if bijective else [])
@@ -194,7 +195,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         for d in sorted({a ^ b for a in units for b in units if a != b}):
             if (shift, mask, d) not in together:
                 name = together[shift, mask, d] = f"t_{shift}_{mask}_{d}"
-                bits = " ".join(_slot_bit_smtlib(b, *_flows(x, d, b)) for b in offset_bits_of_slot(shift, mask))
+                bits = " ".join(_image_bit_smtlib(b, *_flows(x, d, b)) for b in offset_bits_of_slot(shift, mask))
                 text.append(f"(declare-const {name} Bool)(assert (= {name} (not (or {bits}))))")
         for a in units:
             others = " ".join(together[shift, mask, a ^ b] for b in units if b != a)
