@@ -36,6 +36,17 @@ def linear_space(problem):
     return xor, targets, linear.all_terms(targets, xor.top)
 
 
+def refutable_space(rows, cols, banks, accesses):
+    """(_Xor, possible terms) of a problem with patterns that refute() checks, or None (no such
+    pattern, or the problem is bad input)."""
+    try:
+        problem = make_problem(rows, cols, accesses, banks=banks)
+    except Exception:
+        return None
+    xor, _, terms = linear_space(problem)
+    return (xor, terms) if xor.rest else None
+
+
 def check_linear_claim(problem):
     xor, targets, terms = linear_space(problem)
     if not xor.seps or not terms or len(terms) > MAX_TERMS:  # (search_linear skips both too)
@@ -88,13 +99,9 @@ def test_linear_claims_against_enumeration(rows, cols, banks, accesses):
 def test_a_refutation_core_blocks_only_refuted_members(rows, cols, banks, accesses, rng):
     """conflict_bits: every linear member that agrees with a refuted one on the terms whose source
     is a core bit is refuted too, whatever its other terms (so min_linear may block them all)."""
-    try:
-        problem = make_problem(rows, cols, accesses, banks=banks)
-    except Exception:
+    if (space := refutable_space(rows, cols, banks, accesses)) is None:
         return
-    xor, _, terms = linear_space(problem)
-    if not xor.rest:
-        return
+    xor, terms = space
     for _ in range(5):
         layout = linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.2)))
         if not xor.refute(layout) or (bits := xor.conflict_bits(layout)) is None:
@@ -140,13 +147,9 @@ def most_in_one_slot(layout, lemma) -> int:
 def test_refutation_lemmas_hold_for_every_member_at_the_targets(rows, cols, banks, accesses, rng):
     """conflict_lemmas: a refuted member breaks one of its lemmas (so min_linear makes progress), and
     every member that refute() accepts meets all of them (so an UNSAT answer stays a proof)."""
-    try:
-        problem = make_problem(rows, cols, accesses, banks=banks)
-    except Exception:
+    if (space := refutable_space(rows, cols, banks, accesses)) is None:
         return
-    xor, _, terms = linear_space(problem)
-    if not xor.rest:
-        return
+    xor, terms = space
     if len(terms) <= 10:  # every member: the accepted ones are all there are
         members = [linear.XorLinear(c) for k in range(len(terms) + 1) for c in itertools.combinations(terms, k)]
     else:
