@@ -218,3 +218,18 @@ def test_conflict_bits_when_only_one_pattern_fails():
     layout = linear.XorLinear(())
     assert xor.refute(layout)
     assert xor.conflict_bits(layout) == {3, 4, 5, 6}  # column 0 of rows 0..15: offsets 8r
+
+
+def test_a_storage_that_is_not_a_power_of_two_refutes_no_model():
+    """16 x 24 i8 at pitch 25: 400 elements. Both patterns have separations, so every model z3 gave
+    used to be refuted only for leaving the storage, 64 times, and the answer was not proven minimal.
+    With the bijection asserted exactly, z3 proves at once that no linear member is conflict-free."""
+    from swizzle_solver.report import solution_json
+    from swizzle_solver.search import solve
+
+    solution = solve(make_problem(16, 24, ["4x4:4", "8x4"], row_length=25, elem_bytes=1))
+    assert solution.status == "conflict-free" and solution.unproven is None
+    assert solution.answer.layout.name == "pitch 24"  # the dense rows: the given pitch of 25 is what conflicts
+    smt_proof = next(f for f in solution_json(solution)["proof"]["families"] if f["family"] == "linear")["smt"]
+    assert smt_proof["result"] == "unsat" and smt_proof["models_refuted"] == 0
+    assert any(c.startswith("storage: offsets 384..399 stay below 400") for c in smt_proof["covered"])
