@@ -31,6 +31,7 @@ DTYPE_ALIASES: dict[str, str] = {
     "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "int16": "i16",
     "fp8": "f8", "e4m3fn": "e4m3", "float8_e4m3fn": "e4m3", "fp8e4nv": "e4m3", "float8e4nv": "e4m3",
     "float_e4m3": "e4m3", "float8_e5m2": "e5m2", "fp8e5": "e5m2", "float8e5": "e5m2", "float_e5m2": "e5m2",
+    "float8_e4m3fnuz": "e4m3", "float8_e5m2fnuz": "e5m2", "fp8e4b15": "f8", "float8e4b15": "f8",
     "int8": "i8", "uint8": "u8",
 }
 

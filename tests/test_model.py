@@ -142,7 +142,7 @@ def test_dtypes():
 @pytest.mark.parametrize("spelling, size", [
     ("fp16", 2), ("half", 2), ("torch.float16", 2), ("torch.bfloat16", 2), ("cutlass::half_t", 2),
     ("bfloat16_t", 2), ("tl.float8e4nv", 1), ("fp8e5", 1), ("torch.float8_e4m3fn", 1), ("float_e4m3_t", 1),
-    ("DType.float32", 4), ("float", 4), ("torch.float", 4), ("tfloat32_t", 4), ("int8_t", 1), ("double", 8), ("Float64", 8),
+    ("DType.float32", 4), ("float", 4), ("torch.float", 4), ("tfloat32_t", 4), ("int8_t", 1), ("double", 8), ("Float64", 8), ("tl.float8e4b15", 1), ("torch.float8_e5m2fnuz", 1),
 ])
 def test_dtype_aliases_as_pytorch_triton_cutlass_and_mojo_spell_them(spelling, size):
     assert elem_bytes_of(spelling, None) == size
