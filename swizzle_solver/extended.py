@@ -239,7 +239,8 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
                           f"{xor.covered()}: {result.outcome}")
     else:
         failures = xor.failures_many(members)
-        maybe = np.flatnonzero((failures == 0) & xor.sample_passes(members)).tolist()
+        separated = np.flatnonzero(failures == 0)  # only these can be conflict-free: sample just them
+        maybe = separated[xor.sample_passes([members[i] for i in separated.tolist()])].tolist()
         for _, i in budget.walk(report, maybe):  # family order
             if not xor.refute(members[i]):
                 found.append(members[i])
