@@ -148,8 +148,9 @@ class _Xor:
     def accept(self, layout) -> bool:
         return self.separates(layout) and not self.refute(layout)
 
-    def failures_many(self, members) -> np.ndarray:
-        """Differences sent to slot 0 by each two-level member, all members at once.
+    def failures_many(self, members, budget: Budget | None = None) -> np.ndarray:
+        """Differences sent to slot 0 by each two-level member, all members at once; when ``budget``
+        runs out first, only for a prefix of them (the result is that long).
 
         Offsets are below 2^19 (model.MAX_STORAGE_BYTES), so int32 holds them, and the members x
         differences temporaries are updated in place in cache-sized batches: on a 256 x 250 tile
@@ -158,13 +159,14 @@ class _Xor:
         params = np.array([[m.first.S, m.first.mask, m.second.S, m.second.mask] for m in members],
                           dtype=np.int32).reshape(-1, 4)
         out = np.zeros(len(members), dtype=np.int64)
-        for sep in self.seps:
-            if not sep.diffs.size:
-                continue  # no two lanes of a phase in different units (one 8-byte lane, say): nothing to fail
-            diffs = sep.diffs.astype(np.int32)[None, :]
-            step = max(1, FAILURES_BATCH // diffs.size)
-            for start in range(0, len(members), step):
-                s1, m1, s2, m2 = (params[start:start + step, i:i + 1] for i in range(4))
+        seps = [(sep, sep.diffs.astype(np.int32)[None, :]) for sep in self.seps
+                if sep.diffs.size]  # no two lanes of a phase in different units (one 8-byte lane): nothing to fail
+        step = max(1, FAILURES_BATCH // max([d.size for _, d in seps], default=1))
+        for start in range(0, len(members), step):
+            if budget is not None and budget.expired():
+                return out[:start]
+            s1, m1, s2, m2 = (params[start:start + step, i:i + 1] for i in range(4))
+            for sep, diffs in seps:
                 q = diffs >> s1
                 q &= m1
                 q ^= diffs  # the first swizzle
@@ -238,17 +240,22 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
         report.covered = (f"z3 over (B, M, S) of both swizzles, {result.constraints} constraints from "
                           f"{xor.covered()}: {result.outcome}")
     else:
-        failures = xor.failures_many(members)
+        failures = xor.failures_many(members, budget)
+        tested = members[:len(failures)]  # a prefix in family order: all of them unless time ran out
         separated = np.flatnonzero(failures == 0)  # only these can be conflict-free: sample just them
-        maybe = separated[xor.sample_passes([members[i] for i in separated.tolist()])].tolist()
+        maybe = separated[xor.sample_passes([tested[i] for i in separated.tolist()])].tolist()
         for _, i in budget.walk(report, maybe):  # family order
-            if not xor.refute(members[i]):
-                found.append(members[i])
+            if not xor.refute(tested[i]):
+                found.append(tested[i])
                 if len(found) == KEEP_PER_FAMILY:
                     break
-        report.evaluated = len(members)
+        report.evaluated = len(tested)
+        report.complete = report.complete and len(tested) == len(members)
         report.covered = (f"enumerated all {len(members)} distinct pairs of admissible CuTe swizzles, each tested "
-                          f"on {xor.covered()}")
+                          f"on {xor.covered()}" if len(tested) == len(members) else
+                          f"cut by the time limit after {len(tested)} of {len(members)} distinct pairs of admissible "
+                          f"CuTe swizzles, each tested on {xor.covered()}")
+        members = tested  # the best effort below picks among what was tested
     kept = [(xor.excess, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, failures)
     report.best_excess = kept[0][0] if kept else None
     return kept, report

@@ -233,3 +233,19 @@ def test_a_storage_that_is_not_a_power_of_two_refutes_no_model():
     smt_proof = next(f for f in solution_json(solution)["proof"]["families"] if f["family"] == "linear")["smt"]
     assert smt_proof["result"] == "unsat" and smt_proof["models_refuted"] == 0
     assert any(c.startswith("storage: offsets 384..399 stay below 400") for c in smt_proof["covered"])
+
+
+def test_two_level_enumeration_stops_at_the_deadline():
+    """--timeout: the enumeration tests members in family order, a batch at a time, until time runs
+    out; the family is then incomplete and says how far it got, and its best is among those tested."""
+    problem = make_problem(8, 9, ["4x2"], banks=8)
+    xor = _Xor(problem)
+    members = two_level.candidates(problem.tile, vector_elems(problem))
+    assert len(xor.failures_many(members, Budget())) == len(members)
+    expired = Budget(timeout=0.0)
+    assert len(xor.failures_many(members, expired)) == 0
+    kept, report = search_two_level(problem, expired, "enum", xor)
+    assert not report.complete and report.evaluated == 0 and kept == []
+    assert report.covered.startswith(f"cut by the time limit after 0 of {len(members)} distinct pairs")
+    full, full_report = search_two_level(problem, Budget(), "enum", xor)
+    assert full_report.complete and full_report.covered.startswith("enumerated all")
