@@ -241,21 +241,20 @@ def search_two_level(problem: Problem, budget: Budget, engine: str, xor: _Xor):
                           f"{xor.covered()}: {result.outcome}")
     else:
         failures = xor.failures_many(members, budget)
-        tested = members[:len(failures)]  # a prefix in family order: all of them unless time ran out
+        cut = len(failures) < len(members)
+        members = members[:len(failures)]  # a prefix in family order: all of them unless time ran out
         separated = np.flatnonzero(failures == 0)  # only these can be conflict-free: sample just them
-        maybe = separated[xor.sample_passes([tested[i] for i in separated.tolist()])].tolist()
+        maybe = separated[xor.sample_passes([members[i] for i in separated.tolist()])].tolist()
         for _, i in budget.walk(report, maybe):  # family order
-            if not xor.refute(tested[i]):
-                found.append(tested[i])
+            if not xor.refute(members[i]):
+                found.append(members[i])
                 if len(found) == KEEP_PER_FAMILY:
                     break
-        report.evaluated = len(tested)
-        report.complete = report.complete and len(tested) == len(members)
-        report.covered = (f"enumerated all {len(members)} distinct pairs of admissible CuTe swizzles, each tested "
-                          f"on {xor.covered()}" if len(tested) == len(members) else
-                          f"cut by the time limit after {len(tested)} of {len(members)} distinct pairs of admissible "
-                          f"CuTe swizzles, each tested on {xor.covered()}")
-        members = tested  # the best effort below picks among what was tested
+        report.evaluated = len(members)
+        report.complete = report.complete and not cut
+        extent = f"cut by the time limit after {len(members)} of" if cut else "enumerated all"
+        report.covered = (f"{extent} {report.candidates} distinct pairs of admissible CuTe swizzles, each tested "
+                          f"on {xor.covered()}")
     kept = [(xor.excess, lay.order, lay, "separation") for lay in found] or _best_effort(xor, members, failures)
     report.best_excess = kept[0][0] if kept else None
     return kept, report
