@@ -1,0 +1,168 @@
+"""Every --json document the CLI prints validates against docs/schema/*.schema.json.
+
+The schema is the machine-readable half of docs/json.md. Validation uses the small validator below
+(the subset of JSON Schema 2020-12 the schema files use; a keyword outside it is an error, so the
+schema cannot silently say more than is checked), not a dependency.
+"""
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ROOT / "docs" / "schema"
+ANNOTATIONS = {"$schema", "$defs", "title", "description"}
+TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
+
+
+def is_type(value, name: str) -> bool:
+    if name in ("integer", "number"):  # JSON numbers; a bool is not one
+        kinds = (int,) if name == "integer" else (int, float)
+        return isinstance(value, kinds) and not isinstance(value, bool)
+    return isinstance(value, TYPES[name])
+
+
+def errors(value, schema: dict, root: dict, where: str = "$") -> list[str]:
+    """Why ``value`` does not match ``schema`` ([] when it does); ``root`` resolves "#/..." refs."""
+    unknown = set(schema) - ANNOTATIONS - {"$ref", "anyOf", "type", "const", "enum", "required", "properties",
+                                           "additionalProperties", "items", "minimum", "minItems", "maxItems"}
+    assert not unknown, f"the schema uses {unknown}, which this validator does not check"
+    if "$ref" in schema:
+        target, _, pointer = schema["$ref"].partition("#")
+        if target:  # another schema file, beside this one
+            root = json.loads((SCHEMAS / target).read_text())
+        node = root
+        for part in filter(None, pointer.split("/")):
+            node = node[part]
+        return errors(value, node, root, where)
+    if "anyOf" in schema and all(errors(value, s, root, where) for s in schema["anyOf"]):
+        return [f"{where}: matches none of anyOf " + "; ".join(errors(value, schema["anyOf"][0], root, where))]
+    types = schema.get("type", [])
+    if types and not any(is_type(value, t) for t in ([types] if isinstance(types, str) else types)):
+        return [f"{where}: {value!r:.60} is not {types}"]
+    if "const" in schema and value != schema["const"] or "enum" in schema and value not in schema["enum"]:
+        return [f"{where}: {value!r:.60} is not {schema.get('const', schema.get('enum'))}"]
+    out = []
+    if isinstance(value, dict):
+        out += [f"{where}: missing {k!r}" for k in schema.get("required", []) if k not in value]
+        extra = schema.get("additionalProperties", True)
+        for k, v in value.items():
+            sub = schema.get("properties", {}).get(k, extra)
+            out += [f"{where}.{k}: not allowed"] if sub is False else errors(v, sub, root, f"{where}.{k}") if sub is not True else []
+    if isinstance(value, list):
+        if not schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value)):
+            out.append(f"{where}: {len(value)} items")
+        for i, v in enumerate(value):
+            out += errors(v, schema.get("items", {}), root, f"{where}[{i}]")
+    if "minimum" in schema and is_type(value, "number") and value < schema["minimum"]:
+        out.append(f"{where}: {value} < {schema['minimum']}")
+    return out
+
+
+def validate(doc: dict, name: str = "solution.schema.json") -> None:
+    schema = json.loads((SCHEMAS / name).read_text())
+    problems = errors(doc, schema, schema)
+    assert not problems, "\n".join(problems[:10])
+
+
+def cli_json(*argv: str) -> tuple[int, dict]:
+    run = subprocess.run([sys.executable, "-m", "swizzle_solver", *argv, "--json"], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert run.returncode in (0, 1), run.stderr
+    return run.returncode, json.loads(run.stdout)
+
+
+def case_argv(case: dict) -> list[str]:
+    argv = ["--rows", str(case["rows"]), "--cols", str(case["cols"])]
+    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes"):
+        if key in case:
+            argv += ["--" + key.replace("_", "-"), str(case[key])]
+    for spec in case.get("access", []):
+        argv += ["--access", spec]
+    for path in case.get("phases", []):
+        argv += ["--phases", str(ROOT / path)]
+    return argv
+
+
+EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
+STAGE1 = [c for c in EXAMPLES if c.get("stage", 1) == 1]
+
+
+@pytest.mark.parametrize("case", STAGE1[::3], ids=[c["name"] for c in STAGE1[::3]])
+def test_examples_validate(case):
+    code, doc = cli_json(*case_argv(case))
+    assert code == 0
+    validate(doc)
+
+
+@pytest.mark.parametrize("argv, family", [
+    (["--rows", "8", "--cols", "9", "--banks", "8", "--access", "4x2"], "row-interleave"),
+    (["--rows", "16", "--cols", "256", "--dtype", "f16", "--access", "8x8", "--phases",
+      str(ROOT / "phases" / "row-as-16x16-f16.toml")], "two-level"),
+    (["--rows", "32", "--cols", "32", "--access", "row", "--access", "col", "--phases",
+      str(ROOT / "phases" / "main-diagonal-32.toml")], "linear"),
+    (["--rows", "64", "--cols", "96", "--dtype", "bf16", "--access", "8x8", "--access", "8x8:2"], "padding"),
+])
+def test_later_families_validate(argv, family):
+    code, doc = cli_json(*argv)
+    assert code == 0 and doc["answer"]["family"] == family and doc["search"]["extended"]
+    validate(doc)
+
+
+def test_conflicts_with_floors_validate():
+    """An answer with conflicts: floors, collisions, witnesses of the families."""
+    code, doc = cli_json("--rows", "32", "--cols", "32", "--dtype", "f32", "--access", "8x4", "--access", "col")
+    assert code == 1 and doc["status"] == "conflicts"
+    assert any(a["floor"] for a in doc["problem"]["accesses"])
+    validate(doc)
+
+
+def test_timeout_validates():
+    code, doc = cli_json("--rows", "32", "--cols", "32", "--access", "row", "--access", "col", "--phases",
+                         str(ROOT / "phases" / "main-diagonal-32.toml"), "--timeout", "0.01")
+    assert code == 1 and doc["status"] == "timeout" and doc["proof"]["unproven"]
+    validate(doc)
+
+
+@pytest.mark.parametrize("layout, code", [("Swizzle<3,3,3>", 0), ("none", 1), ("Swizzle<4,0,4>", 1)])
+def test_check_validates(layout, code):
+    got, doc = cli_json("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4",
+                        "--access", "row", "--check", layout)
+    assert got == code and doc["check"]["passed"] == (code == 0)
+    validate(doc)
+
+
+def test_warp_forms_emit_and_phases_validate():
+    code, doc = cli_json("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--access",
+                         "mma-c:m16n8", "--linear-layout", str(ROOT / "examples" / "mma-c-m16n8-f32.json"),
+                         "--emit", "all", "--show-phases")
+    assert "phases" in doc["problem"]["accesses"][0] and "cuda" in doc["answer"]["emit"]
+    validate(doc)
+
+
+def test_batch_validates():
+    code, doc = cli_json("batch", str(ROOT / "tests" / "data" / "acceptance.toml"), "--case", "4x2 blocks")
+    assert code == 0 and [c["name"] for c in doc["cases"]] == ["4x2 blocks"]
+    validate(doc, "batch.schema.json")
+
+
+def test_the_validator_rejects_what_the_schema_forbids():
+    """The validator can fail: a wrong type, a missing field, a value outside an enum, a bad item."""
+    _, doc = cli_json("--rows", "8", "--cols", "24", "--access", "4x2")
+    validate(doc)
+    schema = json.loads((SCHEMAS / "solution.schema.json").read_text())
+    for path, bad in [(("schema_version",), 2), (("status",), "fine"), (("answer", "family"), "magic"),
+                      (("problem", "rows"), "8"), (("problem", "rows"), True), (("answer", "cute"), 3),
+                      (("problem", "accesses"), []), (("proof", "accesses", 0, "worst_wavefronts"), 0)]:
+        broken = json.loads(json.dumps(doc))
+        node = broken
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = bad
+        assert errors(broken, schema, schema), path
+    broken = json.loads(json.dumps(doc))
+    del broken["search"]
+    assert errors(broken, schema, schema)
