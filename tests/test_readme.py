@@ -1,6 +1,10 @@
-"""The README stays true: the main job's output and the Python API example print what it shows."""
+"""The README and docs/ stay true: the main job's output, the Python API example, the test command CI
+runs, and every command they print with its answer."""
 import re
+import shlex
 from pathlib import Path
+
+import pytest
 
 from swizzle_solver.cli import main
 
@@ -20,10 +24,30 @@ def test_setup_commands_are_what_ci_runs():
 
 
 def test_python_api_example_prints_what_readme_says(capsys, tmp_path, monkeypatch):
-    section = README[README.index("### Python API"):]
+    section = README[re.search(r"^#+ Python API$", README, re.M).start():]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     shown = re.search(r"prints\n\n```\n(.*?)```", section, re.S).group(1)
     monkeypatch.chdir(tmp_path)  # it writes tile.svg
     exec(compile(code, "README.md", "exec"), {})
     assert capsys.readouterr().out == shown
     assert "<svg" in (tmp_path / "tile.svg").read_text()
+
+
+DOCS = [README] + [p.read_text() for p in sorted((Path(__file__).resolve().parents[1] / "docs").glob("*.md"))]
+# A documented command with its answer: `swizzle-solve ARGS   # -> WHAT -q PRINTS[, exit N][ (note)]`
+ANSWERED = re.compile(r"^swizzle-solve (.+?)\s+# -> (.+?)(?:, exit (\d))?(?: \(.*\))?$", re.M)
+COMMANDS = [m.groups() for text in DOCS for m in ANSWERED.finditer(text)]
+
+
+def test_the_docs_show_answered_commands():
+    assert len(COMMANDS) >= 14
+
+
+@pytest.mark.parametrize("args, shown, code", COMMANDS, ids=[c[0] for c in COMMANDS])
+def test_documented_answers_are_current(args, shown, code, capsys, monkeypatch):
+    """Every command the README and docs/ print with `# -> ANSWER` gives that answer (its -q line)
+    and exit code (0 unless the comment says otherwise)."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # paths in the docs are relative to the checkout
+    argv = [a for a in shlex.split(args) if a not in ("-q", "--show-phases")] + ["-q"]
+    assert main(argv) == int(code or 0)
+    assert capsys.readouterr().out == shown + "\n"
