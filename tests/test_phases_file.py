@@ -1,4 +1,4 @@
-"""Explicit phases files (--phases, DESIGN.md section 1): TOML and JSON, the repository's phases/ files, bad files."""
+"""Explicit phases files (--phases, docs/design.md section 1): TOML and JSON, the repository's phases/ files, bad files."""
 import json
 from pathlib import Path
 
