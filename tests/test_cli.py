@@ -21,7 +21,7 @@ from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.model import make_problem
-from swizzle_solver.search import layout_table
+from swizzle_solver.soundness import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = str(ROOT / "examples.toml")
@@ -223,7 +223,7 @@ def test_expression_equals_the_simulated_offsets(capsys, argv):
         expr = layout["expression"]
         assert C_EXPRESSION.match(expr), expr
         code = compile(expr, "<expression>", "eval")
-        phys = layout_table(problem, layout_of(layout))
+        phys = layout_table(problem.tile, layout_of(layout))
         got = [[eval(code, {"__builtins__": {}}, {"r": r, "c": c}) for c in range(p["cols"])] for r in range(p["rows"])]
         assert got == phys.tolist(), layout["expression"]
 
@@ -506,3 +506,34 @@ def test_the_cli_never_crashes(rows, cols, pad, dtype, banks, accesses, extra, c
 def test_dtype_as_kernel_code_spells_it_gives_the_same_output(capsys):
     args = ("--rows", "64", "--cols", "64", "--access", "ldmatrix.x4", "--access", "row", "--json")
     assert run(capsys, *args, "--dtype", "torch.float16") == run(capsys, *args, "--dtype", "f16")
+
+
+@pytest.mark.parametrize("lanes, args", [
+    ([[1, 1, 2]], ["--rows", "16", "--cols", "8", "--row-length", "9", "--dtype", "u8", "--access", "col"]),
+    ([[1, 3, 8]], ["--rows", "4", "--cols", "72", "--row-length", "73", "--dtype", "f32", "--access", "row"]),
+])
+def test_a_lane_aligned_in_address_but_not_in_column_is_screened(capsys, tmp_path, lanes, args):
+    """Issue 14: at an odd pitch a lane may start at an odd column and still be aligned in memory.
+    Padding, xor-cols and cute members that split it used to reach the internal re-check
+    ("internal error: ... splits the vectors"), and --quiet answered differently from the report.
+    Every proposed layout now passes the soundness check first: an answer, the same in every form."""
+    from swizzle_solver.soundness import soundness
+
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"pattern": [{"name": "odd", "phases": [lanes]}]}))
+    argv = [*args, "--phases", str(path)]
+    code, out, err = run(capsys, *argv, "--json")
+    assert code in (0, 1) and err == "", err
+    doc = json.loads(out)
+    quiet_code, quiet, _ = run(capsys, *argv, "--quiet")
+    assert (quiet_code, quiet) == (code, doc["answer"]["name"] + "\n")
+    assert code == (0 if doc["status"] == "conflict-free" else 1)
+    rich_code, rich, _ = run(capsys, *argv)
+    assert rich_code == code and doc["answer"]["name"] in rich
+    from swizzle_solver.names import parse_layout
+
+    from swizzle_solver.api import problem as make
+
+    problem = make(int(args[1]), int(args[3]), [args[-1]], row_length=int(args[5]), dtype=args[7], phases=[str(path)])
+    for entry in [doc["answer"], *doc["alternatives"]]:
+        assert soundness(problem.tile, parse_layout(entry["name"]), problem.patterns) is None, entry["name"]

@@ -193,6 +193,7 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     from swizzle_solver.api import problem
     from swizzle_solver.budget import Budget
     from swizzle_solver.extended import search_extended
+    from swizzle_solver.search import first_conflict_free
 
     args = ["--rows", "32", "--cols", "96", "--dtype", "f8", "--access", "16x1:2", "--access", "2x16",
             "--access", "1x8"]
@@ -202,7 +203,7 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     assert doc["status"] == "conflicts"
     one_lane = next(a for a in doc["answer"]["per_access"] if a["spec"] == "1x8")
     assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
-    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget())
+    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget(), first_conflict_free)
     assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding"] and found
 
 
@@ -237,12 +238,13 @@ def test_linear_family_with_no_possible_term():
     from swizzle_solver.api import problem
     from swizzle_solver.budget import Budget
     from swizzle_solver.extended import search_extended
+    from swizzle_solver.search import first_conflict_free
 
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--banks", "4", "--access", "1x8", "--access", "16x1:2",
             "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert json.loads(r.stdout)["proof"]["optimal_over_all_layouts"]  # so the CLI searches no further
-    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget())
+    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget(), first_conflict_free)
     linear = next(f for f in reports if f.family == "linear")
     assert linear.complete and "no XOR term can move a unit" in linear.covered
 
@@ -253,16 +255,16 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
     from dataclasses import replace
 
-    from swizzle_solver.extended import _Xor
+    from swizzle_solver.oracle import XorOracle
     from swizzle_solver.families.cute import Swizzle
     from swizzle_solver.model import Problem, make_problem
-    from swizzle_solver.search import measure
+    from swizzle_solver.candidate import measure
 
     problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)
     padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)
     assert problem.patterns[0].linear_bits(problem.tile) is not None
     assert problem.patterns[0].linear_bits(padded.tile) is None
-    assert _Xor(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
+    assert XorOracle(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "warp:4x8:1x4", "--access", "16x1:2")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
 
