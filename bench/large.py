@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swizzle_solver.solve import solve  # noqa: E402
+from swizzle_solver.solving import solve  # noqa: E402
 from swizzle_solver.model import make_problem  # noqa: E402
 
 BUDGET_S = 1.0

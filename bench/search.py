@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swizzle_solver import candidate, solve  # noqa: E402
+from swizzle_solver import candidate, solving  # noqa: E402
 from swizzle_solver.families import FAMILIES  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
 
@@ -83,12 +83,12 @@ def answer_floor(problem, layout):
 
 def plain_solve(problem):
     """A solve without the candidates table (what --quiet runs)."""
-    return solve.solve(problem, table=False)
+    return solving.solve(problem, table=False)
 
 
 def with_table(problem):
     """A solve whose candidates table is read too (what the rich report and --json print)."""
-    solution = solve.solve(problem, table=True)
+    solution = solving.solve(problem, table=True)
     return solution
 
 

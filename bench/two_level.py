@@ -24,7 +24,7 @@ from swizzle_solver.budget import Budget  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
 from swizzle_solver.extended import later_of, search_linear, search_two_level  # noqa: E402
 from swizzle_solver.search import first_conflict_free  # noqa: E402
-from swizzle_solver.solve import solve  # noqa: E402
+from swizzle_solver.solving import solve  # noqa: E402
 
 
 def timed(fn, repeat):

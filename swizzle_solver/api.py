@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from .budget import Budget
 from .candidate import Candidate
 from .model import Problem, elem_bytes_of, make_problem
-from .solve import Solution
+from .solving import Solution
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
@@ -84,7 +84,7 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
     """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
     skips the candidates table when a first conflict-free member answers (then ``json`` and
     ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout)."""
-    from .solve import solve as search
+    from .solving import solve as search
 
     if problem_ is None:
         problem_ = problem(**kwargs)
@@ -131,7 +131,7 @@ def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
     is a layout object or a name as the tool prints it (names.CHECKABLE)."""
     from .names import parse_layout
-    from .solve import check as measure_check
+    from .solving import check as measure_check
 
     if problem_ is None:
         problem_ = problem(**kwargs)

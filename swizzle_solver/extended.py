@@ -5,7 +5,7 @@ The four searches share one signature, ``search(problem, budget, later) -> (cand
 (``Later``: the XOR oracle, the engine override, the base search): their best sound members as
 candidate.Candidate, and a FamilyReport saying how the family was covered: the enumeration bounds,
 or the SMT problem and its result. Every member is checked by soundness.py before it is measured,
-and every member returned is re-measured by the simulator in solve.py.
+and every member returned is re-measured by the simulator in solving.py.
 
 Engines (chosen by bench/two_level.py, see the README): two-level is enumerated (all distinct
 pairs of admissible CuTe swizzles, each tested at once on the lane differences of

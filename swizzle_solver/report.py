@@ -11,7 +11,7 @@ from .families.cute import Swizzle
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
 from .candidate import Candidate
-from .solve import Solution
+from .solving import Solution
 from .soundness import layout_table
 
 SCHEMA_VERSION = 1

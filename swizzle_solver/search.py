@@ -17,11 +17,11 @@ Two paths:
    (``one_placement_decides``), else the simulated worst over a spread sample of placements;
    candidates are taken in (bound, order), evaluated exactly until the next bound is worse than
    the family's k-th best, and the best k are kept.
-   After path 1 it runs only when the caller asks for the candidates table (solve.py), and must
+   After path 1 it runs only when the caller asks for the candidates table (solving.py), and must
    find the same answer (a disagreement raises).
 
 Every member passes the soundness check (soundness.py: a bijection that keeps vectors whole)
-before it is measured. solve.py orchestrates this search and the later families (extended.py).
+before it is measured. solving.py orchestrates this search and the later families (extended.py).
 """
 from __future__ import annotations
 

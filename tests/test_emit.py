@@ -36,7 +36,7 @@ from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity, nbits
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.model import InputError, elem_bytes_of, is_pow2, log2, make_problem
-from swizzle_solver.solve import solve
+from swizzle_solver.solving import solve
 from swizzle_solver.soundness import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]

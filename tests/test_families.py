@@ -161,7 +161,7 @@ def test_separation_agrees_with_the_simulator(args, data):
 def test_answer_is_first_by_excess_then_family(args):
     from swizzle_solver.families import FAMILIES
     from swizzle_solver.search import search_family
-    from swizzle_solver.solve import solve
+    from swizzle_solver.solving import solve
 
     problem = _problem(args)
     if problem is None:

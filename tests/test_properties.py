@@ -29,7 +29,7 @@ from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.model import make_problem
 from swizzle_solver.proof import bank_matrix
-from swizzle_solver.solve import solve
+from swizzle_solver.solving import solve
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAMILY_ORDER = {"none": 0, "cute": 1, "xor-cols": 2}

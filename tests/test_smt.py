@@ -194,7 +194,7 @@ def test_z3_is_capped_without_a_timeout(monkeypatch):
     outcome is the same however fast the machine or whatever ran before (a z3 context per search)."""
     from swizzle_solver import extended
     from swizzle_solver.report import solution_json
-    from swizzle_solver.solve import solve
+    from swizzle_solver.solving import solve
 
     monkeypatch.setattr(extended, "SMT_RLIMIT", 200_000)  # z3 needs more to settle linear here
     args = (64, 250, ["8x8", "8x16", "1x8"], None, 4)  # answered by a row interleave, ranked after linear
@@ -228,7 +228,7 @@ def test_a_storage_that_is_not_a_power_of_two_refutes_no_model():
     used to be refuted only for leaving the storage, 64 times, and the answer was not proven minimal.
     With the bijection asserted exactly, z3 proves at once that no linear member is conflict-free."""
     from swizzle_solver.report import solution_json
-    from swizzle_solver.solve import solve
+    from swizzle_solver.solving import solve
 
     solution = solve(make_problem(16, 24, ["4x4:4", "8x4"], row_length=25, elem_bytes=1))
     assert solution.status == "conflict-free" and solution.unproven is None

@@ -6,6 +6,9 @@ A ``Solution`` is complete when returned: writing the JSON or the report reads i
 searches. The candidates table (runners-up, per-family reports, the unswizzled baseline) is built
 when the caller asks for it (``table=True``: the rich report and --json show it); a plain answer
 (--quiet) skips the branch and bound when a first conflict-free member exists.
+
+(Not named solve.py: a submodule ``swizzle_solver.solve`` would shadow the API's ``solve``, which
+the package loads lazily under that name.)
 """
 from __future__ import annotations
 
