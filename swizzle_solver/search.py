@@ -9,8 +9,8 @@ Two paths:
    member): exactly by the lane differences of separation.py where the layout is XOR-linear on
    offsets and the pattern fits one wavefront, else by simulating a few placements (one is
    enough where every placement is a coset of the same offset bits: the GF(2) bank matrix is
-   then the same for all). A screen only ever rejects members that do conflict; the members it
-   passes are simulated whole, in order, and the first conflict-free one is the answer.
+   then the same for all). A screen only ever rejects members that do conflict; the sound members
+   it passes are simulated whole, in order, and the first conflict-free one is the answer.
 2. *Branch and bound* (``search_family``), for the candidates table and when nothing is
    conflict-free: every member gets a lower bound on each pattern's worst cost, the whole family
    in one numpy batch: exact from the first placement where one placement decides them all

@@ -537,3 +537,23 @@ def test_a_lane_aligned_in_address_but_not_in_column_is_screened(capsys, tmp_pat
     problem = make(int(args[1]), int(args[3]), [args[-1]], row_length=int(args[5]), dtype=args[7], phases=[str(path)])
     for entry in [doc["answer"], *doc["alternatives"]]:
         assert soundness(problem.tile, parse_layout(entry["name"]), problem.patterns) is None, entry["name"]
+
+
+def test_soundness_is_one_check_with_one_reason_each(capsys):
+    """soundness.soundness (the counterpart of Triton's checkInvariants): None for a sound layout,
+    else the reason --check prints; verify turns a reason into an internal error."""
+    from swizzle_solver.families.padding import Padded
+    from swizzle_solver.soundness import soundness, storage, verify
+
+    problem = make_problem(32, 64, ["8x4", "row"], None, 4)  # 16-byte vectors: 4 elements
+    tile, patterns = problem.tile, problem.patterns
+    assert soundness(tile, Identity(), patterns) is None and soundness(tile, Swizzle(3, 2, 3), patterns) is None
+    assert soundness(tile, Swizzle(3, 1, 3), patterns).startswith("it splits the 16-byte vectors of 8x4")
+    assert soundness(tile, XorCols(3, 5, 0), patterns).startswith("column ")  # the family's own reason first
+    assert storage(tile, Padded(68, Identity())) == 32 * 68 and soundness(tile, Padded(68, Identity()), patterns) is None
+    verify(tile, Swizzle(3, 2, 3), patterns)
+    with pytest.raises(AssertionError, match="internal error: Swizzle<3,1,3> is unsound: it splits"):
+        verify(tile, Swizzle(3, 1, 3), patterns)
+    code, out, _ = run(capsys, "--rows", "32", "--cols", "64", "--access", "8x4", "--access", "row",
+                       "--check", "Swizzle<3,1,3>", "--json")
+    assert code == 1 and json.loads(out)["check"]["invalid"] == soundness(tile, Swizzle(3, 1, 3), patterns)

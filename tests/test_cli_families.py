@@ -283,3 +283,51 @@ def test_row_interleave_keeps_explicit_vectors_whole(tmp_path):
     assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
     interleave = next(f for f in json.loads(r.stdout)["proof"]["families"] if f["family"] == "row-interleave")
     assert "splitting vectors" in interleave["covered"]
+
+
+@pytest.mark.parametrize("accesses, conflict_free", [(["8x8", "row"], True), (["8x8", "16x1:2", "row"], False)])
+def test_a_solution_is_complete_when_returned(monkeypatch, accesses, conflict_free):
+    """The candidates table is built by the solve when asked for (the rich report, --json), and
+    skipped for a plain answer (--quiet) when a first conflict-free member answers; once returned,
+    writing the JSON searches nothing again."""
+    from swizzle_solver import search, solving
+    from swizzle_solver.api import problem
+    from swizzle_solver.report import solution_json
+
+    calls = []
+    real = search.search_families
+    monkeypatch.setattr(solving, "search_families", lambda *a, **k: calls.append(1) or real(*a, **k))
+    prob = problem(64, 64, accesses, dtype="f16")
+    plain = solving.solve(prob, table=False)
+    assert plain.answer.conflict_free == conflict_free
+    assert len(calls) == (0 if conflict_free else 1) and plain.table is None  # --quiet: no table, no extra search
+    with pytest.raises(ValueError, match="without its candidates table"):
+        solution_json(plain)
+    calls.clear()
+    full = solving.solve(prob)
+    assert calls == [1] and full.answer.layout == plain.answer.layout
+
+    def searched(*args, **kwargs):
+        raise AssertionError("the report searched again")
+
+    for module, name in ((solving, "search_families"), (solving, "first_conflict_free"), (search, "search_family"),
+                         (search, "search_families"), (search, "first_conflict_free")):
+        monkeypatch.setattr(module, name, searched)
+    doc = solution_json(full)
+    assert doc["answer"]["name"] == plain.answer.layout.name and doc["alternatives"]
+    assert [f["family"] for f in doc["search"]["families"]][:3] == ["none", "cute", "xor-cols"]
+    assert all(a["excess_wavefronts"] >= doc["answer"]["excess_wavefronts"] for a in doc["alternatives"])
+
+
+def test_the_base_and_later_searches_do_not_import_each_other():
+    """solving.py joins search.py (none / cute / xor-cols) and extended.py (the later families);
+    neither imports the other, at module level or inside a function."""
+    import ast
+
+    for module, other in (("search", "extended"), ("extended", "search"), ("search", "solving"),
+                          ("extended", "solving")):
+        tree = ast.parse((ROOT / "swizzle_solver" / f"{module}.py").read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module is None
+                     for a in n.names}
+        assert other not in imported, (module, other)
