@@ -9,6 +9,7 @@ shift): ``Candidate.rank_key``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import simulate
 from .families import FAMILY_RANK
@@ -21,15 +22,15 @@ KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 @dataclass(frozen=True, eq=False)
 class Candidate:
     """A layout a search found, with its excess wavefronts; ``results`` (simulate.AccessResult per
-    pattern) once the simulator has measured it, else None (the search's fast path counted it)."""
+    pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""
 
     excess: int
-    layout: object
-    results: tuple | None = None
+    layout: Any  # a member of a family (families/*): duck-typed until the families get one Layout type
+    results: tuple = ()  # a problem has at least one pattern, so measured ones are never empty
 
     @property
     def measured(self) -> bool:
-        return self.results is not None
+        return bool(self.results)
 
     @property
     def conflict_free(self) -> bool:

@@ -53,7 +53,10 @@ class XorOracle:
         bases = layout.bases(tile) if self.rest else None
         for pattern in self.rest:
             matrix = bank_matrix(tile, banks, pattern, bases)
-            worst = matrix.wavefronts if matrix is not None else simulate.simulate(tile, banks, [pattern], table)[0].worst
+            if matrix is not None:
+                worst = matrix.wavefronts
+            else:
+                worst = simulate.simulate(tile, banks, [pattern], table)[0].worst
             if worst > self.target[pattern]:
                 return True
         return False

@@ -412,9 +412,16 @@ def test_batch_malformed_file(capsys, tmp_path, text):
 def test_every_printed_layout_name_is_a_valid_expectation_and_reads_back():
     """`expect` is checked against the names the families print: none of them may be refused; and
     --check reads each back as the same layout."""
-    from swizzle_solver.names import expect_problem, parse_layout
-    from swizzle_solver.families import cute, linear, padding, row_interleave, two_level, xor_cols
+    from swizzle_solver.families import (
+        cute,
+        linear,
+        padding,
+        row_interleave,
+        two_level,
+        xor_cols,
+    )
     from swizzle_solver.families.identity import Identity
+    from swizzle_solver.names import expect_problem, parse_layout
 
     layouts = [Identity(), cute.Swizzle(3, 3, 3), xor_cols.XorCols(2, 3, 1), row_interleave.RowInterleave(8, 2),
                two_level.TwoLevel(cute.Swizzle(1, 3, 3), cute.Swizzle(3, 3, 5)),
@@ -530,9 +537,8 @@ def test_a_lane_aligned_in_address_but_not_in_column_is_screened(capsys, tmp_pat
     assert code == (0 if doc["status"] == "conflict-free" else 1)
     rich_code, rich, _ = run(capsys, *argv)
     assert rich_code == code and doc["answer"]["name"] in rich
-    from swizzle_solver.names import parse_layout
-
     from swizzle_solver.api import problem as make
+    from swizzle_solver.names import parse_layout
 
     problem = make(int(args[1]), int(args[3]), [args[-1]], row_length=int(args[5]), dtype=args[7], phases=[str(path)])
     for entry in [doc["answer"], *doc["alternatives"]]:
@@ -550,7 +556,8 @@ def test_soundness_is_one_check_with_one_reason_each(capsys):
     assert soundness(tile, Identity(), patterns) is None and soundness(tile, Swizzle(3, 2, 3), patterns) is None
     assert soundness(tile, Swizzle(3, 1, 3), patterns).startswith("it splits the 16-byte vectors of 8x4")
     assert soundness(tile, XorCols(3, 5, 0), patterns).startswith("column ")  # the family's own reason first
-    assert storage(tile, Padded(68, Identity())) == 32 * 68 and soundness(tile, Padded(68, Identity()), patterns) is None
+    padded = Padded(68, Identity())
+    assert storage(tile, padded) == 32 * 68 and soundness(tile, padded, patterns) is None
     verify(tile, Swizzle(3, 2, 3), patterns)
     with pytest.raises(AssertionError, match="internal error: Swizzle<3,1,3> is unsound: it splits"):
         verify(tile, Swizzle(3, 1, 3), patterns)

@@ -203,7 +203,8 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     assert doc["status"] == "conflicts"
     one_lane = next(a for a in doc["answer"]["per_access"] if a["spec"] == "1x8")
     assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
-    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget(), first_conflict_free)
+    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget(),
+                                     first_conflict_free)
     assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding"] and found
 
 
@@ -244,7 +245,8 @@ def test_linear_family_with_no_possible_term():
             "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert json.loads(r.stdout)["proof"]["optimal_over_all_layouts"]  # so the CLI searches no further
-    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget(), first_conflict_free)
+    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget(),
+                                 first_conflict_free)
     linear = next(f for f in reports if f.family == "linear")
     assert linear.complete and "no XOR term can move a unit" in linear.covered
 
@@ -255,10 +257,10 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
     from dataclasses import replace
 
-    from swizzle_solver.oracle import XorOracle
+    from swizzle_solver.candidate import measure
     from swizzle_solver.families.cute import Swizzle
     from swizzle_solver.model import Problem, make_problem
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.oracle import XorOracle
 
     problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)
     padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)
