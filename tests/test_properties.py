@@ -468,6 +468,7 @@ def test_solve_on_random_phases_files_is_sound_and_counted_right(tmp_path_factor
     problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, files)
     solution = solve(problem)
     solution_json(solution)  # the report builds without error, and without searching again
+    assert solve(problem, table=False).answer.layout == solution.answer.layout  # --quiet answers the same
     for found in [solution.answer, *solution.alternatives]:
         assert soundness.soundness(problem.tile, found.layout, problem.patterns) is None, found.layout.name
         table = soundness.layout_table(problem.tile, found.layout)
