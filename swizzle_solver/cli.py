@@ -1,4 +1,4 @@
-"""The command line: a thin typer layer over model, search and report.
+"""The command line: a thin typer layer over the API (api.py), which solves and checks.
 
 Exit codes (DESIGN.md section 4): 0 conflict-free (or --check passed, or every batch case met its
 expectation); 1 no conflict-free layout / --check failed / a batch expectation failed; 2 bad input,
@@ -104,22 +104,16 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False, timeout: float | None = None) -> int:
+    from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
-    from .search import solve
 
     show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
+    table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress() as progress:
-        solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
-    layout = solution.answer.layout
-
-    def document() -> dict:
-        from .report import solution_json  # not needed for --quiet
-
-        return solution_json(solution)
-
-    _output(document, json_out, quiet, layout.name, problem, layout, out, show_phases)
-    return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
+        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table)
+    _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
+    return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
@@ -214,7 +208,7 @@ def batch_command(
     cases = load_cases(file, case)
     out, rows = [], []
     for c in cases:
-        row, make_doc = _batch_case(c)
+        row, make_doc = _batch_case(c, table=json_out)
         if json_out:  # the table needs only the row
             out.append({"name": c.name, "ok": row["ok"], "result": make_doc()})
         rows.append(row)
@@ -228,8 +222,9 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
-def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
-    """One case of batch: its table row, and how to build its JSON document (--check's or the solve's)."""
+def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
+    """One case of batch: its table row, and how to build its JSON document (--check's or the
+    solve's, which needs ``table``)."""
     if c.check is not None:
         from .api import check
 
@@ -240,12 +235,11 @@ def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
         if checked.invalid is not None:
             status = "not usable"
     else:
-        from .report import solution_json
-        from .search import solve
+        from .api import solve
 
-        solution = solve(c.problem)
-        answer, status = solution.answer.layout.name, solution.status
-        ok, make_doc = c.meets(status, answer), lambda: solution_json(solution)
+        result = solve(c.problem, table=table)
+        answer, status = result.name, result.status
+        ok, make_doc = c.meets(status, answer), result.json
     return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from .families.cute import Swizzle
 from .model import InputError, Problem, Tile, is_pow2, log2
-from .search import layout_table
+from .soundness import layout_table
 
 TARGETS = ("cute", "cute-dsl", "cuda", "triton", "mojo", "tma")
 TMA_ENUM = {32: "CU_TENSOR_MAP_SWIZZLE_32B", 64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
@@ -79,8 +79,8 @@ def emit_all(targets, problem: Problem, layout) -> dict[str, Snippet]:
 
 
 def table(tile: Tile, layout) -> np.ndarray:
-    """phys[r, c] over the whole tile: the table the simulator measures (search.layout_table)."""
-    return layout_table(Problem(tile, None, ()), layout)
+    """phys[r, c] over the whole tile: the table the simulator measures (soundness.layout_table)."""
+    return layout_table(tile, layout)
 
 
 def row_pitch(tile: Tile, layout) -> int | None:

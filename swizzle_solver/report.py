@@ -1,7 +1,7 @@
 """The answer as data: the JSON document of DESIGN.md section 5, and the evidence behind it.
 
 Everything the rich output shows is read from these dicts, so the terminal and ``--json`` can never
-disagree. Every count comes from the simulator's measurements (search.Ranked); the GF(2) matrices
+disagree. Every count comes from the simulator's measurements (candidate.Candidate); the GF(2) matrices
 are the proof, printed beside them.
 """
 from __future__ import annotations
@@ -10,7 +10,9 @@ from . import simulate
 from .families.cute import Swizzle
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
-from .search import Ranked, Solution, layout_table
+from .candidate import Candidate
+from .solving import Solution
+from .soundness import layout_table
 
 SCHEMA_VERSION = 1
 
@@ -34,7 +36,7 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
     return [[list(lane) for lane in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 
-def layout_json(problem: Problem, ranked: Ranked, baseline: Ranked) -> dict:
+def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
     layout, e = ranked.layout, problem.tile.elem_bytes
     is_cute = isinstance(layout, Swizzle)
     return {
@@ -81,7 +83,7 @@ def families_json(solution: Solution) -> list[dict]:
     """Per searched family: did it reach the lower bound, how it was covered, and for a family that
     did not, why (the enumeration bounds or the SMT result) and a witness for its best member."""
     problem = solution.problem
-    best: dict[str, Ranked] = {}
+    best: dict[str, Candidate] = {}
     for r in [solution.answer] + solution.alternatives:
         best.setdefault(r.layout.family, r)
     out = []
@@ -117,13 +119,13 @@ def matrix_json(m: BankMatrix) -> dict:
             "varying": len(m.labels), "wavefronts": m.wavefronts}
 
 
-def collision_json(problem: Problem, ranked: Ranked, index: int) -> dict | None:
+def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | None:
     """Two lanes of the worst placement whose distinct words share a bank; None when no conflict
     remains (at the lower bound, words must share banks: a pair then would only alarm)."""
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    phys = layout_table(problem, ranked.layout)
+    phys = layout_table(problem.tile, ranked.layout)
     lanes = simulate.bank_list(problem.tile, problem.bank_model, result.pattern, phys, result.worst_placement)
     owner: dict[int, tuple] = {}  # bank -> (lane, word) first seen
     for lane, words, banks in lanes:
@@ -136,10 +138,10 @@ def collision_json(problem: Problem, ranked: Ranked, index: int) -> dict | None:
     return None
 
 
-def evidence_json(problem: Problem, ranked: Ranked) -> dict:
+def evidence_json(problem: Problem, ranked: Candidate) -> dict:
     """DESIGN.md section 3: the rank proof where it applies, and always the exhaustive check."""
     bases = ranked.layout.bases(problem.tile)
-    phys = layout_table(problem, ranked.layout)
+    phys = layout_table(problem.tile, ranked.layout)
     accesses = []
     for i, result in enumerate(ranked.results):
         p = result.pattern
@@ -159,7 +161,7 @@ def evidence_json(problem: Problem, ranked: Ranked) -> dict:
     return {"method": method, "layout": ranked.layout.name, "accesses": accesses}
 
 
-def with_floors(doc: dict, problem: Problem, ranked: Ranked, usable: bool = True) -> dict:
+def with_floors(doc: dict, problem: Problem, ranked: Candidate, usable: bool = True) -> dict:
     """Each access's floor (floors.py: the least any layout keeping the vectors whole can reach, when
     above its lower bound; computed only when ``ranked`` leaves a conflict, as none can exist
     otherwise), and whether ``ranked`` meets every floor: then no admissible layout does better."""
@@ -194,12 +196,12 @@ def solution_json(solution: Solution) -> dict:
     }, problem, solution.answer)
 
 
-def check_passed(ranked: Ranked, why: str | None) -> bool:
+def check_passed(ranked: Candidate, why: str | None) -> bool:
     """--check passes when the layout is usable (why is None) and conflict-free."""
     return why is None and ranked.conflict_free
 
 
-def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | None) -> dict:
+def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None) -> dict:
     passed = check_passed(ranked, why)
     return with_floors({
         "schema_version": SCHEMA_VERSION,

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from swizzle_solver import simulate
 from swizzle_solver.families import cute, identity, linear, padding, row_interleave, two_level
 from swizzle_solver.model import make_problem, make_tile
-from swizzle_solver.search import layout_table, measure
+from swizzle_solver.candidate import measure
+from swizzle_solver.soundness import layout_table
 from swizzle_solver.separation import separations
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -148,7 +149,7 @@ def test_separation_agrees_with_the_simulator(args, data):
         return
     results = measure(problem, layout).results
     for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
-        if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem, layout)):
+        if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem.tile, layout)):
             assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
 
 
@@ -159,13 +160,14 @@ def test_separation_agrees_with_the_simulator(args, data):
 @example((4, 4, 4, 2, 4, ["col", "2x4"]))  # at the floor: the later families are not searched
 def test_answer_is_first_by_excess_then_family(args):
     from swizzle_solver.families import FAMILIES
-    from swizzle_solver.search import search_family, solve
+    from swizzle_solver.search import search_family
+    from swizzle_solver.solving import solve
 
     problem = _problem(args)
     if problem is None:
         return
     solution = solve(problem)
-    first_cf = any(kept and kept[0][0] == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
+    first_cf = any(kept and kept[0].excess == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
     assert solution.extended == (not first_cf and not solution.at_floor)
     if solution.at_floor:  # searched no further: the best meets every floor, which no layout goes below
         from swizzle_solver.floors import floors
@@ -188,9 +190,10 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     excess any layout can (0, or the floors') is the swizzled member it keeps (or there is none at
     any pitch before the first plain one that does)."""
     from swizzle_solver.budget import Budget
-    from swizzle_solver.extended import search_padding
+    from swizzle_solver.extended import later_of, search_padding
+    from swizzle_solver.search import first_conflict_free
     from swizzle_solver.families import xor_cols
-    from swizzle_solver.search import vector_elems
+    from swizzle_solver.candidate import vector_elems
 
     problem = _problem(args)
     if problem is None:
@@ -198,8 +201,8 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     from swizzle_solver.floors import floor_excess
 
     least = floor_excess(problem)
-    kept, _ = search_padding(problem, Budget())
-    got = [lay for excess, _, lay, _ in kept if excess == least and lay.inner.family != "none"]
+    kept, _ = search_padding(problem, Budget(), later_of(problem, first_conflict_free))
+    got = [c.layout for c in kept if c.excess == least and c.layout.inner.family != "none"]
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     want = None
     for pitch in padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes):
@@ -209,7 +212,7 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
         members = [m for module in (cute, xor_cols) for m in module.candidates(padded, vector_elems(problem))]
         want = next((padding.Padded(pitch, m) for m in members
                      if padding.Padded(pitch, m).invalid(problem.tile) is None
-                     and all(simulate.admissible(problem.tile, p, layout_table(problem, padding.Padded(pitch, m)))
+                     and all(simulate.admissible(problem.tile, p, layout_table(problem.tile, padding.Padded(pitch, m)))
                              for p in problem.patterns)
                      and measure(problem, padding.Padded(pitch, m)).excess == least), None)
         if want is not None:

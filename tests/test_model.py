@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver.model import (MAX_STORAGE_BYTES, BankModel, InputError, elem_bytes_of, make_bank_model,
                                   make_problem, make_tile, parse_access)
-from swizzle_solver.search import solve
+from swizzle_solver.solving import solve
 
 
 def pattern(spec, rows, cols, row_length=None, elem_bytes=4, banks=32, bank_bytes=4):

@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver.model import InputError, make_problem
 from swizzle_solver.names import expect_problem, parse_layout
-from swizzle_solver.search import check
+from swizzle_solver.solving import check
 
 PROBLEM = make_problem(8, 24, ["4x2", "row"], None, 4)
 

@@ -10,7 +10,7 @@ from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.model import InputError, make_bank_model, make_tile, parse_access
 from swizzle_solver.model import make_problem
 from swizzle_solver.proof import bank_matrix
-from swizzle_solver.search import solve
+from swizzle_solver.solving import solve
 from swizzle_solver.warp import lanes_per_phase, split_request
 
 BANKS = make_bank_model()
