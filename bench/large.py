@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from swizzle_solver import search  # noqa: E402
-from swizzle_solver.model import make_problem  # noqa: E402
+from swizzle_solver.access import make_problem  # noqa: E402
 
 BUDGET_S = 1.0
 ACCESSES = ["8x8", "row", "col"]

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Problem, elem_bytes_of, make_problem
+from .access import elem_bytes_of, make_problem
+from .model import Problem
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,

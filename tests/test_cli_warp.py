@@ -9,7 +9,6 @@ import pytest
 from swizzle_solver.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 
 
 def run(capsys, *argv):
@@ -74,10 +73,9 @@ def test_check_with_warp_access(capsys):
     assert code == 1 and doc["answer"]["per_access"][0]["worst_wavefronts"] == 32
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared is not beside the checkout")
 def test_phases_files_on_the_cli(capsys):
     code, doc = solve_json(capsys, "--rows", "32", "--cols", "32", "--phases",
-                           str(SHARED / "phases" / "main-diagonal-32.toml"), "--access", "row")
+                           str(ROOT / "phases" / "main-diagonal-32.toml"), "--access", "row")
     assert code == 0 and doc["problem"]["accesses"][1]["spec"] == "main diagonal"
     assert doc["answer"]["family"] == "none"  # both are conflict-free unswizzled
 

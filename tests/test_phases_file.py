@@ -8,11 +8,12 @@ import pytest
 from swizzle_solver import simulate
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
-from swizzle_solver.model import InputError, make_bank_model, make_tile
-from swizzle_solver.phases import load_phases
+from swizzle_solver.access import make_hardware, make_tile
+from swizzle_solver.model import InputError
+from swizzle_solver.access.phases_file import load_phases
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "phases"
-BANKS = make_bank_model()
+PHASES = Path(__file__).resolve().parents[1] / "phases"  # the repository's example files
+BANKS = make_hardware()
 
 TOML = """
 [[pattern]]
@@ -59,20 +60,18 @@ def test_broadcast_lanes_are_counted_once(tmp_path):
     assert p.phase_bytes == 8
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared is not beside the checkout")
 def test_shared_main_diagonal():
     tile = make_tile(32, 32, None, 4)
-    [p] = load_phases(str(SHARED / "main-diagonal-32.toml"), tile, BANKS)
+    [p] = load_phases(str(PHASES / "main-diagonal-32.toml"), tile, BANKS)
     assert p.spec == "main diagonal" and p.placements == 1 and p.lower_bound == 1
     assert p.phase_lanes(0) == [(t, t, 4) for t in range(32)]
     assert worst(tile, p, Identity()) == 1  # (t, t) is word 33t: bank t
     assert worst(tile, p, Swizzle(5, 0, 5)) == 32  # col ^= row sends every (t, t) to column 0
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared is not beside the checkout")
 def test_shared_row_as_16x16():
     tile = make_tile(16, 256, None, 2)
-    [p] = load_phases(str(SHARED / "row-as-16x16-f16.toml"), tile, BANKS)
+    [p] = load_phases(str(PHASES / "row-as-16x16-f16.toml"), tile, BANKS)
     assert p.placements == 16 * 4 and p.lower_bound == 1
     assert p.phase_lanes(1) == [(0, 8 + 16 * j, 16) for j in range(8)]
     # Unswizzled, lanes 32 bytes apart: 16-byte units at banks 0-3, 8-11, 16-19, 24-27, twice.

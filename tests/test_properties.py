@@ -26,7 +26,7 @@ from swizzle_solver import search
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import make_problem
+from swizzle_solver.access import make_problem
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAMILY_ORDER = {"none": 0, "cute": 1, "xor-cols": 2}

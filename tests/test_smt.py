@@ -17,7 +17,7 @@ from swizzle_solver import smt
 from swizzle_solver.budget import Budget
 from swizzle_solver.extended import _Xor, search_two_level
 from swizzle_solver.families import linear, two_level
-from swizzle_solver.model import make_problem, make_tile
+from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.search import measure, vector_elems
 
 MAX_TERMS = 12  # 4096 members, each simulated
