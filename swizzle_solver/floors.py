@@ -91,7 +91,7 @@ def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Flo
     return Floor(-(-most // slots), q.spec, v, slots, most, int(position))
 
 
-_FLOORS: "weakref.WeakKeyDictionary[Problem, tuple]" = weakref.WeakKeyDictionary()
+_FLOORS: weakref.WeakKeyDictionary[Problem, tuple] = weakref.WeakKeyDictionary()
 
 
 def floors(problem: Problem) -> list[Floor | None]:

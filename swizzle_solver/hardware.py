@@ -14,7 +14,10 @@ Every module that needs a unit, a slot, the words of an element, the lanes of a 
 wavefront size asks this object (or the ``Geometry`` it derives for one lane width), so the rule
 is stated once. A new target is one entry of ``TARGETS``: its bank geometry, its wave size, and
 its phase rule as data (``phase_lanes`` for the contiguous rule by lane width; a target whose
-phases are not contiguous lane ranges lists them per lane width in ``phase_sets``).
+phases are not contiguous lane ranges lists them per lane width in ``phase_sets``, e.g. 64 lanes
+served as {0-3, 20-23}, {4-7, 16-19}, ...). Where a rule differs by instruction (a bank count or
+phase sets of one ds_read form), the entry for that instruction is again a ``Hardware`` (made with
+``dataclasses.replace``), so every consumer keeps asking the same questions of the same type.
 
 This module imports nothing from the package: it is the bottom layer.
 """

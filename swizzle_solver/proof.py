@@ -67,7 +67,9 @@ class BankMatrix:
 
 def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[int] | None) -> BankMatrix | None:
     """The bank matrix of ``pattern`` under a layout with GF(2) ``bases`` on element-offset bits."""
-    setup = None if bases is None else _setup(tile, bank_model, pattern)
+    if bases is None:
+        return None
+    setup = _setup(tile, bank_model, pattern)
     if setup is None:
         return None
     kept, indexes, geometry = setup
@@ -80,7 +82,7 @@ def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[
                       full_rank=gf2.rank(images), offset_bits=indexes, images=images)
 
 
-_SETUPS: "weakref.WeakKeyDictionary[Pattern, dict]" = weakref.WeakKeyDictionary()
+_SETUPS: weakref.WeakKeyDictionary[Pattern, dict] = weakref.WeakKeyDictionary()
 
 
 def _setup(tile: Tile, bank_model: Hardware, pattern: Pattern):

@@ -9,8 +9,8 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -37,7 +37,7 @@ def table(phys: np.ndarray) -> PhysFn:
     return lambda r, c: phys[r, c]
 
 
-_ELEMENTS: "weakref.WeakKeyDictionary[Pattern, tuple]" = weakref.WeakKeyDictionary()
+_ELEMENTS: weakref.WeakKeyDictionary[Pattern, tuple] = weakref.WeakKeyDictionary()
 
 
 def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]:

@@ -11,12 +11,14 @@ and the two file readers are imported only when a spec or file needs them (start
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..hardware import DEFAULT, Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
 from .tile import dtype_bytes, elem_bytes_of, make_hardware, make_tile
 
-__all__ = ["parse_access", "make_problem", "make_tile", "make_hardware", "elem_bytes_of", "dtype_bytes"]
+__all__ = ["dtype_bytes", "elem_bytes_of", "make_hardware", "make_problem", "make_tile", "parse_access"]
 
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma")
 
@@ -35,7 +37,7 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_bytes,
-                 phases_files: list[str] = (), layout_files: list[str] = ()) -> Problem:
+                 phases_files: Sequence[str] = (), layout_files: Sequence[str] = ()) -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used)."""
     tile = make_tile(rows, cols, row_length, elem_bytes)

@@ -117,7 +117,7 @@ _STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
 _STR_OUT = re.compile(r"where out dims are:\s*\[(.*)\]")
 
 
-def _from_str(text: str, where: str) -> tuple[None, dict, list]:
+def _from_str(text: str, where: str) -> tuple[str | None, dict, list]:
     bases: dict[str, list] = {}
     out_dims = None
     for line in text.splitlines():
@@ -174,7 +174,7 @@ def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, 
         if any(x >= size for x in images):
             raise InputError(f"{where}: a basis reaches {axis[:-1]} {max(images)}, outside the layout's {size} {axis}")
         sizes.append(size)
-    return out, tuple(sizes)
+    return out, (sizes[0], sizes[1])
 
 
 def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:

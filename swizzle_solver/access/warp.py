@@ -184,7 +184,7 @@ def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray)
         return None
     distinct = 1 + np.count_nonzero(diffs[:, 1:] != diffs[:, :-1], axis=1)
     mask, pitch_bits = int(masks[0]), tile.row_length.bit_length() - 1
-    if np.any(distinct != 1 << bin(mask).count("1")):
+    if np.any(distinct != 1 << mask.bit_count()):
         return None
     bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
     return tuple(("c", i) if i < pitch_bits else ("r", i - pitch_bits) for i in bits)
