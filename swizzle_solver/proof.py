@@ -72,14 +72,12 @@ def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[
     setup = _setup(tile, bank_model, pattern)
     if setup is None:
         return None
-    kept, indexes, geometry = setup
+    kept, indexes, (u, slot_mask, row_labels) = setup
     if max(indexes, default=-1) >= len(bases):
         return None
-    images = [bases[index] >> geometry.unit_shift for index in indexes]
-    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept],
-                      columns=[img & geometry.slot_mask for img in images],
-                      row_labels=[f"b{j + geometry.word_shift}" for j in range(geometry.slot_bits)],
-                      full_rank=gf2.rank(images), offset_bits=indexes, images=images)
+    images = [bases[index] >> u for index in indexes]
+    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept], columns=[img & slot_mask for img in images],
+                      row_labels=row_labels, full_rank=gf2.rank(images), offset_bits=indexes, images=images)
 
 
 _SETUPS: weakref.WeakKeyDictionary[Pattern, dict] = weakref.WeakKeyDictionary()
@@ -111,4 +109,6 @@ def _compute_setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
             continue  # inside one unit: same vector or same word
         kept.append((axis, bit))
         indexes.append(index)
-    return kept, indexes, geometry
+    # the slot is word-address bits above the words inside one unit: bank bits b{word_shift}...
+    row_labels = [f"b{j + geometry.word_shift}" for j in range(geometry.slot_bits)]
+    return kept, indexes, (u, geometry.slot_mask, row_labels)
