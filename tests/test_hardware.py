@@ -192,3 +192,33 @@ def test_collision_json_takes_the_pair_from_the_proof():
     a, b = got["a"], got["b"]
     assert (a["row"] * 32 + a["col"]) ^ (b["row"] * 32 + b["col"]) == d
     assert a["word"] != b["word"] and a["word"] % 32 == b["word"] % 32 == got["bank"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([16, 32, 64]), st.sampled_from([8, 16, 32]), st.sampled_from([1, 2, 4, 8]),
+       st.lists(st.sampled_from(SPECS), min_size=1, max_size=3, unique=True),
+       st.integers(0, 4), st.integers(0, 4), st.integers(1, 6))
+def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs, b, m, s):
+    """collision_json, on the proof's path and on the simulator's: the pair it prints collides."""
+    from swizzle_solver.report import collision_json
+    from swizzle_solver.search import measure
+
+    try:
+        problem = make_problem(rows, cols, specs, elem_bytes=e)
+    except InputError:
+        assume(False)  # a spec that does not fit this tile
+    layout = Swizzle(b, m, s)
+    assume(layout.invalid(problem.tile) is None)
+    ranked = measure(problem, layout)
+    phys = layout_table(problem, layout)
+    hw, tile = problem.bank_model, problem.tile
+    for i, result in enumerate(ranked.results):
+        pair = collision_json(problem, ranked, i)
+        assert (pair is None) == (result.worst <= result.pattern.lower_bound)
+        if pair is not None:
+            a, b_ = pair["a"], pair["b"]
+            assert a["word"] != b_["word"] and hw.bank(a["word"]) == hw.bank(b_["word"]) == pair["bank"]
+            lanes = {(r, c): words for (r, c, _), words, _ in
+                     simulate.bank_list(tile, hw, result.pattern, phys, result.worst_placement)}
+            for lane in (a, b_):  # two lanes of the worst placement, each word one that lane reads
+                assert lane["word"] in lanes[(lane["row"], lane["col"])]

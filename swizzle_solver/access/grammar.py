@@ -43,18 +43,37 @@ def parse_block(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     match = _SPEC.match(spec.strip().lower())
     if not match:
         raise malformed(spec)
-    e, pitch_bytes = tile.elem_bytes, tile.row_length * tile.elem_bytes
-    word = match["word"]
+    e, word = tile.elem_bytes, match["word"]
+    m, n, s = _footprint(spec, match, tile, hardware)
+    v = _vector_bytes(spec, match, tile, n)
+    _check_fits(spec, tile, m, n, s)
     if word == "row":
-        m, n, s = 1, min(tile.cols, max(1, hardware.wavefront_bytes // e)), 1
-    elif word == "col":
-        m, n, s = min(tile.rows, hardware.banks), 1, 1
+        rows_, cols_, bytes_ = _row_runs(tile, n, v)
     else:
-        m, n, s = int(match["m"]), int(match["n"]), int(match["s"] or 1)
-        if m < 1 or n < 1:
-            raise InputError(f"access {spec!r}: M and N must be at least 1 (M rows x N elements)")
-        if s < 1:
-            raise InputError(f"access {spec!r}: the row stride s must be at least 1 (MxN:s with s >= 1)")
+        rows_, cols_ = _block_placements(tile.rows, tile.cols, m, n, s, v // e, n * e // v)
+        bytes_ = np.full_like(rows_, v)
+    return Pattern(spec=spec.strip(), kind="row" if word == "row" else "block", rows=m, cols=n, row_stride=s,
+                   vector_bytes=v, lower_bound=hardware.lower_bound(m * n * e), lane_row=rows_, lane_col=cols_,
+                   lane_bytes=bytes_, phase_bytes=m * n * e)
+
+
+def _footprint(spec: str, match: re.Match, tile: Tile, hardware: Hardware) -> tuple[int, int, int]:
+    """(M, N, s): `row` is one wavefront of a row, `col` one element in each of `banks` rows."""
+    if match["word"] == "row":
+        return 1, min(tile.cols, max(1, hardware.wavefront_bytes // tile.elem_bytes)), 1
+    if match["word"] == "col":
+        return min(tile.rows, hardware.banks), 1, 1
+    m, n, s = int(match["m"]), int(match["n"]), int(match["s"] or 1)
+    if m < 1 or n < 1:
+        raise InputError(f"access {spec!r}: M and N must be at least 1 (M rows x N elements)")
+    if s < 1:
+        raise InputError(f"access {spec!r}: the row stride s must be at least 1 (MxN:s with s >= 1)")
+    return m, n, s
+
+
+def _vector_bytes(spec: str, match: re.Match, tile: Tile, n: int) -> int:
+    """V: the vB suffix, checked; else scalar lanes for `row` and the widest aligned one otherwise."""
+    e, pitch_bytes, word = tile.elem_bytes, tile.row_length * tile.elem_bytes, match["word"]
     if match["v"] is not None:
         v = int(match["v"])
         if not is_pow2(v) or v > MAX_VECTOR_BYTES or v < e:
@@ -65,14 +84,17 @@ def parse_block(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
             raise InputError(f"access {spec!r}: {'an' if v == 8 else 'a'} {v}-byte vector does not divide the "
                              f"{n * e}-byte run and the "
                              f"{pitch_bytes}-byte pitch: use a smaller vB, or drop it for the default")
-    elif word == "row":
-        v = e  # scalar lanes
-    else:
-        v = default_vector_bytes(n * e, pitch_bytes)
-        v = max(v, e)  # an element is never split between lanes
-        if (n * e) % v or pitch_bytes % v:
-            raise InputError(f"access {spec!r}: {e}-byte elements cannot be read whole with this pitch "
-                             f"({pitch_bytes} B)")
+        return v
+    if word == "row":
+        return e  # scalar lanes
+    v = max(default_vector_bytes(n * e, pitch_bytes), e)  # an element is never split between lanes
+    if (n * e) % v or pitch_bytes % v:
+        raise InputError(f"access {spec!r}: {e}-byte elements cannot be read whole with this pitch "
+                         f"({pitch_bytes} B)")
+    return v
+
+
+def _check_fits(spec: str, tile: Tile, m: int, n: int, s: int) -> None:
     if n > tile.cols or m * s > tile.rows:
         raise InputError(f"access {spec!r}: its footprint ({m * s - s + 1} rows x {n} columns) is larger than the "
                          f"{tile.rows} x {tile.cols} tile: use a smaller block or a larger tile")
@@ -80,17 +102,6 @@ def parse_block(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     if tile.rows % band:
         raise InputError(f"access {spec!r}: rows ({tile.rows}) is not a multiple of its band of {band} rows "
                          f"(M*s): use a multiple of {band} rows")
-    lanes_per_row = n * e // v
-    step = v // e  # elements per lane
-    if word == "row":
-        rows_, cols_, bytes_ = _row_runs(tile, n, v)
-    else:
-        rows_, cols_ = _block_placements(tile.rows, tile.cols, m, n, s, step, lanes_per_row)
-        bytes_ = np.full_like(rows_, v)
-    lower = hardware.lower_bound(m * n * e)
-    return Pattern(spec=spec.strip(), kind="row" if word == "row" else "block", rows=m, cols=n, row_stride=s,
-                   vector_bytes=v, lower_bound=lower, lane_row=rows_, lane_col=cols_, lane_bytes=bytes_,
-                   phase_bytes=m * n * e)
 
 
 def _block_placements(rows: int, cols: int, m: int, n: int, s: int, step: int, lanes_per_row: int):
