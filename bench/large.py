@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from swizzle_solver.access import make_problem  # noqa: E402
 from swizzle_solver.solving import solve  # noqa: E402
-from swizzle_solver.model import make_problem  # noqa: E402
 
 BUDGET_S = 1.0
 ACCESSES = ["8x8", "row", "col"]

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .access import elem_bytes_of, make_problem
 from .budget import Budget
 from .candidate import Candidate
-from .model import Problem, elem_bytes_of, make_problem
+from .model import Problem
 from .solving import Solution
 
 

@@ -69,8 +69,8 @@ def bank_map(problem: Problem, layout, index: int) -> BankMap:
             footprint.add((r, c + k))
             if crowded.intersection(banks):
                 conflicted.add((r, c + k))
-    word = phys * tile.elem_bytes // model.bank_bytes
-    return BankMap(layout.name, pattern.spec, phys, word % model.banks, frozenset(footprint), frozenset(conflicted),
+    bank_of = model.bank(model.first_word(phys, tile.elem_bytes))
+    return BankMap(layout.name, pattern.spec, phys, bank_of, frozenset(footprint), frozenset(conflicted),
                    result.worst, result.total, pattern.lower_bound,
                    tuple((lane, tuple(banks)) for lane, _, banks in lanes))
 

@@ -13,7 +13,8 @@ from typing import Callable, List, Optional
 import typer
 
 from . import __version__
-from .model import InputError, Problem, elem_bytes_of, make_problem
+from .access import elem_bytes_of, make_problem
+from .model import InputError, Problem
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},

@@ -121,12 +121,28 @@ def matrix_json(m: BankMatrix) -> dict:
 
 def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | None:
     """Two lanes of the worst placement whose distinct words share a bank; None when no conflict
-    remains (at the lower bound, words must share banks: a pair then would only alarm)."""
+    remains (at the lower bound, words must share banks: a pair then would only alarm).
+
+    Where the rank proof applies, the pair comes from it: a kernel vector of the bank matrix
+    (proof.BankMatrix.collision) pairs the placement's first lane with the lane it shares a bank
+    with, and the simulator's words confirm it. Elsewhere the simulator's words are searched."""
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    phys = layout_table(problem.tile, ranked.layout)
-    lanes = simulate.bank_list(problem.tile, problem.bank_model, result.pattern, phys, result.worst_placement)
+    tile, hardware = problem.tile, problem.bank_model
+    phys = layout_table(tile, ranked.layout)
+    lanes = simulate.bank_list(tile, hardware, result.pattern, phys, result.worst_placement)
+    matrix = bank_matrix(tile, hardware, result.pattern, ranked.layout.bases(tile))
+    d = None if matrix is None else matrix.collision()
+    if d is not None:
+        (r0, c0, _), words0, _ = lanes[0]
+        r1, c1 = divmod((r0 * tile.row_length + c0) ^ d, tile.row_length)
+        words1 = next(words for (r, c, _), words, _ in lanes if (r, c) == (r1, c1))
+        w0, w1 = words0[0], words1[0]  # the first word of each unit: same position, same slot
+        bank = hardware.bank(w0)
+        # the proof's witness, checked by the simulator: different words of one bank
+        assert w0 != w1 and hardware.bank(w1) == bank, (ranked.layout.name, result.pattern.spec, d)
+        return {"bank": bank, "a": {"row": r0, "col": c0, "word": w0}, "b": {"row": r1, "col": c1, "word": w1}}
     owner: dict[int, tuple] = {}  # bank -> (lane, word) first seen
     for lane, words, banks in lanes:
         for w, b in zip(words, banks):

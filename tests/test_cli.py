@@ -20,7 +20,7 @@ from swizzle_solver.cli import main
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import make_problem
+from swizzle_solver.access import make_problem
 from swizzle_solver.soundness import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]

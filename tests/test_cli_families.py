@@ -108,9 +108,9 @@ LATER = ["z3", "swizzle_solver.extended", "swizzle_solver.families.two_level", "
 
 
 @pytest.mark.parametrize("form, unused", [
-    (["--quiet"], LATER + ["swizzle_solver.report", "swizzle_solver.proof", "swizzle_solver.warp",
+    (["--quiet"], LATER + ["swizzle_solver.report", "swizzle_solver.proof", "swizzle_solver.access.warp",
                            "rich.console"]),
-    ([], LATER + ["swizzle_solver.warp", "rich.table"]),
+    ([], LATER + ["swizzle_solver.access.warp", "rich.table"]),
 ])
 def test_plain_solve_imports_only_what_it_uses(form, unused):
     # start-up: the later families, z3, the warp forms, the report and the proof engine (for
@@ -154,7 +154,7 @@ def test_padding_xor_cols_may_use_the_spare_columns():
     columns but inside pitch 72, and serves the rows 2 apart that pitch 56 (7 chunks) cannot."""
     from swizzle_solver.families.padding import Padded
     from swizzle_solver.families.xor_cols import XorCols
-    from swizzle_solver.model import make_tile
+    from swizzle_solver.access import make_tile
 
     tile = make_tile(32, 40, 56, 2)
     assert "leaves the 40-column row" in XorCols(1, 3, 3).invalid(tile)
@@ -259,7 +259,8 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
 
     from swizzle_solver.candidate import measure
     from swizzle_solver.families.cute import Swizzle
-    from swizzle_solver.model import Problem, make_problem
+    from swizzle_solver.access import make_problem
+    from swizzle_solver.model import Problem
     from swizzle_solver.oracle import XorOracle
 
     problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)

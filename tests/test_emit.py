@@ -35,7 +35,8 @@ from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity, nbits
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import InputError, elem_bytes_of, is_pow2, log2, make_problem
+from swizzle_solver.access import elem_bytes_of, make_problem
+from swizzle_solver.model import InputError, is_pow2, log2
 from swizzle_solver.solving import solve
 from swizzle_solver.soundness import layout_table
 

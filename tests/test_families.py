@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver import simulate
 from swizzle_solver.families import cute, identity, linear, padding, row_interleave, two_level
-from swizzle_solver.model import make_problem, make_tile
+from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.candidate import measure
 from swizzle_solver.soundness import layout_table
 from swizzle_solver.separation import separations

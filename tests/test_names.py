@@ -2,7 +2,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.model import InputError, make_problem
+from swizzle_solver.access import make_problem
+from swizzle_solver.model import InputError
 from swizzle_solver.names import expect_problem, parse_layout
 from swizzle_solver.solving import check
 
