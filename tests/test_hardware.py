@@ -19,7 +19,7 @@ from swizzle_solver.families.linear import XorLinear
 from swizzle_solver.hardware import DEFAULT, TARGETS, Hardware
 from swizzle_solver.model import InputError
 from swizzle_solver.proof import bank_matrix
-from swizzle_solver.search import layout_table
+from swizzle_solver.soundness import layout_table
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def pow2(lo, hi):
@@ -166,7 +166,7 @@ def test_the_kernel_pair_really_collides(rows, cols, e, spec, banks, data):
     assume(layout.invalid(tile) is None)
     matrix = bank_matrix(tile, hw, pattern, layout.bases(tile))
     assume(matrix is not None)
-    phys = layout_table(problem, layout)
+    phys = layout_table(problem.tile, layout)
     d = matrix.collision()
     assert (d is None) == (matrix.wavefronts == 1)
     assume(d is not None)
@@ -182,7 +182,7 @@ def test_the_kernel_pair_really_collides(rows, cols, e, spec, banks, data):
 
 def test_collision_json_takes_the_pair_from_the_proof():
     from swizzle_solver.report import collision_json
-    from swizzle_solver.search import measure
+    from swizzle_solver.candidate import measure
 
     problem = make_problem(32, 32, ["32x1"])
     ranked = measure(problem, Swizzle(0, 0, 1))  # the identity: the column is one bank, 32-way
@@ -201,7 +201,7 @@ def test_collision_json_takes_the_pair_from_the_proof():
 def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs, b, m, s):
     """collision_json, on the proof's path and on the simulator's: the pair it prints collides."""
     from swizzle_solver.report import collision_json
-    from swizzle_solver.search import measure
+    from swizzle_solver.candidate import measure
 
     try:
         problem = make_problem(rows, cols, specs, elem_bytes=e)
@@ -210,7 +210,7 @@ def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs
     layout = Swizzle(b, m, s)
     assume(layout.invalid(problem.tile) is None)
     ranked = measure(problem, layout)
-    phys = layout_table(problem, layout)
+    phys = layout_table(problem.tile, layout)
     hw, tile = problem.bank_model, problem.tile
     for i, result in enumerate(ranked.results):
         pair = collision_json(problem, ranked, i)
