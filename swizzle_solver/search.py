@@ -38,7 +38,7 @@ import numpy as np
 
 from . import simulate
 from .budget import Budget
-from .families import FAMILIES, FAMILY_RANK
+from .families import FAMILIES, FAMILY_RANK, apply_many, phys_many
 from .families.identity import Identity
 from .model import Problem
 
@@ -159,13 +159,6 @@ def _simulated_worst(problem: Problem, layout, pattern, placements=None) -> int:
 BATCH_ELEMENTS = 1 << 21  # lane elements simulated in one numpy batch (about 16 MiB of offsets)
 
 
-def _stacked(module, params: list[tuple], ndim: int):
-    """One layout whose parameters are arrays of shape (members, 1, ..., 1): the family's formulas
-    are elementwise, so its ``apply`` and ``phys`` give every member's offsets at once (axis 0)."""
-    columns = np.array(params, dtype=np.int64).reshape(len(params), -1).T
-    return module.LAYOUT(*(col.reshape(-1, *[1] * ndim) for col in columns))
-
-
 def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, placements: np.ndarray) -> np.ndarray:
     """The simulated worst over some placements of each member of a family (given by its grid
     ``params``), a batch of members at a time."""
@@ -176,7 +169,7 @@ def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, place
     out = [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(params), step):
         batch = params[start:start + step]
-        offsets = _stacked(module, batch, rows.ndim).phys(tile, rows, cols)
+        offsets = phys_many(module, batch, tile, rows, cols)
         offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
         words = simulate.words_of(tile, bank_model, offsets)
         out.append(simulate.placement_costs(words, bank_model.banks).reshape(len(batch), -1).max(axis=1))
@@ -237,7 +230,7 @@ class Screen:
         if xor_linear and self.diffs.size:
             step = max(1, BATCH_ELEMENTS // self.diffs.size)  # members x differences: bounded temporaries
             for start in range(0, len(params), step):
-                images = _stacked(module, params[start:start + step], 1).apply(self.diffs)
+                images = apply_many(module, params[start:start + step], self.diffs)
                 passed[start:start + step] &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
