@@ -14,13 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    ClassVar,
-    Protocol,
-    runtime_checkable,
-)
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -58,7 +52,8 @@ class Layout(Protocol):
       (the keys and their order are part of the JSON schema; {} for none).
     """
 
-    family: ClassVar[str]
+    @property
+    def family(self) -> str: ...
 
     @property
     def name(self) -> str: ...

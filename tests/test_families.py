@@ -5,7 +5,7 @@ The simulator is the ground truth: each family's ``phys`` must be what its ``exp
 separation.py (what the search and z3 decide with) must agree with the simulator's wavefronts.
 """
 import numpy as np
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
@@ -35,7 +35,8 @@ def check_layout(tile, layout):
     (padding columns included), and then the tile's elements land on distinct storage elements."""
     phys = table(tile, layout)
     assert np.array_equal(expression_table(tile, layout), phys), layout.name
-    width = layout.pitch if layout.family == "padding" else tile.row_length
+    form = layout.padded_form(tile)
+    width = form[0] if form else tile.row_length
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(width), indexing="ij")
     whole = np.sort(np.asarray(layout.phys(tile, r, c)).ravel())
     bijective = np.array_equal(whole, np.arange(tile.rows * width))
@@ -45,7 +46,7 @@ def check_layout(tile, layout):
 
 
 def storage_of(tile, layout):
-    return layout.storage(tile) if hasattr(layout, "storage") else tile.size
+    return layout.storage(tile)
 
 
 tiles = st.builds(lambda rows, cols, pad, e: make_tile(rows, cols, cols + pad, e),
@@ -62,11 +63,19 @@ def test_linear_phys_expression_and_validity(tile, data):
 
 
 @SETTINGS
+@given(tiles, st.integers(0, 3), st.integers(0, 4), st.integers(0, 6), st.booleans())
+def test_cute_phys_expression_and_validity_either_sign_of_s(tile, b, m, s, negative):
+    """Any CuTe swizzle, S < 0 included (--check takes them): its C expression is its phys, and
+    invalid() says exactly when it is not a bijection of the storage."""
+    assume(s >= b)
+    check_layout(tile, cute.Swizzle(b, m, -s if negative else s))
+
+
+@SETTINGS
 @given(tiles, st.data())
 def test_two_level_phys_expression_and_validity(tile, data):
     singles = cute.candidates(tile, 1)
-    if len(singles) < 2:
-        return
+    assume(len(singles) >= 2)
     a, b = data.draw(st.lists(st.sampled_from(singles), min_size=2, max_size=2, unique=True))
     layout = two_level.TwoLevel(a, b)
     check_layout(tile, layout)

@@ -1,4 +1,7 @@
-"""Code to paste: one pure function per target, (problem, layout) -> Snippet.
+"""Code to paste: one module per target (cute, cute_dsl, cuda, triton, mojo, tma), each with its
+TARGET name, TITLE, ORDER in the --emit list and a pure ``emit(problem, layout) -> Snippet``. The
+modules are found here (pkgutil), so adding a target is adding its module; what the targets share
+is in common.py (the Snippet, headers) and recognise.py (a layout's recognisable forms).
 
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
@@ -65,7 +68,7 @@ EMITTERS = {module.TARGET: module.emit for module in _MODULES}
 
 def parse_targets(values) -> list[str]:
     """`--emit` values (repeatable, comma lists, `all`) -> targets in TARGETS order, no repeats."""
-    wanted = set()
+    wanted: set[str] = set()
     for value in values:
         for name in str(value).split(","):
             name = name.strip().lower()

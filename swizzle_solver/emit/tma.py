@@ -44,6 +44,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
             why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {w}B mode only for rows of "
                    f"exactly {w} B, and this tile's rows are {tile.row_length * tile.elem_bytes} B")
         return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
+    assert sw is not None  # tma_width found its mode
     return Snippet("tma", "\n".join([
         head,
         f"CUtensorMapSwizzle swizzle = {TMA_ENUM[width]};  // byte form {sw.byte_level(tile.elem_bytes).name}",

@@ -120,6 +120,7 @@ def parse(text: str) -> TwoLevel | None:
     if len(parts) != 2 or not all(cute.is_named(part) for part in parts):
         return None
     first, second = (cute.parse(part) for part in parts)
+    assert first is not None and second is not None  # both have a swizzle's shape
     return TwoLevel(first, second)
 
 
