@@ -422,3 +422,19 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     finally:
         families.unregister("toy-rotate")
     assert "toy-rotate" not in families.FAMILY_RANK
+
+
+@SETTINGS
+@given(st.integers(1, 8), st.data())
+def test_inverse_bases_is_the_inverse(n, data):
+    """forms.inverse_bases (Triton's shared linear layout reads the inverse): None exactly when the
+    bases are not a bijection of the n-bit offsets, else L^-1(L(x)) = x for every x."""
+    from swizzle_solver import gf2
+    from swizzle_solver.families import forms
+
+    bases = data.draw(st.lists(st.integers(0, (1 << n) - 1), min_size=n, max_size=n))
+    images = [gf2.apply(bases, x) for x in range(1 << n)]
+    inverse = forms.inverse_bases(bases)
+    assert (inverse is not None) == (sorted(images) == list(range(1 << n)))
+    if inverse is not None:
+        assert [gf2.apply(inverse, y) for y in images] == list(range(1 << n))

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..families.cute import Swizzle
-from ..families.forms import as_swizzle, row_col_xor
+from ..families.forms import as_swizzle, inverse_bases, row_col_xor
 from ..layout import Layout, table
 from ..model import Tile, is_pow2, log2
 
@@ -105,9 +105,14 @@ def triton_swizzled_xors(tile: Tile, vec: int, per_phase: int, max_phase: int) -
 
 
 def linear_offset_bases(tile: Tile, layout: Layout) -> list[list[int]] | None:
-    """Triton's offset -> (row, col) bases: the inverse of the layout, when it is GF(2)-linear."""
+    """Triton's offset -> (row, col) bases: the inverse of the layout, when it is GF(2)-linear: from
+    its bases when it has them, else (a permutation of rows, say) from its table, checked whole."""
     if tile.row_length != tile.cols or not (is_pow2(tile.rows) and is_pow2(tile.cols)):
         return None
+    bases = layout.bases(tile)
+    if bases is not None:
+        images = inverse_bases(bases)
+        return None if images is None else [[p // tile.cols, p % tile.cols] for p in images]
     phys = table(tile, layout).ravel()
     if not np.array_equal(np.sort(phys), np.arange(phys.size)):
         return None  # not a permutation of the dense storage (padding, gaps)

@@ -3,7 +3,8 @@
 The bases are the canonical form of the linear families (as Triton's LinearLayout:
 bases[i] = L(1 << i) on the bits of the logical offset). From them: the CuTe swizzle they are
 (``swizzle_of``), their XOR steps (``xor_steps``), Triton's per-dimension bases (``triton_bases``)
-and the per-row column XOR of Triton's swizzled encoding (``row_col_xor``). The families'
+the per-row column XOR of Triton's swizzled encoding (``row_col_xor``) and the inverse's bases
+(``inverse_bases``, Triton's shared linear layout). The families'
 ``expression``, ``json_extras`` and the emit targets all ask these.
 """
 from __future__ import annotations
@@ -83,3 +84,28 @@ def row_col_xor(tile: Tile, bases: list[int] | None) -> list[int] | None:
             return None
         xors.append(image & (tile.cols - 1))
     return xors
+
+
+def inverse_bases(bases: list[int]) -> list[int] | None:
+    """The bases of L's inverse (L^-1(1 << j) for every bit j), when L is a bijection of the n-bit
+    offsets (n = len(bases)); else None. Gaussian elimination over GF(2) on (image, preimage) pairs."""
+    n = len(bases)
+    if any(b >> n for b in bases):
+        return None  # an image outside the n bits
+    pivots: dict[int, tuple[int, int]] = {}  # top bit of an image -> (image, preimage)
+    for i, image in enumerate(bases):
+        pre = 1 << i
+        while image and image.bit_length() - 1 in pivots:
+            top_image, top_pre = pivots[image.bit_length() - 1]
+            image, pre = image ^ top_image, pre ^ top_pre
+        if not image:
+            return None  # singular: two offsets share an image
+        pivots[image.bit_length() - 1] = (image, pre)
+    out = []
+    for j in range(n):
+        x, pre = 1 << j, 0
+        while x:
+            image, p = pivots[x.bit_length() - 1]
+            x, pre = x ^ image, pre ^ p
+        out.append(pre)
+    return out
