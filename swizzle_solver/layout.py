@@ -150,7 +150,9 @@ class Family:
     - ``parse(text) -> layout | None``: the layout a name denotes, None when the text does not have
       this family's shape; raises ValueError (one sentence, without the name: names.py adds it) when it has the
       shape but not valid values.
-      ``printed``: a regex of the names its members print, spaces removed (batch's ``expect``).
+      ``printed``: a regex of the names its members print, spaces removed (batch's ``expect``);
+      ``never_printed(text)``: why a printed name holding this family's members (alone, or inside
+      another family's name) can never be an answer's, or None.
       ``syntax``: how to write a name, for the message listing every family's.
     - ``engine``: the default search engine (``screen``: every-solve screening and branch and
       bound; ``enum``; ``smt``; ``pitch``).
@@ -169,6 +171,7 @@ class Family:
     parse: Callable[[str], Any]
     printed: str
     syntax: str
+    never_printed: Callable[[str], str | None] | None = None
     candidates: Callable[[Tile, int], list] | None = None
     grid: Callable[[Tile, int], list[tuple]] | None = None
     make: Callable[..., Any] | None = None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from .families import parse_name, records
-from .families.cute import never_an_answer
 from .layout import MAX_BIT, MAX_ROWS, BadName, Layout
 from .model import InputError
 
@@ -52,5 +51,8 @@ def expect_problem(expect: str) -> str | None:
     if not any(re.fullmatch(r.printed, text) for r in records()):
         return (f"expect {expect!r} is not a layout name: write it as the tool prints it, "
                 f"e.g. none, Swizzle<B,M,S> or XorCols<B,M,a>")
-    why = never_an_answer(text)
-    return f"expect {expect!r} is never an answer: {why}" if why else None
+    for rec in records():
+        why = rec.never_printed(text) if rec.never_printed else None
+        if why:
+            return f"expect {expect!r} is never an answer: {why}"
+    return None

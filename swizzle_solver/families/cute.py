@@ -205,4 +205,4 @@ def never_an_answer(printed: str) -> str | None:
 FAMILY_RECORD = Family(
     name=FAMILY, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
     syntax="Swizzle<B,M,S>, B,M,S", candidates=candidates, grid=grid, make=Swizzle, phys_many=phys_many,
-    apply_many=apply_many, bounds=bounds)
+    apply_many=apply_many, bounds=bounds, never_printed=never_an_answer)
