@@ -46,7 +46,9 @@ _ENTRIES: list[Family | Lazy] = [
 
 # Derived from the registry (the names search.py and extended.py use):
 FAMILY_RANK: dict[str, int] = {e.name: e.rank for e in _ENTRIES}
-FAMILIES = (identity, cute, xor_cols)  # the every-solve families' modules, in rank order (old interface of search.py)
+# the every-solve families' modules, in rank order (the interface search.py has today)
+FAMILIES = tuple(importlib.import_module(e.layout.__module__) for e in _ENTRIES if isinstance(e, Family)
+                 and e.stage == EVERY_SOLVE)
 EXTENDED = tuple(e.name for e in _ENTRIES if e.stage == LATER)
 
 

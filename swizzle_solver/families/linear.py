@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -71,20 +72,25 @@ class XorLinear(OnOffset):
         return (len(self.terms), self.terms)
 
     def offset_bases(self) -> list[int]:
-        """The bases on every offset bit up to the highest source (whatever the tile)."""
+        """The canonical form: bases[s] = L(1 << s) on every offset bit up to the highest source
+        (whatever the tile); the terms are its off-diagonal bits, (t, s) for bit t of bases[s]."""
         top = max((s for _, s in self.terms), default=-1) + 1
-        return [self.apply(1 << i) for i in range(top)]
+        bases = [1 << s for s in range(top)]
+        for t, s in self.terms:
+            bases[s] |= 1 << t
+        return bases
+
+    @cached_property
+    def _steps(self) -> list[tuple[int, int]]:
+        return forms.xor_steps(self.offset_bases())
 
     def steps(self) -> list[tuple[int, int]]:
         """(distance, mask) pairs: phys = p ^ XOR of ((p >> distance) & mask)."""
-        masks: dict[int, int] = {}
-        for t, s in self.terms:
-            masks[s - t] = masks.get(s - t, 0) | (1 << t)
-        return sorted(masks.items())
+        return list(self._steps)
 
     def apply(self, p):
         out = p
-        for d, m in self.steps():
+        for d, m in self._steps:
             out = out ^ ((p >> d) & m)
         return out
 
