@@ -1,4 +1,6 @@
-"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts only.
+"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts, and
+asks a family's registry record (families/__init__.py) for what that family adds to them (its code
+lines, its verdict), never comparing family names.
 
 Tables are aligned rich ``Text`` lines (``columns`` and ``table`` below), drawn like rich's
 ``box.SIMPLE_HEAD`` tables: a plain solve then never imports ``rich.table`` (with ``fractions`` and
