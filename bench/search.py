@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from swizzle_solver import candidate, solving  # noqa: E402
-from swizzle_solver.families import FAMILIES  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
+from swizzle_solver.families import FAMILIES  # noqa: E402
 
 TARGET = 50.0
 

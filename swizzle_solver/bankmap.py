@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import simulate
+from .layout import layout_table
 from .model import InputError, Problem
-from .soundness import layout_table
 
 
 @dataclass(frozen=True, eq=False)

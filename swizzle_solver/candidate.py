@@ -13,8 +13,9 @@ from typing import Any
 
 from . import simulate
 from .families import FAMILY_RANK
+from .layout import layout_table
 from .model import Problem
-from .soundness import layout_table, verify
+from .soundness import verify
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 

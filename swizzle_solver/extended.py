@@ -21,13 +21,21 @@ from typing import Callable
 import numpy as np
 
 from .budget import Budget
-from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, best, measure, vector_elems
+from .candidate import (
+    KEEP_PER_FAMILY,
+    Candidate,
+    FamilyReport,
+    best,
+    measure,
+    vector_elems,
+)
 from .families import cute, linear, padding, row_interleave, two_level, xor_cols
 from .families.identity import Identity
+from .layout import layout_table
 from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
-from .soundness import layout_table, soundness
+from .soundness import soundness
 
 DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free

@@ -10,10 +10,11 @@ import numpy as np
 from . import simulate
 from .candidate import vector_elems
 from .floors import floor_excess, targets
+from .layout import layout_table
 from .model import Problem, log2
 from .proof import bank_matrix
 from .separation import separations, slot_bits, units
-from .soundness import layout_table, storage, table_soundness
+from .soundness import storage, table_soundness
 
 LEMMAS_PER_PATTERN = 4  # failing placements explained per refuted model (smt.min_linear's lemmas)
 LEMMA_MAX_UNITS = 96  # a lemma grows with the square of a placement's units: wider ones get none (a 256-byte

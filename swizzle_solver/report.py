@@ -7,12 +7,12 @@ are the proof, printed beside them.
 from __future__ import annotations
 
 from . import simulate
-from .families.cute import Swizzle
+from .candidate import Candidate
+from .families import every_solve, record
+from .layout import Layout, layout_table
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
-from .candidate import Candidate
 from .solving import Solution
-from .soundness import layout_table
 
 SCHEMA_VERSION = 1
 
@@ -38,14 +38,14 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
     layout, e = ranked.layout, problem.tile.elem_bytes
-    is_cute = isinstance(layout, Swizzle)
+    sw = layout.cute_swizzle()
     return {
         "family": layout.family,
         "name": layout.name,
         "swizzles": layout.swizzles(),
-        "cute": layout.name if is_cute else None,
-        "byte_cute": layout.byte_level(e).name if is_cute else None,
-        "tma_mode": layout.tma_mode(e) if is_cute else None,
+        "cute": sw.name if sw else None,
+        "byte_cute": sw.byte_level(e).name if sw else None,
+        "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": ranked.excess,
         **extras_json(problem, layout),
@@ -56,27 +56,10 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
     }
 
 
-def extras_json(problem: Problem, layout) -> dict:
-    """What the later families add: XOR terms and Triton bases, two C steps, padding's memory."""
-    tile, out = problem.tile, {}
-    if layout.family == "linear":
-        form = layout.cute_form()
-        out["xor_terms"] = len(layout.terms)
-        out["terms"] = [{"target_bit": t, "source_bit": s} for t, s in layout.terms]
-        out["cute"] = form.name if form else None
-        out["byte_cute"] = form.byte_level(tile.elem_bytes).name if form else None
-    if layout.family == "two-level":
-        out["steps"] = layout.steps(tile)
-    if hasattr(layout, "triton_bases"):
-        out["triton_bases"] = layout.triton_bases(tile)
-    if layout.family == "padding":
-        from .emit import swizzled_rows
-
-        found = swizzled_rows(tile, layout)  # a CuTe swizzle of the padded offset r * pitch + c
-        out["padding"] = {"row_length": layout.pitch, "extra_bytes": layout.extra_bytes(tile),
-                          "storage_bytes": layout.storage(tile) * tile.elem_bytes,
-                          "cute": found[1].name if found else None}
-    return out
+def extras_json(problem: Problem, layout: Layout) -> dict:
+    """What the family adds (the layout's ``json_extras``): XOR terms and Triton bases, two C
+    steps, padding's memory."""
+    return layout.json_extras(problem.tile)
 
 
 def families_json(solution: Solution) -> list[dict]:
@@ -95,10 +78,11 @@ def families_json(solution: Solution) -> list[dict]:
                  "best_excess_wavefronts": ranked.excess if ranked else None}
         if f.smt is not None:
             entry["smt"] = f.smt
-        if ranked is None and f.family == "linear" and (f.smt or {}).get("result") == "unsat":
-            # No model to show: its best member is at least as good as the best cute or two-level
-            # swizzle (both are linear members), which is the witness given.
-            ranked = min((best[k] for k in ("cute", "two-level") if k in best), key=lambda r: r.excess, default=None)
+        contains = record(f.family).contains
+        if ranked is None and contains and (f.smt or {}).get("result") == "unsat":
+            # No model to show: its best member is at least as good as the best of the families it
+            # contains (for linear: cute and two-level swizzles), which is the witness given.
+            ranked = min((best[k] for k in contains if k in best), key=lambda r: r.excess, default=None)
             if ranked is not None:
                 entry["best_known_member"] = ranked.layout.name
         if ranked is not None and not ranked.conflict_free:
@@ -113,7 +97,7 @@ def families_json(solution: Solution) -> list[dict]:
 def matrix_json(m: BankMatrix) -> dict:
     rows = m.rows()
     reduced, pivots = m.rref()
-    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]  # noqa: E731
+    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]
     return {"varying_bits": m.labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
             "rref": [bits(r) for r in reduced], "pivots": [m.labels[i] for i in pivots], "rank": m.rank,
             "varying": len(m.labels), "wavefronts": m.wavefronts}
@@ -204,9 +188,9 @@ def solution_json(solution: Solution) -> dict:
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
         "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
-                   "extended_reason": ("no member of none, cute or xor-cols is conflict-free"
+                   "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),
-                   "not_extended_reason": ("the best of none, cute and xor-cols meets every floor, so no layout of "
+                   "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "
                                            "any family leaves fewer wavefronts" if solution.at_floor else None),
                    "timed_out": solution.timed_out},
     }, problem, solution.answer)

@@ -6,17 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import simulate
+from .families import phys_many
 from .model import Problem
 
 SAMPLE_PLACEMENTS = 8  # placements simulated to bound a member where no one placement decides
 BATCH_ELEMENTS = 1 << 21  # lane elements simulated in one numpy batch (about 16 MiB of offsets)
-
-
-def stacked(module, params: list[tuple], ndim: int):
-    """One layout whose parameters are arrays of shape (members, 1, ..., 1): the family's formulas
-    are elementwise, so its ``apply`` and ``phys`` give every member's offsets at once (axis 0)."""
-    columns = np.array(params, dtype=np.int64).reshape(len(params), -1).T
-    return module.LAYOUT(*(col.reshape(-1, *[1] * ndim) for col in columns))
 
 
 def simulated_worst(problem: Problem, layout, pattern, placements=None) -> int:
@@ -36,7 +30,7 @@ def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, place
     out = [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(params), step):
         batch = params[start:start + step]
-        offsets = stacked(module, batch, rows.ndim).phys(tile, rows, cols)
+        offsets = phys_many(module, batch, tile, rows, cols)
         offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
         words = simulate.words_of(tile, bank_model, offsets)
         out.append(simulate.placement_costs(words, bank_model.banks).reshape(len(batch), -1).max(axis=1))

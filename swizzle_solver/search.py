@@ -29,10 +29,17 @@ import numpy as np
 
 from .budget import Budget
 from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, measure, vector_elems
-from .families import FAMILIES
+from .families import FAMILIES, apply_many
+from .layout import layout_table
 from .model import Problem
-from .sampling import BATCH_ELEMENTS, one_placement_decides, placement_sample, sampled_worsts, simulated_worst, stacked
-from .soundness import layout_table, soundness, storage, table_soundness
+from .sampling import (
+    BATCH_ELEMENTS,
+    one_placement_decides,
+    placement_sample,
+    sampled_worsts,
+    simulated_worst,
+)
+from .soundness import soundness, storage, table_soundness
 
 
 class Screen:
@@ -73,7 +80,7 @@ class Screen:
         if xor_linear and self.diffs.size:
             step = max(1, BATCH_ELEMENTS // self.diffs.size)  # members x differences: bounded temporaries
             for start in range(0, len(params), step):
-                images = stacked(module, params[start:start + step], 1).apply(self.diffs)
+                images = apply_many(module, params[start:start + step], self.diffs)
                 passed[start:start + step] &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):

@@ -18,9 +18,10 @@ from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
 from .families import FAMILIES, FAMILY_RANK
 from .families.identity import Identity
+from .layout import layout_table
 from .model import Problem
 from .search import first_conflict_free, search_families
-from .soundness import layout_table, soundness
+from .soundness import soundness
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,7 +4,7 @@ tile onto its storage and keeps every lane's vector whole (contiguous and aligne
 
 Every layout a search proposes passes it before it is measured (search.py, extended.py);
 ``--check`` reports its reason, and ``verify`` turns a failure on an answer into an internal error.
-Here too: ``layout_table`` (the table phys[r, c] the simulator measures) and ``storage``.
+Here too: ``storage``; the table phys[r, c] the simulator measures is ``layout.layout_table``.
 """
 from __future__ import annotations
 
@@ -13,21 +13,16 @@ from typing import Sequence
 import numpy as np
 
 from . import simulate
+from .layout import Layout, layout_table
 from .model import Pattern, Tile
 
 
-def layout_table(tile: Tile, layout) -> np.ndarray:
-    """phys[r, c] over the whole tile."""
-    r, c = np.arange(tile.rows)[:, None], np.arange(tile.cols)[None, :]  # the formulas broadcast
-    return np.ascontiguousarray(np.broadcast_to(layout.phys(tile, r, c), (tile.rows, tile.cols)), dtype=np.int64)
-
-
-def storage(tile: Tile, layout) -> int:
+def storage(tile: Tile, layout: Layout) -> int:
     """Elements of storage the layout may use: the tile's own, or more for padding."""
-    return layout.storage(tile) if hasattr(layout, "storage") else tile.size
+    return layout.storage(tile)
 
 
-def soundness(tile: Tile, layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> str | None:
+def soundness(tile: Tile, layout: Layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> str | None:
     """None when ``layout`` is a bijection of the tile onto its storage that keeps every vector of
     ``patterns`` whole; else why not, in words (``table``: its layout_table, if already built)."""
     why = layout.invalid(tile)  # the family's own structural reason, cheapest and most telling

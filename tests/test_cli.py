@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import __version__
+from swizzle_solver.access import make_problem
 from swizzle_solver.cli import main
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.access import make_problem
-from swizzle_solver.soundness import layout_table
+from swizzle_solver.layout import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = str(ROOT / "examples.toml")

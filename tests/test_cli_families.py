@@ -152,9 +152,9 @@ def test_padding_tries_xor_cols_on_the_padded_tile():
 def test_padding_xor_cols_may_use_the_spare_columns():
     """A padded row's spare columns are storage: XorCols<1,3,3> sends column 39 to 47, beyond the 40
     columns but inside pitch 72, and serves the rows 2 apart that pitch 56 (7 chunks) cannot."""
+    from swizzle_solver.access import make_tile
     from swizzle_solver.families.padding import Padded
     from swizzle_solver.families.xor_cols import XorCols
-    from swizzle_solver.access import make_tile
 
     tile = make_tile(32, 40, 56, 2)
     assert "leaves the 40-column row" in XorCols(1, 3, 3).invalid(tile)
@@ -257,9 +257,9 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
     from dataclasses import replace
 
+    from swizzle_solver.access import make_problem
     from swizzle_solver.candidate import measure
     from swizzle_solver.families.cute import Swizzle
-    from swizzle_solver.access import make_problem
     from swizzle_solver.model import Problem
     from swizzle_solver.oracle import XorOracle
 

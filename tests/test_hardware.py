@@ -17,9 +17,9 @@ from swizzle_solver.access import make_hardware, make_problem
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.linear import XorLinear
 from swizzle_solver.hardware import DEFAULT, TARGETS, Hardware
+from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError
 from swizzle_solver.proof import bank_matrix
-from swizzle_solver.soundness import layout_table
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def pow2(lo, hi):
@@ -158,7 +158,8 @@ def test_the_kernel_pair_really_collides(rows, cols, e, spec, banks, data):
     [pattern] = problem.patterns
     nbits = (tile.size - 1).bit_length()
     if data.draw(st.booleans()):
-        layout = Swizzle(data.draw(st.integers(0, 4)), data.draw(st.integers(0, 4)), data.draw(st.integers(1, 6)))
+        b = data.draw(st.integers(0, 4))
+        layout = Swizzle(b, data.draw(st.integers(0, 4)), data.draw(st.integers(max(1, b), 6)))  # CuTe: S >= B
     else:
         terms = data.draw(st.sets(st.tuples(st.integers(0, nbits - 1), st.integers(1, nbits - 1))
                                   .filter(lambda t: t[1] > t[0]), max_size=4))
@@ -181,8 +182,8 @@ def test_the_kernel_pair_really_collides(rows, cols, e, spec, banks, data):
 
 
 def test_collision_json_takes_the_pair_from_the_proof():
-    from swizzle_solver.report import collision_json
     from swizzle_solver.candidate import measure
+    from swizzle_solver.report import collision_json
 
     problem = make_problem(32, 32, ["32x1"])
     ranked = measure(problem, Swizzle(0, 0, 1))  # the identity: the column is one bank, 32-way
@@ -200,13 +201,14 @@ def test_collision_json_takes_the_pair_from_the_proof():
        st.integers(0, 4), st.integers(0, 4), st.integers(1, 6))
 def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs, b, m, s):
     """collision_json, on the proof's path and on the simulator's: the pair it prints collides."""
-    from swizzle_solver.report import collision_json
     from swizzle_solver.candidate import measure
+    from swizzle_solver.report import collision_json
 
     try:
         problem = make_problem(rows, cols, specs, elem_bytes=e)
     except InputError:
         assume(False)  # a spec that does not fit this tile
+    assume(s >= b)  # CuTe rejects |S| < B
     layout = Swizzle(b, m, s)
     assume(layout.invalid(problem.tile) is None)
     ranked = measure(problem, layout)

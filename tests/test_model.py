@@ -4,7 +4,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.access import elem_bytes_of, make_hardware, make_problem, make_tile, parse_access
+from swizzle_solver.access import (
+    elem_bytes_of,
+    make_hardware,
+    make_problem,
+    make_tile,
+    parse_access,
+)
 from swizzle_solver.model import MAX_STORAGE_BYTES, InputError
 from swizzle_solver.solving import solve
 

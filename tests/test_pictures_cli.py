@@ -15,9 +15,9 @@ from swizzle_solver import solve
 from swizzle_solver.api import bank_maps
 from swizzle_solver.bankmap import choose_access
 from swizzle_solver.emit import TARGETS
+from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError
 from swizzle_solver.picture import picture
-from swizzle_solver.soundness import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TILE = ["--rows", "16", "--cols", "32", "--dtype", "f16", "--access", "8x8", "--access", "row"]

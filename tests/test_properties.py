@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import candidate, sampling, search, soundness
+from swizzle_solver.access import make_problem
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.access import make_problem
 from swizzle_solver.proof import bank_matrix
 from swizzle_solver.solving import solve
 

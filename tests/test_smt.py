@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import smt
+from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.budget import Budget
 from swizzle_solver.candidate import measure, vector_elems
 from swizzle_solver.extended import failures_many, later_of, search_two_level
 from swizzle_solver.families import linear, two_level
-from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.oracle import XorOracle, conflict_bits, conflict_lemmas
 from swizzle_solver.search import first_conflict_free
 

@@ -7,8 +7,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.access import make_hardware, make_tile, parse_access
+from swizzle_solver.access.triton_layout import (
+    linear_layout_pattern,
+    load_linear_layout,
+    xor_image,
+)
 from swizzle_solver.model import InputError
-from swizzle_solver.access.triton_layout import linear_layout_pattern, load_linear_layout, xor_image
 
 ROOT = Path(__file__).resolve().parents[1]
 MMA_F32 = ROOT / "examples" / "mma-c-m16n8-f32.json"

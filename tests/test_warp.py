@@ -5,11 +5,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
+from swizzle_solver.access import make_hardware, make_problem, make_tile, parse_access
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.access import make_hardware, make_tile, parse_access
 from swizzle_solver.model import InputError
-from swizzle_solver.access import make_problem
 from swizzle_solver.proof import bank_matrix
 from swizzle_solver.solving import solve
 
