@@ -21,7 +21,6 @@ __all__ = [
     "row_pitch",
     "swizzle_chain",
     "swizzled_rows",
-    "table",
     "tma_width",
     "triton_swizzled_params",
     "triton_swizzled_xors",
