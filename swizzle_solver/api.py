@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .access import elem_bytes_of, make_problem
 from .budget import Budget
@@ -113,6 +114,18 @@ class Checked:
 
         return check_passed(self.measured, self.invalid)
 
+    @cached_property
+    def minimal(self) -> Result | None:
+        """When the check fails: the search's answer for the same problem, which names the layout
+        to use instead (None when the check passes; solved once, on first use)."""
+        return None if self.passed else solve(self.problem, table=False)
+
+    @property
+    def minimal_name(self) -> str | None:
+        """The minimal conflict-free layout's name when the check fails and one exists, else None."""
+        found = self.minimal
+        return found.name if found is not None and found.conflict_free else None
+
     @property
     def worst(self) -> dict[str, int]:
         """Worst wavefronts of each access, by spec."""
@@ -124,7 +137,8 @@ class Checked:
         from .families.identity import Identity
         from .report import check_json
 
-        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid)
+        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
+                         self.minimal_name)
         return with_emit(doc, self.problem, self.layout, emit)
 
 

@@ -16,7 +16,7 @@ from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
-        "phases", "linear_layout", "expect", "expect_status", "check", "stage"}
+        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -72,6 +72,10 @@ def _case(t: dict, name: str, path: str) -> Case:
     unknown = sorted(set(t) - KEYS)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
+    if "pitch" in t:  # pitch is row_length's other name (the CLI's --pitch)
+        if "row_length" in t:
+            raise InputError(f"{where}: give pitch or row_length (the same thing), not both")
+        t = {**{k: v for k, v in t.items() if k != "pitch"}, "row_length": t["pitch"]}
     for key in ("rows", "cols"):
         if key not in t:
             raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")

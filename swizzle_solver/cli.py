@@ -16,8 +16,32 @@ from . import __version__
 from .access import elem_bytes_of, make_problem
 from .model import InputError, Problem
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  context_settings={"help_option_names": ["-h", "--help"]},
+# --help: the usage line says that a plain solve takes no command (only `batch` is one), and the
+# epilog gives the examples and the exit codes; "\b" keeps click from re-flowing a paragraph.
+EPILOG = """\b
+Examples:
+  swizzle-solve --rows 64 --cols 64 --dtype f16 --access ldmatrix.x4
+  swizzle-solve --rows 8 --cols 24 --access 4x2 --access row --json
+  swizzle-solve --rows 64 --cols 64 --dtype f16 --access 8x8 \\
+                --check 'Swizzle<3,3,3>'
+  swizzle-solve --rows 64 --cols 64 --dtype f16 --access 8x8 -q --emit cuda
+  swizzle-solve batch examples.toml --json
+
+\b
+Exit codes:
+  0  conflict-free; --check passed; batch: every case met its expectation
+  1  no conflict-free layout; --check failed; --timeout reached first;
+     batch: a case failed
+  2  bad input: one line on stderr, nothing on stdout
+
+\b
+Shell completion: swizzle-solve --install-completion (bash, zsh, fish),
+or --show-completion to print the script (docs/cli.md).
+Output: docs/output.md; JSON: docs/json.md; CI: docs/ci.md."""
+
+app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]}, subcommand_metavar="[batch FILE]",
+                  epilog=EPILOG,
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
@@ -64,9 +88,9 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
 def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
             layout, out: Outputs, show_phases: bool) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
-    (--quiet prints --emit's code nowhere, so only --svg makes it need one)."""
+    (--quiet prints the answer line and --emit's code, so only --svg makes it need one)."""
     if quiet and out.svg is None:
-        _write(answer_name + "\n")
+        _write(quiet_text(answer_name, problem, layout, out.targets))
         return
     doc = make_doc()
     if show_phases:
@@ -88,7 +112,7 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
         _write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
-        _write(answer_name + "\n")
+        _write(quiet_text(answer_name, problem, layout, out.targets))
     else:
         from .render import Console, print_solution
 
@@ -101,6 +125,16 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
             before, after = bank_maps(problem, layout, out.show_access)
             pictures.append(picture(before, after, problem.bank_model.banks, console.width))
         print_solution(doc, console, pictures)
+
+
+def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> str:
+    """--quiet: the answer's line, then each --emit target's code as it pastes (a blank line between)."""
+    if not targets:
+        return answer_name + "\n"
+    from .emit import emit_all
+
+    codes = [s.code.rstrip("\n") + "\n" for s in emit_all(targets, problem, layout).values()]
+    return answer_name + "\n\n" + "\n".join(codes)
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
@@ -122,8 +156,10 @@ def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Output
     from .api import check
 
     checked = check(layout, problem)
-    _output(checked.json, json_out, quiet, f"{layout.name} {'passed' if checked.passed else 'failed'}",
-            problem, layout, out, show_phases)
+    line = f"{layout.name} passed"
+    if not checked.passed:  # name the layout that passes (a solve of the same problem)
+        line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
+    _output(checked.json, json_out, quiet, line, problem, layout, out, show_phases)
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
 
@@ -138,7 +174,8 @@ def main_command(
     ctx: typer.Context,
     rows: Optional[int] = typer.Option(None, "--rows", help="Tile rows."),
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
-    row_length: Optional[int] = typer.Option(None, "--row-length", help="Pitch in elements (>= cols; default cols)."),
+    row_length: Optional[int] = typer.Option(None, "--row-length", "--pitch",
+                                              help="Pitch in elements (>= cols; default cols)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int = typer.Option(32, "--banks", help="Number of banks."),
@@ -156,7 +193,7 @@ def main_command(
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
                                                       "repeatable."),
     show: bool = typer.Option(False, "--show", help="Draw the bank map before/after in the terminal."),
@@ -211,7 +248,10 @@ def batch_command(
     for c in cases:
         row, make_doc = _batch_case(c, table=json_out)
         if json_out:  # the table needs only the row
-            out.append({"name": c.name, "ok": row["ok"], "result": make_doc()})
+            entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+            if row.get("hint"):
+                entry["hint"] = row["hint"]
+            out.append(entry)
         rows.append(row)
     if json_out:
         import json
@@ -241,7 +281,30 @@ def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
         result = solve(c.problem, table=table)
         answer, status = result.name, result.status
         ok, make_doc = c.meets(status, answer), result.json
+        if not ok:
+            hint = _expect_hint(c, answer)
+            if hint:
+                return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok,
+                        "hint": hint}, make_doc
     return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc
+
+
+def _expect_hint(c, answer: str) -> str | None:
+    """A failed ``expect`` that names a usable, conflict-free layout which is not the minimal one:
+    the case pins a kernel's layout, which is what ``check =`` says."""
+    from .api import check
+    from .names import parse_layout
+
+    if c.expect is None:
+        return None
+    try:
+        checked = check(parse_layout(c.expect, "expect"), c.problem)
+    except InputError:
+        return None
+    if not checked.passed:
+        return None
+    return (f"expect = \"{c.expect}\" is conflict-free here but not the minimal answer ({answer}): "
+            f"to pin the layout your kernel uses, write check = \"{c.expect}\" instead of expect")
 
 
 def _write(text: str) -> None:

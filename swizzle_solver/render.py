@@ -137,6 +137,8 @@ def problem_view(doc: dict) -> Group:
     parts = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
                          right={2, 3, 4})]
+    for warning in doc.get("warnings", []):
+        parts.append(Wrapped(Text(f"warning: {warning}", style=FLOOR), 2))
     for a in p["accesses"]:
         f = a.get("floor")
         if f:
@@ -302,14 +304,17 @@ def verdict(doc: dict) -> Text:
     ans = doc["answer"]
     if "check" in doc:
         chk = doc["check"]
-        if chk["invalid"]:
-            return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}", style=BAD)
         if chk["passed"]:
             return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
+        minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
+                   "for its proof)" if chk.get("minimal") else
+                   "\nminimal: none (no layout of the searched families is conflict-free)")
+        if chk["invalid"]:
+            return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
         best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
             if doc["proof"].get("optimal_over_all_layouts") else ""
-        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}",
-                    style=BAD)
+        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}"
+                    f"{minimal}", style=BAD)
     if doc["status"] == "timeout":
         return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
                     f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
@@ -384,5 +389,6 @@ def print_batch(rows: list[dict], console: Console | None = None) -> None:
     cells = [[Text("ok" if r["ok"] else "FAIL", style=OK if r["ok"] else BAD), r["answer"], r["status"],
               r["expected"], r["name"]] for r in rows]
     failed = sum(not r["ok"] for r in rows)
-    console.print(Group(table("Batch", ["ok", "answer", "status", "expected", "case"], cells),
+    hints = [Wrapped(Text(f"{r['name']}: {r['hint']}", style=BAD)) for r in rows if r.get("hint")]
+    console.print(Group(table("Batch", ["ok", "answer", "status", "expected", "case"], cells), *hints,
                         Text(f"{len(rows) - failed} passed, {failed} failed")), crop=False)

@@ -30,6 +30,26 @@ def access_json(p: Pattern) -> dict:
             "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
 
 
+def problem_warnings(problem: Problem) -> list[str]:
+    """The document's top-level ``warnings``: what the answer rests on that the input does not say.
+    Each is one sentence; the rich report prints them under the problem."""
+    return [w for p in problem.patterns for w in _block_split_warning(problem, p)]
+
+
+def _block_split_warning(problem: Problem, p: Pattern) -> list[str]:
+    """A block (MxN) that reads more than one wavefront in one placement: the hardware splits such a
+    request into phases by the instruction that issues it (ldmatrix's matrices, a vector load's
+    quarter- or half-warps), which an MxN spec does not name, and the answer depends on the split."""
+    wavefront = problem.bank_model.wavefront_bytes
+    if p.kind != "block" or p.phase_bytes <= wavefront:
+        return []
+    return [f"access {p.spec} reads {p.phase_bytes} B in one placement, more than one wavefront ({wavefront} B): "
+            f"how the hardware splits it into phases depends on the instruction, and a layout conflict-free under "
+            f"the split assumed here (lanes in row-major order, {p.vector_bytes} B each) can conflict under "
+            f"another; name the instruction to say it exactly: ldmatrix.x4 (or .x2, .trans, stmatrix), "
+            f"warp:RxC:MxN, or --phases FILE"]
+
+
 def placement_phases(p: Pattern) -> list[list[list[int]]]:
     """The hardware phases of the first placement, each its distinct lanes [row, col, bytes]
     (as the phases of a --phases file)."""
@@ -182,6 +202,7 @@ def solution_json(solution: Solution) -> dict:
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
+        "warnings": problem_warnings(problem),
         "status": solution.status,
         "answer": layout_json(problem, solution.answer, solution.baseline),
         "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
@@ -201,13 +222,16 @@ def check_passed(ranked: Candidate, why: str | None) -> bool:
     return why is None and ranked.conflict_free
 
 
-def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None) -> dict:
+def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
+               minimal: str | None = None) -> dict:
+    """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None)."""
     passed = check_passed(ranked, why)
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
+        "warnings": problem_warnings(problem),
         "status": ranked.status,
-        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why},
+        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal},
         "answer": layout_json(problem, ranked, baseline),
         "alternatives": [],
         "proof": evidence_json(problem, ranked),

@@ -176,6 +176,7 @@ def test_padding_with_a_cute_swizzle_names_its_composition():
     assert "composition(Swizzle<1,3,3>, (64,64):(72,1))" in rich.stdout
 
 
+@pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 @pytest.mark.parametrize("args", [DIAGONAL, TWO_LEVEL], ids=["linear (z3)", "two-level"])
 def test_extended_search_is_deterministic(args):
     """Byte for byte, z3's models included: the SMT input is sorted and the model is fixed by the
@@ -208,6 +209,7 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding"] and found
 
 
+@pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 def test_z3_giving_up_is_not_a_timeout(monkeypatch, capsys):
     """z3 gives up on linear after smt.MAX_BLOCKED refuted models (1 here: with the lemmas learned
     from refuted models this case is settled after one, unsat). The answer (a row interleave) is
