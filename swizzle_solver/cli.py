@@ -143,10 +143,9 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     from .budget import Budget
     from .progress import LazyProgress
 
-    show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
-    with LazyProgress() as progress:
-        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table)
+    with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
+        result = solve(problem, budget=Budget(timeout, progress.update), table=table)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
@@ -154,11 +153,13 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False) -> int:
     from .api import check
+    from .progress import LazyProgress
 
-    checked = check(layout, problem)
-    line = f"{layout.name} passed"
-    if not checked.passed:  # name the layout that passes (a solve of the same problem)
-        line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
+    with LazyProgress(enabled=sys.stderr.isatty()):
+        checked = check(layout, problem)
+        line = f"{layout.name} passed"
+        if not checked.passed:  # name the layout that passes (a solve of the same problem)
+            line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
     _output(checked.json, json_out, quiet, line, problem, layout, out, show_phases)
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
@@ -242,17 +243,20 @@ def batch_command(
 ) -> None:
     """Solve or check the cases of examples.toml."""
     from .cases import load_cases
+    from .progress import LazyProgress
 
     cases = load_cases(file, case)
     out, rows = [], []
-    for c in cases:
-        row, make_doc = _batch_case(c, table=json_out)
-        if json_out:  # the table needs only the row
-            entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
-            if row.get("hint"):
-                entry["hint"] = row["hint"]
-            out.append(entry)
-        rows.append(row)
+    with LazyProgress(enabled=sys.stderr.isatty()) as progress:
+        for i, c in enumerate(cases):
+            progress.case(c.name, i, len(cases))
+            row, make_doc = _batch_case(c, table=json_out, progress=progress.update)
+            if json_out:  # the table needs only the row
+                entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+                if row.get("hint"):
+                    entry["hint"] = row["hint"]
+                out.append(entry)
+            rows.append(row)
     if json_out:
         import json
 
@@ -263,7 +267,7 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
-def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
+def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]]:
     """One case of batch: its table row, and how to build its JSON document (--check's or the
     solve's, which needs ``table``)."""
     if c.check is not None:
@@ -277,8 +281,9 @@ def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
             status = "not usable"
     else:
         from .api import solve
+        from .budget import Budget
 
-        result = solve(c.problem, table=table)
+        result = solve(c.problem, budget=Budget(progress=progress), table=table)
         answer, status = result.name, result.status
         ok, make_doc = c.meets(status, answer), result.json
         if not ok:

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Collection, Sequence
 
 from rich.console import Console as RichConsole
-from rich.console import Group
+from rich.console import ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
@@ -98,7 +98,7 @@ class Table:
 
     def parts(self, width: int) -> list[list[int]]:
         """The column indices of each part: the key columns, then as many others as fit (at least one)."""
-        widths = [max(c.cell_len for c in column) for column in zip(*self.cells)]
+        widths = [max(c.cell_len for c in column) for column in zip(*self.cells, strict=True)]
         used = 2 + sum(w + 3 for w in widths[:self.key]) - 3  # the indent, the key columns and their seps
         if self.key == 0 or used + sum(w + 3 for w in widths[self.key:]) <= width:
             return [list(range(len(widths)))]
@@ -112,7 +112,7 @@ class Table:
             room -= widths[i] + 3
         return [list(range(self.key)) + part for part in parts]
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
         parts = self.parts(width)
         for n, part in enumerate(parts):
@@ -164,7 +164,7 @@ class _Rule:
     def __init__(self, width: int):
         self.width = width
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         yield Segment(" " + "─" * min(self.width, options.max_width - 1))
         yield Segment.line()
 
@@ -177,7 +177,7 @@ class Wrapped:
     def __init__(self, text: Text | str, indent: int = 0):
         self.text, self.indent = Text(text) if isinstance(text, str) else text, indent
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         pad = Segment(" " * self.indent)
         for line in self.text.wrap(console, max(1, options.max_width - self.indent)):
             line.rstrip()
@@ -207,7 +207,7 @@ def problem_view(doc: dict) -> Group:
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
         rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
                      f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
-    parts = [head, table("Access patterns (all must be fast at once)",
+    parts: list[RenderableType] = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
                          right={2, 3, 4}, key=1)]
     for warning in doc.get("warnings", []):
@@ -268,7 +268,7 @@ class SideBySide:
     def __init__(self, left: list[Text], right: list[Text]):
         self.left, self.right = left, right
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         lines = columns(list(zip(self.left, self.right)), sep="    ", indent="  ")
         if lines[0].cell_len > options.max_width:
             lines = [Text("  ") + line for line in [*self.left, Text(), *self.right]]
@@ -395,7 +395,7 @@ class Hanging:
     def __init__(self, label: Text, value: str, indent: int):
         self.label, self.value, self.indent = label, value, indent
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         text = Text(self.value, overflow="ignore")
         for i, line in enumerate(text.wrap(console, max(20, options.max_width - self.indent))):
             line.rstrip()
@@ -511,13 +511,13 @@ class BatchNarrow:
     def __init__(self, cells: list[list]):
         self.cells = cells
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         lines = columns([[Text(h, style="bold") for h in ("ok", "status", "answer")],
                          *([ok, status, answer] for ok, answer, status, _, _ in self.cells)], indent="  ")
         rule = lines[0].cell_len  # before lines_text strips the header's trailing spaces
         yield lines_text([Text("Batch (expected and case under each row)", style="italic"), Text(), lines[0]])
         yield _Rule(rule)
-        for line, (_, _, _, expected, name) in zip(lines[1:], self.cells):
+        for line, (_, _, _, expected, name) in zip(lines[1:], self.cells, strict=True):
             yield from _fold_rows([line], options.max_width)[0]
             yield Wrapped(Text(f"expected {expected}: {name}", style="dim"), len(FOLD_INDENT))
         yield Text()
