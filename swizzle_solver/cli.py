@@ -207,11 +207,13 @@ def batch_command(
     file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
+    allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
+                                       "examples file's folder (absolute paths, '..')."),
 ) -> None:
     """Solve or check the cases of examples.toml."""
     from .cases import load_cases
 
-    cases = load_cases(file, case)
+    cases = load_cases(file, case, allow_outside)
     out, rows = [], []
     for c in cases:
         row, make_doc = _batch_case(c)
@@ -262,7 +264,10 @@ def _write(text: str) -> None:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"swizzle-solve: error: {message}\n")
+    from .inputfile import printable  # one line, no terminal escapes, whatever the input held
+
+    if sys.stderr is not None:
+        sys.stderr.write(f"swizzle-solve: error: {printable(message)}\n")
     return EXIT_INPUT
 
 
@@ -287,6 +292,13 @@ def _run(argv: list[str] | None) -> int:
         return _fail(str(err))
     except BrokenPipeError:
         return EXIT_OK
+    except SystemExit as stop:
+        if isinstance(stop.__context__, BrokenPipeError):  # typer's answer to a closed pipe (--help | true)
+            from .render import stdout_gone
+
+            stdout_gone()
+            return EXIT_OK
+        raise
     except typer.Abort:
         return _fail("aborted")
     except _click_errors.ClickException as err:

@@ -55,6 +55,8 @@ def parse_layout(text: str, what: str = "--check"):
         from .families.padding import Padded
 
         _in_range(text, what, MAX_ROWS, pitch=int(m[1]))
+        if m[2] is not None and _PITCH.fullmatch(m[2].strip()):  # refused below anyway: never recurse on it
+            raise InputError(f"{what} {text!r}: a padded pitch takes none, a Swizzle or an XorCols inside")
         inner = Identity() if m[2] is None else parse_layout(m[2], what)
         if inner.family not in ("none", "cute", "xor-cols"):
             raise InputError(f"{what} {text!r}: a padded pitch takes none, a Swizzle or an XorCols inside")

@@ -10,12 +10,9 @@ the placements: nothing is translated.
 """
 from __future__ import annotations
 
-import json
-import tomllib
-from pathlib import Path
-
 import numpy as np
 
+from .inputfile import load_json, load_toml, printable, read_text
 from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
 from .warp import distinct_bytes
 
@@ -23,19 +20,13 @@ MAX_LANES = 1024  # per phase; a warp phase has at most 32
 
 
 def load_phases(path: str, tile: Tile, bank_model: BankModel) -> list[Pattern]:
-    try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise InputError(f"cannot read phases file {path}: {err.strerror}") from None
-    try:
-        doc = json.loads(text) if path.lower().endswith(".json") else tomllib.loads(text)
-    except ValueError as err:  # JSONDecodeError, TOMLDecodeError, or an integer of over 4300 digits
-        kind = "JSON" if path.lower().endswith(".json") else "TOML"
-        raise InputError(f"phases file {path} is not valid {kind} ({err}); fix the file") from None
+    where = f"phases file {printable(path)}"
+    text = read_text(path, "phases file")
+    doc = load_json(text, where) if path.lower().endswith(".json") else load_toml(text, where)
     patterns = doc.get("pattern") if isinstance(doc, dict) else None
     if not isinstance(patterns, list) or not patterns:
-        raise InputError(f"phases file {path} has no patterns: write [[pattern]] tables with name and phases")
-    return [_pattern(p, i, path, tile, bank_model) for i, p in enumerate(patterns)]
+        raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases")
+    return [_pattern(p, i, printable(path), tile, bank_model) for i, p in enumerate(patterns)]
 
 
 def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern:
@@ -53,7 +44,7 @@ def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern
     phase_bytes = max(distinct_bytes(ph, tile.elem_bytes) for ph in lanes)
     largest = max(lanes, key=lambda ph: distinct_bytes(ph, tile.elem_bytes))
     rows_used = sorted({r for r, _, _ in largest})
-    return Pattern(spec=p["name"].strip(), kind="phases", rows=len(rows_used),
+    return Pattern(spec=printable(p["name"].strip()), kind="phases", rows=len(rows_used),
                    cols=max(sum(b for r2, _, b in set(largest) if r2 == r) for r in rows_used) // tile.elem_bytes,
                    row_stride=1, vector_bytes=int(padded[..., 2].max()),
                    lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),

@@ -86,7 +86,14 @@ class _Solver:
                 return z3.unknown
             self.s.set("rlimit", units)  # a limit per check: what is left of the family's budget
         self.checks += 1
-        return self.s.check(*assumptions)
+        status = self.s.check(*assumptions)
+        if status == z3.unknown and self.s.reason_unknown() == "interrupted from keyboard":
+            # z3 takes Ctrl-C for itself during a check and only cancels it: raise it again, so that
+            # it stops the run (entry.py) rather than read as a timeout
+            import signal
+
+            signal.raise_signal(signal.SIGINT)
+        return status
 
 
 def _flows(x: dict, d: int, b: int) -> tuple[int, tuple]:
