@@ -99,6 +99,9 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
             before, after = bank_maps(problem, layout, out.show_access)
             pictures.append(picture(before, after, problem.bank_model.banks, console.width))
+        from .limits import disarm_deadline
+
+        disarm_deadline()
         print_solution(doc, console, pictures)
 
 
@@ -169,6 +172,10 @@ def main_command(
                                               help="Access to outline in --show/--svg: its spec or 1-based "
                                                    "position (default: the worst unswizzled); alone, implies --show."),
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
+    max_patterns: int = typer.Option(256, "--max-patterns", help="Refuse more access patterns than this."),
+    max_placements: int = typer.Option(1 << 21, "--max-placements",
+                                       help="Refuse more placements (phases) in all than this."),
+    max_lanes: int = typer.Option(1 << 23, "--max-lanes", help="Refuse more lane accesses in all than this."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
@@ -187,6 +194,10 @@ def main_command(
         raise InputError("--json and --quiet both given: choose one output form")
     if timeout is not None and not 0 < timeout < float("inf"):
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
+    from . import limits
+
+    limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
+    limits.arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
     layout = None
@@ -254,6 +265,9 @@ def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
 def _write(text: str) -> None:
     """Plain output (JSON, --quiet): flushed here, so that a reader that stopped reading (``| head``)
     is noticed here and the exit code still says what was found."""
+    from .limits import disarm_deadline
+
+    disarm_deadline()  # printing has started: it finishes
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -286,10 +300,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    from .limits import RunTimeout, disarm_deadline
+
     try:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
+    except RunTimeout as err:
+        _fail(str(err))
+        return EXIT_CONFLICTS  # as any timeout: not proven, not bad input
     except BrokenPipeError:
         return EXIT_OK
     except SystemExit as stop:
@@ -303,6 +322,8 @@ def _run(argv: list[str] | None) -> int:
         return _fail("aborted")
     except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
+    finally:
+        disarm_deadline()
     return code if isinstance(code, int) else EXIT_OK
 
 

@@ -344,14 +344,23 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     bank_model = make_bank_model(banks, bank_bytes)
     if not accesses and not phases_files and not layout_files:
         raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
-    patterns = [parse_access(spec, tile, bank_model) for spec in accesses]
+    from .limits import check_count, check_patterns  # caps on the problem's size, checked as it grows
+
+    check_count(len(accesses) + len(layout_files))
+    patterns = []
+    for spec in accesses:
+        patterns.append(parse_access(spec, tile, bank_model))
+        check_patterns(patterns)
     if phases_files:
         from .phases import load_phases
 
         for path in phases_files:
             patterns += load_phases(path, tile, bank_model)
+            check_patterns(patterns)
     if layout_files:
         from .triton_layout import load_linear_layout
 
-        patterns += [load_linear_layout(path, tile, bank_model) for path in layout_files]
+        for path in layout_files:
+            patterns.append(load_linear_layout(path, tile, bank_model))
+            check_patterns(patterns)
     return Problem(tile, bank_model, tuple(patterns))

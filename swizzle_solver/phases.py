@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .inputfile import load_json, load_toml, printable, read_text
+from .limits import check_count, check_size
 from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
 from .warp import distinct_bytes
 
@@ -26,6 +27,7 @@ def load_phases(path: str, tile: Tile, bank_model: BankModel) -> list[Pattern]:
     patterns = doc.get("pattern") if isinstance(doc, dict) else None
     if not isinstance(patterns, list) or not patterns:
         raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases")
+    check_count(len(patterns))
     return [_pattern(p, i, printable(path), tile, bank_model) for i, p in enumerate(patterns)]
 
 
@@ -37,8 +39,10 @@ def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern
     phases = p.get("phases")
     if not isinstance(phases, list) or not phases:
         raise InputError(f"{where}: phases must be a non-empty list of phases, each a list of [row, col, bytes]")
+    check_size(len(phases), len(phases))
     lanes = [_phase(ph, j, where, tile) for j, ph in enumerate(phases)]
     width = max(len(ph) for ph in lanes)
+    check_size(len(lanes), len(lanes) * width)  # before the padded arrays are built
     # Pad shorter phases by repeating their first lane: the same words, no cost (model.Pattern).
     padded = np.array([ph + [ph[0]] * (width - len(ph)) for ph in lanes], dtype=np.int64)
     phase_bytes = max(distinct_bytes(ph, tile.elem_bytes) for ph in lanes)

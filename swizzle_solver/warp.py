@@ -24,6 +24,7 @@ import re
 
 import numpy as np
 
+from .limits import check_size
 from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
 
 Lane = tuple[int, int, int]  # (row, col, bytes): the first element a lane reads, and how many bytes
@@ -152,8 +153,10 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                  tile: Tile, bank_model: BankModel) -> Pattern:
     """The template's phases at every aligned position (multiples of height x width) of the tile."""
     check_footprint(spec, height, width, tile)
-    width = max(map(len, template))  # once: per phase it was quadratic in the phases (512 x 1024 u8: 24 s)
-    padded = [phase + [phase[0]] * (width - len(phase)) for phase in template]
+    widest = max(map(len, template))  # once: per phase it was quadratic in the phases (512 x 1024 u8: 24 s)
+    check_size(len(template) * (tile.rows // height) * (tile.cols // width),
+               len(template) * (tile.rows // height) * (tile.cols // width) * widest)  # before building
+    padded = [phase + [phase[0]] * (widest - len(phase)) for phase in template]
     lanes = np.array(padded, dtype=np.int64)  # (phases, lanes, 3)
     starts_r, starts_c = np.meshgrid(np.arange(0, tile.rows, height), np.arange(0, tile.cols, width),
                                      indexing="ij")
