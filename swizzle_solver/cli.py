@@ -280,8 +280,11 @@ def _write(text: str) -> None:
 def _fail(message: str) -> int:
     from .inputfile import printable  # one line, no terminal escapes, whatever the input held
 
+    message = printable(message)
+    if len(message) > 2000:  # a value quoted from a huge input: keep the start and the fix at the end
+        message = f"{message[:1500]} ... {message[-400:]}"
     if sys.stderr is not None:
-        sys.stderr.write(f"swizzle-solve: error: {printable(message)}\n")
+        sys.stderr.write(f"swizzle-solve: error: {message}\n")
     return EXIT_INPUT
 
 

@@ -63,10 +63,10 @@ def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:
         raise InputError(f"{where}, phase {j}: {len(ph)} lanes is more than {MAX_LANES}: split the phase")
     e = tile.elem_bytes
     out = []
-    for lane in ph:
+    for k, lane in enumerate(ph):
         if (not isinstance(lane, list) or len(lane) != 3
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in lane)):
-            raise InputError(f"{where}, phase {j}: lane {lane!r} is not [row, col, bytes] of integers")
+            raise InputError(f"{where}, phase {j}: lane #{k + 1} is not [row, col, bytes] of integers")
         r, c, b = lane
         if not (is_pow2(b) and e <= b <= MAX_VECTOR_BYTES):
             raise InputError(f"{where}, phase {j}: lane {lane}: bytes must be a power of two from the element "
