@@ -40,6 +40,7 @@ def _raise(signum: int, frame) -> None:
 def main() -> int:
     signal.signal(signal.SIGINT, _raise)
     signal.signal(signal.SIGTERM, _raise)
+    _watch()
     try:
         if sys.stdout is None:  # started with stdout closed (>&-): nowhere to put the answer
             return _end(EXIT_INPUT, "standard output is closed: redirect it to a file or /dev/null")
@@ -63,11 +64,44 @@ def main() -> int:
         return _end(EXIT_INPUT, f"cannot write the output ({err.strerror or err}): check where stdout goes")
 
 
+GRACE_SECONDS = 1.0  # for the main thread to stop by itself before the watcher stops the process
+
+
+def _watch() -> None:
+    """Python runs signal handlers between bytecodes of the main thread, so a long call into C (a
+    z3 check, which takes only Ctrl-C for itself) would hold off SIGTERM until it returns. A thread
+    hears every signal through the wakeup fd, and ends the process itself if the main thread has not
+    within GRACE_SECONDS (ordinarily it has: it removes its temporary files first)."""
+    import threading
+    import time
+
+    try:
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except (OSError, ValueError):
+        return
+
+    def watch() -> None:
+        while True:
+            data = os.read(read, 64)
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                if signum in data:
+                    time.sleep(GRACE_SECONDS)
+                    stop = Terminated if signum == signal.SIGTERM else Stopped
+                    _end(stop.code, stop.what)
+
+    threading.Thread(target=watch, name="swizzle-solve signal watcher", daemon=True).start()
+
+
 def _end(code: int, message: str) -> int:
     """Stop now: ignore further signals, drop unwritten output, one line on stderr, exit ``code``
     without running the interpreter's shutdown (whose object finalisers could still print)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:  # called by the watcher thread: the main thread is stuck in C and prints nothing
+        pass
     _silence_stdout()
     try:
         if sys.stderr is not None:

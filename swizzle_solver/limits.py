@@ -56,6 +56,9 @@ class RunTimeout(Exception):
     """--timeout ran out after the search, while the report was being built (run_deadline)."""
 
 
+MAX_ALARM_SECONDS = 10**6  # a longer --timeout (1e308 is allowed) is no bound the alarm needs to keep
+
+
 def report_grace(timeout: float) -> float:
     """How long past --timeout the whole run may go: the search stops at the timeout and prints
     the best layout found; building that report gets half as long again, at least half a second."""
@@ -69,7 +72,7 @@ def arm_deadline(timeout: float | None) -> None:
     import signal
     import threading
 
-    if timeout is None or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+    if timeout is None or timeout > MAX_ALARM_SECONDS or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         return
     grace = report_grace(timeout)
 

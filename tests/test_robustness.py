@@ -604,3 +604,33 @@ def test_fuzz_argv_across_the_process_boundary(argv):
     start = time.monotonic()
     result = run_process(argv, timeout=60)
     assert_invariant(argv, result.returncode, result.stdout, result.stderr, time.monotonic() - start)
+
+
+SIGTERM_IN_C_SCRIPT = """
+import os, signal, sys, threading, time, z3
+import swizzle_solver.cli as cli
+def stuck(*a, **k):  # a long z3 check, which does not see SIGTERM
+    s = z3.Solver()
+    x = [z3.BitVec(f"x{i}", 64) for i in range(8)]
+    for i in range(7):
+        s.add(x[i] * x[i + 1] * 7919 + x[i] == 0x123456789abcdef + i)
+    s.add(z3.Distinct(*x))
+    s.add(z3.Sum([z3.ZeroExt(64, v) for v in x]) == 12345678901234567)
+    threading.Thread(target=lambda: (time.sleep(0.3), os.kill(os.getpid(), signal.SIGTERM)), daemon=True).start()
+    s.check()
+    sys.stderr.write("the check ended first\\\\n")
+cli.run_solve = stuck
+from swizzle_solver.entry import main
+sys.argv = ["swizzle-solve", "--rows", "8", "--cols", "24", "--access", "4x2"]
+main()
+"""
+
+
+def test_sigterm_during_a_long_call_into_c_exits_143():
+    start = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", SIGTERM_IN_C_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    if "the check ended first" in result.stderr:
+        pytest.skip("z3 finished its check within the grace period")
+    assert result.returncode == 143 and result.stderr.splitlines() == ["swizzle-solve: error: terminated"], result
+    assert time.monotonic() - start < 10
