@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
-    from .limits import RunTimeout, disarm_deadline
+    from .limits import RunTimeout, end_run
 
     try:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
@@ -326,7 +326,7 @@ def _run(argv: list[str] | None) -> int:
     except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
     finally:
-        disarm_deadline()
+        end_run()  # the caps and the alarm were this run's (main is also called in-process)
     return code if isinstance(code, int) else EXIT_OK
 
 

@@ -34,6 +34,8 @@ class Terminated(Stopped):
 
 
 def _raise(signum: int, frame) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut short the clean-up
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated() if signum == signal.SIGTERM else Stopped()
 
 

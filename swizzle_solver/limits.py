@@ -85,6 +85,13 @@ def arm_deadline(timeout: float | None) -> None:
     signal.setitimer(signal.ITIMER_REAL, timeout + grace)
 
 
+def end_run() -> None:
+    """Back to the default caps, no alarm: what a run of the command line set is undone."""
+    global current
+    current = DEFAULT
+    disarm_deadline()
+
+
 def disarm_deadline() -> None:
     import signal
 

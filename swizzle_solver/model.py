@@ -1,6 +1,6 @@
 """The problem: a tile in shared memory, the bank model, and the access patterns that must be fast.
 
-Everything here follows ../shared/DESIGN.md section 1. Offsets are in elements unless a name says
+Everything here follows docs/design.md section 1. Offsets are in elements unless a name says
 bytes. Element (r, c) of the tile has the logical offset ``p = r * row_length + c``; a layout maps
 ``p`` (or ``(r, c)``) to a physical element offset in a buffer of ``rows * row_length`` elements.
 
