@@ -661,3 +661,30 @@ def test_sigterm_during_a_long_call_into_c_exits_143():
         pytest.skip("z3 finished its check within the grace period")
     assert result.returncode == 143 and result.stderr.splitlines() == ["swizzle-solve: error: terminated"], result
     assert time.monotonic() - start < 10
+
+
+_CASE_VALUES = {
+    "name": _WORD, "rows": _INT, "cols": _INT, "row_length": _INT, "dtype": st.sampled_from(["f16", "f32", "u8", "x"]),
+    "access": st.lists(_ACCESS, max_size=3), "expect": _CHECK, "check": _CHECK,
+    "expect_status": st.sampled_from(["conflict-free", "conflicts", "maybe"]),
+    "phases": st.lists(st.sampled_from(["p.json", "../p.json", "/etc/passwd", "missing.toml"]), max_size=2),
+    "bogus": st.integers(),
+}
+
+
+@pytest.mark.fuzz
+@FUZZ
+@given(cases=st.lists(st.fixed_dictionaries({"rows": _INT, "cols": _INT},
+                                            optional={k: v for k, v in _CASE_VALUES.items()
+                                                      if k not in ("rows", "cols")}), min_size=1, max_size=3),
+       form=st.sampled_from([[], ["--json"]]))
+def test_fuzz_batch_files(tmp_path_factory, cases, form):
+    folder = tmp_path_factory.mktemp("fuzz")
+    (folder / "p.json").write_text(json.dumps(phases_doc()))
+    text = "".join("[[case]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in case.items()) for case in cases)
+    path = folder / "ex.toml"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    argv = ["batch", str(path), *form]
+    start = time.monotonic()
+    code, out, err = run_in_process(argv)
+    assert_invariant(argv, code, out, err, time.monotonic() - start)
