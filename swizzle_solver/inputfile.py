@@ -85,27 +85,39 @@ def decode(data: bytes, where: str) -> str:
     return text
 
 
-# Strings (whose brackets do not nest), comments, and the brackets that do nest.
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
-_TOML_TOKENS = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*|[\[\]{}]',
-                          re.DOTALL)
+# Strings (whose brackets do not nest), comments, and the brackets that do nest. Each string pattern
+# matches from any opening quote (an unterminated string runs to the end of the text or its line, a
+# lone backslash included: the parser refuses it anyway), and the quantifiers are possessive, so
+# the scan is linear: no backtracking, and no retry at each later quote.
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]++|\\.?)*+"?|[\[\]{}]', re.DOTALL)
+_TOML_TOKENS = re.compile(r'"""(?:[^"\\]++|\\.?|"(?!""))*+(?:"""|\Z)'  # multi-line basic string
+                          r"|'''(?:[^']++|'(?!''))*+(?:'''|\Z)"  # multi-line literal string
+                          r'|"(?:[^"\\\n]++|\\.?)*+"?'  # basic string
+                          r"|'[^'\n]*+'?"  # literal string
+                          r"|#[^\n]*+"  # comment
+                          r"|[\[\]{}]", re.DOTALL)
 
 
-def nesting(text: str, toml: bool = False) -> int:
-    """The deepest nesting of arrays and objects (inline tables) in JSON or TOML text."""
+def nesting(text: str, toml: bool = False, enough: int | None = None) -> int:
+    """The deepest nesting of arrays and objects (inline tables) in JSON or TOML text; the scan
+    stops once it is above ``enough``."""
     depth = deepest = 0
     for m in (_TOML_TOKENS if toml else _JSON_TOKENS).finditer(text):
         token = m[0]
         if token in "[{":
             depth += 1
             deepest = max(deepest, depth)
+            if enough is not None and deepest > enough:
+                break
         elif token in "]}":
             depth -= 1
     return deepest
 
 
 def check_depth(text: str, where: str, toml: bool = False) -> None:
-    if nesting(text, toml) > MAX_DEPTH:
+    if text.count("[") + text.count("{") <= MAX_DEPTH:  # cannot nest deeper than it has brackets
+        return
+    if nesting(text, toml, enough=MAX_DEPTH) > MAX_DEPTH:
         raise InputError(f"{where} nests arrays or objects more than {MAX_DEPTH} levels deep: this is not a tile "
                          f"description; fix the file")
 

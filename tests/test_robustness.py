@@ -155,6 +155,21 @@ def test_depth_is_measured_outside_strings():
     assert nesting('{"a": "[[[[[[", "b": [[1]]}') == 3
     assert nesting('a = "[[[[" # [[[[\nb = [[1]]\nc = \'[[[\'\n', toml=True) == 2
     assert nesting("[" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1
+    assert nesting('x = """[[[ "" ]"""\ny = [[2]]', toml=True) == 2
+
+
+ADVERSARIAL = {"quote-backslash": '"\\' * 500_000, "triple-backslash": '"""\\' * 250_000,
+               "literal": "'''" + "a'" * 500_000, "quotes": '"' * 1_000_000, "brackets": "[" * 1_000_000,
+               "mixed": '"\\"[' * 250_000}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_the_depth_scan_is_linear(name):
+    """Unterminated strings once made the scan retry at every later quote: quadratic (minutes at 4 MB)."""
+    start = time.monotonic()
+    for toml in (False, True):
+        nesting(ADVERSARIAL[name], toml, enough=MAX_DEPTH)
+    assert time.monotonic() - start < 3
 
 
 # --- names --------------------------------------------------------------------------------------
