@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from swizzle_solver.api import figure, problem, with_emit  # noqa: E402
 from swizzle_solver.emit import TARGETS, emit_all  # noqa: E402
 from swizzle_solver.report import solution_json  # noqa: E402
-from swizzle_solver.search import solve  # noqa: E402
+from swizzle_solver.solving import solve  # noqa: E402
 
 CASES = [
     dict(rows=16, cols=32, dtype="f16", access=["8x8", "row"]),

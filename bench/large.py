@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swizzle_solver import search  # noqa: E402
-from swizzle_solver.model import make_problem  # noqa: E402
+from swizzle_solver.access import make_problem  # noqa: E402
+from swizzle_solver.solving import solve  # noqa: E402
 
 BUDGET_S = 1.0
 ACCESSES = ["8x8", "row", "col"]
@@ -33,7 +33,7 @@ def timed_solve(accesses: list[str], repeat: int):
     times = []
     for _ in range(repeat + 1):
         start = time.perf_counter()
-        solution = search.solve(make_problem(256, 256, accesses, elem_bytes=2))
+        solution = solve(make_problem(256, 256, accesses, elem_bytes=2))
         times.append(time.perf_counter() - start)
     return min(times[1:]), times[0], solution
 

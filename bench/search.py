@@ -2,7 +2,7 @@
 
 Naive baseline (written here): every candidate of the `none`, `cute` and `xor-cols` families
 (families.*.candidates, the same enumeration the solver covers), each checked for validity and
-measured with the plain exhaustive simulator (search.measure: every placement of every pattern),
+measured with the plain exhaustive simulator (candidate.measure: every placement of every pattern),
 then the minimum taken in the DESIGN.md order. Both searches must agree on the answer; the ratio
 is naive time / solver time over all examples together, both measured here. Target: >= 50.
 
@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swizzle_solver import search  # noqa: E402
-from swizzle_solver.families import FAMILIES  # noqa: E402
+from swizzle_solver import candidate, solving  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
+from swizzle_solver.families import FAMILIES  # noqa: E402
 
 TARGET = 50.0
 
@@ -66,10 +66,10 @@ def naive_solve(problem):
     """Every candidate, measured whole by the simulator; the minimum in the DESIGN.md order."""
     best = None
     for module in FAMILIES:
-        for layout in module.candidates(problem.tile, search.vector_elems(problem)):
+        for layout in module.candidates(problem.tile, candidate.vector_elems(problem)):
             if layout.invalid(problem.tile) is not None:
                 continue
-            ranked = search.measure(problem, layout)
+            ranked = candidate.measure(problem, layout)
             if best is None or ranked.rank_key < best.rank_key:
                 best = ranked
     return best
@@ -78,13 +78,17 @@ def naive_solve(problem):
 def answer_floor(problem, layout):
     """What any solve must spend whatever its search does: simulate its answer over every
     placement and verify it (a bijection that keeps vectors whole)."""
-    search.recheck(problem, 0, layout, "exhaustive")
+    candidate.recheck(problem, candidate.Candidate(0, layout))
+
+
+def plain_solve(problem):
+    """A solve without the candidates table (what --quiet runs)."""
+    return solving.solve(problem, table=False)
 
 
 def with_table(problem):
     """A solve whose candidates table is read too (what the rich report and --json print)."""
-    solution = search.solve(problem)
-    solution.alternatives
+    solution = solving.solve(problem, table=True)
     return solution
 
 
@@ -124,7 +128,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each side; the fastest is kept")
     repeat = ap.parse_args().repeat
     items = problems()
-    solve_s, solutions = timed(search.solve, problems, repeat)
+    solve_s, solutions = timed(plain_solve, problems, repeat)
     naive_s, naive = timed(naive_solve, problems, repeat)
     table_s = timed(with_table, problems, repeat)[0]
     answers = {name: s.answer.layout for (name, _), s in zip(items, solutions)}
@@ -134,15 +138,15 @@ def main() -> int:
     for name in disagree:
         print(f"DISAGREE: {name}")
     ratio = naive_s / solve_s
-    candidates = sum(len(m.candidates(p.tile, search.vector_elems(p))) for _, p in items for m in FAMILIES)
+    candidates = sum(len(m.candidates(p.tile, candidate.vector_elems(p))) for _, p in items for m in FAMILIES)
     print(f"{len(items)} stage-1 examples: solver {solve_s * 1e3:.1f} ms, naive {naive_s * 1e3:.1f} ms "
           f"(all {candidates} candidates simulated)")
-    print(f"  layouts simulated whole: solver {simulations(search.solve)}, naive {simulations(naive_solve)}")
+    print(f"  layouts simulated whole: solver {simulations(plain_solve)}, naive {simulations(naive_solve)}")
     print(f"  floor: simulating and verifying just the {len(items)} answers takes {floor_s * 1e3:.1f} ms, "
           f"which caps any design at {naive_s / floor_s:.0f}x")
     print(f"  with the candidates table (runners-up of each family, read by the report and --json): "
           f"{table_s * 1e3:.1f} ms, {naive_s / table_s:.1f}x")
-    kernel_solve_s, kernel_solutions = timed(search.solve, kernel_problems, repeat)
+    kernel_solve_s, kernel_solutions = timed(plain_solve, kernel_problems, repeat)
     kernel_naive_s, kernel_naive = timed(naive_solve, kernel_problems, repeat)
     kernel_items = kernel_problems()
     for (name, _), s, n in zip(kernel_items, kernel_solutions, kernel_naive):

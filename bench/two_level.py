@@ -22,8 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from swizzle_solver.budget import Budget  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
-from swizzle_solver.extended import _Xor, search_linear, search_two_level  # noqa: E402
-from swizzle_solver.search import solve  # noqa: E402
+from swizzle_solver.extended import later_of, search_linear, search_two_level  # noqa: E402
+from swizzle_solver.search import first_conflict_free  # noqa: E402
+from swizzle_solver.solving import solve  # noqa: E402
 
 
 def timed(fn, repeat):
@@ -36,7 +37,7 @@ def timed(fn, repeat):
 
 
 def answer(kept):
-    best = [lay.name for ex, _, lay, _ in kept if ex == 0]
+    best = [c.layout.name for c in kept if c.excess == 0]
     return best[0] if best else "none conflict-free"
 
 
@@ -55,11 +56,11 @@ def main() -> int:
         t_solve, solution = timed(lambda: solve(problem), args.repeat)
         flag = "" if t_solve < 2 else "  (over 2 s!)"
         print(f"{case.name[:44]:44} {t_solve:7.3f}s  -> {solution.answer.layout.name}{flag}")
-        xor = _Xor(problem)
+        enum, smt = later_of(problem, first_conflict_free, "enum"), later_of(problem, first_conflict_free, "smt")
         for family, search, repeat in (("two-level", search_two_level, args.repeat), ("linear", search_linear, 1)):
             t_enum, (kept_enum, rep_enum) = timed(
-                lambda: search(problem, Budget(args.enum_limit), "enum", xor), repeat)
-            t_smt, (kept_smt, _) = timed(lambda: search(problem, Budget(), "smt", xor), args.repeat)
+                lambda: search(problem, Budget(args.enum_limit), enum), repeat)
+            t_smt, (kept_smt, _) = timed(lambda: search(problem, Budget(), smt), args.repeat)
             enum_txt = f"{t_enum:8.3f}s" if rep_enum.complete else f">{args.enum_limit:7.1f}s"
             print(f"{'':44} {'':8}  {family:10} {enum_txt:>9} {t_smt:8.3f}s {t_smt / t_enum:8.2f}  "
                   f"enum: {answer(kept_enum)}{'' if rep_enum.complete else ' (cut)'}; z3: {answer(kept_smt)}")

@@ -16,8 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from swizzle_solver.model import Problem, make_problem  # noqa: E402
-from swizzle_solver.search import solve  # noqa: E402
+from swizzle_solver.access import make_problem  # noqa: E402
+from swizzle_solver.model import Problem  # noqa: E402
+from swizzle_solver.solving import solve  # noqa: E402
 
 CASES = [  # (rows, cols, elem_bytes, accesses)
     (64, 64, 2, ["ldmatrix.x4", "mma-c:m16n8"]),

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import Problem, elem_bytes_of, make_problem
+from .access import elem_bytes_of, make_problem
+from .budget import Budget
+from .candidate import Candidate
+from .model import Problem
+from .solving import Solution
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
@@ -31,7 +35,7 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
 class Result:
     """A solved problem: the minimal layout, its measurements, and its code."""
 
-    solution: object  # search.Solution
+    solution: Solution
 
     @property
     def problem(self) -> Problem:
@@ -76,15 +80,18 @@ class Result:
         return figure(self.problem, self.layout, self.json()["answer"]["per_access"], access)
 
 
-def solve(problem_: Problem | None = None, /, **kwargs) -> Result:
-    """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...)."""
-    from .search import solve as search
+def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
+          **kwargs) -> Result:
+    """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
+    skips the candidates table when a first conflict-free member answers (then ``json`` and
+    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout)."""
+    from .solving import solve as search
 
     if problem_ is None:
         problem_ = problem(**kwargs)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
-    return Result(search(problem_))
+    return Result(search(problem_, budget=budget, table=table))
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,8 +99,8 @@ class Checked:
     """One given layout, measured by the simulator (what --check prints)."""
 
     problem: Problem
-    measured: object  # search.Ranked: per access worst and total wavefronts
-    invalid: str | None  # why the layout is not usable here (not a bijection, splits vectors), or None
+    measured: Candidate  # per access worst and total wavefronts
+    invalid: str | None  # why the layout is not sound here (soundness.py), or None
 
     @property
     def layout(self):
@@ -113,9 +120,9 @@ class Checked:
 
     def json(self, emit=()) -> dict:
         """The CLI's --check --json document, with answer.emit for the targets asked."""
+        from .candidate import measure
         from .families.identity import Identity
         from .report import check_json
-        from .search import measure
 
         doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid)
         return with_emit(doc, self.problem, self.layout, emit)
@@ -125,7 +132,7 @@ def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
     is a layout object or a name as the tool prints it (names.CHECKABLE)."""
     from .names import parse_layout
-    from .search import check as measure_check
+    from .solving import check as measure_check
 
     if problem_ is None:
         problem_ = problem(**kwargs)
@@ -139,6 +146,8 @@ def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
 
 def with_emit(doc: dict, prob: Problem, layout, targets) -> dict:
     """Add answer.emit.TARGET (the snippet) and answer.emit_expressible.TARGET to a JSON document."""
+    if not targets:  # emit.py is imported only when code is asked for (start-up)
+        return doc
     from .emit import emit_all, parse_targets
 
     targets = parse_targets(targets)

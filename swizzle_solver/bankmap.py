@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import simulate
+from .layout import layout_table
 from .model import InputError, Problem
-from .search import layout_table
 
 
 @dataclass(frozen=True, eq=False)
@@ -40,7 +40,7 @@ def choose_access(problem: Problem, which: str | None) -> int:
         from .families.identity import Identity
 
         results = simulate.simulate(problem.tile, problem.bank_model, problem.patterns,
-                                    layout_table(problem, Identity()))
+                                    layout_table(problem.tile, Identity()))
         excess = [r.excess for r in results]
         return excess.index(max(excess))
     specs = [p.spec for p in problem.patterns]
@@ -54,7 +54,7 @@ def choose_access(problem: Problem, which: str | None) -> int:
 
 def bank_map(problem: Problem, layout, index: int) -> BankMap:
     tile, model = problem.tile, problem.bank_model
-    phys = layout_table(problem, layout)
+    phys = layout_table(problem.tile, layout)
     pattern = problem.patterns[index]
     result = simulate.simulate(tile, model, [pattern], phys)[0]
     lanes = simulate.bank_list(tile, model, pattern, phys, result.worst_placement)
@@ -69,8 +69,8 @@ def bank_map(problem: Problem, layout, index: int) -> BankMap:
             footprint.add((r, c + k))
             if crowded.intersection(banks):
                 conflicted.add((r, c + k))
-    word = phys * tile.elem_bytes // model.bank_bytes
-    return BankMap(layout.name, pattern.spec, phys, word % model.banks, frozenset(footprint), frozenset(conflicted),
+    bank_of = model.bank(model.first_word(phys, tile.elem_bytes))
+    return BankMap(layout.name, pattern.spec, phys, bank_of, frozenset(footprint), frozenset(conflicted),
                    result.worst, result.total, pattern.lower_bound,
                    tuple((lane, tuple(banks)) for lane, _, banks in lanes))
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .inputfile import load_toml, printable, read_text
-from .model import InputError, Problem, elem_bytes_of, make_problem
+from .access import elem_bytes_of, make_problem
+from .access.inputfile import load_toml, printable, read_text
+from .hardware import DEFAULT
+from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
@@ -103,7 +105,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks", 32), t.get("bank_bytes", 4), [str(base / p) for p in files["phases"]],
+                               t.get("banks", DEFAULT.banks), t.get("bank_bytes", DEFAULT.bank_bytes), [str(base / p) for p in files["phases"]],
                                [str(base / p) for p in files["linear_layout"]])
     except InputError as err:
         raise InputError(f"{where}: {err}") from None

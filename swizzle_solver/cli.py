@@ -1,4 +1,4 @@
-"""The command line: a thin typer layer over model, search and report.
+"""The command line: a thin typer layer over the API (api.py), which solves and checks.
 
 Exit codes (DESIGN.md section 4): 0 conflict-free (or --check passed, or every batch case met its
 expectation); 1 no conflict-free layout / --check failed / a batch expectation failed; 2 bad input,
@@ -13,7 +13,8 @@ from typing import Callable, List, Optional
 import typer
 
 from . import __version__
-from .model import InputError, Problem, elem_bytes_of, make_problem
+from .access import elem_bytes_of, make_problem
+from .model import InputError, Problem
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
@@ -99,7 +100,7 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
             before, after = bank_maps(problem, layout, out.show_access)
             pictures.append(picture(before, after, problem.bank_model.banks, console.width))
-        from .limits import disarm_deadline
+        from .alarm import disarm_deadline
 
         disarm_deadline()
         print_solution(doc, console, pictures)
@@ -107,22 +108,16 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False, timeout: float | None = None) -> int:
+    from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
-    from .search import solve
 
     show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
+    table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress() as progress:
-        solution = solve(problem, budget=Budget(timeout, progress.update if show else None))
-    layout = solution.answer.layout
-
-    def document() -> dict:
-        from .report import solution_json  # not needed for --quiet
-
-        return solution_json(solution)
-
-    _output(document, json_out, quiet, layout.name, problem, layout, out, show_phases)
-    return EXIT_OK if solution.status == "conflict-free" else EXIT_CONFLICTS
+        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table)
+    _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
+    return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
@@ -194,10 +189,11 @@ def main_command(
         raise InputError("--json and --quiet both given: choose one output form")
     if timeout is not None and not 0 < timeout < float("inf"):
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
-    from . import limits
+    from .access import limits
+    from .alarm import arm_deadline
 
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
-    limits.arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
+    arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
     layout = None
@@ -227,7 +223,7 @@ def batch_command(
     cases = load_cases(file, case, allow_outside)
     out, rows = [], []
     for c in cases:
-        row, make_doc = _batch_case(c)
+        row, make_doc = _batch_case(c, table=json_out)
         if json_out:  # the table needs only the row
             out.append({"name": c.name, "ok": row["ok"], "result": make_doc()})
         rows.append(row)
@@ -241,8 +237,9 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
-def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
-    """One case of batch: its table row, and how to build its JSON document (--check's or the solve's)."""
+def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
+    """One case of batch: its table row, and how to build its JSON document (--check's or the
+    solve's, which needs ``table``)."""
     if c.check is not None:
         from .api import check
 
@@ -253,19 +250,18 @@ def _batch_case(c) -> tuple[dict, Callable[[], dict]]:
         if checked.invalid is not None:
             status = "not usable"
     else:
-        from .report import solution_json
-        from .search import solve
+        from .api import solve
 
-        solution = solve(c.problem)
-        answer, status = solution.answer.layout.name, solution.status
-        ok, make_doc = c.meets(status, answer), lambda: solution_json(solution)
+        result = solve(c.problem, table=table)
+        answer, status = result.name, result.status
+        ok, make_doc = c.meets(status, answer), result.json
     return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc
 
 
 def _write(text: str) -> None:
     """Plain output (JSON, --quiet): flushed here, so that a reader that stopped reading (``| head``)
     is noticed here and the exit code still says what was found."""
-    from .limits import disarm_deadline
+    from .alarm import disarm_deadline
 
     disarm_deadline()  # printing has started: it finishes
     try:
@@ -278,7 +274,7 @@ def _write(text: str) -> None:
 
 
 def _fail(message: str) -> int:
-    from .inputfile import printable  # one line, no terminal escapes, whatever the input held
+    from .access.inputfile import printable  # one line, no terminal escapes, whatever the input held
 
     message = printable(message)
     if len(message) > 2000:  # a value quoted from a huge input: keep the start and the fix at the end
@@ -303,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
-    from .limits import RunTimeout, end_run
+    from .access import limits
+    from .alarm import RunTimeout, disarm_deadline
 
     try:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
@@ -326,7 +323,8 @@ def _run(argv: list[str] | None) -> int:
     except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
     finally:
-        end_run()  # the caps and the alarm were this run's (main is also called in-process)
+        limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
+        disarm_deadline()
     return code if isinstance(code, int) else EXIT_OK
 
 

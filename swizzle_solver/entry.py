@@ -42,10 +42,10 @@ def _raise(signum: int, frame) -> None:
 def main() -> int:
     signal.signal(signal.SIGINT, _raise)
     signal.signal(signal.SIGTERM, _raise)
-    _watch()
     try:
         if sys.stdout is None:  # started with stdout closed (>&-): nowhere to put the answer
             return _end(EXIT_INPUT, "standard output is closed: redirect it to a file or /dev/null")
+        _watch()  # after that check: with fd 1 closed, its pipe would take fd 1
         gc.disable()
         try:
             from .cli import main as cli_main
@@ -86,7 +86,10 @@ def _watch() -> None:
 
     def watch() -> None:
         while True:
-            data = os.read(read, 64)
+            try:
+                data = os.read(read, 64)
+            except OSError:
+                return
             for signum in (signal.SIGTERM, signal.SIGINT):
                 if signum in data:
                     time.sleep(GRACE_SECONDS)

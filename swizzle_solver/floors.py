@@ -67,13 +67,14 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
 
 def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Floor:
     """The floor the vectors of ``q`` (``runs``: their vector_runs) put on pattern ``p``."""
-    tile, bb, banks = problem.tile, problem.bank_model.bank_bytes, problem.bank_model.banks
-    v = q.vector_bytes
-    positions = v // bb  # word positions in one vector
+    tile, hardware = problem.tile, problem.bank_model
+    bb, v = hardware.bank_bytes, q.vector_bytes
+    geometry = hardware.geometry(tile.elem_bytes, v)  # a vector is a unit (v > bb: vector_runs)
+    positions = geometry.unit_words  # word positions in one vector
     rows, cols = simulate.lane_elements(tile, p)  # (placements, lanes, elements per lane)
     n = rows.shape[0]
     first, byte = runs[0][rows, cols].reshape(n, -1), runs[1][rows, cols].reshape(n, -1)
-    span = max(1, tile.elem_bytes // bb)  # words one element covers
+    span = hardware.element_words(tile.elem_bytes)  # words one element covers
     word = (byte // bb)[..., None] + np.arange(span)  # word position of each word of each element
     vector = np.broadcast_to(first[..., None], word.shape)
     word, vector = word.reshape(n, -1), vector.reshape(n, -1)
@@ -86,11 +87,11 @@ def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Flo
     counts = np.bincount(slot[new], minlength=n * positions).reshape(n, positions)
     placement, position = np.unravel_index(int(counts.argmax()), counts.shape)
     most = int(counts[placement, position])
-    slots = max(1, banks * bb // v)
+    slots = geometry.slots
     return Floor(-(-most // slots), q.spec, v, slots, most, int(position))
 
 
-_FLOORS: "weakref.WeakKeyDictionary[Problem, tuple]" = weakref.WeakKeyDictionary()
+_FLOORS: weakref.WeakKeyDictionary[Problem, tuple] = weakref.WeakKeyDictionary()
 
 
 def floors(problem: Problem) -> list[Floor | None]:

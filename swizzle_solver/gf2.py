@@ -11,6 +11,7 @@ from __future__ import annotations
 
 
 def apply(bases: list[int], x: int) -> int:
+    """The image of x: the XOR of bases[i] for every set bit i of x."""
     out = 0
     i = 0
     while x:

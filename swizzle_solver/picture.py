@@ -6,7 +6,7 @@ distinct words than the access's lower bound allows (the conflict).
 """
 from __future__ import annotations
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -59,7 +59,7 @@ def picture(before: BankMap, after: BankMap, banks: int, console_width: int):
                     f"{MAX_ROWS} x {MAX_COLS} elements: use --svg FILE for this tile", style="yellow")
     left, right = tile_view(before, banks, "before (unswizzled)"), tile_view(after, banks, "after")
     width = 4 + cols * (max(2, len(str(banks - 1))) + 1)
-    parts = [Text("Bank map", style="bold underline"), legend(banks)]
+    parts: list[RenderableType] = [Text("Bank map", style="bold underline"), legend(banks)]
     if 2 * width + 4 <= console_width:
         grid = Table.grid(padding=(0, 4))
         grid.add_row(left, right)

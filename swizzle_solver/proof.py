@@ -11,7 +11,10 @@ bytes in one unit are served together (a whole vector, or lanes sharing a word: 
 because the units of a coset form an affine space and the slot projection has fibres of equal
 size on it. For a bijective layout the first rank is the number of varying bits n, so the
 pattern is conflict-free iff the bank matrix (slot bits x varying bits) has rank min(n, slot
-bits); a deficit of k proves a 2^k-way conflict, and any kernel vector gives a colliding pair.
+bits); a deficit of k proves a 2^k-way conflict. A witness comes from the kernel: a combination
+x of varying bits that the bank matrix sends to 0 but the full unit address does not moves a lane
+to another unit in the same slot, so the lanes at offsets p and p ^ x (``BankMatrix.collision``)
+read different words of one bank, in every placement.
 
 The XOR families only ever XOR higher offset bits into lower ones, so the unit bits of the
 physical offset depend only on the unit bits of the logical one: the matrix below is exact.
@@ -22,7 +25,8 @@ import weakref
 from dataclasses import dataclass
 
 from . import gf2
-from .model import BankModel, Pattern, Tile, log2
+from .hardware import Hardware
+from .model import Pattern, Tile, log2
 
 
 @dataclass(frozen=True)
@@ -33,8 +37,8 @@ class BankMatrix:
     columns: list[int]  # slot bits of the image of each varying bit
     row_labels: list[str]  # one per row: "b2" = bank bit 2 of the word address
     full_rank: int  # rank of the whole physical unit address on the varying bits
-    varying: list[tuple[str, int]]  # the same bits as labels, as (axis, bit)
-    unit_shift: int  # log2 of the unit in elements
+    offset_bits: list[int]  # the element-offset bit of each column
+    images: list[int]  # the physical unit address of each column's bit (the layout's image >> u)
 
     @property
     def rank(self) -> int:
@@ -50,27 +54,36 @@ class BankMatrix:
     def rref(self) -> tuple[list[int], list[int]]:
         return gf2.rref(self.rows(), len(self.columns))
 
+    def collision(self) -> int | None:
+        """A logical offset difference d (XOR of varying bits) that moves a lane to another unit in
+        the same slot: from the kernel of the bank matrix, outside the kernel of the whole unit
+        address. Any lane at offset p and the lane at p ^ d of the same placement then read
+        different words of one bank. None when there is no conflict (no rank deficit)."""
+        for combo in gf2.kernel(self.columns):
+            if gf2.apply(self.images, combo):  # a different unit, in the same slot
+                return gf2.apply([1 << b for b in self.offset_bits], combo)
+        return None
 
-def bank_matrix(tile: Tile, bank_model: BankModel, pattern: Pattern, bases: list[int] | None) -> BankMatrix | None:
+
+def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[int] | None) -> BankMatrix | None:
     """The bank matrix of ``pattern`` under a layout with GF(2) ``bases`` on element-offset bits."""
-    setup = None if bases is None else _setup(tile, bank_model, pattern)
+    if bases is None:
+        return None
+    setup = _setup(tile, bank_model, pattern)
     if setup is None:
         return None
-    kept, indexes, u, slot_bits, word_shift = setup
+    kept, indexes, (u, slot_mask, row_labels) = setup
     if max(indexes, default=-1) >= len(bases):
         return None
     images = [bases[index] >> u for index in indexes]
-    slot_mask = (1 << slot_bits) - 1
-    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept],
-                      columns=[img & slot_mask for img in images],
-                      row_labels=[f"b{j + word_shift}" for j in range(slot_bits)],
-                      full_rank=gf2.rank(images), varying=kept, unit_shift=u)
+    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept], columns=[img & slot_mask for img in images],
+                      row_labels=row_labels, full_rank=gf2.rank(images), offset_bits=indexes, images=images)
 
 
-_SETUPS: "weakref.WeakKeyDictionary[Pattern, dict]" = weakref.WeakKeyDictionary()
+_SETUPS: weakref.WeakKeyDictionary[Pattern, dict] = weakref.WeakKeyDictionary()
 
 
-def _setup(tile: Tile, bank_model: BankModel, pattern: Pattern):
+def _setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
     """What the bank matrix needs besides the layout, once per (pattern, tile, banks): the search
     builds it for every candidate layout. None when the GF(2) view does not apply."""
     per_pattern = _SETUPS.setdefault(pattern, {})
@@ -80,15 +93,14 @@ def _setup(tile: Tile, bank_model: BankModel, pattern: Pattern):
     return per_pattern[key]
 
 
-def _compute_setup(tile: Tile, bank_model: BankModel, pattern: Pattern):
+def _compute_setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
     varying = pattern.linear_bits(tile)
     if varying is None:
         return None
-    e = tile.elem_bytes
-    unit = max(pattern.vector_bytes, bank_model.bank_bytes)
-    if unit > bank_model.wavefront_bytes or unit < e:
+    geometry = bank_model.geometry(tile.elem_bytes, pattern.vector_bytes)
+    if not geometry.fits:
         return None
-    u = log2(unit // e)  # element-offset bits below the unit
+    u = geometry.unit_shift  # element-offset bits below the unit
     pitch = log2(tile.row_length)
     kept, indexes = [], []
     for axis, bit in varying:
@@ -97,6 +109,6 @@ def _compute_setup(tile: Tile, bank_model: BankModel, pattern: Pattern):
             continue  # inside one unit: same vector or same word
         kept.append((axis, bit))
         indexes.append(index)
-    slot_bits = log2(bank_model.wavefront_bytes // unit)
-    word_shift = log2(unit // bank_model.bank_bytes)  # bank bits inside one unit
-    return kept, indexes, u, slot_bits, word_shift
+    # the slot is word-address bits above the words inside one unit: bank bits b{word_shift}...
+    row_labels = [f"b{j + geometry.word_shift}" for j in range(geometry.slot_bits)]
+    return kept, indexes, (u, geometry.slot_mask, row_labels)

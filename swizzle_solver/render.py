@@ -1,4 +1,6 @@
-"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts only.
+"""The rich terminal report: problem, candidates, evidence, code. It formats report.py's dicts, and
+asks a family's registry record (families/__init__.py) for what that family adds to them (its code
+lines, its verdict), never comparing family names.
 
 Tables are aligned rich ``Text`` lines (``columns`` and ``table`` below), drawn like rich's
 ``box.SIMPLE_HEAD`` tables: a plain solve then never imports ``rich.table`` (with ``fractions`` and
@@ -11,12 +13,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Collection, Sequence
+from collections.abc import Collection, Sequence
 
 from rich.console import Console as RichConsole
 from rich.console import Group
 from rich.segment import Segment
 from rich.text import Text
+
+from .families import baseline, every_solve, record
 
 
 def stdout_gone() -> None:
@@ -158,7 +162,7 @@ def candidates_view(doc: dict, title: str) -> Group:
         rows.append([mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
                      str(lay["excess_wavefronts"])])
     base = doc["answer"]["per_access"]
-    if all(lay["family"] != "none" for _, lay in layouts):
+    if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
                      *[_wf(a["baseline_worst_wavefronts"], a["baseline_total_wavefronts"], a["lower_bound"])
                        for a in base],
@@ -242,7 +246,7 @@ def families_view(doc: dict) -> Group | None:
     later families were searched, or its floors made that needless)."""
     search = doc.get("search") or {}
     if search.get("extended"):
-        why = f"searched beyond none / cute / xor-cols: {search['extended_reason']}"
+        why = f"searched beyond {every_solve(' / ', ' / ')}: {search['extended_reason']}"
     elif search.get("not_extended_reason"):
         why = f"the later families were not searched: {search['not_extended_reason']}"
     else:
@@ -266,7 +270,7 @@ def families_view(doc: dict) -> Group | None:
         parts.append(Wrapped(Text(f"covered: {f['covered']}", style="dim"), 2))
         smt = f.get("smt")
         if smt and smt.get("no_member_below"):
-            what = "terms" if f["family"] == "linear" else "bits"
+            what = record(f["family"]).smt_unit
             parts.append(Wrapped(Text(f"z3: no conflict-free member with fewer than {smt['no_member_below']} "
                                       f"XOR {what} (unsat)", style="dim"), 2))
         col = (f.get("witness") or {}).get("collision")
@@ -281,26 +285,10 @@ def families_view(doc: dict) -> Group | None:
 
 def code_view(doc: dict) -> Group:
     ans = doc["answer"]
-    rows: list[tuple[str, str]] = []
-    if ans["family"] == "none":
-        rows.append(("CuTe", "no swizzle: use the plain row-major layout"))
-    if ans["family"] == "two-level":
-        first, second = ans["name"].split(" then ")
-        rows.append(("CuTe", f"{first}, then {second}  (two swizzles on element offsets, in this order)"))
-        rows += [("C steps" if i == 0 else "", step) for i, step in enumerate(ans["steps"])]
-    if ans["family"] == "linear":
-        rows.append(("XOR terms", f"{ans['xor_terms']}: " + ", ".join(
-            f"bit {x['target_bit']} ^= bit {x['source_bit']}" for x in ans["terms"])))
+    rows: list[tuple[str, str]] = record(ans["family"]).code_rows(ans, doc["problem"])
     if ans.get("triton_bases"):
         tb = ans["triton_bases"]
         rows.append(("Triton", f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
-    if ans["family"] == "padding":
-        pad = ans["padding"]
-        rows.append(("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory"))
-        if pad["cute"]:
-            p = doc["problem"]
-            rows.append(("CuTe", f"composition({pad['cute']}, ({p['rows']},{p['cols']}):({pad['row_length']},1))  "
-                                 f"(the swizzle of the padded offset)"))
     if ans["cute"]:
         rows.append(("CuTe", f"{ans['cute']}  (on element offsets)"))
         mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
@@ -327,11 +315,9 @@ def verdict(doc: dict) -> Text:
                     f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
     unproven = doc["proof"].get("unproven")
     if doc["status"] == "conflict-free":
-        what = "no swizzle is needed" if ans["family"] == "none" else f"the minimal layout is {ans['name']}"
-        if unproven:
-            what = f"{ans['name']}, NOT proven minimal ({unproven})"
-        if ans["family"] == "padding":
-            what += f" (padding: {ans['padding']['extra_bytes']} extra bytes; no swizzle of the given pitch works)"
+        family = record(ans["family"])
+        what = f"{ans['name']}, NOT proven minimal ({unproven})" if unproven else family.found(ans)
+        what += family.note(ans)
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
     if doc["proof"].get("optimal_over_all_layouts"):
         return Text(f"No layout that keeps the vectors whole is conflict-free (the floors above); the best, "
@@ -356,17 +342,23 @@ def phases_view(doc: dict) -> Group:
     return Group(*parts)
 
 
-TARGET_TITLES = {"cute": "CuTe (C++)", "cute-dsl": "CuTe DSL (Python)", "cuda": "CUDA / C", "triton": "Triton",
-                 "mojo": "Mojo", "tma": "TMA (CUtensorMapSwizzle)"}
+def __getattr__(name: str) -> dict:
+    if name == "TARGET_TITLES":  # old constant: the emit targets' registry holds the titles
+        from .emit import TITLES
+        return TITLES
+    raise AttributeError(name)
 
 
 def snippets(doc: dict) -> list[tuple[Text, str]]:
-    """answer.emit: (heading, code) per target."""
+    """answer.emit: (heading, code) per target (the emit package only when code was asked for)."""
     ans = doc["answer"]
     out = []
-    for target, code in ans.get("emit", {}).items():
-        note = "" if ans["emit_expressible"][target] else "  (cannot express this layout)"
-        out.append((Text.assemble((f"--emit {target}: {TARGET_TITLES[target]}", "bold"), (note, BAD)), code))
+    if ans.get("emit"):
+        from .emit import TITLES
+
+        for target, code in ans["emit"].items():
+            note = "" if ans["emit_expressible"][target] else "  (cannot express this layout)"
+            out.append((Text.assemble((f"--emit {target}: {TITLES[target]}", "bold"), (note, BAD)), code))
     return out
 
 

@@ -1,16 +1,18 @@
 """The answer as data: the JSON document of DESIGN.md section 5, and the evidence behind it.
 
 Everything the rich output shows is read from these dicts, so the terminal and ``--json`` can never
-disagree. Every count comes from the simulator's measurements (search.Ranked); the GF(2) matrices
+disagree. Every count comes from the simulator's measurements (candidate.Candidate); the GF(2) matrices
 are the proof, printed beside them.
 """
 from __future__ import annotations
 
 from . import simulate
-from .families.cute import Swizzle
+from .candidate import Candidate
+from .families import every_solve, record
+from .layout import Layout, layout_table
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
-from .search import Ranked, Solution, layout_table
+from .solving import Solution
 
 SCHEMA_VERSION = 1
 
@@ -34,16 +36,16 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
     return [[list(lane) for lane in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 
-def layout_json(problem: Problem, ranked: Ranked, baseline: Ranked) -> dict:
+def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
     layout, e = ranked.layout, problem.tile.elem_bytes
-    is_cute = isinstance(layout, Swizzle)
+    sw = layout.cute_swizzle()
     return {
         "family": layout.family,
         "name": layout.name,
         "swizzles": layout.swizzles(),
-        "cute": layout.name if is_cute else None,
-        "byte_cute": layout.byte_level(e).name if is_cute else None,
-        "tma_mode": layout.tma_mode(e) if is_cute else None,
+        "cute": sw.name if sw else None,
+        "byte_cute": sw.byte_level(e).name if sw else None,
+        "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": ranked.excess,
         **extras_json(problem, layout),
@@ -54,34 +56,17 @@ def layout_json(problem: Problem, ranked: Ranked, baseline: Ranked) -> dict:
     }
 
 
-def extras_json(problem: Problem, layout) -> dict:
-    """What the later families add: XOR terms and Triton bases, two C steps, padding's memory."""
-    tile, out = problem.tile, {}
-    if layout.family == "linear":
-        form = layout.cute_form()
-        out["xor_terms"] = len(layout.terms)
-        out["terms"] = [{"target_bit": t, "source_bit": s} for t, s in layout.terms]
-        out["cute"] = form.name if form else None
-        out["byte_cute"] = form.byte_level(tile.elem_bytes).name if form else None
-    if layout.family == "two-level":
-        out["steps"] = layout.steps(tile)
-    if hasattr(layout, "triton_bases"):
-        out["triton_bases"] = layout.triton_bases(tile)
-    if layout.family == "padding":
-        from .emit import swizzled_rows
-
-        found = swizzled_rows(tile, layout)  # a CuTe swizzle of the padded offset r * pitch + c
-        out["padding"] = {"row_length": layout.pitch, "extra_bytes": layout.extra_bytes(tile),
-                          "storage_bytes": layout.storage(tile) * tile.elem_bytes,
-                          "cute": found[1].name if found else None}
-    return out
+def extras_json(problem: Problem, layout: Layout) -> dict:
+    """What the family adds (the layout's ``json_extras``): XOR terms and Triton bases, two C
+    steps, padding's memory."""
+    return layout.json_extras(problem.tile)
 
 
 def families_json(solution: Solution) -> list[dict]:
     """Per searched family: did it reach the lower bound, how it was covered, and for a family that
     did not, why (the enumeration bounds or the SMT result) and a witness for its best member."""
     problem = solution.problem
-    best: dict[str, Ranked] = {}
+    best: dict[str, Candidate] = {}
     for r in [solution.answer] + solution.alternatives:
         best.setdefault(r.layout.family, r)
     out = []
@@ -93,10 +78,11 @@ def families_json(solution: Solution) -> list[dict]:
                  "best_excess_wavefronts": ranked.excess if ranked else None}
         if f.smt is not None:
             entry["smt"] = f.smt
-        if ranked is None and f.family == "linear" and (f.smt or {}).get("result") == "unsat":
-            # No model to show: its best member is at least as good as the best cute or two-level
-            # swizzle (both are linear members), which is the witness given.
-            ranked = min((best[k] for k in ("cute", "two-level") if k in best), key=lambda r: r.excess, default=None)
+        contains = record(f.family).contains
+        if ranked is None and contains and (f.smt or {}).get("result") == "unsat":
+            # No model to show: its best member is at least as good as the best of the families it
+            # contains (for linear: cute and two-level swizzles), which is the witness given.
+            ranked = min((best[k] for k in contains if k in best), key=lambda r: r.excess, default=None)
             if ranked is not None:
                 entry["best_known_member"] = ranked.layout.name
         if ranked is not None and not ranked.conflict_free:
@@ -111,20 +97,36 @@ def families_json(solution: Solution) -> list[dict]:
 def matrix_json(m: BankMatrix) -> dict:
     rows = m.rows()
     reduced, pivots = m.rref()
-    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]  # noqa: E731
+    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]
     return {"varying_bits": m.labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
             "rref": [bits(r) for r in reduced], "pivots": [m.labels[i] for i in pivots], "rank": m.rank,
             "varying": len(m.labels), "wavefronts": m.wavefronts}
 
 
-def collision_json(problem: Problem, ranked: Ranked, index: int) -> dict | None:
+def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | None:
     """Two lanes of the worst placement whose distinct words share a bank; None when no conflict
-    remains (at the lower bound, words must share banks: a pair then would only alarm)."""
+    remains (at the lower bound, words must share banks: a pair then would only alarm).
+
+    Where the rank proof applies, the pair comes from it: a kernel vector of the bank matrix
+    (proof.BankMatrix.collision) pairs the placement's first lane with the lane it shares a bank
+    with, and the simulator's words confirm it. Elsewhere the simulator's words are searched."""
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    phys = layout_table(problem, ranked.layout)
-    lanes = simulate.bank_list(problem.tile, problem.bank_model, result.pattern, phys, result.worst_placement)
+    tile, hardware = problem.tile, problem.bank_model
+    phys = layout_table(tile, ranked.layout)
+    lanes = simulate.bank_list(tile, hardware, result.pattern, phys, result.worst_placement)
+    matrix = bank_matrix(tile, hardware, result.pattern, ranked.layout.bases(tile))
+    d = None if matrix is None else matrix.collision()
+    if d is not None:
+        (r0, c0, _), words0, _ = lanes[0]
+        r1, c1 = divmod((r0 * tile.row_length + c0) ^ d, tile.row_length)
+        words1 = next(words for (r, c, _), words, _ in lanes if (r, c) == (r1, c1))
+        w0, w1 = words0[0], words1[0]  # the first word of each unit: same position, same slot
+        bank = hardware.bank(w0)
+        # the proof's witness, checked by the simulator: different words of one bank
+        assert w0 != w1 and hardware.bank(w1) == bank, (ranked.layout.name, result.pattern.spec, d)
+        return {"bank": bank, "a": {"row": r0, "col": c0, "word": w0}, "b": {"row": r1, "col": c1, "word": w1}}
     owner: dict[int, tuple] = {}  # bank -> (lane, word) first seen
     for lane, words, banks in lanes:
         for w, b in zip(words, banks):
@@ -136,10 +138,10 @@ def collision_json(problem: Problem, ranked: Ranked, index: int) -> dict | None:
     return None
 
 
-def evidence_json(problem: Problem, ranked: Ranked) -> dict:
+def evidence_json(problem: Problem, ranked: Candidate) -> dict:
     """DESIGN.md section 3: the rank proof where it applies, and always the exhaustive check."""
     bases = ranked.layout.bases(problem.tile)
-    phys = layout_table(problem, ranked.layout)
+    phys = layout_table(problem.tile, ranked.layout)
     accesses = []
     for i, result in enumerate(ranked.results):
         p = result.pattern
@@ -159,7 +161,7 @@ def evidence_json(problem: Problem, ranked: Ranked) -> dict:
     return {"method": method, "layout": ranked.layout.name, "accesses": accesses}
 
 
-def with_floors(doc: dict, problem: Problem, ranked: Ranked, usable: bool = True) -> dict:
+def with_floors(doc: dict, problem: Problem, ranked: Candidate, usable: bool = True) -> dict:
     """Each access's floor (floors.py: the least any layout keeping the vectors whole can reach, when
     above its lower bound; computed only when ``ranked`` leaves a conflict, as none can exist
     otherwise), and whether ``ranked`` meets every floor: then no admissible layout does better."""
@@ -186,20 +188,20 @@ def solution_json(solution: Solution) -> dict:
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
         "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
-                   "extended_reason": ("no member of none, cute or xor-cols is conflict-free"
+                   "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),
-                   "not_extended_reason": ("the best of none, cute and xor-cols meets every floor, so no layout of "
+                   "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "
                                            "any family leaves fewer wavefronts" if solution.at_floor else None),
                    "timed_out": solution.timed_out},
     }, problem, solution.answer)
 
 
-def check_passed(ranked: Ranked, why: str | None) -> bool:
+def check_passed(ranked: Candidate, why: str | None) -> bool:
     """--check passes when the layout is usable (why is None) and conflict-free."""
     return why is None and ranked.conflict_free
 
 
-def check_json(problem: Problem, ranked: Ranked, baseline: Ranked, why: str | None) -> dict:
+def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None) -> dict:
     passed = check_passed(ranked, why)
     return with_floors({
         "schema_version": SCHEMA_VERSION,

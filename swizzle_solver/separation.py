@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import BankModel, Pattern, Tile, is_pow2, log2
+from .hardware import Hardware
+from .model import Pattern, Tile
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,29 +49,24 @@ def offset_bits_of_slot(unit_shift: int, slot_mask: int) -> list[int]:
     return [unit_shift + j for j in range(slot_mask.bit_length())]
 
 
-def slot_bits(tile: Tile, bank_model: BankModel, pattern: Pattern) -> list[int]:
+def slot_bits(tile: Tile, bank_model: Hardware, pattern: Pattern) -> list[int]:
     """The offset bits that choose the slot of the pattern's widest lanes (where XORs can help)."""
-    unit = max(int(pattern.lane_bytes.max()), bank_model.bank_bytes)
-    if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes:
-        return []
-    u = log2(unit // tile.elem_bytes)
-    return list(range(u, u + log2(bank_model.wavefront_bytes // unit)))
+    geometry = bank_model.geometry(tile.elem_bytes, int(pattern.lane_bytes.max()))
+    return geometry.slot_offset_bits if geometry.fits else []
 
 
-def units(tile: Tile, bank_model: BankModel, pattern: Pattern) -> tuple[int, int] | None:
+def units(tile: Tile, bank_model: Hardware, pattern: Pattern) -> tuple[int, int] | None:
     """(u, slot mask) of a pattern whose lanes have one size and whose units fit a wavefront: the
     placement's cost is then the most distinct units in one slot (under a layout keeping units
     whole). None otherwise."""
     width = int(pattern.lane_bytes[0, 0])
-    unit = max(width, bank_model.bank_bytes)
-    if unit > bank_model.wavefront_bytes or unit < tile.elem_bytes or not is_pow2(unit // tile.elem_bytes):
+    geometry = bank_model.geometry(tile.elem_bytes, width)
+    if not geometry.fits or (pattern.lane_bytes != width).any():
         return None
-    if (pattern.lane_bytes != width).any():
-        return None
-    return log2(unit // tile.elem_bytes), bank_model.wavefront_bytes // unit - 1
+    return geometry.unit_shift, geometry.slot_mask
 
 
-def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separation | None:
+def separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:
     unit = units(tile, bank_model, pattern)
     if pattern.lower_bound != 1 or unit is None:
         return None
@@ -87,5 +83,5 @@ def separation(tile: Tile, bank_model: BankModel, pattern: Pattern) -> Separatio
     return Separation(pattern, u, slot_mask, np.flatnonzero(seen))
 
 
-def separations(tile: Tile, bank_model: BankModel, patterns) -> list[Separation | None]:
+def separations(tile: Tile, bank_model: Hardware, patterns) -> list[Separation | None]:
     return [separation(tile, bank_model, p) for p in patterns]

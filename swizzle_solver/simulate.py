@@ -9,12 +9,13 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
-from .model import BankModel, Pattern, Tile
+from .hardware import Hardware
+from .model import Pattern, Tile
 
 
 def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
@@ -36,7 +37,7 @@ def table(phys: np.ndarray) -> PhysFn:
     return lambda r, c: phys[r, c]
 
 
-_ELEMENTS: "weakref.WeakKeyDictionary[Pattern, tuple]" = weakref.WeakKeyDictionary()
+_ELEMENTS: weakref.WeakKeyDictionary[Pattern, tuple] = weakref.WeakKeyDictionary()
 
 
 def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]:
@@ -55,7 +56,7 @@ def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]
     return cached[1], cached[2]
 
 
-def lane_words(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: PhysFn,
+def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
                placements: np.ndarray | None = None) -> np.ndarray:
     """Every word each placement touches, shape (placements, n): all bytes of all lanes.
 
@@ -67,13 +68,9 @@ def lane_words(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: PhysFn
     return words_of(tile, bank_model, phys(rows, cols).reshape(rows.shape[0], -1))
 
 
-def words_of(tile: Tile, bank_model: BankModel, offsets: np.ndarray) -> np.ndarray:
+def words_of(tile: Tile, bank_model: Hardware, offsets: np.ndarray) -> np.ndarray:
     """The words of physical element offsets (shape (n, k)), row by row: shape (n, k * words per element)."""
-    e, bb = tile.elem_bytes, bank_model.bank_bytes
-    if e <= bb:  # one word holds bb // e elements (both powers of two)
-        return offsets // (bb // e)
-    span = e // bb  # words spanned by one element
-    return (offsets[..., None] * span + np.arange(span)).reshape(offsets.shape[0], -1)
+    return bank_model.words(offsets, tile.elem_bytes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +97,7 @@ class AccessResult:
         return self.worst - self.pattern.lower_bound
 
 
-def simulate(tile: Tile, bank_model: BankModel, patterns, phys: np.ndarray) -> list[AccessResult]:
+def simulate(tile: Tile, bank_model: Hardware, patterns, phys: np.ndarray) -> list[AccessResult]:
     """Every placement of every pattern under the layout ``phys[r, c]``."""
     fn = table(phys)
     return [AccessResult(p, placement_costs(lane_words(tile, bank_model, p, fn), bank_model.banks))
@@ -128,12 +125,11 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
     return not np.any(got[..., 0] % elems) and np.array_equal(got, want)
 
 
-def bank_list(tile: Tile, bank_model: BankModel, pattern: Pattern, phys: np.ndarray, placement: int):
+def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):
     """For one placement: each distinct lane (row, col, bytes) with the banks of its words."""
-    e, bb = tile.elem_bytes, bank_model.bank_bytes
+    e = tile.elem_bytes
     out = []
     for r, c, nbytes in pattern.phase_lanes(placement):
-        words = sorted({(int(phys[r, c + k]) * e + t * bb) // bb
-                        for k in range(nbytes // e) for t in range(max(1, e // bb))})
-        out.append(((r, c, nbytes), words, [w % bank_model.banks for w in words]))
+        words = sorted({w for k in range(nbytes // e) for w in bank_model.words_of_element(int(phys[r, c + k]), e)})
+        out.append(((r, c, nbytes), words, [bank_model.bank(w) for w in words]))
     return out

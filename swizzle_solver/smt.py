@@ -159,7 +159,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
 
     ``lemmas`` (layout -> list of (unit shift, slot mask, most, units), or None), for a refuted
     model: placements it serves above their target, each as "no slot holds more than ``most`` of
-    these units", which every acceptable member meets (extended._Xor.conflict_lemmas). They are
+    these units", which every acceptable member meets (oracle.conflict_lemmas). They are
     added with the blocking clause, so one refuted model excludes every member that fails on the
     same placements, and an UNSAT answer stays a proof.
 

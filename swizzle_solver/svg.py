@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 
 from .bankmap import BankMap, bank_colour
-from .inputfile import printable
+from .access.inputfile import printable
 from .model import InputError, Problem
 
 CELL_W, CELL_H = 22, 16  # logical cell
@@ -134,10 +134,9 @@ def _physical(cv: _Canvas, problem: Problem, view: BankMap, x0: int, y0: int) ->
     e, bb = tile.elem_bytes, model.bank_bytes
     owner: dict[int, tuple[int, int]] = {}  # word -> first logical element stored in it
     for (r, c), p in sorted(np.ndenumerate(view.phys), key=lambda t: t[1]):
-        for word in range(int(p) * e // bb, (int(p) * e + e - 1) // bb + 1):
+        for word in model.words_of_element(int(p), e):
             owner.setdefault(word, (r, c))
-    read = {w for (r, c) in view.footprint
-            for w in range(int(view.phys[r, c]) * e // bb, (int(view.phys[r, c]) * e + e - 1) // bb + 1)}
+    read = {w for (r, c) in view.footprint for w in model.words_of_element(int(view.phys[r, c]), e)}
     hot = {w for w in read if (owner.get(w) in view.conflicted)}
     lines = min(MAX_LINES, -(-tile.storage_bytes // model.wavefront_bytes))
     cv.text(x0, y0 + 12, f"physical memory under {view.layout}: one line = {model.wavefront_bytes} B "

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from swizzle_solver.model import elem_bytes_of, make_problem
-from swizzle_solver.search import solve
+from swizzle_solver.access import elem_bytes_of, make_problem
+from swizzle_solver.solving import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]

@@ -16,12 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import __version__
+from swizzle_solver.access import make_problem
 from swizzle_solver.cli import main
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import make_problem
-from swizzle_solver.search import layout_table
+from swizzle_solver.layout import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = str(ROOT / "examples.toml")
@@ -223,7 +223,7 @@ def test_expression_equals_the_simulated_offsets(capsys, argv):
         expr = layout["expression"]
         assert C_EXPRESSION.match(expr), expr
         code = compile(expr, "<expression>", "eval")
-        phys = layout_table(problem, layout_of(layout))
+        phys = layout_table(problem.tile, layout_of(layout))
         got = [[eval(code, {"__builtins__": {}}, {"r": r, "c": c}) for c in range(p["cols"])] for r in range(p["rows"])]
         assert got == phys.tolist(), layout["expression"]
 
@@ -412,9 +412,16 @@ def test_batch_malformed_file(capsys, tmp_path, text):
 def test_every_printed_layout_name_is_a_valid_expectation_and_reads_back():
     """`expect` is checked against the names the families print: none of them may be refused; and
     --check reads each back as the same layout."""
-    from swizzle_solver.names import expect_problem, parse_layout
-    from swizzle_solver.families import cute, linear, padding, row_interleave, two_level, xor_cols
+    from swizzle_solver.families import (
+        cute,
+        linear,
+        padding,
+        row_interleave,
+        two_level,
+        xor_cols,
+    )
     from swizzle_solver.families.identity import Identity
+    from swizzle_solver.names import expect_problem, parse_layout
 
     layouts = [Identity(), cute.Swizzle(3, 3, 3), xor_cols.XorCols(2, 3, 1), row_interleave.RowInterleave(8, 2),
                two_level.TwoLevel(cute.Swizzle(1, 3, 3), cute.Swizzle(3, 3, 5)),
@@ -506,3 +513,54 @@ def test_the_cli_never_crashes(rows, cols, pad, dtype, banks, accesses, extra, c
 def test_dtype_as_kernel_code_spells_it_gives_the_same_output(capsys):
     args = ("--rows", "64", "--cols", "64", "--access", "ldmatrix.x4", "--access", "row", "--json")
     assert run(capsys, *args, "--dtype", "torch.float16") == run(capsys, *args, "--dtype", "f16")
+
+
+@pytest.mark.parametrize("lanes, args", [
+    ([[1, 1, 2]], ["--rows", "16", "--cols", "8", "--row-length", "9", "--dtype", "u8", "--access", "col"]),
+    ([[1, 3, 8]], ["--rows", "4", "--cols", "72", "--row-length", "73", "--dtype", "f32", "--access", "row"]),
+])
+def test_a_lane_aligned_in_address_but_not_in_column_is_screened(capsys, tmp_path, lanes, args):
+    """Issue 14: at an odd pitch a lane may start at an odd column and still be aligned in memory.
+    Padding, xor-cols and cute members that split it used to reach the internal re-check
+    ("internal error: ... splits the vectors"), and --quiet answered differently from the report.
+    Every proposed layout now passes the soundness check first: an answer, the same in every form."""
+    from swizzle_solver.soundness import soundness
+
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"pattern": [{"name": "odd", "phases": [lanes]}]}))
+    argv = [*args, "--phases", str(path)]
+    code, out, err = run(capsys, *argv, "--json")
+    assert code in (0, 1) and err == "", err
+    doc = json.loads(out)
+    quiet_code, quiet, _ = run(capsys, *argv, "--quiet")
+    assert (quiet_code, quiet) == (code, doc["answer"]["name"] + "\n")
+    assert code == (0 if doc["status"] == "conflict-free" else 1)
+    rich_code, rich, _ = run(capsys, *argv)
+    assert rich_code == code and doc["answer"]["name"] in rich
+    from swizzle_solver.api import problem as make
+    from swizzle_solver.names import parse_layout
+
+    problem = make(int(args[1]), int(args[3]), [args[-1]], row_length=int(args[5]), dtype=args[7], phases=[str(path)])
+    for entry in [doc["answer"], *doc["alternatives"]]:
+        assert soundness(problem.tile, parse_layout(entry["name"]), problem.patterns) is None, entry["name"]
+
+
+def test_soundness_is_one_check_with_one_reason_each(capsys):
+    """soundness.soundness (the counterpart of Triton's checkInvariants): None for a sound layout,
+    else the reason --check prints; verify turns a reason into an internal error."""
+    from swizzle_solver.families.padding import Padded
+    from swizzle_solver.soundness import soundness, storage, verify
+
+    problem = make_problem(32, 64, ["8x4", "row"], None, 4)  # 16-byte vectors: 4 elements
+    tile, patterns = problem.tile, problem.patterns
+    assert soundness(tile, Identity(), patterns) is None and soundness(tile, Swizzle(3, 2, 3), patterns) is None
+    assert soundness(tile, Swizzle(3, 1, 3), patterns).startswith("it splits the 16-byte vectors of 8x4")
+    assert soundness(tile, XorCols(3, 5, 0), patterns).startswith("column ")  # the family's own reason first
+    padded = Padded(68, Identity())
+    assert storage(tile, padded) == 32 * 68 and soundness(tile, padded, patterns) is None
+    verify(tile, Swizzle(3, 2, 3), patterns)
+    with pytest.raises(AssertionError, match="internal error: Swizzle<3,1,3> is unsound: it splits"):
+        verify(tile, Swizzle(3, 1, 3), patterns)
+    code, out, _ = run(capsys, "--rows", "32", "--cols", "64", "--access", "8x4", "--access", "row",
+                       "--check", "Swizzle<3,1,3>", "--json")
+    assert code == 1 and json.loads(out)["check"]["invalid"] == soundness(tile, Swizzle(3, 1, 3), patterns)

@@ -108,9 +108,9 @@ LATER = ["z3", "swizzle_solver.extended", "swizzle_solver.families.two_level", "
 
 
 @pytest.mark.parametrize("form, unused", [
-    (["--quiet"], LATER + ["swizzle_solver.report", "swizzle_solver.proof", "swizzle_solver.warp",
+    (["--quiet"], LATER + ["swizzle_solver.report", "swizzle_solver.proof", "swizzle_solver.access.warp",
                            "rich.console"]),
-    ([], LATER + ["swizzle_solver.warp", "rich.table"]),
+    ([], LATER + ["swizzle_solver.access.warp", "rich.table"]),
 ])
 def test_plain_solve_imports_only_what_it_uses(form, unused):
     # start-up: the later families, z3, the warp forms, the report and the proof engine (for
@@ -152,9 +152,9 @@ def test_padding_tries_xor_cols_on_the_padded_tile():
 def test_padding_xor_cols_may_use_the_spare_columns():
     """A padded row's spare columns are storage: XorCols<1,3,3> sends column 39 to 47, beyond the 40
     columns but inside pitch 72, and serves the rows 2 apart that pitch 56 (7 chunks) cannot."""
+    from swizzle_solver.access import make_tile
     from swizzle_solver.families.padding import Padded
     from swizzle_solver.families.xor_cols import XorCols
-    from swizzle_solver.model import make_tile
 
     tile = make_tile(32, 40, 56, 2)
     assert "leaves the 40-column row" in XorCols(1, 3, 3).invalid(tile)
@@ -193,6 +193,7 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     from swizzle_solver.api import problem
     from swizzle_solver.budget import Budget
     from swizzle_solver.extended import search_extended
+    from swizzle_solver.search import first_conflict_free
 
     args = ["--rows", "32", "--cols", "96", "--dtype", "f8", "--access", "16x1:2", "--access", "2x16",
             "--access", "1x8"]
@@ -202,7 +203,8 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     assert doc["status"] == "conflicts"
     one_lane = next(a for a in doc["answer"]["per_access"] if a["spec"] == "1x8")
     assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
-    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget())
+    found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget(),
+                                     first_conflict_free)
     assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding"] and found
 
 
@@ -237,12 +239,14 @@ def test_linear_family_with_no_possible_term():
     from swizzle_solver.api import problem
     from swizzle_solver.budget import Budget
     from swizzle_solver.extended import search_extended
+    from swizzle_solver.search import first_conflict_free
 
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--banks", "4", "--access", "1x8", "--access", "16x1:2",
             "--json")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert json.loads(r.stdout)["proof"]["optimal_over_all_layouts"]  # so the CLI searches no further
-    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget())
+    _, reports = search_extended(problem(64, 64, ["1x8", "16x1:2"], dtype="f16", banks=4), Budget(),
+                                 first_conflict_free)
     linear = next(f for f in reports if f.family == "linear")
     assert linear.complete and "no XOR term can move a unit" in linear.covered
 
@@ -253,16 +257,17 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
     from dataclasses import replace
 
-    from swizzle_solver.extended import _Xor
+    from swizzle_solver.access import make_problem
+    from swizzle_solver.candidate import measure
     from swizzle_solver.families.cute import Swizzle
-    from swizzle_solver.model import Problem, make_problem
-    from swizzle_solver.search import measure
+    from swizzle_solver.model import Problem
+    from swizzle_solver.oracle import XorOracle
 
     problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)
     padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)
     assert problem.patterns[0].linear_bits(problem.tile) is not None
     assert problem.patterns[0].linear_bits(padded.tile) is None
-    assert _Xor(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
+    assert XorOracle(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "warp:4x8:1x4", "--access", "16x1:2")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
 
@@ -281,3 +286,51 @@ def test_row_interleave_keeps_explicit_vectors_whole(tmp_path):
     assert r.returncode in (0, 1) and "Traceback" not in r.stderr, r.stderr
     interleave = next(f for f in json.loads(r.stdout)["proof"]["families"] if f["family"] == "row-interleave")
     assert "splitting vectors" in interleave["covered"]
+
+
+@pytest.mark.parametrize("accesses, conflict_free", [(["8x8", "row"], True), (["8x8", "16x1:2", "row"], False)])
+def test_a_solution_is_complete_when_returned(monkeypatch, accesses, conflict_free):
+    """The candidates table is built by the solve when asked for (the rich report, --json), and
+    skipped for a plain answer (--quiet) when a first conflict-free member answers; once returned,
+    writing the JSON searches nothing again."""
+    from swizzle_solver import search, solving
+    from swizzle_solver.api import problem
+    from swizzle_solver.report import solution_json
+
+    calls = []
+    real = search.search_families
+    monkeypatch.setattr(solving, "search_families", lambda *a, **k: calls.append(1) or real(*a, **k))
+    prob = problem(64, 64, accesses, dtype="f16")
+    plain = solving.solve(prob, table=False)
+    assert plain.answer.conflict_free == conflict_free
+    assert len(calls) == (0 if conflict_free else 1) and plain.table is None  # --quiet: no table, no extra search
+    with pytest.raises(ValueError, match="without its candidates table"):
+        solution_json(plain)
+    calls.clear()
+    full = solving.solve(prob)
+    assert calls == [1] and full.answer.layout == plain.answer.layout
+
+    def searched(*args, **kwargs):
+        raise AssertionError("the report searched again")
+
+    for module, name in ((solving, "search_families"), (solving, "first_conflict_free"), (search, "search_family"),
+                         (search, "search_families"), (search, "first_conflict_free")):
+        monkeypatch.setattr(module, name, searched)
+    doc = solution_json(full)
+    assert doc["answer"]["name"] == plain.answer.layout.name and doc["alternatives"]
+    assert [f["family"] for f in doc["search"]["families"]][:3] == ["none", "cute", "xor-cols"]
+    assert all(a["excess_wavefronts"] >= doc["answer"]["excess_wavefronts"] for a in doc["alternatives"])
+
+
+def test_the_base_and_later_searches_do_not_import_each_other():
+    """solving.py joins search.py (none / cute / xor-cols) and extended.py (the later families);
+    neither imports the other, at module level or inside a function."""
+    import ast
+
+    for module, other in (("search", "extended"), ("extended", "search"), ("search", "solving"),
+                          ("extended", "solving")):
+        tree = ast.parse((ROOT / "swizzle_solver" / f"{module}.py").read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module is None
+                     for a in n.names}
+        assert other not in imported, (module, other)

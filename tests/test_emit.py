@@ -13,7 +13,7 @@
   the formulas of max/kernels/src/layout/swizzle.mojo;
 - `tma`: the CUtensorMapSwizzle mode as the byte-level Swizzle<B,4,3> on byte offsets.
 
-Layout families added later are stood in for by small layout objects with the same interface.
+Every family is tested through its real layout class.
 """
 import re
 import shutil
@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tomllib
 import types
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,102 +29,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.emit import TARGETS, as_swizzle, emit, emit_all, parse_targets
+from swizzle_solver.access import elem_bytes_of, make_problem
+from swizzle_solver.emit import TARGETS, emit, emit_all, parse_targets
+from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
-from swizzle_solver.families.identity import Identity, nbits
+from swizzle_solver.families.identity import Identity
+from swizzle_solver.families.linear import XorLinear
+from swizzle_solver.families.row_interleave import RowInterleave
+from swizzle_solver.families.two_level import TwoLevel
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import InputError, elem_bytes_of, is_pow2, log2, make_problem
-from swizzle_solver.search import layout_table, solve
+from swizzle_solver.layout import layout_table
+from swizzle_solver.model import InputError, is_pow2, log2
+from swizzle_solver.solving import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
-
-
-# --- stand-ins for the families of the other issues (same interface as families/__init__.py) ---
-
-
-def _linear_bases(layout, tile):
-    if not tile.pitch_is_pow2:
-        return None
-    return [int(layout.flat(1 << i)) for i in range(nbits(tile))]
-
-
-@dataclass(frozen=True)
-class TwoLevel:
-    """Swizzle `first`, then `second`, on the flat offset: not one CuTe swizzle."""
-
-    first: Swizzle
-    second: Swizzle
-    family = "two-level"
-    order = ()
-
-    @property
-    def name(self):
-        return f"{self.second.name}o{self.first.name}"
-
-    def flat(self, p):
-        return self.second.apply(self.first.apply(p))
-
-    def phys(self, tile, r, c):
-        return self.flat(r * tile.row_length + c)
-
-    def bases(self, tile):
-        return _linear_bases(self, tile)
-
-    def swizzles(self):
-        return self.first.swizzles() + self.second.swizzles()
-
-    def expression(self, tile):
-        q = f"({self.first.expression(tile)})"
-        return f"{q} ^ (({q} >> {self.second.S}) & {self.second.mask})"
-
-
-@dataclass(frozen=True)
-class RowInterleave:
-    """Row r stored at row r ^ (r >> k & 1) ... a row permutation: phys = perm(r) * L + c."""
-
-    k: int
-    family = "row-interleave"
-    order = ()
-    name = "RowInterleave"
-
-    def perm(self, r):
-        return r ^ ((r >> self.k) & 1)
-
-    def phys(self, tile, r, c):
-        return self.perm(r) * tile.row_length + c
-
-    def bases(self, tile):
-        if not tile.pitch_is_pow2:
-            return None
-        low = log2(tile.row_length)
-        return [(1 << i) if i < low else self.perm(1 << (i - low)) << low for i in range(nbits(tile))]
-
-    def expression(self, tile):
-        return f"(r ^ ((r >> {self.k}) & 1)) * {tile.row_length} + c"
-
-
-@dataclass(frozen=True)
-class Padded:
-    """A larger pitch: phys = r * pitch + c (storage grows)."""
-
-    pitch: int
-    family = "padding"
-    order = ()
-
-    @property
-    def name(self):
-        return f"Pitch<{self.pitch}>"
-
-    def phys(self, tile, r, c):
-        return r * self.pitch + c
-
-    def bases(self, tile):
-        return None
-
-    def expression(self, tile):
-        return f"r * {self.pitch} + c"
 
 
 def problem(rows, cols, access, row_length=None, elem_bytes=4, banks=32):
@@ -154,9 +73,14 @@ def extra_cases():
         ("xor-cols padded pitch 40", problem(8, 32, ["8x1"], row_length=40), XorCols(2, 1, 1)),
         ("identity padded pow2", problem(8, 32, ["8x1"], row_length=36), Identity()),
         ("two-level", problem(16, 32, ["8x4"]), TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))),
-        ("row interleave", problem(16, 32, ["8x4"]), RowInterleave(2)),
-        ("padding pow2", problem(8, 32, ["8x1"]), Padded(36)),
-        ("padding odd", problem(8, 32, ["8x1"]), Padded(33)),
+        ("two-level on pitch 40", problem(16, 32, ["8x4"], row_length=40), TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))),
+        ("linear", problem(16, 32, ["8x4"]), XorLinear(((0, 5), (1, 7), (2, 5)))),
+        ("linear, one CuTe swizzle", problem(16, 32, ["8x4"]), XorLinear(((2, 5), (3, 6)))),
+        ("row interleave, a linear permutation", problem(16, 32, ["8x4"]), RowInterleave(4, 2)),
+        ("row interleave, not linear", problem(24, 32, ["8x4"]), RowInterleave(6, 2)),
+        ("negative S", problem(16, 32, ["8x4"]), Swizzle(2, 1, -3)),
+        ("padding pow2", problem(8, 32, ["8x1"]), padding.Padded(36, Identity())),
+        ("padding odd", problem(8, 32, ["8x1"]), padding.Padded(33, Identity())),
         ("cute on pitch 40", problem(32, 40, ["8x4"]), Swizzle(1, 2, 3)),
         ("padding + cute", f16(64, 64, ["8x8"]), padding.Padded(72, Swizzle(1, 3, 3))),
         ("padding + cute, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, Swizzle(2, 0, 3))),
@@ -170,7 +94,7 @@ IDS = [name for name, _, _ in CASES]
 
 
 def truth(p, layout):
-    return layout_table(p, layout)
+    return layout_table(p.tile, layout)
 
 
 # --- cuda: one C program for every case --------------------------------------------------------
@@ -220,7 +144,7 @@ def pycute_layout(p, code):
     r, c, pitch = map(int, shape.groups())
     assert (r, c) == (p.tile.rows, p.tile.cols)
     plain = pycute.Layout((r, c), (pitch, 1))
-    sw = re.search(r"Swizzle<(\d+),(\d+),(\d+)>;", code)
+    sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
     return plain if sw is None else pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, plain)
 
 
@@ -345,9 +269,11 @@ def test_triton_snippet_follows_tritons_formulas(i, monkeypatch):
 
 
 def mojo_swizzle(bits, base, shift):
-    """max/kernels/src/layout/swizzle.mojo: Swizzle(bits, base, shift), CuTe's formula."""
-    yyy = ((1 << bits) - 1) << (base + shift)
-    return lambda idx: idx ^ ((idx & yyy) >> shift)
+    """max/kernels/src/layout/swizzle.mojo: Swizzle(bits, base, shift), CuTe's formula:
+    yyy_mask = ((1 << bits) - 1) << (base + max(0, shift)); idx ^ shiftr(idx & yyy_mask, shift), where
+    shiftr by a negative amount shifts left."""
+    yyy = ((1 << bits) - 1) << (base + max(0, shift))
+    return lambda idx: idx ^ ((idx & yyy) >> shift if shift >= 0 else (idx & yyy) << -shift)
 
 
 def mojo_make_swizzle(num_rows, row_size, access_size):
@@ -362,7 +288,7 @@ def test_mojo_swizzle_matches(i):
     _, p, layout = CASES[i]
     snippet = emit("mojo", p, layout)
     expected = truth(p, layout)
-    sw = re.search(r"Swizzle\((\d+), (\d+), (\d+)\)", snippet.code)
+    sw = re.search(r"Swizzle\((\d+), (\d+), (-?\d+)\)", snippet.code)
     plain = re.search(r"IntTuple\((\d+), 1\)", snippet.code)
     if sw:
         fn = mojo_swizzle(*map(int, sw.groups()))
@@ -412,7 +338,7 @@ def test_swizzle_recognised_from_any_equal_layout(b, m, s, rows, cols, e):
     p = make_problem(rows, cols, ["1x1"], None, e)
     sw = Swizzle(b, m, s)
     as_cols = XorCols(b, m, a)
-    assert np.array_equal(layout_table(p, as_cols), layout_table(p, sw))
+    assert np.array_equal(layout_table(p.tile, as_cols), layout_table(p.tile, sw))
     found = as_swizzle(p.tile, as_cols)
     assert found == sw
     assert f"Swizzle({b}, {m}, {s})" in emit("mojo", p, as_cols).code

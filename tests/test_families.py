@@ -5,13 +5,21 @@ The simulator is the ground truth: each family's ``phys`` must be what its ``exp
 separation.py (what the search and z3 decide with) must agree with the simulator's wavefronts.
 """
 import numpy as np
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
-from swizzle_solver.families import cute, identity, linear, padding, row_interleave, two_level
-from swizzle_solver.model import make_problem, make_tile
-from swizzle_solver.search import layout_table, measure
+from swizzle_solver.access import make_problem, make_tile
+from swizzle_solver.candidate import measure
+from swizzle_solver.families import (
+    cute,
+    identity,
+    linear,
+    padding,
+    row_interleave,
+    two_level,
+)
+from swizzle_solver.layout import layout_table
 from swizzle_solver.separation import separations
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -35,7 +43,8 @@ def check_layout(tile, layout):
     (padding columns included), and then the tile's elements land on distinct storage elements."""
     phys = table(tile, layout)
     assert np.array_equal(expression_table(tile, layout), phys), layout.name
-    width = layout.pitch if layout.family == "padding" else tile.row_length
+    form = layout.padded_form(tile)
+    width = form[0] if form else tile.row_length
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(width), indexing="ij")
     whole = np.sort(np.asarray(layout.phys(tile, r, c)).ravel())
     bijective = np.array_equal(whole, np.arange(tile.rows * width))
@@ -45,7 +54,7 @@ def check_layout(tile, layout):
 
 
 def storage_of(tile, layout):
-    return layout.storage(tile) if hasattr(layout, "storage") else tile.size
+    return layout.storage(tile)
 
 
 tiles = st.builds(lambda rows, cols, pad, e: make_tile(rows, cols, cols + pad, e),
@@ -62,11 +71,19 @@ def test_linear_phys_expression_and_validity(tile, data):
 
 
 @SETTINGS
+@given(tiles, st.integers(0, 3), st.integers(0, 4), st.integers(0, 6), st.booleans())
+def test_cute_phys_expression_and_validity_either_sign_of_s(tile, b, m, s, negative):
+    """Any CuTe swizzle, S < 0 included (--check takes them): its C expression is its phys, and
+    invalid() says exactly when it is not a bijection of the storage."""
+    assume(s >= b)
+    check_layout(tile, cute.Swizzle(b, m, -s if negative else s))
+
+
+@SETTINGS
 @given(tiles, st.data())
 def test_two_level_phys_expression_and_validity(tile, data):
     singles = cute.candidates(tile, 1)
-    if len(singles) < 2:
-        return
+    assume(len(singles) >= 2)
     a, b = data.draw(st.lists(st.sampled_from(singles), min_size=2, max_size=2, unique=True))
     layout = two_level.TwoLevel(a, b)
     check_layout(tile, layout)
@@ -148,7 +165,7 @@ def test_separation_agrees_with_the_simulator(args, data):
         return
     results = measure(problem, layout).results
     for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
-        if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem, layout)):
+        if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem.tile, layout)):
             assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
 
 
@@ -159,13 +176,14 @@ def test_separation_agrees_with_the_simulator(args, data):
 @example((4, 4, 4, 2, 4, ["col", "2x4"]))  # at the floor: the later families are not searched
 def test_answer_is_first_by_excess_then_family(args):
     from swizzle_solver.families import FAMILIES
-    from swizzle_solver.search import search_family, solve
+    from swizzle_solver.search import search_family
+    from swizzle_solver.solving import solve
 
     problem = _problem(args)
     if problem is None:
         return
     solution = solve(problem)
-    first_cf = any(kept and kept[0][0] == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
+    first_cf = any(kept and kept[0].excess == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
     assert solution.extended == (not first_cf and not solution.at_floor)
     if solution.at_floor:  # searched no further: the best meets every floor, which no layout goes below
         from swizzle_solver.floors import floors
@@ -188,9 +206,10 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     excess any layout can (0, or the floors') is the swizzled member it keeps (or there is none at
     any pitch before the first plain one that does)."""
     from swizzle_solver.budget import Budget
-    from swizzle_solver.extended import search_padding
+    from swizzle_solver.candidate import vector_elems
+    from swizzle_solver.extended import later_of, search_padding
     from swizzle_solver.families import xor_cols
-    from swizzle_solver.search import vector_elems
+    from swizzle_solver.search import first_conflict_free
 
     problem = _problem(args)
     if problem is None:
@@ -198,8 +217,8 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     from swizzle_solver.floors import floor_excess
 
     least = floor_excess(problem)
-    kept, _ = search_padding(problem, Budget())
-    got = [lay for excess, _, lay, _ in kept if excess == least and lay.inner.family != "none"]
+    kept, _ = search_padding(problem, Budget(), later_of(problem, first_conflict_free))
+    got = [c.layout for c in kept if c.excess == least and c.layout.inner.family != "none"]
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     want = None
     for pitch in padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes):
@@ -209,7 +228,7 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
         members = [m for module in (cute, xor_cols) for m in module.candidates(padded, vector_elems(problem))]
         want = next((padding.Padded(pitch, m) for m in members
                      if padding.Padded(pitch, m).invalid(problem.tile) is None
-                     and all(simulate.admissible(problem.tile, p, layout_table(problem, padding.Padded(pitch, m)))
+                     and all(simulate.admissible(problem.tile, p, layout_table(problem.tile, padding.Padded(pitch, m)))
                              for p in problem.patterns)
                      and measure(problem, padding.Padded(pitch, m)).excess == least), None)
         if want is not None:
@@ -244,3 +263,188 @@ def test_family_order_names_every_module():
 
     assert EXTENDED == tuple(m.FAMILY for m in (two_level, linear, row_interleave, padding))
     assert list(FAMILY_RANK) == [m.FAMILY for m in FAMILIES] + list(EXTENDED)
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+DESIGN_ORDER = ["none", "cute", "xor-cols", "two-level", "linear", "row-interleave", "padding"]
+
+
+def test_registry_ranks_are_design_order():
+    """DESIGN.md section 2's order; what the registry knows before importing a later family's
+    module (its rank and stage) is what the module's own record says."""
+    from swizzle_solver import families
+    from swizzle_solver.layout import EVERY_SOLVE, LATER
+
+    lazy = {e.name: e for e in families._ENTRIES if isinstance(e, families.Lazy)}
+    recs = list(families.records())
+    assert [r.name for r in recs] == DESIGN_ORDER
+    assert [r.rank for r in recs] == list(range(len(DESIGN_ORDER)))
+    assert families.FAMILY_RANK == {name: i for i, name in enumerate(DESIGN_ORDER)}
+    assert [r.stage for r in recs] == [EVERY_SOLVE] * 3 + [LATER] * 4
+    for name, entry in lazy.items():
+        r = families.record(name)
+        assert (r.rank, r.stage) == (entry.rank, entry.stage)
+    assert families.EXTENDED == tuple(DESIGN_ORDER[3:])
+    for r in recs:
+        assert r.layout.family == r.name
+
+
+def _members(name, tile):
+    from swizzle_solver.families import record
+    from swizzle_solver.families.cute import Swizzle
+    from swizzle_solver.families.identity import Identity
+    from swizzle_solver.families.xor_cols import XorCols
+
+    rec = record(name)
+    if rec.candidates is not None:
+        return rec.candidates(tile, 1)
+    if name == "linear":
+        terms = linear.all_terms([0, 1, 2, 3], 9)
+        return [linear.XorLinear(tuple(sorted(terms[i::k]))) for k in (1, 3, 7, 11) for i in range(k)]
+    assert name == "padding"
+    return [padding.Padded(p, inner) for p in (33, 36, 40)
+            for inner in (Identity(), Swizzle(1, 2, 3), Swizzle(2, 0, -3), XorCols(1, 0, 1))]
+
+
+def test_every_family_reads_back_every_name_it_prints():
+    """Each family's parser (via names.parse_layout) reads back every name its members print, and
+    its printed-name pattern (batch's expect) accepts them."""
+    import re
+
+    from swizzle_solver.families import records
+    from swizzle_solver.names import compared, expect_problem, parse_layout
+
+    tile = make_tile(16, 32, None, 2)
+    for rec in records():
+        members = _members(rec.name, tile)
+        assert members, rec.name
+        for m in members[:400]:
+            assert parse_layout(m.name) == m, m.name
+            assert re.fullmatch(rec.printed, compared(m.name)), (rec.name, m.name)
+            if "-" not in m.name:  # a negative S is never an answer
+                assert expect_problem(m.name) is None, m.name
+
+
+def test_negative_shift_is_checked():
+    """issue 13: --check takes any CuTe swizzle, S < 0 included (pycute's meaning, tests/test_pycute.py)."""
+    from swizzle_solver.names import parse_layout
+    from swizzle_solver.solving import check
+
+    layout = parse_layout("Swizzle<3,0,-3>")
+    assert layout == cute.Swizzle(3, 0, -3) and layout.name == "Swizzle<3,0,-3>"
+    measured, why = check(make_problem(8, 64, ["row"], None, 4), layout)
+    assert why is None and measured.results
+
+
+def test_a_plain_solve_imports_no_later_family():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom swizzle_solver.access import make_problem\nfrom swizzle_solver.solving import solve\n"
+            "from swizzle_solver.report import solution_json\nfrom swizzle_solver import render\n"
+            "doc = solution_json(solve(make_problem(8, 32, ['8x4'], None, 4)))\n"
+            "late = [m for m in ('two_level', 'linear', 'row_interleave', 'padding') "
+            "if 'swizzle_solver.families.' + m in sys.modules]\n"
+            "print(doc['status'], late, 'z3' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["conflict-free", "[]", "False"]
+
+
+# --- a toy family: one class and one registry entry, nothing else edited ---------------------
+
+
+from dataclasses import dataclass  # noqa: E402
+
+from swizzle_solver.layout import LATER as _LATER  # noqa: E402
+from swizzle_solver.layout import Family, LayoutBase  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Rotate(LayoutBase):
+    """Row r's columns rotated by k * r: phys = r * row_length + (c + k * r) mod cols."""
+
+    k: int
+    family = "toy-rotate"
+
+    @property
+    def name(self) -> str:
+        return f"Rot<{self.k}>"
+
+    @property
+    def order(self) -> tuple:
+        return (self.k,)
+
+    def phys(self, tile, r, c):
+        return r * tile.row_length + (c + self.k * r) % tile.cols
+
+    def invalid(self, tile):
+        return None
+
+    def expression(self, tile):
+        return f"r * {tile.row_length} + ((c + {self.k} * r) - {tile.cols} * ((c + {self.k} * r) / {tile.cols}))"
+
+    def swizzles(self):
+        return [{"kind": "rotation", "k": self.k, "unit": "element"}]
+
+
+def _parse_rotate(text):
+    import re
+
+    m = re.fullmatch(r"rot\s*<\s*(\d{1,3})\s*>", text, re.IGNORECASE)
+    return Rotate(int(m[1])) if m else None
+
+
+TOY = Family(name="toy-rotate", rank=7, stage=_LATER, layout=Rotate, parse=_parse_rotate, printed=r"Rot<\d+>",
+             syntax="Rot<k>", candidates=lambda tile, v: [Rotate(k) for k in range(1, 4)],
+             grid=lambda tile, v: [(k,) for k in range(1, 4)], make=Rotate,
+             bounds=lambda tile, v: "1 <= k <= 3")
+
+
+def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
+    """The acceptance line of issue 11: adding a family is one module plus its registry entry. The
+    toy family above is registered, then searched (search), written (report), printed (render),
+    read back (names) and emitted (emit) by the unchanged code."""
+    import io
+
+    from swizzle_solver import families, render
+    from swizzle_solver.emit import TARGETS, emit_all
+    from swizzle_solver.names import checkable, expect_problem, parse_layout
+    from swizzle_solver.report import solution_json
+    from swizzle_solver.solving import solve
+
+    families.register(TOY)
+    try:
+        problem = make_problem(32, 32, ["32x1"], None, 4)  # a column: 32-way conflict unswizzled
+        solution = solve(problem, families=(identity, TOY), extend=False)
+        assert solution.answer.layout == Rotate(1) and solution.answer.conflict_free
+        doc = solution_json(solution)
+        assert doc["answer"]["family"] == "toy-rotate" and doc["answer"]["name"] == "Rot<1>"
+        assert doc["answer"]["swizzles"] == [{"kind": "rotation", "k": 1, "unit": "element"}]
+        out = io.StringIO()
+        render.print_solution(doc, render.Console(file=out, width=120))
+        text = out.getvalue()
+        assert "Rot<1>" in text and "Conflict-free: the minimal layout is Rot<1>." in text
+        assert parse_layout("Rot<2>") == Rotate(2) and expect_problem("Rot<2>") is None
+        assert "Rot<k>" in checkable()
+        snippets = emit_all(TARGETS, problem, Rotate(1))
+        assert snippets["cuda"].expressible and Rotate(1).expression(problem.tile) in snippets["cuda"].code
+    finally:
+        families.unregister("toy-rotate")
+    assert "toy-rotate" not in families.FAMILY_RANK
+
+
+@SETTINGS
+@given(st.integers(1, 8), st.data())
+def test_inverse_bases_is_the_inverse(n, data):
+    """forms.inverse_bases (Triton's shared linear layout reads the inverse): None exactly when the
+    bases are not a bijection of the n-bit offsets, else L^-1(L(x)) = x for every x."""
+    from swizzle_solver import gf2
+    from swizzle_solver.families import forms
+
+    bases = data.draw(st.lists(st.integers(0, (1 << n) - 1), min_size=n, max_size=n))
+    images = [gf2.apply(bases, x) for x in range(1 << n)]
+    inverse = forms.inverse_bases(bases)
+    assert (inverse is not None) == (sorted(images) == list(range(1 << n)))
+    if inverse is not None:
+        assert [gf2.apply(inverse, y) for y in images] == list(range(1 << n))

@@ -10,7 +10,7 @@ from swizzle_solver import simulate
 from swizzle_solver.api import problem
 from swizzle_solver.floors import floors
 from swizzle_solver.model import InputError
-from swizzle_solver.search import solve
+from swizzle_solver.solving import solve
 
 SPECS = ["row", "col", "8x1", "4x2", "2x4", "8x4", "4x8", "2x16", "8x2:2", "1x8", "8x8", "4x4v8"]
 
@@ -138,7 +138,7 @@ def test_the_later_families_aim_at_the_floors():
     xor-cols leaves 3 excess, above the floors' 2. The later families then look for members at every
     floor (col at 4, the others at their lower bounds) rather than for conflict-free ones, which
     cannot exist: two swizzles reach it, and so does a linear member (z3: sat)."""
-    from swizzle_solver.search import solve
+    from swizzle_solver.solving import solve
 
     p = problem(64, 40, ["2x2:2", "2x8:2", "col"], row_length=48, elem_bytes=8)
     s = solve(p)
@@ -153,7 +153,7 @@ def test_the_later_families_aim_at_the_floors():
 def test_a_pattern_at_its_floor_is_not_asked_for_one_wavefront():
     """col (f64, 16-byte vectors of warp:4x8:1x4) has a separation but a floor of 4: the two-level
     search checks it against its floor, and finds the pair that also serves the warp in one."""
-    from swizzle_solver.search import solve
+    from swizzle_solver.solving import solve
 
     s = solve(problem(32, 64, ["col", "warp:4x8:1x4"], elem_bytes=8))
     assert s.answer.layout.name == "Swizzle<1,1,3> then Swizzle<3,1,5>"

@@ -4,13 +4,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.model import (MAX_STORAGE_BYTES, BankModel, InputError, elem_bytes_of, make_bank_model,
-                                  make_problem, make_tile, parse_access)
-from swizzle_solver.search import solve
+from swizzle_solver.access import (
+    elem_bytes_of,
+    make_hardware,
+    make_problem,
+    make_tile,
+    parse_access,
+)
+from swizzle_solver.model import MAX_STORAGE_BYTES, InputError
+from swizzle_solver.solving import solve
 
 
 def pattern(spec, rows, cols, row_length=None, elem_bytes=4, banks=32, bank_bytes=4):
-    return parse_access(spec, make_tile(rows, cols, row_length, elem_bytes), make_bank_model(banks, bank_bytes))
+    return parse_access(spec, make_tile(rows, cols, row_length, elem_bytes), make_hardware(banks, bank_bytes))
 
 
 def lanes(p, i):
@@ -125,7 +131,7 @@ def test_lower_bound(spec, cols, elem_bytes, banks, bound):
 
 
 def test_eight_bank_model():
-    bm = make_bank_model(8, 4)
+    bm = make_hardware(8, 4)
     assert bm.wavefront_bytes == 32
     p = pattern("row", 8, 8, banks=8)
     assert (p.cols, p.placements, p.lower_bound) == (8, 8, 1)
@@ -246,7 +252,7 @@ def test_any_access_text_is_a_pattern_or_bad_input(text, rows, cols, elem_bytes)
     """--access never crashes: a compiled pattern inside the tile, or InputError in one line."""
     tile = make_tile(rows, cols, None, elem_bytes)
     try:
-        pattern = parse_access(text, tile, BankModel())
+        pattern = parse_access(text, tile, make_hardware())
     except InputError as err:
         assert str(err) and "\n" not in str(err)
         return

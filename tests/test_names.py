@@ -2,9 +2,10 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.model import InputError, make_problem
+from swizzle_solver.access import make_problem
+from swizzle_solver.model import InputError
 from swizzle_solver.names import expect_problem, parse_layout
-from swizzle_solver.search import check
+from swizzle_solver.solving import check
 
 PROBLEM = make_problem(8, 24, ["4x2", "row"], None, 4)
 
@@ -62,3 +63,25 @@ def test_the_name_strategy_reaches_layouts():
 
     assert read_back_or_refuse(find(NAMES, lambda t: "Linear" in t and read_back_or_refuse(t)))
     assert read_back_or_refuse(find(NAMES, lambda t: "then" in t and read_back_or_refuse(t)))
+
+
+def test_a_negative_shift_is_a_cute_swizzle_to_check():
+    """issue 13: CuTe's Swizzle<B,M,S> takes S < 0 (|S| >= B); --check reads it, and the answer
+    is measured like any other (the swizzle's meaning is tested against pycute in test_pycute.py)."""
+    import subprocess
+    import sys
+
+    from swizzle_solver.families.cute import Swizzle
+
+    assert parse_layout("Swizzle<3,0,-3>") == Swizzle(3, 0, -3)
+    assert parse_layout("2, 1, -4") == Swizzle(2, 1, -4)
+    for bad in ("Swizzle<3,0,-2>", "Swizzle<3,0,2>", "Swizzle<1,0,0>"):
+        try:
+            parse_layout(bad)
+        except InputError as err:
+            assert "CuTe rejects |S| < B" in str(err)
+        else:
+            raise AssertionError(bad)
+    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "8", "--cols", "64", "--access", "row",
+                          "--check", "Swizzle<3,0,-3>"], capture_output=True, text=True)
+    assert run.returncode == 0 and "CHECK PASSED: Swizzle<3,0,-3>" in run.stdout, run.stderr

@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from swizzle_solver import simulate
+from swizzle_solver.access import make_hardware, make_tile
+from swizzle_solver.access.phases_file import load_phases
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
-from swizzle_solver.model import InputError, make_bank_model, make_tile
-from swizzle_solver.phases import load_phases
+from swizzle_solver.model import InputError
 
-PHASES = Path(__file__).resolve().parents[1] / "phases"
-BANKS = make_bank_model()
+PHASES = Path(__file__).resolve().parents[1] / "phases"  # the repository's example files
+BANKS = make_hardware()
 
 TOML = """
 [[pattern]]

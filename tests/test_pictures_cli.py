@@ -15,9 +15,9 @@ from swizzle_solver import solve
 from swizzle_solver.api import bank_maps
 from swizzle_solver.bankmap import choose_access
 from swizzle_solver.emit import TARGETS
+from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError
 from swizzle_solver.picture import picture
-from swizzle_solver.search import layout_table
 
 ROOT = Path(__file__).resolve().parents[1]
 TILE = ["--rows", "16", "--cols", "32", "--dtype", "f16", "--access", "8x8", "--access", "row"]
@@ -88,7 +88,7 @@ def test_show_access_by_position_and_wide_tiles_point_to_svg():
 def test_picture_cells_are_the_simulators_banks():
     result = solve(rows=16, cols=32, dtype="f16", access=["8x8"])
     before, after = bank_maps(result.problem, result.layout, None)
-    expected = layout_table(result.problem, result.layout) * 2 // 4 % 32
+    expected = layout_table(result.problem.tile, result.layout) * 2 // 4 % 32
     assert np.array_equal(after.banks, expected)
     console = Console(width=300, record=True, color_system=None)
     console.print(picture(before, after, 32, console.width))

@@ -5,10 +5,11 @@ it re-derives placements, vector widths, lower bounds and layouts from DESIGN.md
 Checked against it, on random tiles (power-of-two and other pitches, padding, element sizes 1 to 8,
 8 to 32 banks) and random patterns:
 
-- every worst and total that ``search.measure`` reports, for random layouts of every family, and
+- every worst and total that ``candidate.measure`` reports, for random layouts of every family, and
   for explicit phases files of random lanes;
-- the GF(2) bank matrix of the rank proof (``search.exact_worsts``) wherever it applies;
-- ``search.solve``: its counts, and that its answer is a bijection keeping every vector whole;
+- the GF(2) bank matrix of the rank proof (``exact_worsts`` below) wherever it applies;
+- ``solve.solve``: its counts, and that its answer is a bijection keeping every vector whole, also
+  on phases files whose lanes are aligned in address but not in column (odd pitches);
 - the claim the search bounds whole families with: where one placement decides, all cost the same;
 - ``simulate.admissible`` (part of every re-check) against the counter's own vector test;
 - the screen of the first-conflict-free path: it never rejects a conflict-free member, and is
@@ -22,11 +23,13 @@ from collections import Counter
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver import search
+from swizzle_solver import candidate, sampling, search, soundness
+from swizzle_solver.access import make_problem
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import make_problem
+from swizzle_solver.proof import bank_matrix
+from swizzle_solver.solving import solve
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FAMILY_ORDER = {"none": 0, "cute": 1, "xor-cols": 2}
@@ -136,6 +139,13 @@ def is_valid(family, params, rows, cols, pitch):
     return True
 
 
+def exact_worsts(problem, layout):
+    """Per pattern: the worst wavefronts from the GF(2) bank matrix, or None where it does not apply."""
+    bases = layout.bases(problem.tile)
+    return [None if (m := bank_matrix(problem.tile, problem.bank_model, p, bases)) is None else m.wavefronts
+            for p in problem.patterns]
+
+
 # --- random problems ---------------------------------------------------------------------------------
 
 @st.composite
@@ -202,7 +212,7 @@ def check_counts(problem, accesses, ranked, phys):
 def test_measure_counts_every_placement(data):
     problem, accesses = data.draw(problems())
     family, params = data.draw(layouts(problem))
-    ranked = search.measure(problem, solver_layout(family, params))
+    ranked = candidate.measure(problem, solver_layout(family, params))
     check_counts(problem, accesses, ranked, phys_of(family, params, problem.tile.row_length))
 
 
@@ -216,7 +226,7 @@ def test_gf2_fast_path_agrees_where_it_answers(data):
     # columns out of their row is not linear (the carry into r * row_length) and is never used.
     assume(is_valid(family, params, t.rows, t.cols, t.row_length))
     phys = phys_of(family, params, t.row_length)
-    for access, exact in zip(accesses, search.exact_worsts(problem, solver_layout(family, params))):
+    for access, exact in zip(accesses, exact_worsts(problem, solver_layout(family, params))):
         if exact is not None:
             assert exact == brute_worst_total(access, phys, t.elem_bytes, bm.banks, bm.bank_bytes)[0]
 
@@ -226,7 +236,7 @@ def test_gf2_fast_path_agrees_where_it_answers(data):
 def test_solve_answer_is_measured_right_and_sound(data):
     problem, accesses = data.draw(problems())
     t = problem.tile
-    solution = search.solve(problem, extend=False)  # the base families, which this file models
+    solution = solve(problem, extend=False)  # the base families, which this file models
     for ranked in [solution.answer, solution.baseline, *solution.alternatives]:
         family, params = ranked.layout.family, params_of(ranked.layout)
         check_counts(problem, accesses, ranked, phys_of(family, params, t.row_length))
@@ -251,7 +261,7 @@ def test_admissible_is_keeping_vectors_whole(data):
     t = problem.tile
     assume(is_valid(family, params, t.rows, t.cols, t.row_length))
     phys = phys_of(family, params, t.row_length)
-    table = search.layout_table(problem, solver_layout(family, params))
+    table = soundness.layout_table(problem.tile, solver_layout(family, params))
     for access, pattern in zip(accesses, problem.patterns):
         assert simulate.admissible(t, pattern, table) == keeps_vectors([access], phys, t.elem_bytes)
 
@@ -268,7 +278,7 @@ def test_admissible_on_every_small_swizzle_of_vector_reads():
         for params in ((b, m, s) for b in (1, 2) for m in (0, 1, 2) for s in range(b, 6)):
             if not is_valid("cute", params, rows, cols, cols):
                 continue
-            table = search.layout_table(problem, Swizzle(*params))
+            table = soundness.layout_table(problem.tile, Swizzle(*params))
             ok = simulate.admissible(t, problem.patterns[0], table)
             assert ok == keeps_vectors([a], phys_of("cute", params, cols), e), (a.spec, params)
             seen.add(ok)
@@ -286,7 +296,7 @@ def test_one_placement_decides_where_the_search_says_so(data):
     t, bm = problem.tile, problem.bank_model
     assume(is_valid(family, params, t.rows, t.cols, t.row_length))
     phys = phys_of(family, params, t.row_length)
-    decided = [search.one_placement_decides(t, p) for p in problem.patterns]
+    decided = [sampling.one_placement_decides(t, p) for p in problem.patterns]
     assume(any(decided))
     for access, one in zip(accesses, decided):
         if one:
@@ -306,7 +316,7 @@ def test_screen_never_rejects_a_conflict_free_member(data):
     problem, accesses = data.draw(problems(max_elems=512))
     t, bm = problem.tile, problem.bank_model
     screen = search.Screen(problem)
-    elems = search.vector_elems(problem)
+    elems = candidate.vector_elems(problem)
     for module in (identity, cute, xor_cols):
         params = module.grid(t, elems)[:40]
         passed = screen.passes(module, params)
@@ -354,7 +364,7 @@ def order_of(params):
 @given(data=st.data())
 def test_solve_is_minimal_over_the_whole_families(data):
     problem, accesses = data.draw(problems(max_elems=128))
-    answer = search.solve(problem, extend=False).answer  # the base families, which this file models
+    answer = solve(problem, extend=False).answer  # the base families, which this file models
     key = (answer.excess, FAMILY_ORDER[answer.layout.family], *order_of(params_of(answer.layout)))
     assert key == naive_minimum(problem, accesses)
 
@@ -378,9 +388,9 @@ def test_brute_force_counter_on_hand_cases():
 def test_gf2_fast_path_answers_on_a_linear_case():
     """So that the GF(2) property above is not vacuous: it does answer for power-of-two tiles."""
     problem = make_problem(32, 64, ["8x4", "row"], elem_bytes=4)
-    assert search.exact_worsts(problem, Identity()) == [8, 1]  # 8 rows 256 B apart: the same 4 banks
-    assert search.exact_worsts(problem, Swizzle(3, 2, 4)) == [1, 1]
-    assert search.exact_worsts(make_problem(32, 40, ["8x4"], elem_bytes=4), Identity()) == [None]
+    assert exact_worsts(problem, Identity()) == [8, 1]  # 8 rows 256 B apart: the same 4 banks
+    assert exact_worsts(problem, Swizzle(3, 2, 4)) == [1, 1]
+    assert exact_worsts(make_problem(32, 40, ["8x4"], elem_bytes=4), Identity()) == [None]
 
 
 @st.composite
@@ -408,6 +418,61 @@ def test_measure_counts_explicit_phases(tmp_path_factory, case, layout):
     phys = phys_of(*layout, pitch)
     costs = [brute_cost([(r, c, v // e) for r, c, v in phase], phys, e, banks, bank_bytes) for phase in phases]
     largest = max(len({(r, c + k) for r, c, v in phase for k in range(v // e)}) * e for phase in phases)
-    result = search.measure(problem, solver_layout(*layout)).results[0]
+    result = candidate.measure(problem, solver_layout(*layout)).results[0]
     assert (result.worst, result.total) == (max(costs), sum(costs))
     assert result.pattern.lower_bound == max(1, -(-largest // (banks * bank_bytes)))
+
+
+@st.composite
+def unaligned_phases(draw):
+    """1 to 3 phases files' patterns of random lanes whose addresses are aligned to their vectors but
+    whose columns need not be (r * pitch + c is a multiple of the lane's elements: at an odd pitch
+    the column of an odd row is odd), on odd and even pitches."""
+    e = draw(st.sampled_from([1, 2, 4]))
+    banks, bank_bytes = draw(st.sampled_from([(8, 4), (32, 4), (16, 8)]))
+    rows, cols = draw(st.sampled_from([4, 8, 16])), draw(st.sampled_from([8, 9, 16, 24]))
+    pitch = cols + draw(st.sampled_from([0, 1, 3, 8]))
+    assume(rows * pitch * e <= 4096)
+    widths = [v for v in (1, 2, 4, 8, 16) if v >= e and v // e <= cols]
+
+    @st.composite
+    def lane(draw):
+        v = draw(st.sampled_from(widths))
+        k = v // e
+        r = draw(st.integers(0, rows - 1))
+        starts = [c for c in range(cols - k + 1) if (r * pitch + c) % k == 0]
+        assume(starts)
+        return r, draw(st.sampled_from(starts)), v
+
+    patterns = draw(st.lists(st.lists(st.lists(lane(), min_size=1, max_size=8), min_size=1, max_size=3),
+                             min_size=1, max_size=3))
+    return rows, cols, pitch, e, banks, bank_bytes, patterns
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=unaligned_phases())
+def test_solve_on_random_phases_files_is_sound_and_counted_right(tmp_path_factory, case):
+    """Issue 14: every layout a search proposes passes the soundness check before it is measured,
+    so the solve never fails its internal re-check on valid input; its answer and runners-up are
+    sound, and their counts are the brute-force counter's on their own tables."""
+    from swizzle_solver.report import solution_json
+
+    rows, cols, pitch, e, banks, bank_bytes, patterns = case
+    folder = tmp_path_factory.mktemp("phases")
+    files = []
+    for i, phases in enumerate(patterns):
+        path = folder / f"p{i}.toml"
+        path.write_text(f'[[pattern]]\nname = "random{i}"\nphases = [' + ", ".join(
+            "[" + ", ".join(f"[{r}, {c}, {v}]" for r, c, v in phase) + "]" for phase in phases) + "]\n")
+        files.append(str(path))
+    problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, files)
+    solution = solve(problem)
+    solution_json(solution)  # the report builds without error, and without searching again
+    assert solve(problem, table=False).answer.layout == solution.answer.layout  # --quiet answers the same
+    for found in [solution.answer, *solution.alternatives]:
+        assert soundness.soundness(problem.tile, found.layout, problem.patterns) is None, found.layout.name
+        table = soundness.layout_table(problem.tile, found.layout)
+        phys = lambda r, c: int(table[r, c])  # noqa: E731
+        for phases, result in zip(patterns, found.results):
+            costs = [brute_cost([(r, c, v // e) for r, c, v in phase], phys, e, banks, bank_bytes) for phase in phases]
+            assert (result.worst, result.total) == (max(costs), sum(costs)), found.layout.name

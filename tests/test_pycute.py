@@ -55,3 +55,41 @@ def test_tma_modes(mode, bits, elem_bytes):
 def test_non_tma_triples_name_no_mode():
     assert Swizzle(3, 3, 4).tma_mode(2) is None
     assert Swizzle(1, 2, 3).tma_mode(2) is None  # byte-level <1,3,3>, not a TMA mode
+
+
+NEGATIVE = [(b, m, s) for b in range(0, 5) for m in range(5) for s in range(-7, -b + 1) if s <= -b and s != 0]
+
+
+@pytest.mark.parametrize("b,m,s", NEGATIVE)
+def test_negative_shift_equals_pycute(b, m, s):
+    """S < 0 moves YYY (at M) up into ZZZ (at M + |S|): CuTe's shiftr by a negative amount."""
+    ours, theirs = Swizzle(b, m, s), pycute.Swizzle(b, m, s)
+    expected = [theirs(p) for p in OFFSETS[:4096]]
+    assert [ours.apply(p) for p in OFFSETS[:4096]] == expected
+    assert ours.apply(np.array(OFFSETS[:4096], dtype=np.int64)).tolist() == expected
+    assert ours.mask == theirs.zzz_msk and ours.yyy_mask == theirs.yyy_msk
+
+
+def test_batch_form_equals_each_member():
+    """apply_many (the screening's batch of members, mixed signs of S) equals each Swizzle."""
+    from swizzle_solver.families.cute import apply_many
+
+    params = TRIPLES[:40] + NEGATIVE[:40]
+    p = np.array(OFFSETS[:2048], dtype=np.int64)
+    many = apply_many(params, p)
+    assert many.shape == (len(params), len(p))
+    for row, t in zip(many, params):
+        assert row.tolist() == [pycute.Swizzle(*t)(int(x)) for x in p]
+
+
+@pytest.mark.parametrize("b,m,s", [(1, 0, 0), (2, 3, 1), (3, 0, -2), (-1, 2, 3), (1, -1, 3)])
+def test_swizzle_refuses_what_cute_refuses(b, m, s):
+    """CuTe static_asserts |S| >= B (B >= 0, M >= 0); the type itself refuses the rest."""
+    with pytest.raises(ValueError):
+        Swizzle(b, m, s)
+
+
+def test_swizzle_accepts_the_edges_cute_accepts():
+    for b, m, s in [(3, 0, 3), (3, 0, -3), (0, 4, 3), (0, 4, -3)]:
+        assert Swizzle(b, m, s).apply(1234) == pycute.Swizzle(b, m, s)(1234)
+    assert Swizzle(0, 0, 0).apply(1234) == 1234  # the identity (pycute's shiftr(x, 0) recurses forever)

@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.console import Console, Group
 from rich.text import Text
 
-from swizzle_solver.model import make_problem
+from swizzle_solver.access import make_problem
 from swizzle_solver.render import Wrapped, columns, print_batch, print_solution, table
 from swizzle_solver.report import solution_json
-from swizzle_solver.search import solve
+from swizzle_solver.solving import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 

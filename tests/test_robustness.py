@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from swizzle_solver.inputfile import MAX_DEPTH, nesting, printable
+from swizzle_solver.access.inputfile import MAX_DEPTH, nesting, printable
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVE = ["--rows", "8", "--cols", "24", "--access", "4x2"]
@@ -275,22 +275,22 @@ def test_timeout_bounds_the_report_too(tmp_path):
 
 
 def test_the_run_alarm_stops_any_step_and_is_undone():
-    from swizzle_solver import limits
+    from swizzle_solver import alarm
 
     start = time.monotonic()
-    limits.arm_deadline(0.05)
-    with pytest.raises(limits.RunTimeout, match="--timeout 0.05"):
+    alarm.arm_deadline(0.05)
+    with pytest.raises(alarm.RunTimeout, match="--timeout 0.05"):
         while time.monotonic() - start < 5:  # a report that would not end
             pass
-    assert time.monotonic() - start < 0.05 + limits.report_grace(0.05) + 0.5
-    limits.arm_deadline(0.05)
-    limits.end_run()
+    assert time.monotonic() - start < 0.05 + alarm.report_grace(0.05) + 0.5
+    alarm.arm_deadline(0.05)
+    alarm.disarm_deadline()
     time.sleep(0.7)  # disarmed: nothing fires
     assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
 
 
 def test_a_runs_caps_do_not_outlive_it():
-    from swizzle_solver.model import make_problem
+    from swizzle_solver.access import make_problem
 
     assert_input_error(run(SOLVE + ["--access", "8x1", "--max-patterns", "1"]), "--max-patterns")
     assert len(make_problem(8, 24, ["4x2", "8x1"]).patterns) == 2
@@ -298,7 +298,7 @@ def test_a_runs_caps_do_not_outlive_it():
 
 def test_warp_splitting_is_not_quadratic():
     """The issue's tile: 16384 requests of 32 one-byte lanes took 24 s to split (a max per phase)."""
-    from swizzle_solver.model import make_problem
+    from swizzle_solver.access import make_problem
 
     start = time.monotonic()
     problem = make_problem(512, 1024, ["warp:1x32:512x32v1"], None, 1)

@@ -14,11 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import smt
+from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.budget import Budget
-from swizzle_solver.extended import _Xor, search_two_level
+from swizzle_solver.candidate import measure, vector_elems
+from swizzle_solver.extended import failures_many, later_of, search_two_level
 from swizzle_solver.families import linear, two_level
-from swizzle_solver.model import make_problem, make_tile
-from swizzle_solver.search import measure, vector_elems
+from swizzle_solver.oracle import XorOracle, conflict_bits, conflict_lemmas
+from swizzle_solver.search import first_conflict_free
 
 MAX_TERMS = 12  # 4096 members, each simulated
 
@@ -31,13 +33,13 @@ def diagonal_file(tmp_path, n):
 
 
 def linear_space(problem):
-    xor = _Xor(problem)
-    targets = xor.targets()
+    xor = XorOracle(problem)
+    targets = xor.slot_targets()
     return xor, targets, linear.all_terms(targets, xor.top)
 
 
 def refutable_space(rows, cols, banks, accesses):
-    """(_Xor, possible terms) of a problem with patterns that refute() checks, or None (no such
+    """(XorOracle, possible terms) of a problem with patterns that refute() checks, or None (no such
     pattern, or the problem is bad input)."""
     try:
         problem = make_problem(rows, cols, accesses, banks=banks)
@@ -51,8 +53,8 @@ def check_linear_claim(problem):
     xor, targets, terms = linear_space(problem)
     if not xor.seps or not terms or len(terms) > MAX_TERMS:  # (search_linear skips both too)
         return None
-    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, core=xor.conflict_bits,
-                            lemmas=xor.conflict_lemmas, storage=problem.tile.size)
+    result = smt.min_linear(xor.seps, targets, xor.top, xor.refute, core=lambda lay: conflict_bits(xor, lay),
+                            lemmas=lambda lay: conflict_lemmas(xor, lay), storage=problem.tile.size)
     assert result.status in ("sat", "unsat")
     fewest = None  # the fewest terms of a member at every target (conflict-free, or at the floors)
     for k in range(len(terms) + 1):
@@ -104,7 +106,7 @@ def test_a_refutation_core_blocks_only_refuted_members(rows, cols, banks, access
     xor, terms = space
     for _ in range(5):
         layout = linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.2)))
-        if not xor.refute(layout) or (bits := xor.conflict_bits(layout)) is None:
+        if not xor.refute(layout) or (bits := conflict_bits(xor, layout)) is None:
             continue
         kept = [t for t in layout.terms if t[1] in bits]
         free = [t for t in terms if t[1] not in bits]
@@ -156,7 +158,7 @@ def test_refutation_lemmas_hold_for_every_member_at_the_targets(rows, cols, bank
         members = [linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.2))) for _ in range(40)]
     accepted = [m for m in members if not xor.refute(m)]
     for layout in rng.sample(members, min(len(members), 40)):
-        if not xor.refute(layout) or (lemmas := xor.conflict_lemmas(layout)) is None:
+        if not xor.refute(layout) or (lemmas := conflict_lemmas(xor, layout)) is None:
             continue
         assert any(most_in_one_slot(layout, lemma) > lemma[2] for lemma in lemmas), layout.name
         for other in accepted:
@@ -171,12 +173,12 @@ def test_refutation_lemmas_hold_for_every_member_at_the_targets(rows, cols, bank
 ])
 def test_two_level_smt_agrees_with_enumeration(args):
     problem = make_problem(args["rows"], args["cols"], args["accesses"], banks=args["banks"])
-    xor = _Xor(problem)
-    by_enum, _ = search_two_level(problem, Budget(), "enum", xor)
-    by_smt, report = search_two_level(problem, Budget(), "smt", xor)
+    xor = XorOracle(problem)
+    by_enum, _ = search_two_level(problem, Budget(), later_of(problem, first_conflict_free, "enum"))
+    by_smt, report = search_two_level(problem, Budget(), later_of(problem, first_conflict_free, "smt"))
     # members at every target: conflict-free, or at the floors (xor.excess, the least any layout leaves)
-    enum_cf = [lay for ex, _, lay, _ in by_enum if ex == xor.excess]
-    smt_cf = [lay for ex, _, lay, _ in by_smt if ex == xor.excess]
+    enum_cf = [c.layout for c in by_enum if c.excess == xor.excess]
+    smt_cf = [c.layout for c in by_smt if c.excess == xor.excess]
     assert (enum_cf[0] if enum_cf else None) == (smt_cf[0] if smt_cf else None)
     for lay in smt_cf:
         assert measure(problem, lay).excess == xor.excess
@@ -192,7 +194,7 @@ def test_z3_is_capped_without_a_timeout(monkeypatch):
     outcome is the same however fast the machine or whatever ran before (a z3 context per search)."""
     from swizzle_solver import extended
     from swizzle_solver.report import solution_json
-    from swizzle_solver.search import solve
+    from swizzle_solver.solving import solve
 
     monkeypatch.setattr(extended, "SMT_RLIMIT", 200_000)  # z3 needs more to settle linear here
     args = (64, 250, ["8x8", "8x16", "1x8"], None, 4)  # answered by a row interleave, ranked after linear
@@ -212,12 +214,13 @@ def test_conflict_bits_when_only_one_pattern_fails():
     at its bound and 16x1 above its floor (all 16 rows in one bank; 2x8's 16-byte vectors leave 16x1
     two banks, a floor of 8): the core comes from 16x1's placements."""
     problem = make_problem(16, 8, ["2x8", "16x1"], banks=8)
-    xor = _Xor(problem)
+    xor = XorOracle(problem)
     assert [p.spec for p in xor.rest] == ["2x8", "16x1"] and xor.excess == 6
-    assert not xor.refute(linear.XorLinear(((0, 3),)))  # rows alternate two banks: 8 per bank, the floor
+    assert not xor.refute(linear.XorLinear(((2, 3),)))  # rows alternate two banks: 8 per bank, the floor
+    assert xor.refute(linear.XorLinear(((0, 3),)))  # the same banks, but it splits 2x8's 16-byte vectors: unsound
     layout = linear.XorLinear(())
     assert xor.refute(layout)
-    assert xor.conflict_bits(layout) == {3, 4, 5, 6}  # column 0 of rows 0..15: offsets 8r
+    assert conflict_bits(xor, layout) == {3, 4, 5, 6}  # column 0 of rows 0..15: offsets 8r
 
 
 def test_a_storage_that_is_not_a_power_of_two_refutes_no_model():
@@ -225,7 +228,7 @@ def test_a_storage_that_is_not_a_power_of_two_refutes_no_model():
     used to be refuted only for leaving the storage, 64 times, and the answer was not proven minimal.
     With the bijection asserted exactly, z3 proves at once that no linear member is conflict-free."""
     from swizzle_solver.report import solution_json
-    from swizzle_solver.search import solve
+    from swizzle_solver.solving import solve
 
     solution = solve(make_problem(16, 24, ["4x4:4", "8x4"], row_length=25, elem_bytes=1))
     assert solution.status == "conflict-free" and solution.unproven is None
@@ -239,13 +242,13 @@ def test_two_level_enumeration_stops_at_the_deadline():
     """--timeout: the enumeration tests members in family order, a batch at a time, until time runs
     out; the family is then incomplete and says how far it got, and its best is among those tested."""
     problem = make_problem(8, 9, ["4x2"], banks=8)
-    xor = _Xor(problem)
+    xor = XorOracle(problem)
     members = two_level.candidates(problem.tile, vector_elems(problem))
-    assert len(xor.failures_many(members, Budget())) == len(members)
+    assert len(failures_many(xor, members, Budget())) == len(members)
     expired = Budget(timeout=0.0)
-    assert len(xor.failures_many(members, expired)) == 0
-    kept, report = search_two_level(problem, expired, "enum", xor)
+    assert len(failures_many(xor, members, expired)) == 0
+    kept, report = search_two_level(problem, expired, later_of(problem, first_conflict_free, "enum"))
     assert not report.complete and report.evaluated == 0 and kept == []
     assert report.covered.startswith(f"cut by the time limit after 0 of {len(members)} distinct pairs")
-    full, full_report = search_two_level(problem, Budget(), "enum", xor)
+    full, full_report = search_two_level(problem, Budget(), later_of(problem, first_conflict_free, "enum"))
     assert full_report.complete and full_report.covered.startswith("enumerated all")

@@ -6,12 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.model import InputError, make_bank_model, make_tile, parse_access
-from swizzle_solver.triton_layout import linear_layout_pattern, load_linear_layout, xor_image
+from swizzle_solver.access import make_hardware, make_tile, parse_access
+from swizzle_solver.access.triton_layout import (
+    linear_layout_pattern,
+    load_linear_layout,
+    xor_image,
+)
+from swizzle_solver.model import InputError
 
 ROOT = Path(__file__).resolve().parents[1]
 MMA_F32 = ROOT / "examples" / "mma-c-m16n8-f32.json"
-BANKS = make_bank_model()
+BANKS = make_hardware()
 
 
 def phases(p):

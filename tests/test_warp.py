@@ -5,15 +5,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
+from swizzle_solver.access import make_hardware, make_problem, make_tile, parse_access
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.xor_cols import XorCols
-from swizzle_solver.model import InputError, make_bank_model, make_tile, parse_access
-from swizzle_solver.model import make_problem
+from swizzle_solver.model import InputError
 from swizzle_solver.proof import bank_matrix
-from swizzle_solver.search import solve
-from swizzle_solver.warp import lanes_per_phase, split_request
+from swizzle_solver.solving import solve
 
-BANKS = make_bank_model()
+BANKS = make_hardware()
+lanes_per_phase, split_request = BANKS.lanes_per_phase, BANKS.split_request
 
 
 def access(spec, rows, cols, elem_bytes, row_length=None):
@@ -216,7 +216,7 @@ warp_specs = st.sampled_from(["ldmatrix.x4", "ldmatrix.x2:1x2", "warp:4x8:1x8", 
 def test_gf2_bank_matrix_agrees_with_the_simulator(layout, spec, elem_bytes, bank_model):
     """Warp-level phases found to be cosets get the rank proof; it must equal the measured cost."""
     tile = make_tile(32, 64, None, elem_bytes)
-    banks = make_bank_model(*bank_model)
+    banks = make_hardware(*bank_model)
     pattern = parse_access(spec, tile, banks)
     vector = pattern.vector_bytes // elem_bytes
     if isinstance(layout, Swizzle) and (layout.S < layout.B or (1 << layout.M) < vector):

@@ -1,33 +1,142 @@
-"""Layout families, in the order of preference of DESIGN.md section 2.
+"""The registry of layout families, in the order of preference of DESIGN.md section 2.
 
-Every layout is a small frozen value with the same face:
+Each family is one module of this package: its layout class (the ``layout.Layout`` face) and its
+``FAMILY_RECORD`` (a ``layout.Family``: rank, stage, enumeration, bounds, name parser, printed-name
+pattern, search engine, presentation). This module lists them, in rank order; everything else
+(report, render, names, emit) asks the layout or its record here, never compares family names.
+Adding a family is its module plus one entry in ``_ENTRIES`` (or ``register`` at run time).
 
-- ``family``: the family's name as in the JSON (``none``, ``cute``, ``xor-cols``, ``two-level``,
-  ``linear``, ``row-interleave``, ``padding``);
-- ``name``: how a kernel author writes it (``Swizzle<1,2,3>``);
-- ``order``: its rank inside the family (fewest XOR bits, then larger M, then smaller shift);
-- ``phys(tile, r, c)``: physical element offsets, vectorised over numpy arrays of (r, c);
-- ``invalid(tile)``: None, or why it is not a bijection of the tile onto its storage;
-- ``bases(tile)``: its GF(2) bases on the bits of the element offset when it is linear there
-  (power-of-two pitch), else None;
-- ``expression(tile)``: the physical offset as a C expression in r and c;
-- ``swizzles()``: the JSON ``swizzles`` list.
-
-Optional: ``storage(tile)``, the elements of storage the layout needs when it is more than the
-tile's own (padding); ``triton_bases(tile)`` and ``cute_form()`` for the XOR-linear families.
-
-Each module of FAMILIES (and two_level, row_interleave) has ``candidates(tile, vector_elems)``:
-every member that can matter for the tile, in preference order, that keeps vectors of
-``vector_elems`` elements whole. The linear family is too large to list (z3 searches it) and
-padding is searched pitch by pitch: see extended.py.
+The families searched on every solve are imported here; the later ones (two-level, linear,
+row-interleave, padding) only when first asked for (start-up: a plain solve never needs them).
 """
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..layout import EVERY_SOLVE, LATER, BadName, Family, Layout
+from ..model import Tile
 from . import cute, identity, xor_cols
 
-FAMILIES = (identity, cute, xor_cols)  # order of preference; searched on every solve
-# Searched only when no member of FAMILIES is conflict-free (DESIGN.md section 2, item 4); their
-# modules (two_level, linear, row_interleave, padding) are imported then, by extended.py, not at
-# every start.
-EXTENDED = ("two-level", "linear", "row-interleave", "padding")
-FAMILY_RANK = {name: i for i, name in enumerate([module.FAMILY for module in FAMILIES] + list(EXTENDED))}
+
+@dataclass(frozen=True)
+class Lazy:
+    """A family whose module is imported on first use: what the registry knows before that (its
+    record must agree, tests/test_families.py)."""
+
+    name: str
+    rank: int
+    module: str  # the module's name inside this package
+    stage: str = LATER
+
+
+_ENTRIES: list[Family | Lazy] = [
+    identity.FAMILY_RECORD,
+    cute.FAMILY_RECORD,
+    xor_cols.FAMILY_RECORD,
+    Lazy("two-level", 3, "two_level"),
+    Lazy("linear", 4, "linear"),
+    Lazy("row-interleave", 5, "row_interleave"),
+    Lazy("padding", 6, "padding"),
+]
+
+# Derived from the registry (the names search.py and extended.py use):
+FAMILY_RANK: dict[str, int] = {e.name: e.rank for e in _ENTRIES}
+# the every-solve families' modules, in rank order (the interface search.py has today)
+FAMILIES = tuple(importlib.import_module(e.layout.__module__) for e in _ENTRIES if isinstance(e, Family)
+                 and e.stage == EVERY_SOLVE)
+EXTENDED = tuple(e.name for e in _ENTRIES if e.stage == LATER)
+
+
+def register(entry: Family | Lazy) -> None:
+    """Add a family (a toy one in a test, or one of a plug-in) at its rank."""
+    _ENTRIES.append(entry)
+    _ENTRIES.sort(key=lambda e: e.rank)
+    FAMILY_RANK.clear()
+    FAMILY_RANK.update((e.name, e.rank) for e in _ENTRIES)
+
+
+def unregister(name: str) -> None:
+    _ENTRIES[:] = [e for e in _ENTRIES if e.name != name]
+    FAMILY_RANK.pop(name, None)
+
+
+def _load(entry: Family | Lazy) -> Family:
+    if isinstance(entry, Family):
+        return entry
+    found = importlib.import_module(f"{__name__}.{entry.module}").FAMILY_RECORD
+    _ENTRIES[_ENTRIES.index(entry)] = found
+    return found
+
+
+def records(stage: str | None = None) -> Iterator[Family]:
+    """The families' records in rank order (of one stage), importing a later family's module only
+    when the iteration reaches it."""
+    for entry in _ENTRIES:
+        if stage is None or entry.stage == stage:
+            yield _load(entry)
+
+
+def record(name: str) -> Family:
+    """The record of the family named ``name`` (KeyError if none)."""
+    for entry in _ENTRIES:
+        if entry.name == name:
+            return _load(entry)
+    raise KeyError(name)
+
+
+def baseline() -> str:
+    """The name of the unswizzled layout's family (``none``)."""
+    return next(r.name for r in records() if r.baseline)
+
+
+def every_solve(last: str = " or ", sep: str = ", ") -> str:
+    """The names of the families searched on every solve, for sentences: "none, cute or xor-cols"."""
+    names = [r.name for r in records(EVERY_SOLVE)]
+    return sep.join(names[:-1]) + last + names[-1] if len(names) > 1 else names[0]
+
+
+def parse_name(text: str) -> Layout:
+    """The layout a name denotes, asking each family's parser in rank order; BadName otherwise."""
+    for rec in records():
+        try:
+            layout = rec.parse(text)
+        except BadName:
+            raise
+        except ValueError as err:
+            raise BadName(text, str(err)) from None
+        if layout is not None:
+            return layout
+    raise BadName(text)
+
+
+# --- many members at once: search.py's screening -------------------------------------------
+
+
+def phys_many(family: Any, params: list[tuple], tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """phys(tile, r, c) of every member given by its parameters (``params``, as the family's ``grid``
+    gives them): shape (members, *r.shape). ``family``: a record or a family module. A family
+    without a batch function is evaluated member by member."""
+    many = getattr(family, "phys_many", None)
+    if many is not None:
+        return many(params, tile, r, c)
+    make = getattr(family, "make", None) or family.LAYOUT
+    shape = np.broadcast(r, c).shape
+    return np.stack([np.broadcast_to(make(*p).phys(tile, r, c), shape) for p in params]).reshape(-1, *shape)
+
+
+def apply_many(family: Any, params: list[tuple], p: np.ndarray) -> np.ndarray:
+    """The map of every member of an XOR-on-offset family (``apply``) on offsets p: (members, *p.shape)."""
+    many = getattr(family, "apply_many", None)
+    if many is not None:
+        return many(params, p)
+    make = getattr(family, "make", None) or family.LAYOUT
+    return np.stack([np.broadcast_to(make(*q).apply(p), np.shape(p)) for q in params]).reshape(-1, *np.shape(p))
+
+
+__all__ = ["EVERY_SOLVE", "EXTENDED", "FAMILIES", "FAMILY_RANK", "LATER", "Family", "Lazy", "apply_many", "baseline", "every_solve",
+           "parse_name", "phys_many", "record", "records", "register", "unregister"]

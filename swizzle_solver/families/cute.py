@@ -1,15 +1,29 @@
 """`cute`: CuTe's Swizzle<B,M,S> on the logical element offset p = r * row_length + c.
 
-    p ^ ((p & (((1 << B) - 1) << (M + S))) >> S)          (cute/swizzle.hpp, S > 0)
+    Swizzle<B,M,S>, S >= 0                        Swizzle<B,M,S>, S < 0
+    0bxxxxxxxYYYxxxxxxxZZZxxxx                    0bxxxxxxxZZZxxxxxxxYYYxxxx
+               ^--^ MBase  ^--^ MBase                        ^--^ MBase
+          ^-^ BBits  ^-^ BBits                          ^-^ BBits  ^-^ BBits
+              ^------^ |SShift|                             ^------^ |SShift|
 
-The B bits at M+S (YYY) are XORed into the B bits at M (ZZZ); the M low bits are never touched, so
-runs of 2^M elements stay whole and aligned. CuTe static_asserts |S| >= B (YYY and ZZZ must not
-overlap, which makes the map an involution); triples with S < B are never candidates.
+    yyy_msk = ((1 << B) - 1) << (M + max(0, S))
+    zzz_msk = ((1 << B) - 1) << (M - min(0, S))
+    Swizzle(p) = p ^ shiftr(p & yyy_msk, S)       (shiftr by a negative amount shifts left)
+
+(cute/swizzle.hpp; pycute's swizzle.py). The B bits YYY are XORed into the B bits ZZZ; the M low
+bits are never touched, so runs of 2^M elements stay whole and aligned. CuTe static_asserts
+|S| >= B (YYY and ZZZ must not overlap, which makes the map an involution); ``Swizzle`` refuses
+anything else, as it refuses B < 0 and M < 0. The search enumerates S >= B only (a negative S moves
+low bits up, which no conflict needs); ``--check`` takes any CuTe swizzle.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
 from ..model import Tile, log2
 from .identity import nbits
 
@@ -19,12 +33,32 @@ FAMILY = "cute"
 TMA_MODES = {(1, 4, 3): "32B", (2, 4, 3): "64B", (3, 4, 3): "128B"}
 
 
+def swizzle(p, B, M, S):
+    """CuTe's formula above, on ints or numpy arrays (B, M, S may be arrays that broadcast with p)."""
+    low = (1 << B) - 1
+    if isinstance(S, np.ndarray):
+        if S.min(initial=0) >= 0:  # the search's members: the S >= 0 form, as fast as it can be
+            return p ^ ((p >> S) & (low << M))
+        yyy = low << (M + np.maximum(S, 0))
+        moved = p & yyy
+        return p ^ np.where(S >= 0, moved >> np.maximum(S, 0), moved << np.maximum(-S, 0))
+    if S >= 0:  # shift first: the YYY mask itself may not fit numpy's int64 when the bits above p are 0
+        return p ^ ((p >> S) & (low << M))
+    return p ^ ((p & (low << M)) << -S)
+
+
 @dataclass(frozen=True)
-class Swizzle:
+class Swizzle(LayoutBase):
     B: int
     M: int
     S: int
     family = FAMILY
+
+    def __post_init__(self):
+        if self.B < 0 or self.M < 0:
+            raise ValueError(f"CuTe needs B >= 0 and M >= 0 in Swizzle<{self.B},{self.M},{self.S}>")
+        if abs(self.S) < self.B:
+            raise ValueError(f"CuTe rejects |S| < B: use S >= {self.B} or S <= -{self.B}")
 
     @property
     def name(self) -> str:
@@ -35,23 +69,45 @@ class Swizzle:
         return (self.B, -self.M, self.S)
 
     @property
+    def yyy_mask(self) -> int:
+        """The source bits."""
+        return ((1 << self.B) - 1) << (self.M + max(0, self.S))
+
+    @property
     def mask(self) -> int:
         """The ZZZ bits, where YYY lands."""
-        return ((1 << self.B) - 1) << self.M
+        return ((1 << self.B) - 1) << (self.M - min(0, self.S))
+
+    @classmethod
+    def of_step(cls, shift: int, mask: int) -> Swizzle | None:
+        """The swizzle p ^ ((p >> shift) & mask), when that is one (mask a run of B bits, shift >=
+        B): the one test of "is this XOR step a CuTe swizzle"."""
+        if mask <= 0:
+            return None
+        low, b = (mask & -mask).bit_length() - 1, bin(mask).count("1")
+        if mask != ((1 << b) - 1) << low or abs(shift) < b:
+            return None
+        return cls(b, low + min(0, shift), shift)
 
     def apply(self, p):
-        """The swizzle itself, on ints or numpy arrays (equal to CuTe's formula above)."""
-        return p ^ ((p >> self.S) & self.mask)
+        """The swizzle itself, on ints or numpy arrays."""
+        return swizzle(p, self.B, self.M, self.S)
+
+    def c_xor(self, p: str) -> str:
+        """The swizzle of the C expression ``p`` (a variable or a parenthesised expression)."""
+        if self.S >= 0:
+            return f"{p} ^ (({p} >> {self.S}) & {self.mask})"
+        return f"{p} ^ (({p} & {self.yyy_mask}) << {-self.S})"
 
     def phys(self, tile: Tile, r, c):
         return self.apply(r * tile.row_length + c)
 
     def invalid(self, tile: Tile) -> str | None:
-        # Only bits M..M+B-1 change, so p stays in its aligned block of 2^(M+B); only the last,
-        # partial block of the storage can leave [0, size). The map is an involution, so
+        # Only the ZZZ bits change, so p stays in its aligned block of 2^(top ZZZ bit + 1); only
+        # the last, partial block of the storage can leave [0, size). The map is an involution, so
         # "into" is "onto".
-        block = 1 << (self.M + self.B)
-        start = tile.size - tile.size % block
+        block = self.mask.bit_length() and 1 << self.mask.bit_length()
+        start = tile.size - tile.size % block if block else tile.size
         for p in range(start, tile.size):
             if self.apply(p) >= tile.size:
                 return (f"not a bijection of the {tile.size}-element storage: "
@@ -63,7 +119,10 @@ class Swizzle:
             return None
         return [self.apply(1 << i) for i in range(nbits(tile))]
 
-    def byte_level(self, elem_bytes: int) -> "Swizzle":
+    def cute_swizzle(self) -> Swizzle:
+        return self
+
+    def byte_level(self, elem_bytes: int) -> Swizzle:
         """The same swizzle on byte offsets (the TMA / GMMA form)."""
         return Swizzle(self.B, self.M + log2(elem_bytes), self.S)
 
@@ -72,8 +131,7 @@ class Swizzle:
         return TMA_MODES.get((b.B, b.M, b.S))
 
     def expression(self, tile: Tile) -> str:
-        p = f"(r * {tile.row_length} + c)"
-        return f"{p} ^ (({p} >> {self.S}) & {self.mask})"
+        return self.c_xor(f"(r * {tile.row_length} + c)")
 
     def swizzles(self) -> list[dict]:
         return [{"B": self.B, "M": self.M, "S": self.S, "unit": "element"}]
@@ -99,8 +157,52 @@ def grid(tile: Tile, vector_elems: int) -> list[tuple[int, int, int]]:
             for s in range(b, top - m - b + 1)]
 
 
-LAYOUT = Swizzle
+def apply_many(params, p: np.ndarray) -> np.ndarray:
+    """Swizzle<B,M,S>(p) for every (B, M, S) of ``params``: shape (n, *p.shape)."""
+    return swizzle(p, *columns(params, np.ndim(p)))
+
+
+def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return apply_many(params, r * tile.row_length + c)
 
 
 def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
     return [Swizzle(*t) for t in grid(tile, vector_elems)]
+
+
+LAYOUT = Swizzle  # old name (search.py): use FAMILY_RECORD.make
+
+_TRIPLE = r"\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*"
+_NAME = re.compile(rf"(?:swizzle\s*<{_TRIPLE}>|{_TRIPLE})", re.IGNORECASE)
+PRINTED = r"Swizzle<(\d{1,18}),(\d{1,18}),(\d{1,18})>"
+
+
+def is_named(text: str) -> bool:
+    """Whether ``text`` has the shape of a swizzle's name (its values unchecked)."""
+    return _NAME.fullmatch(text) is not None
+
+
+def parse(text: str) -> Swizzle | None:
+    """Swizzle<B,M,S> or B,M,S."""
+    m = _NAME.fullmatch(text)
+    if not m:
+        return None
+    b, mm, sh = (int(x) for x in (m.groups()[:3] if m[1] is not None else m.groups()[3:]))
+    in_range(MAX_BIT, B=b, M=mm, **({"S": sh} if sh >= 0 else {"|S|": -sh}))
+    if b < 1 or mm < 0:
+        raise ValueError("B must be >= 1 and M >= 0 (or give none)")
+    return Swizzle(b, mm, sh)
+
+
+def never_an_answer(printed: str) -> str | None:
+    """Why a printed name (spaces removed) holding Swizzle<B,M,S> can never be an answer's."""
+    for b, _, s in re.findall(PRINTED, printed):
+        if int(b) < 1 or int(s) < int(b):
+            return "CuTe needs B >= 1 and S >= B in Swizzle<B,M,S>"
+    return None
+
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
+    syntax="Swizzle<B,M,S>, B,M,S", candidates=candidates, grid=grid, make=Swizzle, phys_many=phys_many,
+    apply_many=apply_many, bounds=bounds, never_printed=never_an_answer)

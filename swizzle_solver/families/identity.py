@@ -3,13 +3,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..layout import EVERY_SOLVE, Family, LayoutBase
 from ..model import Tile, log2
 
 FAMILY = "none"
 
 
 @dataclass(frozen=True)
-class Identity:
+class Identity(LayoutBase):
     family = FAMILY
     name = "none"
     order = ()
@@ -44,8 +47,26 @@ def grid(tile: Tile, vector_elems: int) -> list[tuple]:
     return [()]
 
 
-LAYOUT = Identity
-
-
 def candidates(tile: Tile, vector_elems: int) -> list[Identity]:
     return [Identity()]
+
+
+def apply_many(params, p: np.ndarray) -> np.ndarray:
+    return np.broadcast_to(p, (len(params), *np.shape(p)))
+
+
+def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return apply_many(params, r * tile.row_length + c)
+
+
+def parse(text: str) -> Identity | None:
+    return Identity() if text.lower() == "none" else None
+
+
+LAYOUT = Identity  # old name (search.py): use FAMILY_RECORD.make
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=0, stage=EVERY_SOLVE, layout=Identity, parse=parse, printed="none", syntax="none",
+    candidates=candidates, grid=grid, make=Identity, phys_many=phys_many, apply_many=apply_many,
+    code_rows=lambda answer, problem: [("CuTe", "no swizzle: use the plain row-major layout")],
+    found=lambda answer: "no swizzle is needed", baseline=True)

@@ -15,21 +15,29 @@ Order inside the family: fewest terms (XOR gates), then the sorted term list, sm
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
-from ..model import Tile, log2
+from ..layout import LATER, MAX_BIT, Family, LayoutBase, in_range
+from ..model import Tile
+from . import forms
+from .cute import Swizzle
 from .identity import nbits
 
 FAMILY = "linear"
 
 
-class OnOffset:
+class OnOffset(LayoutBase):
     """A layout that XORs bits of the logical offset p = r * row_length + c: ``self.apply(p)``.
 
     Such a map is GF(2)-linear on the offset bits, so its bases are the images of single bits.
     """
+
+    def apply(self, p):
+        raise NotImplementedError
 
     def phys(self, tile: Tile, r, c):
         return self.apply(r * tile.row_length + c)
@@ -40,7 +48,7 @@ class OnOffset:
         return [self.apply(1 << i) for i in range(nbits(tile))]
 
     def triton_bases(self, tile: Tile) -> dict | None:
-        return triton_bases(self.apply, tile)
+        return forms.triton_bases(tile, self.bases(tile))
 
 
 @dataclass(frozen=True)
@@ -63,34 +71,35 @@ class XorLinear(OnOffset):
     def order(self) -> tuple:
         return (len(self.terms), self.terms)
 
+    def offset_bases(self) -> list[int]:
+        """The canonical form: bases[s] = L(1 << s) on every offset bit up to the highest source
+        (whatever the tile); the terms are its off-diagonal bits, (t, s) for bit t of bases[s]."""
+        top = max((s for _, s in self.terms), default=-1) + 1
+        bases = [1 << s for s in range(top)]
+        for t, s in self.terms:
+            bases[s] |= 1 << t
+        return bases
+
+    @cached_property
+    def _steps(self) -> list[tuple[int, int]]:
+        return forms.xor_steps(self.offset_bases())
+
     def steps(self) -> list[tuple[int, int]]:
         """(distance, mask) pairs: phys = p ^ XOR of ((p >> distance) & mask)."""
-        masks: dict[int, int] = {}
-        for t, s in self.terms:
-            masks[s - t] = masks.get(s - t, 0) | (1 << t)
-        return sorted(masks.items())
+        return list(self._steps)
 
     def apply(self, p):
         out = p
-        for d, m in self.steps():
+        for d, m in self._steps:
             out = out ^ ((p >> d) & m)
         return out
 
     def invalid(self, tile: Tile) -> str | None:
         return invalid_on_storage(self.apply, self.terms, tile)
 
-    def cute_form(self):
+    def cute_form(self) -> Swizzle | None:
         """The equal CuTe Swizzle<B,M,S>, when the terms have that shape (else None)."""
-        steps = self.steps()
-        if len(steps) != 1:
-            return None
-        from .cute import Swizzle
-        shift, mask = steps[0]
-        low = (mask & -mask).bit_length() - 1
-        b = bin(mask).count("1")
-        if mask != ((1 << b) - 1) << low or shift < b:
-            return None
-        return Swizzle(b, low, shift)
+        return forms.swizzle_of(self.offset_bases())
 
     def expression(self, tile: Tile) -> str:
         p = f"(r * {tile.row_length} + c)"
@@ -101,12 +110,18 @@ class XorLinear(OnOffset):
         ``applies_to``); B, M, S where the step's mask is contiguous (a CuTe swizzle alone), else null."""
         out = []
         for d, m in self.steps():
-            low, b = (m & -m).bit_length() - 1, bin(m).count("1")
-            cute_like = m == ((1 << b) - 1) << low and d >= b
-            out.append({"B": b if cute_like else None, "M": low if cute_like else None, "S": d if cute_like else None,
+            sw = Swizzle.of_step(d, m)
+            out.append({"B": sw.B if sw else None, "M": sw.M if sw else None, "S": sw.S if sw else None,
                         "shift": d, "mask": m, "unit": "element", "kind": "xor-mask",
                         "applies_to": "original offset"})
         return out
+
+    def json_extras(self, tile: Tile) -> dict:
+        form = self.cute_form()
+        return {"xor_terms": len(self.terms), "terms": [{"target_bit": t, "source_bit": s} for t, s in self.terms],
+                "cute": form.name if form else None,
+                "byte_cute": form.byte_level(tile.elem_bytes).name if form else None,
+                "triton_bases": self.triton_bases(tile)}
 
 
 def invalid_on_storage(apply, terms, tile: Tile) -> str | None:
@@ -127,18 +142,42 @@ def invalid_on_storage(apply, terms, tile: Tile) -> str | None:
     return None
 
 
-def triton_bases(apply, tile: Tile) -> dict | None:
-    """Triton linear-layout style: the physical (row, col) of each logical row bit and column bit."""
-    if not tile.pitch_is_pow2:
-        return None
-    L = tile.row_length
-    out = {}
-    for dim, count, scale in (("row", max(0, (tile.rows - 1).bit_length()), L), ("col", log2(L), 1)):
-        vals = [int(apply(np.int64((1 << k) * scale))) for k in range(count)]
-        out[dim] = [[v // L, v % L] for v in vals]
-    return out
-
-
 def all_terms(targets: list[int], top: int) -> list[tuple[int, int]]:
     """Every term (t, s) with t a target bit and t < s < top, in the family's order."""
     return [(t, s) for t in sorted(targets) for s in range(t + 1, top)]
+
+
+_NAME = re.compile(r"linear\s*\[(.*)\]", re.IGNORECASE)
+_TARGET = re.compile(r"b(\d{1,18})\s*\^=\s*(b\d{1,18}(?:\s*\^\s*b\d{1,18})*)")
+
+
+def parse(text: str) -> XorLinear | None:
+    """Linear[b0^=b1^b6, b1^=b7]: bit t of the offset XORed with bits s > t."""
+    m = _NAME.fullmatch(text)
+    if not m:
+        return None
+    terms = set()
+    for part in filter(None, (x.strip() for x in m[1].split(","))):
+        t = _TARGET.fullmatch(part)
+        if not t:
+            raise ValueError(f"{part!r} is not a term: write b<target>^=b<source>^b<source>...")
+        target = int(t[1])
+        for source in (int(b.strip()[1:]) for b in t[2].split("^")):
+            in_range(MAX_BIT, bit=source)
+            if source <= target:
+                raise ValueError(f"b{target}^=b{source}: a source bit must be above its target")
+            terms.add((target, source))
+    if not terms:
+        raise ValueError("no XOR terms (check 'none' for the identity)")
+    return XorLinear(tuple(sorted(terms)))
+
+
+def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
+    return [("XOR terms", f"{answer['xor_terms']}: " + ", ".join(
+        f"bit {x['target_bit']} ^= bit {x['source_bit']}" for x in answer["terms"]))]
+
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
+    syntax="'Linear[b0^=b5^b6, b1^=b7]'", engine="smt", code_rows=_code_rows, contains=("cute", "two-level"),
+    smt_unit="terms")

@@ -11,27 +11,32 @@ Order inside the family: smaller pitch (less memory), then the inner layout's fa
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
+from ..layout import EVERY_SOLVE, LATER, MAX_ROWS, Family, Layout, LayoutBase, in_range
 from ..model import MAX_STORAGE_BYTES, Tile
+from . import FAMILY_RANK, forms, parse_name, record
+from .cute import Swizzle
+from .identity import Identity
+from .xor_cols import XorCols
 
 FAMILY = "padding"
 
 
 @dataclass(frozen=True)
-class Padded:
+class Padded(LayoutBase):
     pitch: int
-    inner: object  # a none / cute / xor-cols layout on the padded tile
+    inner: Layout  # a layout of a family searched on every solve (none / cute / xor-cols), on the padded tile
     family = FAMILY
 
     @property
     def name(self) -> str:
-        inner = "" if self.inner.family == "none" else f" + {self.inner.name}"
+        inner = "" if isinstance(self.inner, Identity) else f" + {self.inner.name}"
         return f"pitch {self.pitch}{inner}"
 
     @property
     def order(self) -> tuple:
-        from . import FAMILY_RANK
         return (self.pitch, FAMILY_RANK[self.inner.family], self.inner.order)
 
     def padded(self, tile: Tile) -> Tile:
@@ -53,18 +58,30 @@ class Padded:
             return f"pitch {self.pitch} is below the {tile.cols} columns of a row"
         if tile.rows * self.pitch * tile.elem_bytes > MAX_STORAGE_BYTES:
             return f"pitch {self.pitch} needs more than the {MAX_STORAGE_BYTES // 1024} KiB storage limit"
-        if self.inner.family == "xor-cols":  # a padded row's spare columns are storage too: XOR may use them
+        if isinstance(self.inner, XorCols):  # a padded row's spare columns are storage too: XOR may use them
             return self.inner.invalid(self.padded(tile), within=self.pitch)
         return self.inner.invalid(self.padded(tile))
 
-    def bases(self, tile: Tile) -> list[int] | None:
-        return None  # the pitch differs from the problem's: measured by the simulator
+    # bases: None (LayoutBase): the pitch differs from the problem's, measured by the simulator
+
+    def padded_form(self, tile: Tile) -> tuple[int, Layout]:
+        return self.pitch, self.inner
+
+    def swizzle(self, tile: Tile) -> Swizzle | None:
+        """The CuTe swizzle of the padded offset r * pitch + c that this layout is, if one is."""
+        return forms.as_swizzle(self.padded(tile), self.inner)
 
     def expression(self, tile: Tile) -> str:
         return self.inner.expression(self.padded(tile))
 
     def swizzles(self) -> list[dict]:
         return self.inner.swizzles()
+
+    def json_extras(self, tile: Tile) -> dict:
+        found = self.swizzle(tile)
+        return {"padding": {"row_length": self.pitch, "extra_bytes": self.extra_bytes(tile),
+                            "storage_bytes": self.storage(tile) * tile.elem_bytes,
+                            "cute": found.name if found else None}}
 
 
 def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
@@ -74,3 +91,36 @@ def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
     span = max(1, wavefront_bytes // tile.elem_bytes)
     return [p for p in range(tile.cols, tile.row_length + span + 1)
             if p != tile.row_length and (p * tile.elem_bytes) % vector_bytes == 0]
+
+
+_NAME = re.compile(r"pitch\s+(\d{1,18})(?:\s*\+\s*(.+))?", re.IGNORECASE)
+
+
+def parse(text: str) -> Padded | None:
+    """pitch N, or pitch N + <a layout of a family searched on every solve>."""
+    m = _NAME.fullmatch(text)
+    if not m:
+        return None
+    in_range(MAX_ROWS, pitch=int(m[1]))
+    if m[2] is not None and _NAME.fullmatch(m[2].strip()):  # refused below anyway: never recurse on it
+        raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")
+    inner = Identity() if m[2] is None else parse_name(m[2])
+    if record(inner.family).stage != EVERY_SOLVE:
+        raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")
+    return Padded(int(m[1]), inner)
+
+
+def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
+    pad = answer["padding"]
+    rows = [("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory")]
+    if pad["cute"]:
+        rows.append(("CuTe", f"composition({pad['cute']}, ({problem['rows']},{problem['cols']}):({pad['row_length']},1))  "
+                             f"(the swizzle of the padded offset)"))
+    return rows
+
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=6, stage=LATER, layout=Padded, parse=parse, printed=r"pitch\d+(\+.+)?",
+    syntax="'pitch 72 + <layout>'", engine="pitch", code_rows=_code_rows,
+    note=lambda answer: (f" (padding: {answer['padding']['extra_bytes']} extra bytes; no swizzle of the given "
+                         f"pitch works)"))

@@ -14,10 +14,12 @@ Order inside the family: smaller band T first, then smaller k.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..layout import LATER, MAX_ROWS, Family, LayoutBase, in_range
 from ..model import Tile, is_pow2, log2
 
 FAMILY = "row-interleave"
@@ -25,7 +27,7 @@ MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 
 
 @dataclass(frozen=True)
-class RowInterleave:
+class RowInterleave(LayoutBase):
     T: int  # rows per band
     k: int  # interleave factor
     family = FAMILY
@@ -58,9 +60,6 @@ class RowInterleave:
                 return f"rows {seen[pr]} and {r} would both be stored at row {pr}"
             seen[pr] = r
         return None
-
-    def bases(self, tile: Tile) -> list[int] | None:
-        return None  # measured by the simulator
 
     def expression(self, tile: Tile) -> str:
         """Only + - * << >> & ^ |: mod and div by a power of two are masks and shifts; by any
@@ -98,3 +97,22 @@ def _mod(x: str, d: int, xmax: int) -> str:
 def candidates(tile: Tile, vector_elems: int) -> list[RowInterleave]:
     return [RowInterleave(T, k) for T in range(2, min(tile.rows, MAX_BAND) + 1) if tile.rows % T == 0
             for k in range(2, T)]
+
+
+_NAME = re.compile(r"rowinterleave\s*<\s*t\s*=\s*(\d{1,18})\s*,\s*k\s*=\s*(\d{1,18})\s*>", re.IGNORECASE)
+
+
+def parse(text: str) -> RowInterleave | None:
+    m = _NAME.fullmatch(text)
+    if not m:
+        return None
+    t, k = int(m[1]), int(m[2])
+    in_range(MAX_ROWS, T=t)
+    if not 2 <= k < t:
+        raise ValueError("RowInterleave needs 2 <= k < T")
+    return RowInterleave(t, k)
+
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
+    syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum")

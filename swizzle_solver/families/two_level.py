@@ -12,10 +12,12 @@ second's. Pairs whose composition equals a single CuTe swizzle, or an earlier pa
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..layout import LATER, Family, columns
 from ..model import Tile
 from . import cute
 from .linear import OnOffset, invalid_on_storage
@@ -48,22 +50,36 @@ class TwoLevel(OnOffset):
 
     def expression(self, tile: Tile) -> str:
         p = f"(r * {tile.row_length} + c)"
-        q = f"({p} ^ (({p} >> {self.first.S}) & {self.first.mask}))"
-        return f"{q} ^ (({q} >> {self.second.S}) & {self.second.mask})"
+        return self.second.c_xor(f"({self.first.c_xor(p)})")
 
     def steps(self, tile: Tile) -> list[str]:
         """The same as two C statements."""
-        return [f"q = (r * {tile.row_length} + c) ^ (((r * {tile.row_length} + c) >> {self.first.S}) & "
-                f"{self.first.mask});",
-                f"phys = q ^ ((q >> {self.second.S}) & {self.second.mask});"]
+        return [f"q = {self.first.c_xor(f'(r * {tile.row_length} + c)')};",
+                f"phys = {self.second.c_xor('q')};"]
 
     def swizzles(self) -> list[dict]:
         return self.first.swizzles() + self.second.swizzles()
 
+    def json_extras(self, tile: Tile) -> dict:
+        return {"steps": self.steps(tile), "triton_bases": self.triton_bases(tile)}
 
-def LAYOUT(b1, m1, s1, b2, m2, s2) -> TwoLevel:
-    """A member from its six parameters; numpy arrays give many members at once (search._stacked)."""
+
+def make(b1, m1, s1, b2, m2, s2) -> TwoLevel:
+    """A member from its six parameters."""
     return TwoLevel(cute.Swizzle(b1, m1, s1), cute.Swizzle(b2, m2, s2))
+
+
+def apply_many(params, p: np.ndarray) -> np.ndarray:
+    """Every member of ``params`` (six parameters each, as ``make`` takes them) on p: (n, *p.shape)."""
+    b1, m1, s1, b2, m2, s2 = columns(params, np.ndim(p))
+    return cute.swizzle(cute.swizzle(p, b1, m1, s1), b2, m2, s2)
+
+
+def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return apply_many(params, r * tile.row_length + c)
+
+
+LAYOUT = make  # old name (search.py, extended.py): use FAMILY_RECORD.make
 
 
 def params(member: TwoLevel) -> tuple:
@@ -93,3 +109,29 @@ def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
     kept = np.sort(by_map[first]) - 1 - len(singles)  # back in family order; pairs count from 0
     kept = kept[kept >= 0].tolist()
     return [TwoLevel(singles[x], singles[y]) for x, y in zip(i[kept].tolist(), j[kept].tolist())]
+
+
+_THEN = re.compile(r"\s+then\s+", re.IGNORECASE)
+
+
+def parse(text: str) -> TwoLevel | None:
+    """Swizzle<B,M,S> then Swizzle<B,M,S>."""
+    parts = _THEN.split(text)
+    if len(parts) != 2 or not all(cute.is_named(part) for part in parts):
+        return None
+    first, second = (cute.parse(part) for part in parts)
+    assert first is not None and second is not None  # both have a swizzle's shape
+    return TwoLevel(first, second)
+
+
+def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
+    first, second = answer["name"].split(" then ")
+    return [("CuTe", f"{first}, then {second}  (two swizzles on element offsets, in this order)"),
+            *[("C steps" if i == 0 else "", step) for i, step in enumerate(answer["steps"])]]
+
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=3, stage=LATER, layout=TwoLevel, parse=parse,
+    printed=rf"{cute.PRINTED}then{cute.PRINTED}", syntax="'Swizzle<B,M,S> then Swizzle<B,M,S>'",
+    candidates=candidates, make=make, phys_many=phys_many, apply_many=apply_many, engine="enum",
+    code_rows=_code_rows)

@@ -8,16 +8,29 @@ row's XOR maps [0, cols) onto itself; vectors of 2^M elements or fewer stay whol
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
 from ..model import Tile, log2
 from .identity import nbits
 
 FAMILY = "xor-cols"
 
 
+def xor_of_row(r, B, M, a):
+    """The column XOR of row r (ints or numpy arrays; B, M, a may be arrays that broadcast)."""
+    return ((r >> a) & ((1 << B) - 1)) << M
+
+
+def xor_cols(tile: Tile, r, c, B, M, a):
+    return r * tile.row_length + (c ^ xor_of_row(r, B, M, a))
+
+
 @dataclass(frozen=True)
-class XorCols:
+class XorCols(LayoutBase):
     B: int
     M: int
     a: int  # row bits a .. a+B-1 are the XOR source
@@ -32,10 +45,10 @@ class XorCols:
         return (self.B, -self.M, self.a)
 
     def xor_of_row(self, r):
-        return ((r >> self.a) & ((1 << self.B) - 1)) << self.M
+        return xor_of_row(r, self.B, self.M, self.a)
 
     def phys(self, tile: Tile, r, c):
-        return r * tile.row_length + (c ^ self.xor_of_row(r))
+        return xor_cols(tile, r, c, self.B, self.M, self.a)
 
     def invalid(self, tile: Tile, within: int | None = None) -> str | None:
         """Why not every row's columns stay in its first ``within`` elements (default cols: onto
@@ -90,8 +103,31 @@ def grid(tile: Tile, vector_elems: int) -> list[tuple[int, int, int]]:
             for a in range(row_bits - b + 1)]  # source bits a .. a+B-1 inside the row index
 
 
-LAYOUT = XorCols
-
-
 def candidates(tile: Tile, vector_elems: int) -> list[XorCols]:
     return [XorCols(*t) for t in grid(tile, vector_elems)]
+
+
+def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """phys of every (B, M, a) of ``params``: shape (n, *r.shape)."""
+    return xor_cols(tile, r, c, *columns(params, np.ndim(r)))
+
+
+LAYOUT = XorCols  # old name (search.py): use FAMILY_RECORD.make
+
+_NAME = re.compile(r"xorcols\s*<\s*(\d{1,18})\s*,\s*(\d{1,18})\s*,\s*(\d{1,18})\s*>", re.IGNORECASE)
+
+
+def parse(text: str) -> XorCols | None:
+    m = _NAME.fullmatch(text)
+    if not m:
+        return None
+    b, mm, a = (int(x) for x in m.groups())
+    in_range(MAX_BIT, B=b, M=mm, a=a)
+    if b < 1:
+        raise ValueError("XorCols needs B >= 1 (or give none)")
+    return XorCols(b, mm, a)
+
+
+FAMILY_RECORD = Family(
+    name=FAMILY, rank=2, stage=EVERY_SOLVE, layout=XorCols, parse=parse, printed=r"XorCols<\d+,\d+,\d+>",
+    syntax="XorCols<B,M,a>", candidates=candidates, grid=grid, make=XorCols, phys_many=phys_many, bounds=bounds)

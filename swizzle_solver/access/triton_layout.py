@@ -8,7 +8,7 @@ index is the XOR of the images of its set bits. Here the out dims are (row, col)
 As an access: the lanes of one warp with one register index form a request. Registers whose
 low bits step along the columns one element at a time (register bit i -> (0, 2^i)) are one vector
 per lane, up to 16 bytes; every other register bit, and every warp, issues another request. Each
-request is split into hardware phases by warp.split_request.
+request is split into hardware phases by hardware.Hardware.split_request.
 
 Accepted files (one layout each):
 
@@ -26,26 +26,27 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..hardware import Hardware
+from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .inputfile import load_json, printable, read_text
-from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
-from .warp import WARP_LANES, split_request, tile_pattern
+from .warp import tile_pattern
 
 IN_DIMS = ("register", "lane", "warp", "block")
 MAX_INDEX_BITS = 20  # a 512 KiB tile of 1-byte elements has 2^19 elements
 _ALIASES = {"reg_bases": "register", "lane_bases": "lane", "warp_bases": "warp", "block_bases": "block"}
 
 
-def load_linear_layout(path: str, tile: Tile, bank_model: BankModel) -> Pattern:
+def load_linear_layout(path: str, tile: Tile, hardware: Hardware) -> Pattern:
     text = read_text(path, "linear layout file")
-    return linear_layout_pattern(text, Path(path).stem, tile, bank_model, f"linear layout file {printable(path)}")
+    return linear_layout_pattern(text, Path(path).stem, tile, hardware, f"linear layout file {printable(path)}")
 
 
-def linear_layout_pattern(text: str, default_name: str, tile: Tile, bank_model: BankModel,
+def linear_layout_pattern(text: str, default_name: str, tile: Tile, hardware: Hardware,
                           where: str = "linear layout") -> Pattern:
     """The access a layout in any accepted form describes; named by its "name", else default_name."""
     name, bases, out_dims = parse_layout_text(text, where)
     bases, shape = _row_col(bases, out_dims, where)
-    return layout_pattern(printable(name or default_name), bases, shape, tile, bank_model, where)
+    return layout_pattern(printable(name or default_name), bases, shape, tile, hardware, where)
 
 
 def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
@@ -110,7 +111,7 @@ _STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
 _STR_OUT = re.compile(r"where out dims are:\s*\[(.*)\]")
 
 
-def _from_str(text: str, where: str) -> tuple[None, dict, list]:
+def _from_str(text: str, where: str) -> tuple[str | None, dict, list]:
     bases: dict[str, list] = {}
     out_dims = None
     for number, line in enumerate(text.splitlines(), 1):
@@ -168,7 +169,7 @@ def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, 
         if any(x >= size for x in images):
             raise InputError(f"{where}: a basis reaches {axis[:-1]} {max(images)}, outside the layout's {size} {axis}")
         sizes.append(size)
-    return out, tuple(sizes)
+    return out, (sizes[0], sizes[1])
 
 
 def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:
@@ -180,7 +181,7 @@ def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:
     return r, c
 
 
-def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, bank_model: BankModel,
+def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware,
                    where: str) -> Pattern:
     """The layout's requests (one per warp and register group), split into phases, over the tile."""
     rows, cols = shape
@@ -188,8 +189,10 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, b
         raise InputError(f"{where}: block bases move between CTAs, which do not share this shared memory: "
                          f"give block = [] (one CTA)")
     lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
-    if 1 << len(lane) > WARP_LANES:
-        raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a warp has 32 (5 bases)")
+    if 1 << len(lane) > hardware.wave_lanes:
+        wave = hardware.wave_lanes
+        raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a warp has {wave} "
+                         f"({wave.bit_length() - 1} bases)")
     if rows > tile.rows or cols > tile.cols:
         raise InputError(f"{where}: the layout covers {rows} x {cols} elements, outside the "
                          f"{tile.rows} x {tile.cols} tile: use a larger tile or smaller out dims")
@@ -217,7 +220,7 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, b
             for lane_index in range(1 << len(lane)):
                 lr, lc = xor_image(lane, lane_index)
                 request.append((wr ^ rr ^ lr, wc ^ rc ^ lc, v))
-            template += split_request(request)
+            template += hardware.split_request(request)
     summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
                f"{rows} x {cols}, {v}-byte vectors")
-    return tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, bank_model)
+    return tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, hardware)

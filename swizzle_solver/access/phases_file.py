@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..hardware import Hardware
+from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .inputfile import load_json, load_toml, printable, read_text
 from .limits import check_count, check_size
-from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
 from .warp import distinct_bytes
 
 MAX_LANES = 1024  # per phase; a warp phase has at most 32
 
 
-def load_phases(path: str, tile: Tile, bank_model: BankModel) -> list[Pattern]:
+def load_phases(path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
     where = f"phases file {printable(path)}"
     text = read_text(path, "phases file")
     doc = load_json(text, where) if path.lower().endswith(".json") else load_toml(text, where)
@@ -28,10 +29,10 @@ def load_phases(path: str, tile: Tile, bank_model: BankModel) -> list[Pattern]:
     if not isinstance(patterns, list) or not patterns:
         raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases")
     check_count(len(patterns))
-    return [_pattern(p, i, printable(path), tile, bank_model) for i, p in enumerate(patterns)]
+    return [_pattern(p, i, printable(path), tile, hardware) for i, p in enumerate(patterns)]
 
 
-def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern:
+def _pattern(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:
     where = f"phases file {path}, pattern #{i + 1}"
     if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
         raise InputError(f"{where}: every pattern needs a name = \"...\" and phases = [...]")
@@ -51,7 +52,7 @@ def _pattern(p, i: int, path: str, tile: Tile, bank_model: BankModel) -> Pattern
     return Pattern(spec=printable(p["name"].strip()), kind="phases", rows=len(rows_used),
                    cols=max(sum(b for r2, _, b in set(largest) if r2 == r) for r in rows_used) // tile.elem_bytes,
                    row_stride=1, vector_bytes=int(padded[..., 2].max()),
-                   lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
+                   lower_bound=hardware.lower_bound(phase_bytes),
                    lane_row=padded[..., 0].copy(), lane_col=padded[..., 1].copy(),
                    lane_bytes=padded[..., 2].copy(), phase_bytes=phase_bytes)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .model import InputError
+from ..model import InputError
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,13 @@ class Limits:
 
 
 DEFAULT = Limits()
-current = DEFAULT  # set by the command line's --max-* options for the run
+current = DEFAULT  # set by the command line's --max-* options for the run (reset() after it)
+
+
+def reset() -> None:
+    """Back to the default caps (the command line's main is also called in-process)."""
+    global current
+    current = DEFAULT
 
 
 def check_count(patterns: int, limits: Limits | None = None) -> None:
@@ -50,54 +56,6 @@ def check_size(placements: int, lanes: int, limits: Limits | None = None) -> Non
     if lanes > limits.lanes:
         raise InputError(f"the access patterns have {lanes} lane accesses, more than the limit of {limits.lanes}: "
                          f"give a smaller tile or fewer patterns, or raise it with --max-lanes")
-
-
-class RunTimeout(Exception):
-    """--timeout ran out after the search, while the report was being built (run_deadline)."""
-
-
-MAX_ALARM_SECONDS = 10**6  # a longer --timeout (1e308 is allowed) is no bound the alarm needs to keep
-
-
-def report_grace(timeout: float) -> float:
-    """How long past --timeout the whole run may go: the search stops at the timeout and prints
-    the best layout found; building that report gets half as long again, at least half a second."""
-    return max(0.5, timeout / 2)
-
-
-def arm_deadline(timeout: float | None) -> None:
-    """Raise RunTimeout once timeout + report_grace(timeout) have passed: a wall-clock alarm, so
-    that no step of the run, the report included, can outlast --timeout by more. Disarm it before
-    printing starts (so that the output is never cut in half) and when the run ends."""
-    import signal
-    import threading
-
-    if timeout is None or timeout > MAX_ALARM_SECONDS or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        return
-    grace = report_grace(timeout)
-
-    def expire(signum, frame):
-        disarm_deadline()
-        raise RunTimeout(f"--timeout {timeout:g}: the run went {grace:g} s past it while building the report, so "
-                         f"nothing was printed: raise --timeout or give fewer patterns")
-
-    signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, timeout + grace)
-
-
-def end_run() -> None:
-    """Back to the default caps, no alarm: what a run of the command line set is undone."""
-    global current
-    current = DEFAULT
-    disarm_deadline()
-
-
-def disarm_deadline() -> None:
-    import signal
-
-    if hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN, None):
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def limits_of(patterns: int, placements: int, lanes: int) -> Limits:

@@ -13,7 +13,7 @@ import os
 import re
 import stat
 
-from .model import InputError
+from ..model import InputError
 
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a phases file of every lane of a 512 KiB tile is a few MiB
 MAX_DEPTH = 32  # a phases file nests 6 levels, a linear layout 4, examples.toml 3

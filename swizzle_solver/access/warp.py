@@ -1,12 +1,10 @@
 """Warp-level access patterns, split into hardware phases (DESIGN.md section 7).
 
 A warp issues a request: all its lanes, each reading one vector of the same width. The hardware
-serves a request in phases of consecutive lanes, by vector width:
-
-    <= 4-byte lanes: 32 lanes per phase;  8-byte: 16;  16-byte: 8
-
-and ldmatrix / stmatrix serve each 8 x 16-byte matrix as one phase (its 8 row addresses). A lane
-that reads more than 16 bytes issues several 16-byte requests, one instruction each.
+serves a request in phases (hardware.Hardware.split_request: on NVIDIA, consecutive lanes, 32 of
+up to 4 bytes, 16 of 8 bytes, 8 of 16 bytes), and ldmatrix / stmatrix serve each 8 x 16-byte
+matrix as one phase (its 8 row addresses). A lane that reads more than 16 bytes issues several
+16-byte requests, one instruction each.
 
 Each form below builds the phases of one placement at the tile's origin (a *template*) and its
 footprint; ``tile_pattern`` repeats it at every aligned position of the tile, like an MxN block.
@@ -24,38 +22,20 @@ import re
 
 import numpy as np
 
+from ..hardware import Hardware, Lane
 from .limits import check_size
-from .model import MAX_VECTOR_BYTES, BankModel, InputError, Pattern, Tile, is_pow2
-
-Lane = tuple[int, int, int]  # (row, col, bytes): the first element a lane reads, and how many bytes
-WARP_LANES = 32
-KINDS = ("warp", "ldmatrix", "stmatrix", "mma-c", "linear-layout")
-MATRIX_ROWS, MATRIX_ROW_BYTES = 8, 16  # one ldmatrix / stmatrix matrix: 8 rows of 16 bytes
+from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
+from .grammar import default_vector_bytes
 
 
-def lanes_per_phase(vector_bytes: int) -> int:
-    """Lanes the hardware serves in one phase, by the bytes each lane reads."""
-    return WARP_LANES * 4 // max(4, vector_bytes)
-
-
-def split_request(lanes: list[Lane]) -> list[list[Lane]]:
-    """One request (every lane the same width) as its hardware phases, in lane order."""
-    size = lanes_per_phase(lanes[0][2])
-    return [lanes[i:i + size] for i in range(0, len(lanes), size)]
-
-
-def is_warp_spec(text: str) -> bool:
-    return text.startswith(("warp:", "ldmatrix", "stmatrix", "mma"))
-
-
-def parse_warp_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
-    """Compile a warp-level `--access` spec (is_warp_spec) into its phases at every placement."""
+def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """Compile a warp-level `--access` spec into its phases at every placement."""
     text = spec.strip().lower()
     if text.startswith("warp:"):
-        return _per_lane(spec, text, tile, bank_model)
+        return _per_lane(spec, text, tile, hardware)
     if text.startswith(("ldmatrix", "stmatrix")):
-        return _matrix(spec, text, tile, bank_model)
-    return _mma_c(spec, text, tile, bank_model)
+        return _matrix(spec, text, tile, hardware)
+    return _mma_c(spec, text, tile, hardware)
 
 
 # --- the forms ----------------------------------------------------------------------------------
@@ -63,15 +43,16 @@ def parse_warp_access(spec: str, tile: Tile, bank_model: BankModel) -> Pattern:
 _PER_LANE = re.compile(r"^warp:(\d{1,18})x(\d{1,18}):(\d{1,18})x(\d{1,18})(?:v(\d{1,18}))?$")
 
 
-def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
+def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     match = _PER_LANE.match(text)
     if not match:
         raise InputError(f"malformed warp access {spec!r}: write warp:RxC:MxN[vB], e.g. warp:4x8:1x8 "
                          f"(4x8 lanes, each reading 1 row x 8 elements)")
     lr, lc, m, n = (int(x) for x in match.groups()[:4])
-    if lr * lc != WARP_LANES:
-        raise InputError(f"access {spec!r}: a warp has 32 lanes, but {lr}x{lc} lays out {lr * lc}: "
-                         f"use R x C = 32 (e.g. 4x8, 8x4, 32x1)")
+    wave = hardware.wave_lanes
+    if lr * lc != wave:
+        raise InputError(f"access {spec!r}: a warp has {wave} lanes, but {lr}x{lc} lays out {lr * lc}: "
+                         f"use R x C = {wave} (e.g. 4x8, 8x4, 32x1)")
     if m < 1 or n < 1:
         raise InputError(f"access {spec!r}: each lane reads M x N elements with M, N >= 1")
     e, run = tile.elem_bytes, n * tile.elem_bytes
@@ -82,25 +63,25 @@ def _per_lane(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Patter
                              f"({e} B) to 16 B that divides the lane's {run}-byte row")
     else:
         # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
-        v = max(e, next(w for w in (16, 8, 4, 2, 1) if run % w == 0 and (tile.row_length * e) % w == 0))
+        v = max(e, default_vector_bytes(run, tile.row_length * e))
     check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
     step = v // e
-    lanes = [(i // lc, i % lc) for i in range(WARP_LANES)]
+    lanes = [(i // lc, i % lc) for i in range(wave)]
     template = []
     for row in range(m):  # one instruction per row of the lane's block and per op in that row
         for op in range(run // v):
             request = [(a * m + row, b * n + op * step, v) for a, b in lanes]
-            template += split_request(request)
+            template += hardware.split_request(request)
     ops = m * run // v
     summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} op{'s' if ops > 1 else ''} each"  # ops of the vector width
-    return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, bank_model)
+    return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, hardware)
 
 
 _MATRIX_TOKENS = {"sync", "aligned", "m8n8", "shared", "shared::cta", "b16", "trans"}
 _DEFAULT_ARRANGEMENT = {1: (1, 1), 2: (2, 1), 4: (2, 2)}
 
 
-def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
+def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     name, _, arrangement = text.partition(":")
     op, *tokens = name.split(".")
     counts = [t for t in tokens if re.fullmatch(r"x\d{1,18}", t)]
@@ -118,15 +99,19 @@ def _matrix(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
         down, across = int(shape[1]), int(shape[2])
     else:
         down, across = _DEFAULT_ARRANGEMENT[k]
-    width = MATRIX_ROW_BYTES // tile.elem_bytes  # elements in one matrix row
+    height, row_bytes = hardware.matrix_rows, hardware.matrix_row_bytes  # one matrix: one phase
+    width = row_bytes // tile.elem_bytes  # elements in one matrix row
     # Lanes 8i..8i+7 give the row addresses of matrix i; .trans moves data between lanes, not addresses.
-    template = [[(a * MATRIX_ROWS + j, b * width, MATRIX_ROW_BYTES) for j in range(MATRIX_ROWS)]
+    template = [[(a * height + j, b * width, row_bytes) for j in range(height)]
                 for b in range(across) for a in range(down)]
-    summary = f"{k} matri{'x' if k == 1 else 'ces'} of 8 x {width} elements ({down}x{across})"
-    return tile_pattern(spec, op, template, down * MATRIX_ROWS, across * width, summary, tile, bank_model)
+    summary = f"{k} matri{'x' if k == 1 else 'ces'} of {height} x {width} elements ({down}x{across})"
+    return tile_pattern(spec, op, template, down * height, across * width, summary, tile, hardware)
 
 
-def _mma_c(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
+MMA_LANES = 32  # the m16n8 accumulator fragment is defined over one 32-lane warp
+
+
+def _mma_c(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     if text not in ("mma-c", "mma-c:m16n8"):
         raise InputError(f"unknown instruction form {spec!r}: the MMA accumulator fragment is mma-c:m16n8")
     e = tile.elem_bytes
@@ -135,9 +120,9 @@ def _mma_c(spec: str, text: str, tile: Tile, bank_model: BankModel) -> Pattern:
                          f"elements, not {e}-byte ones: use --dtype f16 or f32")
     template = []
     for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8: one request each
-        template += split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(WARP_LANES)])
+        template += hardware.split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(MMA_LANES)])
     summary = "m16n8 accumulator, 2 requests"  # the lane width (2 * e bytes) is the table's vector column
-    return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, bank_model)
+    return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, hardware)
 
 
 # --- placements ---------------------------------------------------------------------------------
@@ -150,7 +135,7 @@ def check_footprint(spec: str, height: int, width: int, tile: Tile) -> None:
 
 
 def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, width: int, summary: str,
-                 tile: Tile, bank_model: BankModel) -> Pattern:
+                 tile: Tile, hardware: Hardware) -> Pattern:
     """The template's phases at every aligned position (multiples of height x width) of the tile."""
     check_footprint(spec, height, width, tile)
     widest = max(map(len, template))  # once: per phase it was quadratic in the phases (512 x 1024 u8: 24 s)
@@ -181,7 +166,7 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
     return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height,
                    cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
-                   lower_bound=max(1, -(-phase_bytes // bank_model.wavefront_bytes)),
+                   lower_bound=hardware.lower_bound(phase_bytes),
                    lane_row=row, lane_col=col, lane_bytes=nbytes, phase_bytes=phase_bytes,
                    phases_per_placement=len(template), summary=summary)
 
@@ -203,7 +188,7 @@ def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray)
         return None
     distinct = 1 + np.count_nonzero(diffs[:, 1:] != diffs[:, :-1], axis=1)
     mask, pitch_bits = int(masks[0]), tile.row_length.bit_length() - 1
-    if np.any(distinct != 1 << bin(mask).count("1")):
+    if np.any(distinct != 1 << mask.bit_count()):
         return None
     bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
     return tuple(("c", i) if i < pitch_bits else ("r", i - pitch_bits) for i in bits)

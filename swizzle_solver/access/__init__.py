@@ -1,0 +1,67 @@
+"""The input side: from what a user writes to a Problem (model.py's types).
+
+    tile.py           --rows/--cols/--dtype/--banks: the tile and the hardware, validated in CLI words
+    grammar.py        --access MxN[:s][vB], row, col: blocks and their placements
+    warp.py           --access warp:RxC:MxN, ldmatrix, stmatrix, mma-c: warp requests split into phases
+    phases_file.py    --phases FILE: explicit phases
+    triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
+    inputfile.py      reading any input file safely (regular files, size, encoding, depth)
+    limits.py         caps on the problem's size (--max-patterns, --max-placements, --max-lanes)
+
+Layering: this package builds on model.py and hardware.py and nothing above them. The warp forms
+and the two file readers are imported only when a spec or file needs them (start-up time).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..hardware import DEFAULT, Hardware
+from ..model import InputError, Pattern, Problem, Tile
+from .grammar import is_block_spec, malformed, parse_block
+from .limits import check_count, check_patterns
+from .tile import dtype_bytes, elem_bytes_of, make_hardware, make_tile
+
+__all__ = ["dtype_bytes", "elem_bytes_of", "make_hardware", "make_problem", "make_tile", "parse_access"]
+
+_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma")
+
+
+def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
+    text = spec.strip().lower()
+    if is_block_spec(text):
+        return parse_block(spec, tile, hardware)
+    if text.startswith(_WARP_PREFIXES):
+        from .warp import parse_warp_access
+
+        return parse_warp_access(spec, tile, hardware)
+    raise malformed(spec)
+
+
+def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
+                 elem_bytes: int = 4, banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_bytes,
+                 phases_files: Sequence[str] = (), layout_files: Sequence[str] = ()) -> Problem:
+    """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
+    `--linear-layout` file (their readers are imported only when used)."""
+    tile = make_tile(rows, cols, row_length, elem_bytes)
+    hardware = make_hardware(banks, bank_bytes)
+    if not accesses and not phases_files and not layout_files:
+        raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
+    check_count(len(accesses) + len(layout_files))  # caps on the problem's size, checked as it grows
+    patterns = []
+    for spec in accesses:
+        patterns.append(parse_access(spec, tile, hardware))
+        check_patterns(patterns)
+    if phases_files:
+        from .phases_file import load_phases
+
+        for path in phases_files:
+            patterns += load_phases(path, tile, hardware)
+            check_patterns(patterns)
+    if layout_files:
+        from .triton_layout import load_linear_layout
+
+        for path in layout_files:
+            patterns.append(load_linear_layout(path, tile, hardware))
+            check_patterns(patterns)
+    return Problem(tile, hardware, tuple(patterns))

@@ -1,0 +1,77 @@
+"""The tile and the hardware from the command line's numbers: element types, validation in CLI words.
+
+Every check here is worded for the option a user typed (``--rows``, ``--dtype``, ``--banks``), so a
+bad value ends as one line naming the option and the fix (exit code 2).
+"""
+from __future__ import annotations
+
+import re
+
+from ..hardware import DEFAULT, Hardware
+from ..model import MAX_STORAGE_BYTES, MAX_VECTOR_BYTES, InputError, Tile, is_pow2
+
+DTYPES: dict[str, int] = {
+    "f64": 8,
+    "f32": 4, "tf32": 4, "i32": 4, "u32": 4,
+    "f16": 2, "bf16": 2, "i16": 2,
+    "f8": 1, "e4m3": 1, "e5m2": 1, "i8": 1, "u8": 1,
+}
+# The same types as PyTorch, Triton, CUTLASS and Mojo spell them. A prefix such as `torch.`, `tl.` or
+# `cutlass::` and C++'s `_t` are dropped first (half_t, bfloat16_t, float_e4m3_t, int8_t).
+DTYPE_ALIASES: dict[str, str] = {
+    "fp64": "f64", "float64": "f64", "double": "f64",
+    "fp32": "f32", "float32": "f32", "float": "f32", "tfloat32": "tf32", "int32": "i32", "uint32": "u32",
+    "fp16": "f16", "float16": "f16", "half": "f16", "bfloat16": "bf16", "int16": "i16",
+    "fp8": "f8", "e4m3fn": "e4m3", "float8_e4m3fn": "e4m3", "fp8e4nv": "e4m3", "float8e4nv": "e4m3",
+    "float_e4m3": "e4m3", "float8_e5m2": "e5m2", "fp8e5": "e5m2", "float8e5": "e5m2", "float_e5m2": "e5m2",
+    "float8_e4m3fnuz": "e4m3", "float8_e5m2fnuz": "e5m2", "fp8e4b15": "f8", "float8e4b15": "f8",
+    "int8": "i8", "uint8": "u8",
+}
+
+def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4) -> Tile:
+    for name, value in (("rows", rows), ("cols", cols), ("elem-bytes", elem_bytes)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise InputError(f"--{name} must be a positive integer, got {value!r}")
+    if row_length is None:
+        row_length = cols
+    if not isinstance(row_length, int) or isinstance(row_length, bool) or row_length < cols:
+        raise InputError(f"--row-length {row_length!r} is below --cols {cols}: the pitch must be an "
+                         f"integer >= cols (a larger pitch is padding)")
+    if not is_pow2(elem_bytes) or elem_bytes > MAX_VECTOR_BYTES:
+        raise InputError(f"--elem-bytes {elem_bytes} is not a power of two from 1 to 16: use 1, 2, 4 or 8 "
+                         f"(or --dtype)")
+    tile = Tile(rows, cols, row_length, elem_bytes)
+    if tile.storage_bytes > MAX_STORAGE_BYTES:
+        raise InputError(f"tile storage {tile.storage_bytes} B (rows x row-length x elem-bytes) is above the "
+                         f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
+    return tile
+
+def make_hardware(banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_bytes,
+                  target: Hardware = DEFAULT) -> Hardware:
+    """``target`` with the bank geometry of ``--banks`` / ``--bank-bytes``, checked."""
+    for name, value in (("banks", banks), ("bank-bytes", bank_bytes)):
+        if not isinstance(value, int) or isinstance(value, bool) or not is_pow2(value):
+            raise InputError(f"--{name} must be a power of two (e.g. 32 banks of 4 bytes), got {value!r}")
+    if banks > 1024 or bank_bytes > 64:
+        raise InputError(f"--banks {banks} x --bank-bytes {bank_bytes} is not a shared-memory bank model: "
+                         f"use at most 1024 banks of at most 64 bytes")
+    return target.with_banks(banks, bank_bytes)
+
+def dtype_bytes(dtype: str) -> int | None:
+    """Bytes of a named element type (a DTYPES name or an alias), or None if unknown."""
+    name = re.sub(r"^(torch|tl|triton\.language|cutlass|cute|np|numpy|dtype)(\.|::)", "", dtype.strip().lower())
+    name = name.removesuffix("_t")
+    return DTYPES.get(DTYPE_ALIASES.get(name, name))
+
+def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
+    """Resolve --dtype / --elem-bytes (default 4 bytes: one element per bank word)."""
+    if dtype is None:
+        return 4 if elem_bytes is None else elem_bytes
+    size = dtype_bytes(dtype)
+    if size is None:
+        names = ", ".join(DTYPES)
+        raise InputError(f"unknown --dtype {dtype!r}: use one of {names} (or fp16, bfloat16, float32, ...), "
+                         f"or --elem-bytes")
+    if elem_bytes is not None and elem_bytes != size:
+        raise InputError(f"--dtype {dtype} and --elem-bytes {elem_bytes} disagree: give only one")
+    return size

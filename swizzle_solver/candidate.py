@@ -1,0 +1,97 @@
+"""What the searches hand each other and the report: a ``Candidate`` (a layout, the excess a search
+found for it, and once measured the simulator's per-pattern results), how a family was covered
+(``FamilyReport``), and the measurement that is the ground truth (``measure``, ``recheck``).
+
+Order (DESIGN.md section 2): fewest total excess wavefronts (sum over patterns of worst - lower
+bound), then the simplest family, then the family's own order (fewest XOR bits, larger M, smaller
+shift): ``Candidate.rank_key``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import simulate
+from .families import FAMILY_RANK
+from .layout import layout_table
+from .model import Problem
+from .soundness import verify
+
+KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
+
+
+@dataclass(frozen=True, eq=False)
+class Candidate:
+    """A layout a search found, with its excess wavefronts; ``results`` (simulate.AccessResult per
+    pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""
+
+    excess: int
+    layout: Any  # a member of a family (families/*): duck-typed until the families get one Layout type
+    results: tuple = ()  # a problem has at least one pattern, so measured ones are never empty
+
+    @property
+    def measured(self) -> bool:
+        return bool(self.results)
+
+    @property
+    def conflict_free(self) -> bool:
+        return self.excess == 0
+
+    @property
+    def status(self) -> str:
+        return "conflict-free" if self.conflict_free else "conflicts"
+
+    @property
+    def rank_key(self) -> tuple:
+        return (self.excess, FAMILY_RANK.get(self.layout.family, len(FAMILY_RANK)), self.layout.order)
+
+
+@dataclass
+class FamilyReport:
+    family: str
+    candidates: int = 0  # members that keep vectors whole
+    evaluated: int = 0  # evaluated exactly
+    invalid: int = 0  # found not to be sound (soundness.py) while evaluating
+    linear: bool = False  # every bound was exact (GF(2))
+    best_excess: int | None = None
+    method: str = "enumeration"  # "enumeration" or "smt"
+    complete: bool = True  # the whole family was covered (False: cut by --timeout, or z3 gave up)
+    covered: str = ""  # how the family was covered, in words (the bounds, or the SMT constraints)
+    smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
+
+
+def vector_elems(problem: Problem) -> int:
+    """Elements in the widest lane of any pattern."""
+    return max(int(p.lane_bytes.max()) for p in problem.patterns) // problem.tile.elem_bytes
+
+
+def measure(problem: Problem, layout, table=None) -> Candidate:
+    """The ground truth for one layout: every placement of every pattern, simulated (``table``:
+    its layout_table, if already built)."""
+    table = layout_table(problem.tile, layout) if table is None else table
+    results = tuple(simulate.simulate(problem.tile, problem.bank_model, problem.patterns, table))
+    return Candidate(sum(r.excess for r in results), layout, results)
+
+
+def recheck(problem: Problem, found: Candidate) -> Candidate:
+    """Measure a found candidate with the simulator and insist it is sound and the search's count
+    agrees (a disagreement is a bug in a fast path)."""
+    if found.measured:
+        return found
+    table = layout_table(problem.tile, found.layout)
+    verify(problem.tile, found.layout, problem.patterns, table)
+    measured = measure(problem, found.layout, table)
+    if measured.excess != found.excess:
+        raise AssertionError(f"internal error: the search says {found.layout.name} has excess {found.excess}, "
+                             f"the simulator says {measured.excess}")
+    return measured
+
+
+def ranked(found: list[Candidate]) -> list[Candidate]:
+    """Everything found, best first in the DESIGN.md order."""
+    return sorted(found, key=lambda c: c.rank_key)
+
+
+def best(found: list[Candidate], keep: int) -> list[Candidate]:
+    """The best ``keep`` of one family, in (excess, order)."""
+    return sorted(found, key=lambda c: (c.excess, c.layout.order))[:keep]

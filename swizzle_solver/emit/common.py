@@ -1,0 +1,42 @@
+"""What every emit target shares: the Snippet it returns and the lines every snippet begins with."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..layout import Layout
+from ..model import Problem, Tile
+from .recognise import why_not_swizzle
+
+CPP_TYPES = {1: "cute::uint8_t (or float_e4m3_t)", 2: "cute::half_t (or bfloat16_t)", 4: "float (or tfloat32_t)",
+             8: "double"}
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """One target's code; ``expressible`` is False when the target cannot say this layout."""
+
+    target: str
+    code: str
+    expressible: bool
+
+
+def header(problem: Problem, layout: Layout, comment: str) -> str:
+    t = problem.tile
+    return (f"{comment} {layout.name}: {t.rows} x {t.cols} tile of {t.elem_bytes}-byte elements, "
+            f"row length {t.row_length} (offsets in elements)")
+
+
+def cpp_layout(tile: Tile, pitch: int | None = None) -> str:
+    return (f"cute::Layout<cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>, "
+            f"cute::Stride<cute::Int<{pitch or tile.row_length}>, cute::Int<1>>>{{}}")
+
+
+def plain(tile: Tile, pitch: int, comment: str) -> str:
+    spare = f", padded: {pitch - tile.cols} spare element(s) per row" if pitch > tile.cols else ""
+    return f"{comment} no swizzle: plain row-major, rows {pitch} elements apart{spare}"
+
+
+def cannot_cute(tile: Tile, layout: Layout, comment: str) -> str:
+    return f"{comment} cannot express as a CuTe layout: {why_not_swizzle(tile, layout)}; the function below is exact"
+
+

@@ -1,0 +1,36 @@
+"""--emit cute-dsl: CuTe DSL (Python)."""
+from __future__ import annotations
+
+from ..layout import Layout
+from ..model import Problem, Tile
+from .common import Snippet, cannot_cute, header, plain
+from .recognise import row_pitch, swizzled_rows
+
+TARGET = "cute-dsl"
+TITLE = "CuTe DSL (Python)"
+ORDER = 1  # place in the --emit list
+
+
+def emit(problem: Problem, layout: Layout) -> Snippet:
+    tile = problem.tile
+    head = header(problem, layout, "#")
+    lines = [head, "import cutlass.cute as cute", "", "# inside a @cute.jit function (CuTe DSL, CUTLASS 4.x):"]
+    pitch = row_pitch(tile, layout)
+    if pitch:
+        lines += [plain(tile, pitch, "#"), f"smem_layout = {_dsl_layout(tile, pitch)}"]
+        return Snippet("cute-dsl", "\n".join(lines), True)
+    found = swizzled_rows(tile, layout)
+    if found is None:
+        return Snippet("cute-dsl", "\n".join(
+            [head, cannot_cute(tile, layout, "#"), "def smem_offset(r, c):",
+             f"    return {layout.expression(tile)}"]), False)
+    pitch, sw = found
+    if pitch != tile.row_length:
+        lines.append(f"# rows padded to {pitch} elements, then {sw.name} on the padded offset r * {pitch} + c")
+    lines.append(f"smem_layout = cute.make_composed_layout(cute.make_swizzle({sw.B}, {sw.M}, {sw.S}), 0, "
+                 f"{_dsl_layout(tile, pitch)})")
+    return Snippet("cute-dsl", "\n".join(lines), True)
+
+
+def _dsl_layout(tile: Tile, pitch: int) -> str:
+    return f"cute.make_layout(({tile.rows}, {tile.cols}), stride=({pitch}, 1))"

@@ -1,0 +1,149 @@
+"""Recognising a layout's shape for the emit targets, in one place: the forms a target can say (a
+CuTe swizzle, a swizzle of padded rows, a chain of swizzles, a TMA mode, Triton's swizzled, padded
+and linear encodings) read off the layout's GF(2) bases (families/forms.py) or its table, and
+always confirmed element by element on the table.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ..families.cute import Swizzle
+from ..families.forms import as_swizzle, inverse_bases, row_col_xor
+from ..layout import Layout, layout_table
+from ..model import Tile, is_pow2, log2
+
+__all__ = [
+    "as_swizzle",
+    "linear_offset_bases",
+    "padding_of",
+    "row_pitch",
+    "swizzle_chain",
+    "swizzled_rows",
+    "tma_width",
+    "triton_swizzled_params",
+    "triton_swizzled_xors",
+    "why_not_swizzle",
+]
+
+
+def row_pitch(tile: Tile, layout: Layout) -> int | None:
+    """P when the layout is plain row-major with rows P elements apart (P = row_length: no swizzle;
+    larger: padding), else None."""
+    phys = layout_table(tile, layout)
+    pitch = int(phys[1, 0] - phys[0, 0]) if tile.rows > 1 else tile.row_length
+    if pitch < tile.cols:
+        return None
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    return pitch if np.array_equal(phys, r * pitch + c) else None
+
+
+def swizzled_rows(tile: Tile, layout: Layout) -> tuple[int, Swizzle] | None:
+    """(P, sw) with layout(r, c) = sw(r * P + c) on every element of the tile, if there is one: P is
+    the row length, or the pitch of a padded layout (CuTe: composition(sw, (R, C):(P, 1)))."""
+    sw = as_swizzle(tile, layout)
+    if sw is not None:
+        return tile.row_length, sw
+    form = layout.padded_form(tile)
+    if form is None:
+        return None
+    pitch, inner = form
+    sw = as_swizzle(replace(tile, row_length=pitch), inner)
+    if sw is None:
+        return None
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    return (pitch, sw) if np.array_equal(sw.apply(r * pitch + c), layout_table(tile, layout)) else None
+
+
+def swizzle_chain(tile: Tile, layout: Layout) -> list[Swizzle] | None:
+    """The CuTe swizzles a layout lists (``swizzles()``, applied in order), when they reproduce it."""
+    try:
+        listed = layout.swizzles()
+        chain = [Swizzle(x["B"], x["M"], x["S"]) for x in listed]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if len(chain) < 2 or any(x.get("unit", "element") != "element" or x.get("applies_to") for x in listed):
+        return None
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    p = r * tile.row_length + c
+    for sw in chain:
+        p = sw.apply(p)
+    return chain if np.array_equal(p, layout_table(tile, layout)) else None
+
+
+def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
+    """Bytes of the TMA/GMMA swizzle mode that stores exactly this tile, or None.
+
+    The byte-level triple must be a TMA mode and a tile row must be exactly the swizzle width: the
+    box inner extent may not exceed it, and rows of exactly that width are the GMMA atoms' shape.
+    Narrower rows are not claimed (conservative: not verified against hardware here).
+    """
+    if sw is None or sw.tma_mode(tile.elem_bytes) is None:
+        return None
+    width = 16 << sw.B
+    return width if tile.row_length * tile.elem_bytes == width and tile.row_length == tile.cols else None
+
+
+def triton_swizzled_params(tile: Tile, layout: Layout) -> tuple[int, int, int] | None:
+    """(vec, perPhase, maxPhase) whose Triton bases equal the layout's, or None."""
+    xors = row_col_xor(tile, layout.bases(tile))
+    if xors is None:
+        return None
+    live = [k for k, x in enumerate(xors) if x]
+    if not live:
+        return (1, 1, 1)
+    a, vec = live[0], xors[live[0]]
+    params = (vec, 1 << a, 1 << len(live))
+    return params if xors == triton_swizzled_xors(tile, *params) else None
+
+
+def triton_swizzled_xors(tile: Tile, vec: int, per_phase: int, max_phase: int) -> list[int]:
+    """The column part of each row basis: (vec * ((row / perPhase) % maxPhase)) % numCols."""
+    return [(vec * (((1 << k) // per_phase) % max_phase)) % tile.cols for k in range(log2(tile.rows))]
+
+
+def linear_offset_bases(tile: Tile, layout: Layout) -> list[list[int]] | None:
+    """Triton's offset -> (row, col) bases: the inverse of the layout, when it is GF(2)-linear: from
+    its bases when it has them, else (a permutation of rows, say) from its table, checked whole."""
+    if tile.row_length != tile.cols or not (is_pow2(tile.rows) and is_pow2(tile.cols)):
+        return None
+    bases = layout.bases(tile)
+    if bases is not None:
+        images = inverse_bases(bases)
+        return None if images is None else [[p // tile.cols, p % tile.cols] for p in images]
+    phys = layout_table(tile, layout).ravel()
+    if not np.array_equal(np.sort(phys), np.arange(phys.size)):
+        return None  # not a permutation of the dense storage (padding, gaps)
+    inverse = np.empty_like(phys)
+    inverse[phys] = np.arange(phys.size)
+    bits = log2(phys.size)
+    images = [int(inverse[1 << i]) for i in range(bits)]
+    x = np.arange(phys.size)
+    span = np.zeros_like(x)
+    for i, image in enumerate(images):
+        span ^= np.where((x >> i) & 1, image, 0)
+    if not np.array_equal(span, inverse):
+        return None
+    return [[p // tile.cols, p % tile.cols] for p in images]
+
+
+def padding_of(tile: Tile, layout: Layout) -> tuple[int, int] | None:
+    """(interval, padding) of Triton's padded encoding when the layout is row-major with padding:
+    ``padding`` spare elements after every ``interval`` (= cols) elements, both powers of two."""
+    pitch = row_pitch(tile, layout)
+    if pitch is None or pitch == tile.cols or not all(map(is_pow2, (tile.rows, tile.cols, pitch - tile.cols))):
+        return None
+    return tile.cols, pitch - tile.cols
+
+
+def why_not_swizzle(tile: Tile, layout: Layout) -> str:
+    if layout.bases(tile) is None:
+        form = layout.padded_form(tile)
+        pitch = form[0] if form else tile.row_length  # a padded layout's rows are this far apart
+        return (f"with row length {pitch} the layout is not GF(2)-linear on the flat offset "
+                f"r * {pitch} + c (carries), so no Swizzle<B,M,S> of that offset equals it")
+    return ("it is not a single Swizzle<B,M,S> (one contiguous run of B source bits, one shift), "
+            "so CuTe's composition(Swizzle, Layout) cannot express it")
+
+

@@ -1,0 +1,54 @@
+"""--emit tma: TMA (CUtensorMapSwizzle)."""
+from __future__ import annotations
+
+from ..layout import Layout
+from ..model import Problem
+from .common import Snippet, header
+from .recognise import as_swizzle, row_pitch, tma_width
+
+TARGET = "tma"
+TITLE = "TMA (CUtensorMapSwizzle)"
+ORDER = 5  # place in the --emit list
+
+
+TMA_ENUM = {32: "CU_TENSOR_MAP_SWIZZLE_32B", 64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
+
+
+def emit(problem: Problem, layout: Layout) -> Snippet:
+    tile = problem.tile
+    head = header(problem, layout, "//")
+    row_bytes = tile.cols * tile.elem_bytes
+    pitch = row_pitch(tile, layout)
+    form = layout.padded_form(tile)
+    rows_apart = pitch or (form[0] if form else tile.cols)  # plain rows, or a padded layout's
+    if rows_apart != tile.cols:
+        return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
+                              f"{rows_apart - tile.cols} padding element(s) per row", False)
+    if pitch:
+        if row_bytes % 16:
+            return Snippet("tma", f"{head}\n// not a TMA layout: the box's inner extent ({row_bytes} B) must be "
+                                  f"a multiple of 16 bytes", False)
+        return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
+                              f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
+                              f"shared buffer aligned to 128 B", True)
+    sw = as_swizzle(tile, layout)
+    width = tma_width(tile, sw)
+    if width is None:
+        if sw is None:
+            why = "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
+        elif sw.tma_mode(tile.elem_bytes) is None:
+            why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is not a TMA mode "
+                   f"(32B = Swizzle<1,4,3>, 64B = Swizzle<2,4,3>, 128B = Swizzle<3,4,3>)")
+        else:
+            w = 16 << sw.B
+            why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {w}B mode only for rows of "
+                   f"exactly {w} B, and this tile's rows are {tile.row_length * tile.elem_bytes} B")
+        return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
+    assert sw is not None  # tma_width found its mode
+    return Snippet("tma", "\n".join([
+        head,
+        f"CUtensorMapSwizzle swizzle = {TMA_ENUM[width]};  // byte form {sw.byte_level(tile.elem_bytes).name}",
+        f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B "
+        f"<= {width} B (the swizzle width)",
+        f"// box outer extent: {tile.rows} rows (at most 256 per box: load taller tiles as several boxes)",
+        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True)

@@ -1,0 +1,70 @@
+"""--emit triton: Triton."""
+from __future__ import annotations
+
+from ..layout import Layout
+from ..model import Problem, Tile, is_pow2
+from .common import Snippet, header
+from .recognise import (
+    as_swizzle,
+    linear_offset_bases,
+    padding_of,
+    row_pitch,
+    tma_width,
+    triton_swizzled_params,
+)
+
+TARGET = "triton"
+TITLE = "Triton"
+ORDER = 3  # place in the --emit list
+
+
+def emit(problem: Problem, layout: Layout) -> Snippet:
+    tile = problem.tile
+    head = header(problem, layout, "#")
+    gl = "import triton.experimental.gluon.language as ttgl  # Gluon; the MLIR attribute is given beside it"
+    parts = []
+    params = triton_swizzled_params(tile, layout)
+    if params is not None:
+        vec, per_phase, max_phase = params
+        parts.append(f"# swizzled shared encoding: column XOR (vec * ((row / perPhase) % maxPhase))\n"
+                     f"#   #ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
+                     f"order = [1, 0]}}>\n"
+                     f"smem_layout = ttgl.SwizzledSharedLayout(vec={vec}, per_phase={per_phase}, "
+                     f"max_phase={max_phase}, order=[1, 0])")
+    width = tma_width(tile, as_swizzle(tile, layout))
+    if width and tile.rows % 8 == 0:
+        parts.append(f"# = the {width}-byte NVMMA (TMA/wgmma) encoding: vec {16 // tile.elem_bytes}, perPhase "
+                     f"{128 // width}, maxPhase {width // 16}; buffer aligned to {128 * (width // 16)} B\n"
+                     f"#   #ttg.nvmma_shared<{{swizzlingByteWidth = {width}, transposed = false, "
+                     f"elementBitWidth = {8 * tile.elem_bytes}}}>\n"
+                     f"nvmma_layout = ttgl.NVMMASharedLayout(swizzle_byte_width={width}, "
+                     f"element_bitwidth={8 * tile.elem_bytes}, rank=2)")
+    if parts:
+        return Snippet("triton", "\n".join([head, gl] + parts), True)
+    pad = padding_of(tile, layout)
+    if pad is not None:
+        interval, padding = pad
+        return Snippet("triton", "\n".join([
+            head, gl, f"# padded shared encoding: {padding} spare element(s) after every {interval}",
+            f"#   #ttg.padded_shared<[{interval}:+{padding}] {{order = [1, 0], shape = [{tile.rows}, {tile.cols}]}}>",
+            f"smem_layout = ttgl.PaddedSharedLayout.with_identity_for([[{interval}, {padding}]], "
+            f"[{tile.rows}, {tile.cols}], [1, 0])"]), True)
+    bases = linear_offset_bases(tile, layout)
+    if bases is not None:
+        return Snippet("triton", "\n".join([
+            head, gl, "# not a swizzled/NVMMA shape: a shared linear layout; offset bit i -> [row, col]",
+            f"smem_layout = ttgl.SharedLinearLayout(offset_bases={bases})"]), True)
+    return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
+
+
+def _triton_why(tile: Tile, layout) -> str:
+    if not (is_pow2(tile.rows) and is_pow2(tile.cols)):
+        return f"Triton's shared encodings need power-of-two shapes, the tile is {tile.rows} x {tile.cols}"
+    pitch = row_pitch(tile, layout)
+    if pitch:
+        return (f"its padding of {pitch - tile.cols} element(s) per row is not a power of two "
+                f"(Triton's padded encoding needs one)")
+    if tile.row_length != tile.cols:
+        return (f"the {tile.row_length - tile.cols} spare element(s) per row are padding mixed with a swizzle: "
+                f"no swizzled, padded or linear encoding says both")
+    return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"

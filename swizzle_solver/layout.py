@@ -1,0 +1,216 @@
+"""The one typed face of every layout (``Layout``) and of every layout family (``Family``).
+
+A layout maps a tile's logical element (r, c) to a physical element offset in shared memory. Every
+family's layout class (families/*.py) has this face; nothing outside a family's module asks a
+layout which family it is in order to decide what to do with it: it asks the layout (the methods
+below) or the family's registry record (``Family``, registered in families/__init__.py).
+
+The GF(2) bases are the ONE canonical form of the linear families, as in Triton's LinearLayout
+(``bases[inDim][i] = L(2^i)``): here ``bases[i] = phys(1 << i)`` on the bits of the logical offset
+p = r * row_length + c. Everything a linear layout is "also" (a CuTe swizzle, a Triton swizzled or
+linear encoding, a per-row column XOR) is read off them in one place: families/forms.py.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from .model import Tile
+
+if TYPE_CHECKING:  # the type only: families import this module
+    from .families.cute import Swizzle
+
+
+@runtime_checkable
+class Layout(Protocol):
+    """A layout of one tile. Invariants (each family's class keeps them; tests/test_families.py
+    checks them on every family):
+
+    - ``family``: the family's name as in the JSON and the registry (``none``, ``cute``, ...).
+    - ``name``: how a kernel author writes it; ``names.parse_layout(name)`` reads it back to an
+      equal layout (each family's registry record holds that parser).
+    - ``order``: its rank inside its family (a sort key; smaller is preferred).
+    - ``phys(tile, r, c)``: physical element offsets, elementwise over numpy arrays (or ints) r, c.
+    - ``invalid(tile)``: None when ``phys`` is a bijection of the tile onto its storage, else one
+      sentence saying why not. Only a valid layout is measured.
+    - ``bases(tile)``: when the layout is GF(2)-linear on the bits of the logical offset (a
+      power-of-two pitch), ``bases[i] = phys of offset 1 << i`` for every offset bit of the
+      tile (``identity.nbits``), so phys(p) = XOR of bases[i] over the set bits i of p; else None
+      (then the simulator measures it and no rank proof applies).
+    - ``storage(tile)``: elements of storage the layout needs: ``tile.size`` unless padding.
+    - ``expression(tile)``: ``phys`` as a C expression in ``r`` and ``c`` (only + - * << >> & ^ |).
+    - ``swizzles()``: the JSON ``swizzles`` list (DESIGN.md section 5).
+    - ``cute_swizzle()``: the layout itself when it is, by its definition, one CuTe Swizzle<B,M,S>
+      (the JSON's ``cute``, ``byte_cute``, ``tma_mode``), else None. A layout that merely equals a
+      swizzle on some tile is recognised from its bases (families/forms.py), not here.
+    - ``padded_form(tile)``: (pitch, inner) when the layout is ``inner`` on rows ``pitch`` elements
+      apart, a pitch other than the tile's (padding), else None.
+    - ``json_extras(tile)``: what the family adds to the answer's JSON beyond the common keys
+      (the keys and their order are part of the JSON schema; {} for none).
+    """
+
+    @property
+    def family(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def order(self) -> tuple: ...
+
+    def phys(self, tile: Tile, r: Any, c: Any) -> Any: ...
+
+    def invalid(self, tile: Tile) -> str | None: ...
+
+    def bases(self, tile: Tile) -> list[int] | None: ...
+
+    def storage(self, tile: Tile) -> int: ...
+
+    def expression(self, tile: Tile) -> str: ...
+
+    def swizzles(self) -> list[dict]: ...
+
+    def cute_swizzle(self) -> Swizzle | None: ...
+
+    def padded_form(self, tile: Tile) -> tuple[int, Layout] | None: ...
+
+    def json_extras(self, tile: Tile) -> dict: ...
+
+
+class LayoutBase:
+    """Defaults of the Layout face: no bases (measured by the simulator), the tile's own storage,
+    no JSON extras."""
+
+    def bases(self, tile: Tile) -> list[int] | None:
+        return None
+
+    def storage(self, tile: Tile) -> int:
+        return tile.size
+
+    def cute_swizzle(self) -> Swizzle | None:
+        return None
+
+    def padded_form(self, tile: Tile) -> tuple[int, Layout] | None:
+        return None
+
+    def json_extras(self, tile: Tile) -> dict:
+        return {}
+
+
+class BadName(ValueError):
+    """Text that is not a layout's name: ``text`` is the name (or the part of it) at fault, ``why``
+    one sentence saying why, or None when the text has the shape of no family's names."""
+
+    def __init__(self, text: str, why: str | None = None):
+        super().__init__(f"{text!r}: {why}" if why else f"{text!r} is not a layout name")
+        self.text, self.why = text, why
+
+
+# Offsets are below 2^19 (model.MAX_STORAGE_BYTES): in a name, a bit position or shift above 31, or
+# a pitch or band above 2^20, can only be a typo, and would overflow numpy's int64 arithmetic.
+MAX_BIT = 31
+MAX_ROWS = 1 << 20
+
+
+def in_range(limit: int, **values: int) -> None:
+    """For the name parsers: ValueError when a number of a name is above ``limit``."""
+    for name, value in values.items():
+        if value > limit:
+            raise ValueError(f"{name} = {value} is out of range (at most {limit}; offsets are below 2^19)")
+
+
+def _no_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
+    return []
+
+
+def _minimal(answer: dict) -> str:
+    return f"the minimal layout is {answer['name']}"
+
+
+def _nothing(answer: dict) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class Family:
+    """One layout family, as the registry (families/__init__.py) holds it. Defined in the family's
+    own module; adding a family is that module plus its registry entry.
+
+    - ``name``, ``rank`` (DESIGN.md section 2's order of preference, 0 = most preferred), ``stage``
+      (``EVERY_SOLVE``: searched on every solve; ``LATER``: only when no member of the every-solve
+      families is conflict-free).
+    - ``layout``: the layout class; ``candidates(tile, vector_elems)``: every member that can matter,
+      in family order (None: too large to list, searched by ``engine``); ``grid`` and ``make``:
+      the same members as parameter tuples and the layout of one tuple (the every-solve families,
+      screened a batch at a time by ``phys_many`` / ``apply_many`` over an (n, k) array of tuples).
+    - ``bounds(tile, vector_elems)``: the enumeration bounds in words (None: nothing to say).
+    - ``parse(text) -> layout | None``: the layout a name denotes, None when the text does not have
+      this family's shape; raises ValueError (one sentence, without the name: names.py adds it) when it has the
+      shape but not valid values.
+      ``printed``: a regex of the names its members print, spaces removed (batch's ``expect``);
+      ``never_printed(text)``: why a printed name holding this family's members (alone, or inside
+      another family's name) can never be an answer's, or None.
+      ``syntax``: how to write a name, for the message listing every family's.
+    - ``engine``: the default search engine (``screen``: every-solve screening and branch and
+      bound; ``enum``; ``smt``; ``pitch``).
+    - Presentation (render.py asks these, never the family's name): ``code_rows(answer, problem)``
+      (the family's lines of the Code section, from the answer's JSON), ``found(answer)`` (what the
+      verdict says when it is the answer, proven minimal), ``note(answer)`` (added to the
+      verdict whenever it is the conflict-free answer), ``baseline`` (the unswizzled layout's family),
+      ``contains`` (families whose every member is also a member of this one: its witness when
+      the SMT engine proves there is no model) and ``smt_unit`` (what z3 counted).
+    """
+
+    name: str
+    rank: int
+    stage: str
+    layout: type
+    parse: Callable[[str], Any]
+    printed: str
+    syntax: str
+    never_printed: Callable[[str], str | None] | None = None
+    candidates: Callable[[Tile, int], list] | None = None
+    grid: Callable[[Tile, int], list[tuple]] | None = None
+    make: Callable[..., Any] | None = None
+    phys_many: Callable[..., Any] | None = None
+    apply_many: Callable[..., Any] | None = None
+    bounds: Callable[[Tile, int], str] | None = None
+    engine: str = "screen"
+    code_rows: Callable[[dict, dict], list[tuple[str, str]]] = _no_rows
+    found: Callable[[dict], str] = _minimal
+    note: Callable[[dict], str] = _nothing
+    baseline: bool = False
+    contains: Sequence[str] = field(default_factory=tuple)
+    smt_unit: str = "bits"
+
+    # The names search.py reads from a family module today (module.FAMILY, module.LAYOUT(*params)),
+    # so that a record can be searched where a module is: aliases, to go once search takes records.
+    @property
+    def FAMILY(self) -> str:  # noqa: N802
+        return self.name
+
+    @property
+    def LAYOUT(self) -> Callable[..., Any]:  # noqa: N802
+        assert self.make is not None, f"{self.name} has no parameter grid"
+        return self.make
+
+
+EVERY_SOLVE = "every solve"
+LATER = "later"
+
+
+def columns(params, ndim: int) -> list[np.ndarray]:
+    """For a family's ``phys_many`` / ``apply_many``: the k columns of n parameter tuples, each of
+    shape (n, 1, ..., 1) with ``ndim`` ones, so that they broadcast against offsets of ``ndim``
+    dimensions with the member along axis 0."""
+    array = np.asarray(params, dtype=np.int64).reshape(len(params), -1)
+    return [col.reshape(-1, *[1] * ndim) for col in array.T]
+
+
+def layout_table(tile: Tile, layout: Layout) -> np.ndarray:
+    """phys[r, c] over the whole tile: the table the simulator measures."""
+    r, c = np.arange(tile.rows)[:, None], np.arange(tile.cols)[None, :]  # the formulas broadcast
+    return np.ascontiguousarray(np.broadcast_to(layout.phys(tile, r, c), (tile.rows, tile.cols)), dtype=np.int64)

@@ -1,0 +1,133 @@
+"""The solve: the base search (search.py) over none / cute / xor-cols, then, when none of them is
+conflict-free, the later families (extended.py); the answer and the candidates table re-checked by
+the simulator. Neither search imports the other: this module joins them.
+
+A ``Solution`` is complete when returned: writing the JSON or the report reads it and never
+searches. The candidates table (runners-up, per-family reports, the unswizzled baseline) is built
+when the caller asks for it (``table=True``: the rich report and --json show it); a plain answer
+(--quiet) skips the branch and bound when a first conflict-free member exists.
+
+(Not named solve.py: a submodule ``swizzle_solver.solve`` would shadow the API's ``solve``, which
+the package loads lazily under that name.)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .budget import Budget
+from .candidate import Candidate, FamilyReport, measure, ranked, recheck
+from .families import FAMILIES, FAMILY_RANK
+from .families.identity import Identity
+from .layout import layout_table
+from .model import Problem
+from .search import first_conflict_free, search_families
+from .soundness import soundness
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """What the report shows beside the answer, every layout measured by the simulator."""
+
+    alternatives: list[Candidate]  # the runners-up in rank order, without the answer
+    families: list[FamilyReport]  # how each searched family was covered
+    baseline: Candidate  # the unswizzled tile
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """The answer, measured by the simulator, and (when asked for) the candidates table."""
+
+    problem: Problem
+    answer: Candidate
+    table: Table | None = None  # None: solved with table=False
+    extended: bool = False  # the families beyond none / cute / xor-cols were searched
+    timed_out: bool = False  # --timeout cut a family that could still beat the answer
+    unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
+    at_floor: bool = False  # conflicts, but the best of the base families meets every floor: nothing beyond searched
+
+    def _table(self) -> Table:
+        if self.table is None:
+            raise ValueError("this solution was solved without its candidates table: solve(problem, table=True)")
+        return self.table
+
+    @property
+    def alternatives(self) -> list[Candidate]:
+        return self._table().alternatives
+
+    @property
+    def families(self) -> list[FamilyReport]:
+        return self._table().families
+
+    @property
+    def baseline(self) -> Candidate:
+        return self._table().baseline
+
+    @property
+    def status(self) -> str:
+        if self.timed_out:
+            return "timeout"
+        return self.answer.status
+
+
+def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport]) -> Table:
+    runners_up = [c for c in ranked(found) if c.layout != answer.layout]
+    return Table([recheck(problem, c) for c in runners_up], reports, measure(problem, Identity()))
+
+
+def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
+          engine: str | None = None, table: bool = True) -> Solution:
+    """The minimal layout over ``families`` (and with ``extend``, the later families when no member
+    of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
+    overrides each later family's default engine. ``table``: build the candidates table too."""
+    budget = budget or Budget()
+    first = first_conflict_free(problem, families, budget)
+    if first is not None:
+        if not table:
+            return Solution(problem, first)
+        # The table's branch and bound is not bound by --timeout (its answer is already known).
+        found, reports = search_families(problem, families, Budget())
+        best = ranked(found)[0]
+        if best.layout != first.layout or best.excess != first.excess:
+            raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
+                                 f"the branch and bound says {best.layout.name} (excess {best.excess})")
+        return Solution(problem, first, _table(problem, first, found, reports))
+    found, reports = search_families(problem, families, budget)
+    best_excess = min((c.excess for c in found), default=None)
+    least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
+    if best_excess:  # conflicts (floors.py is imported only on this path: start-up)
+        from .floors import floor_excess
+
+        least = floor_excess(problem)
+    # The later families are searched when nothing here is conflict-free, unless the best already
+    # meets every floor: then no admissible layout of any family leaves fewer wavefronts.
+    at_floor = bool(best_excess) and best_excess == least
+    needed = extend and best_excess != 0 and not at_floor
+    extended = needed and not budget.expired()
+    if extended:  # extended.py and its families are imported only here (start-up)
+        from .extended import search_extended
+
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine)
+        found += more
+        reports += more_reports
+    # Rank on the search's exact counts (recheck insists the simulator agrees).
+    order = ranked(found)
+    answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
+    # The answer is not proven minimal if a family that could still beat it (ranked before it, or
+    # any family when it leaves more than the least excess any layout can) was not covered whole:
+    # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
+    # status stays what the answer measures).
+    open_families = [r.family for r in reports
+                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.rank_key[1])]
+    if needed and not extended:
+        open_families.append("the families beyond none / cute / xor-cols")
+    unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
+    timed_out = unproven is not None and budget.expired()
+    return Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
+                    extended, timed_out, unproven, at_floor)
+
+
+def check(problem: Problem, layout) -> tuple[Candidate, str | None]:
+    """One given layout, measured; the second value says why it is not sound here (soundness.py),
+    if it is not."""
+    table = layout_table(problem.tile, layout)
+    return measure(problem, layout, table), soundness(problem.tile, layout, problem.patterns, table)

@@ -1,0 +1,50 @@
+"""Is a layout usable at all? The one soundness check, the counterpart of Triton's
+``LinearLayout::checkInvariants``: a layout is sound on a problem when it is a bijection of the
+tile onto its storage and keeps every lane's vector whole (contiguous and aligned to its size).
+
+Every layout a search proposes passes it before it is measured (search.py, extended.py);
+``--check`` reports its reason, and ``verify`` turns a failure on an answer into an internal error.
+Here too: ``storage``; the table phys[r, c] the simulator measures is ``layout.layout_table``.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from . import simulate
+from .layout import Layout, layout_table
+from .model import Pattern, Tile
+
+
+def storage(tile: Tile, layout: Layout) -> int:
+    """Elements of storage the layout may use: the tile's own, or more for padding."""
+    return layout.storage(tile)
+
+
+def soundness(tile: Tile, layout: Layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> str | None:
+    """None when ``layout`` is a bijection of the tile onto its storage that keeps every vector of
+    ``patterns`` whole; else why not, in words (``table``: its layout_table, if already built)."""
+    why = layout.invalid(tile)  # the family's own structural reason, cheapest and most telling
+    if why is not None:
+        return why
+    table = layout_table(tile, layout) if table is None else table
+    return table_soundness(tile, table, storage(tile, layout), patterns)
+
+
+def table_soundness(tile: Tile, table: np.ndarray, size: int, patterns: Sequence[Pattern]) -> str | None:
+    """soundness() of a layout given by its table and storage size, past its structural check."""
+    if not simulate.is_injective(tile, table, size):
+        return f"it is not a bijection onto its {size}-element storage"
+    for pattern in patterns:
+        if not simulate.admissible(tile, pattern, table):
+            return (f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec} "
+                    f"(an XOR into bits M and up keeps them whole only when 2^M >= elements per vector)")
+    return None
+
+
+def verify(tile: Tile, layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> None:
+    """Insist a layout the search returns is sound: a failure here is a bug in a search."""
+    why = soundness(tile, layout, patterns, table)
+    if why is not None:
+        raise AssertionError(f"internal error: {layout.name} is unsound: {why}")
