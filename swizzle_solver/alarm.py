@@ -2,6 +2,7 @@
 the report of thousands of patterns took 11 s past a 0.5 s --timeout) can outlast it by much."""
 from __future__ import annotations
 
+
 class RunTimeout(Exception):
     """--timeout ran out after the search, while the report was being built (run_deadline)."""
 

@@ -7,6 +7,7 @@ it holds; the footprint's lanes and their banks; and per access the wavefronts b
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -15,8 +16,8 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
-from .bankmap import BankMap, bank_colour
 from .access.inputfile import printable
+from .bankmap import BankMap, bank_colour
 from .model import InputError, Problem
 
 CELL_W, CELL_H = 22, 16  # logical cell
@@ -83,10 +84,8 @@ def write(path: str, text: str) -> None:
                          f"path") from None
     finally:
         if tmp is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            except OSError:
-                pass
 
 
 class _Canvas:

@@ -23,9 +23,9 @@ import re
 import numpy as np
 
 from ..hardware import Hardware, Lane
-from .limits import check_size
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .grammar import default_vector_bytes
+from .limits import check_size
 
 
 def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
