@@ -1,0 +1,29 @@
+"""`--emit cute-dsl` run in the CuTe DSL (nvidia-cutlass-dsl) on the CPU: each snippet placed as it
+says (imports at module level, the layout inside a `@cute.jit` function), the layout read at trace
+time on every element and compared with `answer.expression` (run_cute_dsl.py does the running)."""
+import importlib.util
+
+import pytest
+from toolchain_cases import CASES, expected, mismatches, missing, run_driver
+
+pytestmark = pytest.mark.toolchain
+
+
+@pytest.fixture(scope="module")
+def traced(answers, tmp_path_factory) -> dict:
+    if importlib.util.find_spec("cutlass") is None or importlib.util.find_spec("cutlass.cute") is None:
+        missing("the CuTe DSL", "pip install nvidia-cutlass-dsl")
+    payload = {
+        case: {"snippet": doc["answer"]["emit"]["cute-dsl"], "rows": doc["problem"]["rows"], "cols": doc["problem"]["cols"]}
+        for case, doc in answers.items()
+    }
+    return run_driver("run_cute_dsl.py", payload, tmp_path_factory.mktemp("cute_dsl"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_cute_dsl_trace_matches_expression(traced, answers, case):
+    doc, result = answers[case], traced[case]
+    snippet = doc["answer"]["emit"]["cute-dsl"]
+    assert "error" not in result, f"the CuTe DSL rejects the {case} snippet:\n{result.get('error')}\n{snippet}"
+    bad = mismatches(result["offsets"], expected(doc), doc["problem"]["cols"])
+    assert not bad, f"{case} cute-dsl: {bad}\n{snippet}"

@@ -1,0 +1,46 @@
+"""`--emit triton` checked by Triton 3.9 itself on the CPU (run_triton.py does the running): the
+snippet runs as Python, every `#ttg` attribute it prints parses and verifies in a module and reads
+back as one of the Gluon objects the snippet builds, and every Gluon object's layout, by Triton's
+C++ linear-layout conversions, gives `answer.expression` on every element. A snippet that builds
+nothing must say that Triton cannot express the layout."""
+import importlib.util
+import re
+
+import pytest
+from toolchain_cases import CASES, expected, mismatches, missing, run_driver
+
+pytestmark = pytest.mark.toolchain
+
+
+@pytest.fixture(scope="module")
+def checked(answers, tmp_path_factory) -> dict:
+    if importlib.util.find_spec("triton") is None:
+        missing("Triton", "pip install torch==2.13.0 triton==3.9.0")
+    payload = {
+        case: {"snippet": doc["answer"]["emit"]["triton"], **{k: doc["problem"][k] for k in ("rows", "cols", "elem_bytes")}}
+        for case, doc in answers.items()
+    }
+    return run_driver("run_triton.py", payload, tmp_path_factory.mktemp("triton"))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_triton_layouts_parse_and_match_expression(checked, answers, case):
+    doc, result = answers[case], checked[case]
+    snippet = doc["answer"]["emit"]["triton"]
+    assert "error" not in result, f"Triton rejects the {case} snippet:\n{result.get('error')}\n{snippet}"
+    layouts, attributes = result["layouts"], result["attributes"]
+    if not layouts and not attributes:
+        assert "cannot express in Triton" in snippet, f"{case}: no Gluon layout, no attribute, no refusal:\n{snippet}"
+        return
+    assert layouts, f"{case}: attributes but no Gluon object:\n{snippet}"
+    for attribute in attributes:
+        assert attribute["verified"], f"{case}: {attribute['text']} does not verify"
+        assert attribute["twins"], f"{case}: {attribute['text']} reads back as {attribute['read_back']}, built by no line of the snippet"
+    want = expected(doc)
+    for layout in layouts:
+        bad = mismatches(layout["offsets"], want, doc["problem"]["cols"])
+        assert not bad, f"{case} {layout['name']} = {layout['repr']}: {bad}\n{snippet}"
+    stated = re.findall(r"aligned to (\d+) B", snippet)
+    for layout in layouts:
+        if layout["repr"].startswith("NVMMASharedLayout") and stated:
+            assert int(stated[0]) == layout["alignment"], f"{case}: the snippet says {stated[0]} B, Triton {layout['alignment']} B"
