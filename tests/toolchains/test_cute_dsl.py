@@ -9,10 +9,14 @@ from toolchain_cases import CASES, expected, mismatches, missing, run_driver
 pytestmark = pytest.mark.toolchain
 
 
-@pytest.fixture(scope="module")
-def traced(answers, tmp_path_factory) -> dict:
+@pytest.fixture(scope="session")  # session: checked before `answers` solves anything
+def cute_dsl() -> None:
     if importlib.util.find_spec("cutlass") is None or importlib.util.find_spec("cutlass.cute") is None:
-        missing("the CuTe DSL", "pip install nvidia-cutlass-dsl")
+        missing("the CuTe DSL", "pip install nvidia-cutlass-dsl==4.8.1")
+
+
+@pytest.fixture(scope="module")
+def traced(cute_dsl, answers, tmp_path_factory) -> dict:
     payload = {
         case: {"snippet": doc["answer"]["emit"]["cute-dsl"], "rows": doc["problem"]["rows"], "cols": doc["problem"]["cols"]}
         for case, doc in answers.items()
@@ -21,7 +25,7 @@ def traced(answers, tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_cute_dsl_trace_matches_expression(traced, answers, case):
+def test_cute_dsl_trace_matches_expression(cute_dsl, traced, answers, case):
     doc, result = answers[case], traced[case]
     snippet = doc["answer"]["emit"]["cute-dsl"]
     assert "error" not in result, f"the CuTe DSL rejects the {case} snippet:\n{result.get('error')}\n{snippet}"

@@ -36,7 +36,7 @@ def _package_dir(name: str) -> Path | None:
     return Path(next(iter(spec.submodule_search_locations))) if spec and spec.submodule_search_locations else None
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: checked before `answers` solves anything
 def nvcc() -> list[str]:
     """nvcc from the `nvidia-cuda-nvcc` wheel (nvidia/cu13/bin), with CuTe's headers from `nvidia-cutlass`."""
     nvidia = _package_dir("nvidia")
@@ -224,7 +224,7 @@ def _blame(output: str, owner: dict[int, str]) -> dict[str, str]:
 
 @pytest.mark.parametrize("target", ["cuda", "cute"])
 @pytest.mark.parametrize("case", CASES)
-def test_nvcc_compiles_and_host_run_matches_expression(built, answers, case, target):
+def test_nvcc_compiles_and_host_run_matches_expression(nvcc, built, answers, case, target):
     offsets, failed = built
     doc = answers[case]
     assert case not in failed, f"nvcc -arch=sm_90 rejects the {case} code:\n{failed[case]}"
@@ -244,7 +244,7 @@ TMA_SWIZZLE_BITS = {0: 0, 1: 1, 2: 2, 3: 3}
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_tma_mode_compiles_and_its_swizzle_is_expression(built, answers, case):
+def test_tma_mode_compiles_and_its_swizzle_is_expression(nvcc, built, answers, case):
     """`--emit tma`: the CUtensorMapSwizzle line compiles against cuda.h; the mode it names, applied as
     TMA writes a dense box (byte offset (r * cols + c) * size), gives answer.expression. A snippet
     without the line must say why the layout is not a TMA layout."""
