@@ -4,8 +4,9 @@
 Every case is one Mojo module, `CASE.mojo`: the snippet, then a `dump()` that prints the offset of
 every element the way the snippet says to read it: `smem_offset(r, c)` for a fallback function, the
 snippet's own `element (r, c) is at smem_swizzle(...)` for a Swizzle, `materialize[smem_layout]()`
-called on `IntTuple(r, c)` for a Layout. One `main.mojo` imports them all and is built once; a case
-whose module does not compile gets its own errors and the rest are built again without it.
+called on `IntTuple(r, c)` for a Layout. Each `# the same: make_swizzle[...]()` alternative is a
+module of its own, read the same way. One `main.mojo` imports them all and is built once; a module
+that does not compile gets its own errors and the rest are built again without it.
 """
 from __future__ import annotations
 

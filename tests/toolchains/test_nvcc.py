@@ -71,10 +71,10 @@ def _cute_layout_forms(snippet: str) -> dict[str, str]:
 
 
 class Unit:
-    """One case's C++: namespace-scope code, offset functions (name -> body), and line ranges."""
+    """One case's C++: its namespace-scope code and its offset functions (form -> body)."""
 
     def __init__(self, case: str, doc: dict):
-        self.case, self.doc = case, doc
+        self.case = case
         problem = doc["problem"]
         self.rows, self.cols = problem["rows"], problem["cols"]
         self.type = ELEMENT_TYPE[problem["elem_bytes"]]
@@ -104,8 +104,8 @@ class Unit:
                 "return int(&tensor(r, c) - base);"
             )
 
-    def source(self, first_line: int) -> tuple[str, dict[int, int]]:
-        """The namespace's text and the file lines -> 1 for every line this case owns."""
+    def source(self) -> str:
+        """The case's namespace: the snippets, an offset function per form, a kernel, a printer."""
         parts = [
             f"namespace {self.case} {{",
             f"using T = {self.type};",
@@ -139,8 +139,7 @@ class Unit:
         if self.tma:
             parts.append(f'  std::printf("{self.case} tma %d\\n", tma_mode());')
         parts += ["}", f"}}  // namespace {self.case}"]
-        text = "\n".join(parts) + "\n"
-        return text, {first_line + i: 1 for i in range(text.count("\n"))}
+        return "\n".join(parts) + "\n"
 
 
 def _fn(form: str) -> str:
@@ -158,10 +157,11 @@ PRELUDE = """\
 
 
 def _program(units: list[Unit]) -> tuple[str, dict[int, str]]:
+    """The translation unit, and which case owns each of its lines."""
     text, owner = PRELUDE, {}
     for unit in units:
-        part, lines = unit.source(text.count("\n") + 1)
-        owner.update({line: unit.case for line in lines})
+        part, first = unit.source(), text.count("\n") + 1
+        owner.update({first + i: unit.case for i in range(part.count("\n"))})
         text += part
     text += (
         "alignas(1024) static unsigned char buffer[1 << 16];\n"
