@@ -4,11 +4,16 @@ Usage: python run_cute_dsl.py IN.json OUT.json, IN = {case: {"snippet", "rows", 
 OUT = {case: {"offsets": [...]} or {"error": "..."}}. Run in its own process by test_cute_dsl.py.
 
 Placement, as the snippet says: its `import` lines and any `def` at module level, its other lines
-inside a `@cute.jit` function, which then reads `smem_offset(r, c)` (a fallback function) or
-`smem_layout((r, c))` (a CuTe layout) for every element with `cutlass.range_constexpr` loops, so
-that CuTe evaluates the layout while tracing.
+inside `@cute.jit` functions, which read `smem_offset(r, c)` (a fallback function) or
+`smem_layout((r, c))` (a CuTe layout) for every element twice:
+- `trace()`, with `cutlass.range_constexpr` loops: static coordinates, CuTe evaluates while tracing;
+- `run()`, with `cutlass.range` loops: dynamic Int32 coordinates, compiled by the DSL's host JIT and
+  run on the CPU, printing each offset with `cute.printf` (captured from file descriptor 1).
 """
+import ctypes
 import importlib.util
+import os
+import tempfile
 import json
 import sys
 import traceback
@@ -50,9 +55,32 @@ def program(snippet: str, rows: int, cols: int) -> str:
             f"    for r in cutlass.range_constexpr({rows}):",
             f"        for c in cutlass.range_constexpr({cols}):",
             f"            OUT.append(int({read}))",
+            "@cute.jit",
+            "def run():",
+            *("    " + line for line in body),
+            f"    for r in cutlass.range({rows}):",
+            f"        for c in cutlass.range({cols}):",
+            f'            cute.printf("%d", {read})',
             "",
         ]
     )
+
+
+def printed(function) -> str:
+    """What `function()` writes to file descriptor 1 (native printf included)."""
+    libc = ctypes.CDLL(None)
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as out:
+        os.dup2(out.fileno(), 1)
+        try:
+            function()
+        finally:
+            libc.fflush(None)
+            os.dup2(saved, 1)
+            os.close(saved)
+        out.seek(0)
+        return out.read().decode()
 
 
 def main(src: str, dst: str) -> None:
@@ -66,7 +94,7 @@ def main(src: str, dst: str) -> None:
             module = importlib.util.module_from_spec(spec_)
             spec_.loader.exec_module(module)
             module.trace()
-            results[case] = {"offsets": module.OUT}
+            results[case] = {"offsets": module.OUT, "run": [int(n) for n in printed(module.run).split()]}
         except Exception:  # the case's own failure, reported by its test
             results[case] = {"error": traceback.format_exc()[-3000:]}
     json.dump(results, open(dst, "w"))

@@ -1,6 +1,7 @@
 """`--emit cute-dsl` run in the CuTe DSL (nvidia-cutlass-dsl) on the CPU: each snippet placed as it
-says (imports at module level, the layout inside a `@cute.jit` function), the layout read at trace
-time on every element and compared with `answer.expression` (run_cute_dsl.py does the running)."""
+says (imports at module level, the layout inside a `@cute.jit` function), the layout read on every
+element at trace time (static coordinates) and at run time (dynamic coordinates, host JIT), each
+compared with `answer.expression` (run_cute_dsl.py does the running)."""
 import importlib.util
 
 import pytest
@@ -25,9 +26,12 @@ def traced(cute_dsl, answers, tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_cute_dsl_trace_matches_expression(cute_dsl, traced, answers, case):
+def test_cute_dsl_trace_and_run_match_expression(cute_dsl, traced, answers, case):
     doc, result = answers[case], traced[case]
     snippet = doc["answer"]["emit"]["cute-dsl"]
     assert "error" not in result, f"the CuTe DSL rejects the {case} snippet:\n{result.get('error')}\n{snippet}"
-    bad = mismatches(result["offsets"], expected(doc), doc["problem"]["cols"])
-    assert not bad, f"{case} cute-dsl: {bad}\n{snippet}"
+    want = expected(doc)
+    bad = mismatches(result["offsets"], want, doc["problem"]["cols"])
+    assert not bad, f"{case} cute-dsl at trace time: {bad}\n{snippet}"
+    bad = mismatches(result["run"], want, doc["problem"]["cols"])
+    assert not bad, f"{case} cute-dsl at run time (host JIT): {bad}\n{snippet}"
