@@ -12,15 +12,50 @@ when asked for the linear layout of a padded encoding, so this script never asks
 - Each object's offsets: Triton's C++ `to_linear_layout` (offset bit -> [row, col]), inverted over the
   tile; for a `PaddedSharedLayout` (no linear layout in Triton) its own offset bases, inverted, plus
   the padding rule of its docstring (after every `interval` elements, `padding` more; summed).
+- Each object is the shared layout of a Gluon kernel that stores the tile to shared memory and loads
+  it back, compiled by `triton.compile` for sm_90 down to a cubin (no GPU needed); the shared
+  encodings of its TTGIR are reported, for the test to find the snippet's attribute text among them.
 """
 import dataclasses
 import json
+import os
 import re
 import sys
 import traceback
 from pathlib import Path
 
 MLIR_TYPE = {1: "i8", 2: "f16", 4: "f32"}
+POINTER_TYPE = {1: "*i8", 2: "*fp16", 4: "*fp32"}
+
+
+def roundtrip_kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as ttgl
+
+    @gluon.jit
+    def roundtrip(x_ptr, ROWS: ttgl.constexpr, COLS: ttgl.constexpr, SMEM: ttgl.constexpr):
+        blocked: ttgl.constexpr = ttgl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
+        rows = ttgl.arange(0, ROWS, layout=ttgl.SliceLayout(1, blocked))
+        cols = ttgl.arange(0, COLS, layout=ttgl.SliceLayout(0, blocked))
+        offsets = rows[:, None] * COLS + cols[None, :]
+        tile = ttgl.load(x_ptr + offsets)
+        smem = ttgl.allocate_shared_memory(tile.dtype, [ROWS, COLS], SMEM, tile)
+        ttgl.store(x_ptr + offsets, smem.load(blocked))
+
+    return roundtrip
+
+
+def compile_for_sm90(kernel, layout, rows: int, cols: int, elem_bytes: int) -> list[str]:
+    """Compile the round trip through `layout` for sm_90 to a cubin; the TTGIR's shared encodings."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    signature = {"x_ptr": POINTER_TYPE[elem_bytes], "ROWS": "constexpr", "COLS": "constexpr", "SMEM": "constexpr"}
+    source = GluonASTSource(kernel, signature=signature, constexprs={"ROWS": rows, "COLS": cols, "SMEM": layout})
+    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))
+    assert compiled.asm.get("cubin"), "no cubin"
+    return re.findall(r"^#shared\d* = (#ttg\.\w+<.*>)\s*$", compiled.asm["ttgir"], re.M)
 
 
 def module_text(attribute: str, rows: int, cols: int, elem_bytes: int) -> str:
@@ -61,12 +96,15 @@ def canonical(layout) -> tuple:
 
 
 def main(src: str, dst: str) -> None:
+    os.environ["TRITON_CACHE_DIR"] = str(Path("triton-cache").resolve())  # compile anew, in the test's directory
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
     from triton._C.libtriton import gluon_ir, ir
     from triton.experimental.gluon.language._layouts import PaddedSharedLayout, SharedLayout
 
     context = ir.context()
     ir.load_dialects(context)
     builder = gluon_ir.GluonOpBuilder(context)
+    kernel = roundtrip_kernel()
     cases = json.load(open(src))
     results = {}
     for case, spec in cases.items():
@@ -85,7 +123,11 @@ def main(src: str, dst: str) -> None:
                 else:
                     ll = builder.to_linear_layout(obj._to_ir(builder), [rows, cols])
                     offsets, alignment = invert(ll.offset_bases, rows, cols), ll.alignment
-                layouts.append({"name": name, "repr": repr(obj), "offsets": offsets, "alignment": alignment})
+                try:
+                    ttgir = compile_for_sm90(kernel, obj, rows, cols, spec["elem_bytes"])
+                except Exception as error:  # reported by the test with the layout's name
+                    ttgir = f"{type(error).__name__}: {error}"[-3000:]
+                layouts.append({"name": name, "repr": repr(obj), "offsets": offsets, "alignment": alignment, "ttgir": ttgir})
             attributes = []
             for attribute in re.findall(r"^\s*#.*?(#ttg\.\w+<.*>)\s*$", snippet, re.M):
                 path = Path(f"{case}-{len(attributes)}.mlir")

@@ -1,8 +1,9 @@
 """`--emit triton` checked by Triton 3.9 itself on the CPU (run_triton.py does the running): the
 snippet runs as Python, every `#ttg` attribute it prints parses and verifies in a module and reads
 back as one of the Gluon objects the snippet builds, and every Gluon object's layout, by Triton's
-C++ linear-layout conversions, gives `answer.expression` on every element. A snippet that builds
-nothing must say that Triton cannot express the layout."""
+C++ linear-layout conversions, gives `answer.expression` on every element; each object compiles
+in a Gluon kernel for sm_90 with the attribute text as printed. A snippet that builds nothing must
+say that Triton cannot express the layout."""
 import importlib.util
 import re
 
@@ -71,3 +72,18 @@ def test_triton_every_gluon_object_has_its_attribute(triton, checked, answers, c
     paired = {name for attribute in result["attributes"] for name in attribute["twins"]}
     alone = [layout["repr"] for layout in result["layouts"] if layout["name"] not in paired]
     assert not alone, f"{case}: no #ttg attribute for {alone}\n{answers[case]['answer']['emit']['triton']}"
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_triton_kernel_compiles_for_sm90_with_the_attribute_as_printed(triton, checked, answers, case):
+    """Each Gluon object, as the shared layout of a kernel's shared-memory round trip, compiles for
+    sm_90 down to a cubin, and the TTGIR's shared encoding is, byte for byte, the attribute the
+    snippet prints for it."""
+    result = checked[case]
+    assert "error" not in result, result.get("error")
+    for layout in result["layouts"]:
+        assert isinstance(layout["ttgir"], list), f"{case} {layout['name']}: triton.compile fails: {layout['ttgir']}"
+    for attribute in result["attributes"]:
+        for name in attribute["twins"]:
+            (layout,) = [layout for layout in result["layouts"] if layout["name"] == name]
+            assert attribute["text"] in layout["ttgir"], f"{case}: the TTGIR says {layout['ttgir']}, the snippet {attribute['text']}"
