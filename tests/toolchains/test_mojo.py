@@ -21,17 +21,6 @@ from toolchain_cases import CASES, expected, indent, mismatches, missing
 
 pytestmark = pytest.mark.toolchain
 
-ISSUE_13_MOJO = (
-    "issue 13: Mojo 1.2 has no `alias` (now `comptime`) and no `fn` (now `def`), so every emitted "
-    "snippet fails to parse; fix emit_mojo (swizzle_solver/emit.py) to print `comptime` and `def`"
-)
-
-ISSUE_13_TENSOR_MAP_SWIZZLE = (
-    "issue 13: the snippet never says where TensorMapSwizzle comes from (`from layout.tma_async import "
-    "TensorMapSwizzle`), so make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_xxB]() does not build"
-)
-
-
 @pytest.fixture(scope="session")  # session: checked before `answers` solves anything
 def mojo() -> str:
     here = Path(sys.executable).parent / "mojo"
@@ -165,7 +154,7 @@ def _blame(output: str, names: list[str]) -> dict[str, str]:
     return blamed
 
 
-@pytest.mark.parametrize("case", [pytest.param(case, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=ISSUE_13_MOJO)) for case in CASES])
+@pytest.mark.parametrize("case", CASES)
 def test_mojo_builds_and_run_matches_expression(mojo, built, answers, case):
     offsets, failed, _ = built
     doc = answers[case]
@@ -194,7 +183,6 @@ def test_mojo_make_swizzle_by_shape_is_the_same(mojo, built, answers):
     _check_alternatives(built, answers, tma=False)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=ISSUE_13_TENSOR_MAP_SWIZZLE)
 def test_mojo_make_swizzle_by_tma_mode_is_the_same(mojo, built, answers):
     """Every `# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_xxB]()` builds with the import
     the snippet gives, and gives the same offsets."""

@@ -51,19 +51,7 @@ def test_triton_layouts_parse_and_match_expression(triton, checked, answers, cas
             assert int(stated[0]) == layout["alignment"], f"{case}: the snippet says {stated[0]} B, Triton {layout['alignment']} B"
 
 
-# The snippets that print a SharedLinearLayout (two-level, linear, row interleave on power-of-two
-# tiles) give it only in Gluon form, though the import line says "the MLIR attribute is given beside it".
-GLUON_ONLY = {"c16", "c17", "k05", "k12"}
-ISSUE_13_SHARED_LINEAR = (
-    "issue 13: a SharedLinearLayout is printed without its MLIR attribute; emit_triton should print "
-    "`#   #ttg.shared_linear<{offset = [[0, 1], ...]}, alignment = 16>` above it (Triton 3.9 parses it)"
-)
-
-
-@pytest.mark.parametrize(
-    "case",
-    [pytest.param(c, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=ISSUE_13_SHARED_LINEAR)) if c in GLUON_ONLY else c for c in CASES],
-)
+@pytest.mark.parametrize("case", CASES)
 def test_triton_every_gluon_object_has_its_attribute(triton, checked, answers, case):
     """The triton target is given "in Gluon and MLIR-attribute form": every Gluon object the snippet
     builds is the read-back of one `#ttg` attribute it prints."""
