@@ -23,12 +23,13 @@ from .solving import Solution
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
-            elem_bytes: int | None = None, banks: int = 32, bank_bytes: int = 4, phases=()) -> Problem:
+            elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
+            arch: str = "nvidia") -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases))
+                        list(phases), arch=arch)
 
 
 @dataclass(frozen=True, eq=False)

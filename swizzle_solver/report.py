@@ -19,8 +19,9 @@ SCHEMA_VERSION = 1
 
 def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
+    arch = {} if b.name == "nvidia" else {"arch": b.name, "wave_lanes": b.wave_lanes}  # NVIDIA: as before
     return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
-            "banks": b.banks, "bank_bytes": b.bank_bytes,
+            "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 
 
