@@ -90,6 +90,15 @@ class Pattern:
     phases_per_placement: int = 1  # hardware phases one placement issues (warp-level kinds)
     summary: str = ""  # what one placement reads, when the footprint fields cannot say it
     coset_bits: tuple | None = None  # warp-level kinds: linear_bits, found from the lanes (access.warp)
+    banks: int = 0  # the instruction's bank count when it is not the target's (gfx950 writes: 32); 0: the target's
+    instruction_phases: int = 0  # instruction-level forms: phases of one instruction (its cost sums them); 0: none
+    warnings: tuple[str, ...] = ()  # unverified hardware cells this pattern relies on (hardware.Rule.warning)
+
+    @property
+    def instruction_lower_bound(self) -> int:
+        """The lower bound in the pattern's reported unit: per instruction (the sum over its phases,
+        each at least ``lower_bound``) for instruction-level forms, else per phase."""
+        return self.lower_bound * max(1, self.instruction_phases)
 
     @property
     def placements(self) -> int:

@@ -87,6 +87,7 @@ def _setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
     """What the bank matrix needs besides the layout, once per (pattern, tile, banks): the search
     builds it for every candidate layout. None when the GF(2) view does not apply."""
     per_pattern = _SETUPS.setdefault(pattern, {})
+    bank_model = bank_model.serving(pattern.banks)  # the instruction's banks (gfx950 writes: 32)
     key = (tile, bank_model)
     if key not in per_pattern:
         per_pattern[key] = _compute_setup(tile, bank_model, pattern)

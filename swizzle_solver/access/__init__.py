@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..hardware import DEFAULT, Hardware
+from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
 from .tile import dtype_bytes, elem_bytes_of, find_target, make_hardware, make_tile
 
 __all__ = ["dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem", "make_tile", "parse_access"]
 
-_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma")
+_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "ds_", "lds", "sts")
 
 
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:

@@ -15,14 +15,23 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
     stmatrix.xK[.trans][:AxB]   (default 1x1, 2x1, 2x2; numbered down the columns first)
     mma-c[:m16n8]          the m16n8 MMA accumulator stored from registers: lane l holds rows
                            l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per row pair
+    OP:RxC[:MxN]           an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
+                           ds_write_b64, ds_read_u16, ds_read_b64_tr_b16, lds128, sts32: the wave's
+                           lanes as R x C like warp:, each covering an M x N block (default one
+                           vector: 1 x width/elem) as M * N*elem/width instructions of OP.
+
+On an instruction (OP forms, and the warp: form on AMD targets, read as ds_read of its vector
+width) the bank count and the phases are the (arch, OP) cell's, and one instruction's cost is the
+sum of its phases' costs (DESIGN.md section 9; Pattern.instruction_phases).
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
-from ..hardware import Hardware, Lane
+from ..hardware import Hardware, Lane, Rule
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .grammar import default_vector_bytes
 
@@ -34,7 +43,69 @@ def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return _per_lane(spec, text, tile, hardware)
     if text.startswith(("ldmatrix", "stmatrix")):
         return _matrix(spec, text, tile, hardware)
-    return _mma_c(spec, text, tile, hardware)
+    if text.startswith("mma-c"):
+        return _mma_c(spec, text, tile, hardware)
+    return _instruction_form(spec, text, tile, hardware)
+
+
+def instruction_rule(spec: str, op: str, tile: Tile, hardware: Hardware) -> Rule:
+    """The (arch, op) cell, checked against the element size."""
+    rule = hardware.rule(op)
+    if rule is None:
+        raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}: use one of "
+                         f"{', '.join(hardware.op_names())}")
+    if rule.lane_bytes not in (1, 2, 4, 8, 16):
+        raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes}-byte lanes, which the simulator cannot "
+                         f"model yet (power-of-two lanes only): use a b32/b64/b128 form")
+    if rule.lane_bytes % tile.elem_bytes:
+        raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes} B per lane, less than one "
+                         f"{tile.elem_bytes}-byte element: use a wider instruction or a narrower --dtype")
+    return rule
+
+
+def as_instruction(pattern: Pattern, hardware: Hardware, rule: Rule, phases: int) -> Pattern:
+    """``pattern`` (built under ``hardware.for_rule(rule)``) marked as instructions of ``phases`` phases each."""
+    warning = rule.warning(hardware.name)
+    banks = 0 if hardware.fixed_banks or rule.banks == hardware.banks else rule.banks
+    return replace(pattern, banks=banks, instruction_phases=phases, warnings=(warning,) if warning else ())
+
+
+_INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?$")
+
+
+def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    match = _INSTRUCTION.match(text)
+    if not match:
+        raise InputError(f"unknown access {spec!r}: write an instruction as OP:RxC[:MxN] (e.g. ds_read_b128:64x1, "
+                         f"lds128:32x1:1x8), or warp:RxC:MxN, ldmatrix.x4, mma-c:m16n8, MxN, row, col")
+    rule = instruction_rule(spec, match[1], tile, hardware)
+    lr, lc = int(match[2]), int(match[3])
+    step = rule.lane_bytes // tile.elem_bytes
+    m, n = (int(match[4]), int(match[5])) if match[4] else (1, step)
+    return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n)
+
+
+def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule, lr: int, lc: int,
+                           m: int, n: int) -> Pattern:
+    wave = hardware.wave_lanes
+    if lr * lc != wave:
+        raise InputError(f"access {spec!r}: a wave of --arch {hardware.name} has {wave} lanes, but {lr}x{lc} lays "
+                         f"out {lr * lc}: use R x C = {wave} (e.g. {wave}x1)")
+    v, e = rule.lane_bytes, tile.elem_bytes
+    if m < 1 or n < 1 or (n * e) % v:
+        raise InputError(f"access {spec!r}: each lane covers M x N elements with M, N >= 1 and N * {e} B a "
+                         f"multiple of the instruction's {v} B")
+    check_footprint(spec, lr * m, lc * n, tile)
+    served = hardware.for_rule(rule)
+    lanes = [(i // lc, i % lc) for i in range(wave)]
+    template: list[list[Lane]] = []
+    for row in range(m):
+        for op in range(n * e // v):
+            template += served.split_request([(a * m + row, b * n + op * (v // e), v) for a, b in lanes])
+    ops = m * n * e // v
+    summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} {rule.op} each"
+    pattern = tile_pattern(spec, "instruction", template, lr * m, lc * n, summary, tile, served)
+    return as_instruction(pattern, hardware, rule, len(rule.phases))
 
 
 # --- the forms ----------------------------------------------------------------------------------
@@ -63,6 +134,10 @@ def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     else:
         # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
         v = max(e, default_vector_bytes(run, tile.row_length * e))
+    if hardware.amd:  # the wave's reads are ds_read instructions of the vector width
+        op = {1: "ds_read_u8", 2: "ds_read_u16"}.get(v, f"ds_read_b{8 * v}")
+        return _lanes_as_instructions(spec, tile, hardware, instruction_rule(spec, op, tile, hardware),
+                                      lr, lc, m, n)
     check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
     step = v // e
     lanes = [(i // lc, i % lc) for i in range(wave)]
