@@ -123,10 +123,11 @@ class Pattern:
         cols = "1 element" if self.cols == 1 else f"{self.cols} elements"
         return f"{rows} x {cols}{stride}"
 
-    def linear_bits(self, tile: Tile) -> list[tuple[str, int]] | None:
+    def linear_bits(self, tile: Tile) -> list[tuple] | None:
         """The varying index bits of one phase, when every placement is a coset of one subspace.
 
-        Returns ``[("r", k), ("c", k), ...]`` (row bit k, column bit k) for the bits that vary
+        Returns ``[("r", k), ("c", k), ...]`` (row bit k, column bit k; ("x", row mask, col mask) for an
+        XOR of them, AMD's non-contiguous phases: access.warp.coset_span) for the bits that vary
         inside a phase, or None when the placements are not all translates of one GF(2)
         subspace of offset bits (non-power-of-two sizes, explicit phases, a shorter last run).
         Then the rank of the layout restricted to these bits decides every placement at once.

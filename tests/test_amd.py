@@ -208,3 +208,40 @@ def test_instruction_lanes_must_fill_the_wave(tmp_path):
 
 def test_contiguous_is_coset_of_low_bits():
     assert contiguous(64, 16)[1] == tuple(range(16, 32))
+
+
+# --- the rank proof on every target (hypothesis) ------------------------------------------------
+
+from hypothesis import assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from swizzle_solver.families.cute import Swizzle  # noqa: E402
+from swizzle_solver.proof import bank_matrix  # noqa: E402
+
+AMD = [name for name in TARGETS if name != "nvidia"]
+OPS = ["ds_read_b32", "ds_read_b64", "ds_read_b128", "ds_write_b32", "ds_write_b64", "ds_write_b128", "ds_read_u16",
+       "ds_write_b16"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(AMD), st.sampled_from(OPS), st.integers(0, 6), st.integers(0, 4), st.integers(0, 4),
+       st.integers(0, 4), st.sampled_from([2, 4]))
+def test_rank_proof_equals_exhaustive_count_on_every_target(arch, op, lane_rows_log, b, m, s, elem_bytes):
+    """Where the phases of an instruction form are cosets (every table here is), the bank matrix's
+    verdict equals the simulator's count for every phase, under any CuTe swizzle."""
+    hw = TARGETS[arch]
+    wave = hw.wave_lanes
+    lr = 1 << min(lane_rows_log, wave.bit_length() - 1)
+    width = TARGETS[arch].rule(op).lane_bytes
+    assume(width % elem_bytes == 0)
+    tile = Tile(64, 64, 64, elem_bytes)
+    assume(64 % lr == 0 and (wave // lr) * width // elem_bytes <= 64)
+    p = api.problem(64, 64, [f"{op}:{lr}x{wave // lr}"], dtype={2: "f16", 4: "f32"}[elem_bytes], arch=arch)
+    pattern = p.patterns[0]
+    layout = Swizzle(b, m, max(s, b))
+    assume((1 << layout.M) >= width // elem_bytes and layout.invalid(tile) is None)
+    matrix = bank_matrix(tile, p.bank_model, pattern, layout.bases(tile))
+    assert matrix is not None  # every AMD phase table is a set of cosets
+    r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
+    costs = simulate.simulate(tile, p.bank_model, [pattern], layout.phys(tile, r, c))[0].costs
+    assert costs.min() == costs.max() == matrix.wavefronts

@@ -44,7 +44,7 @@ def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return _per_lane(spec, text, tile, hardware)
     if text.startswith(("ldmatrix", "stmatrix")):
         return _matrix(spec, text, tile, hardware)
-    if text.startswith("mma-c"):
+    if text.startswith("mma"):
         return _mma_c(spec, text, tile, hardware)
     return _instruction_form(spec, text, tile, hardware)
 
@@ -136,8 +136,8 @@ def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
         # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
         v = max(e, default_vector_bytes(run, tile.row_length * e))
     if hardware.amd:  # the wave's reads are ds_read instructions of the vector width
-        op = {1: "ds_read_u8", 2: "ds_read_u16"}.get(v, f"ds_read_b{8 * v}")
-        return _lanes_as_instructions(spec, tile, hardware, instruction_rule(spec, op, tile, hardware),
+        read = {1: "ds_read_u8", 2: "ds_read_u16"}.get(v, f"ds_read_b{8 * v}")
+        return _lanes_as_instructions(spec, tile, hardware, instruction_rule(spec, read, tile, hardware),
                                       lr, lc, m, n)
     check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
     step = v // e
@@ -238,7 +238,7 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
     phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
-    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height,
+    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.amd), spec=spec.strip(), kind=kind, rows=height,
                    cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
                    lower_bound=hardware.lower_bound(phase_bytes),
@@ -246,7 +246,8 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                    phases_per_placement=len(template), summary=summary)
 
 
-def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray) -> tuple | None:
+def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray,
+               general: bool = False) -> tuple | None:
     """The varying offset bits when every phase is a coset of one subspace spanned by offset bits.
 
     Then the GF(2) bank matrix (proof.py) decides every phase at once, as for MxN blocks. With a
@@ -264,9 +265,38 @@ def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray)
     distinct = 1 + np.count_nonzero(diffs[:, 1:] != diffs[:, :-1], axis=1)
     mask, pitch_bits = int(masks[0]), tile.row_length.bit_length() - 1
     if np.any(distinct != 1 << mask.bit_count()):
-        return None
+        return coset_span(diffs, distinct, pitch_bits) if general else None
     bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
     return tuple(("c", i) if i < pitch_bits else ("r", i - pitch_bits) for i in bits)
+
+
+def coset_span(diffs: np.ndarray, distinct: np.ndarray, pitch_bits: int) -> tuple | None:
+    """Phases that are cosets of one subspace not spanned by single offset bits (AMD's
+    non-contiguous phases, e.g. lanes {0-3, 20-23}: span(l0, l1, l2 ^ l4)): its reduced basis as
+    ("x", row mask, col mask) entries, or None. Each phase's XORs must be the whole subspace
+    (2^rank distinct values) and every phase must span the same one."""
+    spans = set()
+    for row, n in zip(diffs.tolist(), distinct.tolist(), strict=True):
+        basis = _reduced_basis(row)
+        if 1 << len(basis) != n:
+            return None
+        spans.add(tuple(basis))
+    if len(spans) != 1:
+        return None
+    low = (1 << pitch_bits) - 1
+    return tuple(("x", v >> pitch_bits, v & low) for v in spans.pop())
+
+
+def _reduced_basis(vectors: list[int]) -> list[int]:
+    """The reduced row echelon basis of span(vectors) over GF(2), highest pivot first (unique)."""
+    basis: list[int] = []
+    for v in vectors:
+        for b in basis:
+            v = min(v, v ^ b)
+        if v:
+            basis = [min(b, b ^ v) for b in basis] + [v]
+            basis.sort(reverse=True)
+    return basis
 
 
 def distinct_bytes(lanes: list[Lane], elem_bytes: int) -> int:
