@@ -146,6 +146,10 @@ class Hardware:
     def op_names(self) -> list[str]:
         return [r.op for r in self.rules] if self.amd else sorted(_NVIDIA_OPS)
 
+    def with_rule(self, rule: Rule) -> Hardware:
+        """This target with ``rule`` in place of the rule of the same op."""
+        return replace(self, rules=tuple(rule if r.op == rule.op else r for r in self.rules))
+
     def for_rule(self, rule: Rule) -> Hardware:
         """The target as one instruction sees it: its bank count (unless --banks) and its phases."""
         banks = self.banks if self.fixed_banks else rule.banks
@@ -232,6 +236,9 @@ class Rule:
     phases: Phases
     source: str
     confidence: str  # a tag above, e.g. "D+M"; "I" and "disputed" are reported as warnings
+    # "disputed": the other reading (gfx950 ds_read_b32: 64 banks, one 64-lane phase). The robust
+    # answer meets both (research section 4), so an access of this op is also checked under it.
+    alternative: Rule | None = None
 
     @property
     def verified(self) -> bool:
@@ -240,7 +247,8 @@ class Rule:
     def warning(self, arch: str) -> str | None:
         if self.verified:
             return None
-        why = ("sources disagree; the robust reading is used" if self.confidence == "disputed"
+        why = ("sources disagree; the access is also checked under the other reading, so the answer meets both"
+               if self.confidence == "disputed"
                else "no source documents or measures it; the contiguous default or an inference is used")
         return (f"{arch} {self.op}: unverified ({why}): {len(self.phases)} phase(s) of "
                 f"{len(self.phases[0])} lanes, {self.banks} banks [{self.source}]")
@@ -281,6 +289,12 @@ _WIDTHS = {"b8": 1, "u8": 1, "i8": 1, "b16": 2, "u16": 2, "i16": 2, "b32": 4, "b
 _NVIDIA_OPS = {f"{d}{bits}": bits // 8 for d in ("lds", "sts") for bits in (8, 16, 32, 64, 128)}
 
 
+def _disputed(rule: Rule, banks: int, phases: int, source: str) -> Rule:
+    """``rule`` (the reading used) with the other reading as its alternative."""
+    other = Rule(rule.op, rule.lane_bytes, rule.write, banks, contiguous(64, phases), source, "disputed")
+    return replace(rule, alternative=other)
+
+
 def _rule(wave: int, banks: int, op: str, phases: Phases | int | None, source: str, confidence: str) -> Rule:
     """A rule: ``phases`` as lane sets, as a contiguous phase size, or None (the default)."""
     width = _WIDTHS[op.rsplit("_", 1)[-1]] if "_tr_" not in op else 8
@@ -293,6 +307,9 @@ def _rule(wave: int, banks: int, op: str, phases: Phases | int | None, source: s
 
 def _amd(name: str, wave: int, banks: int, cells: list[tuple[str, int, Phases | int | None, str, str]]) -> Hardware:
     rules = tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells)
+    if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
+        rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
+                      if r.confidence == "disputed" else r for r in rules)
     # The contiguous rule by width for the generic forms (MxN, warp:...), from the b32/b64/b128 reads.
     by_op = {r.op: r for r in rules}
     sizes = tuple((w, len(by_op[f"ds_read_b{8 * w}"].phases[0])) for w in (4, 8, 16))

@@ -93,6 +93,7 @@ class Pattern:
     banks: int = 0  # the instruction's bank count when it is not the target's (gfx950 writes: 32); 0: the target's
     instruction_phases: int = 0  # instruction-level forms: phases of one instruction (its cost sums them); 0: none
     warnings: tuple[str, ...] = ()  # unverified hardware cells this pattern relies on (hardware.Rule.warning)
+    op: str = ""  # instruction-level forms: the instruction (hardware.Rule.op)
 
     @property
     def instruction_lower_bound(self) -> int:

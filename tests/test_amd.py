@@ -245,3 +245,22 @@ def test_rank_proof_equals_exhaustive_count_on_every_target(arch, op, lane_rows_
     r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
     costs = simulate.simulate(tile, p.bank_model, [pattern], layout.phys(tile, r, c))[0].costs
     assert costs.min() == costs.max() == matrix.wavefronts
+
+
+def test_gfx950_ds_read_b32_robust_reading():
+    """Research section 5-Q1: gfx950 ds_read_b32 is 64 banks x 1 phase (S3, S4, S5) or 32 banks per
+    half-wave (S12, S7). The robust answer meets both; the discriminating pattern of Q1 (lane i at
+    dword 2 (i mod 32) + i // 32) is free under the 64-bank reading and 2-way under the other."""
+    p = api.problem(64, 64, ["ds_read_b32:64x1"], dtype="f32", arch="gfx950")
+    assert [q.spec for q in p.patterns] == ["ds_read_b32:64x1", "ds_read_b32:64x1 [64-bank reading]"]
+    assert [q.banks for q in p.patterns] == [32, 0]
+    solved = api.solve(p)
+    assert solved.conflict_free and solved.name == "Swizzle<6,0,6>"  # <5,0,6> is 2-way on 64 banks
+    lanes = [(0, 2 * (i % 32) + i // 32) for i in range(64)]
+    hw = TARGETS["gfx950"]
+    rule = hw.rule("ds_read_b32")
+    for r, expected in ((rule, 2), (rule.alternative, 0)):
+        served = hw.for_rule(r)
+        extra = sum(int(simulate.placement_costs(np.array([[c for _, c in (lanes[i] for i in ph)]]), r.banks)[0]) - 1
+                    for ph in served.phase_indices(64, 4))
+        assert extra == expected

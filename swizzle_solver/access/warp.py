@@ -68,7 +68,8 @@ def as_instruction(pattern: Pattern, hardware: Hardware, rule: Rule, phases: int
     """``pattern`` (built under ``hardware.for_rule(rule)``) marked as instructions of ``phases`` phases each."""
     warning = rule.warning(hardware.name)
     banks = 0 if hardware.fixed_banks or rule.banks == hardware.banks else rule.banks
-    return replace(pattern, banks=banks, instruction_phases=phases, warnings=(warning,) if warning else ())
+    return replace(pattern, banks=banks, instruction_phases=phases, warnings=(warning,) if warning else (),
+                   op=rule.op)
 
 
 _INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?$")
