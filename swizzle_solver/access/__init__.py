@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dataclasses import replace
-
 from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
@@ -40,17 +38,6 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     raise malformed(spec)
 
 
-def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
-    """Where the sources disagree on an instruction's cell (hardware.Rule.alternative: gfx950
-    ds_read_b32), the same access under the other reading too, so an answer meets both (the
-    robust reading); with --banks there is one bank count and nothing to add."""
-    rule = hardware.rule(pattern.op) if pattern.op else None
-    if rule is None or rule.alternative is None or hardware.fixed_banks:
-        return []
-    other = parse(hardware.with_rule(rule.alternative))
-    return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
-
-
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia") -> Problem:
@@ -66,7 +53,10 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     patterns = []
     for spec in accesses:
         patterns.append(parse_access(spec, tile, hardware))
-        patterns += other_reading(patterns[-1], lambda hw: parse_access(spec, tile, hw), hardware)
+        if patterns[-1].op:  # an instruction: where its cell is disputed, the other reading too
+            from .warp import other_reading
+
+            patterns += other_reading(patterns[-1], lambda hw, spec=spec: parse_access(spec, tile, hw), hardware)
         check_patterns(patterns)
     if phases_files:
         from .phases_file import load_phases

@@ -16,7 +16,7 @@ from ..hardware import Hardware
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .inputfile import load_json, load_toml, printable, read_text
 from .limits import check_count, check_size
-from .warp import as_instruction, distinct_bytes, instruction_rule, tile_pattern
+from .warp import as_instruction, distinct_bytes, instruction_rule, other_reading, tile_pattern
 
 MAX_LANES = 1024  # per phase; a warp phase has at most 32
 
@@ -33,7 +33,13 @@ def load_phases(path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
                          f"[[instruction]] tables with name, op and lanes")
     check_count(len(patterns) + len(instructions))
     return ([_pattern(p, i, printable(path), tile, hardware) for i, p in enumerate(patterns)]
-            + [_instruction(p, i, printable(path), tile, hardware) for i, p in enumerate(instructions)])
+            + [q for i, p in enumerate(instructions) for q in _instructions(p, i, printable(path), tile, hardware)])
+
+
+def _instructions(p, i: int, path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
+    """One [[instruction]], and where its cell is disputed the same under the other reading."""
+    first = _instruction(p, i, path, tile, hardware)
+    return [first] + other_reading(first, lambda hw: _instruction(p, i, path, tile, hw), hardware)
 
 
 def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:

@@ -72,6 +72,17 @@ def as_instruction(pattern: Pattern, hardware: Hardware, rule: Rule, phases: int
                    op=rule.op)
 
 
+def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
+    """Where the sources disagree on an instruction's cell (hardware.Rule.alternative: gfx950
+    ds_read_b32), the same access under the other reading too, so an answer meets both (the
+    robust reading); with --banks there is one bank count and nothing to add."""
+    rule = hardware.rule(pattern.op) if pattern.op else None
+    if rule is None or rule.alternative is None or hardware.fixed_banks:
+        return []
+    other = parse(hardware.with_rule(rule.alternative))
+    return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
+
+
 _INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?$")
 
 
