@@ -264,3 +264,17 @@ def test_gfx950_ds_read_b32_robust_reading():
         extra = sum(int(simulate.placement_costs(np.array([[c for _, c in (lanes[i] for i in ph)]]), r.banks)[0]) - 1
                     for ph in served.phase_indices(64, 4))
         assert extra == expected
+
+
+def test_docs_tables_match_the_targets():
+    """docs/hardware.md lists every cell of every AMD target as hardware.TARGETS holds it."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
+    for name, hw in TARGETS.items():
+        if not hw.amd:
+            continue
+        section = text.split(f"#### {name}\n", 1)[1].split("####", 1)[0]
+        for rule in hw.rules:
+            row = f"| `{rule.op}` | {rule.banks} | {len(rule.phases)} x {len(rule.phases[0])} |"
+            assert row in section and rule.confidence in section.split(row, 1)[1].split("\n", 1)[0], (name, rule.op)
