@@ -40,6 +40,10 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
+    per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
+    excess = ranked.excess
+    if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
+        excess = sum(a["worst_wavefronts"] - a["lower_bound"] for a in per_access)
     return {
         "family": layout.family,
         "name": layout.name,
@@ -48,9 +52,9 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "byte_cute": sw.byte_level(e).name if sw else None,
         "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
-        "excess_wavefronts": ranked.excess,
+        "excess_wavefronts": excess,
         **extras_json(problem, layout),
-        "per_access": [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)],
+        "per_access": per_access,
     }
 
 
