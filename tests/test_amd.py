@@ -239,7 +239,7 @@ def test_rank_proof_equals_exhaustive_count_on_every_target(arch, op, lane_rows_
     p = api.problem(64, 64, [f"{op}:{lr}x{wave // lr}"], dtype={2: "f16", 4: "f32"}[elem_bytes], arch=arch)
     pattern = p.patterns[0]
     layout = Swizzle(b, m, max(s, b))
-    assume((1 << layout.M) >= width // elem_bytes and layout.invalid(tile) is None)
+    assume(width // elem_bytes <= (1 << layout.M) and layout.invalid(tile) is None)
     matrix = bank_matrix(tile, p.bank_model, pattern, layout.bases(tile))
     assert matrix is not None  # every AMD phase table is a set of cosets
     r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
@@ -278,3 +278,11 @@ def test_docs_tables_match_the_targets():
         for rule in hw.rules:
             row = f"| `{rule.op}` | {rule.banks} | {len(rule.phases)} x {len(rule.phases[0])} |"
             assert row in section and rule.confidence in section.split(row, 1)[1].split("\n", 1)[0], (name, rule.op)
+
+
+def test_down_numbers_lanes_down_the_columns():
+    """`:down`: lane l at (l % R, l // R), the K-contiguous operand shape (lane l: row l % 16, chunk l // 16)."""
+    p = api.problem(16, 32, ["ds_read_b128:16x4:1x8:down"], dtype="f16", arch="gfx950").patterns[0]
+    first = [lane for i in range(p.instruction_phases) for lane in p.phase_lanes(i)]
+    assert sorted(first) == sorted((lane % 16, 8 * (lane // 16), 16) for lane in range(64))
+    assert p.phase_lanes(0)[:5] == [(0, 0, 16), (1, 0, 16), (2, 0, 16), (3, 0, 16), (12, 0, 16)]

@@ -15,10 +15,11 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
     stmatrix.xK[.trans][:AxB]   (default 1x1, 2x1, 2x2; numbered down the columns first)
     mma-c[:m16n8]          the m16n8 MMA accumulator stored from registers: lane l holds rows
                            l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per row pair
-    OP:RxC[:MxN]           an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
+    OP:RxC[:MxN][:down]    an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
                            ds_write_b64, ds_read_u16, ds_read_b64_tr_b16, lds128, sts32: the wave's
-                           lanes as R x C like warp:, each covering an M x N block (default one
-                           vector: 1 x width/elem) as M * N*elem/width instructions of OP.
+                           lanes as R x C like warp: (:down: lane l at (l % R, l // R)), each
+                           covering an M x N block (default one vector: 1 x width/elem) as
+                           M * N*elem/width instructions of OP.
 
 On an instruction (OP forms, and the warp: form on AMD targets, read as ds_read of its vector
 width) the bank count and the phases are the (arch, OP) cell's, and one instruction's cost is the
@@ -83,7 +84,7 @@ def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
     return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
 
 
-_INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?$")
+_INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$")
 
 
 def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -95,11 +96,11 @@ def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> P
     lr, lc = int(match[2]), int(match[3])
     step = rule.lane_bytes // tile.elem_bytes
     m, n = (int(match[4]), int(match[5])) if match[4] else (1, step)
-    return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n)
+    return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n, down=bool(match[6]))
 
 
 def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule, lr: int, lc: int,
-                           m: int, n: int) -> Pattern:
+                           m: int, n: int, down: bool = False) -> Pattern:
     wave = hardware.wave_lanes
     if lr * lc != wave:
         raise InputError(f"access {spec!r}: a wave of --arch {hardware.name} has {wave} lanes, but {lr}x{lc} lays "
@@ -110,7 +111,9 @@ def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule
                          f"multiple of the instruction's {v} B")
     check_footprint(spec, lr * m, lc * n, tile)
     served = hardware.for_rule(rule)
-    lanes = [(i // lc, i % lc) for i in range(wave)]
+    # :down numbers the lanes down the lane columns (lane l at (l % R, l // R)), e.g. the
+    # K-contiguous MFMA operand shapes, where lane l reads row l % M and K-chunk l // M.
+    lanes = [(i % lr, i // lr) if down else (i // lc, i % lc) for i in range(wave)]
     template: list[list[Lane]] = []
     for row in range(m):
         for op in range(n * e // v):
