@@ -286,3 +286,19 @@ def test_down_numbers_lanes_down_the_columns():
     first = [lane for i in range(p.instruction_phases) for lane in p.phase_lanes(i)]
     assert sorted(first) == sorted((lane % 16, 8 * (lane // 16), 16) for lane in range(64))
     assert p.phase_lanes(0)[:5] == [(0, 0, 16), (1, 0, 16), (2, 0, 16), (3, 0, 16), (12, 0, 16)]
+
+
+def test_cli_rich_output_shows_unverified_cells_and_the_phases():
+    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "rdna3", "--rows", "32", "--cols", "64",
+                          "--dtype", "f16", "--access", "ds_write_b128:4x8", "--access", "ds_read_b128:32x1",
+                          "--show-phases", "--check", "Swizzle<3,3,3>"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    text = " ".join(run.stdout.split())
+    assert "warning: rdna3 ds_write_b128: unverified" in text
+    assert "phase 0: (0,0,16) (1,0,16) (2,0,16) (3,0,16) (20,0,16)" in text  # the non-contiguous b128 read
+
+
+def test_instruction_not_of_the_target_exits_2():
+    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "gfx942", "--rows", "64", "--cols", "64",
+                          "--access", "ds_read_b64_tr_b16:64x1"], capture_output=True, text=True)
+    assert run.returncode == 2 and "not an instruction of --arch gfx942" in run.stderr
