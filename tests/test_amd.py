@@ -302,3 +302,22 @@ def test_instruction_not_of_the_target_exits_2():
     run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "gfx942", "--rows", "64", "--cols", "64",
                           "--access", "ds_read_b64_tr_b16:64x1"], capture_output=True, text=True)
     assert run.returncode == 2 and "not an instruction of --arch gfx942" in run.stderr
+
+
+@pytest.mark.parametrize("shape,op", [("16x16x16", "ds_read_b64"), ("32x32x8", "ds_read_b64"),
+                                      ("16x16x32", "ds_read_b128"), ("32x32x16", "ds_read_b128")])
+def test_mfma_operand_reads(shape, op):
+    """mfma-a:MxNxK (f16): lane l reads A[l % M][kl (l // M) ...], kl = K M / 64 (AMD Matrix
+    Instruction Calculator register layout), as one ds_read of kl * 2 bytes; B is read alike."""
+    m, _, k = (int(x) for x in shape.split("x"))
+    kl = k * m // 64
+    for operand in "ab":
+        p = api.problem(m, k, [f"mfma-{operand}:{shape}"], dtype="f16", arch="gfx950").patterns[0]
+        assert p.op == op and p.placements == p.instruction_phases  # one instruction covers the M x K tile
+        lanes = sorted(lane for i in range(p.instruction_phases) for lane in p.phase_lanes(i))
+        assert lanes == sorted((lane % m, kl * (lane // m), 2 * kl) for lane in range(64))
+
+
+def test_mfma_operand_needs_a_cdna_target():
+    with pytest.raises(InputError, match="CDNA"):
+        api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch="rdna4")

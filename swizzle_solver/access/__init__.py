@@ -23,7 +23,7 @@ from .tile import dtype_bytes, elem_bytes_of, find_target, make_hardware, make_t
 
 __all__ = ["dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem", "make_tile", "parse_access"]
 
-_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "ds_", "lds", "sts")
+_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:

@@ -15,6 +15,9 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
     stmatrix.xK[.trans][:AxB]   (default 1x1, 2x1, 2x2; numbered down the columns first)
     mma-c[:m16n8]          the m16n8 MMA accumulator stored from registers: lane l holds rows
                            l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per row pair
+    mfma-a:MxNxK, mfma-b:MxNxK   (AMD CDNA) one MFMA operand read, K-contiguous: lane l reads
+                           row l % M (A; column of B, stored N x K), K elements kl*(l // M) ..
+                           + kl - 1, kl = K*M/64; MxNxK = 16x16x16, 16x16x32, 32x32x8, 32x32x16
     OP:RxC[:MxN][:down]    an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
                            ds_write_b64, ds_read_u16, ds_read_b64_tr_b16, lds128, sts32: the wave's
                            lanes as R x C like warp: (:down: lane l at (l % R, l // R)), each
@@ -45,6 +48,8 @@ def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return _per_lane(spec, text, tile, hardware)
     if text.startswith(("ldmatrix", "stmatrix")):
         return _matrix(spec, text, tile, hardware)
+    if text.startswith("mfma"):
+        return _mfma_operand(spec, text, tile, hardware)
     if text.startswith("mma"):
         return _mma_c(spec, text, tile, hardware)
     return _instruction_form(spec, text, tile, hardware)
@@ -82,6 +87,29 @@ def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
         return []
     other = parse(hardware.with_rule(rule.alternative))
     return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
+
+
+_MFMA = re.compile(r"^mfma-([ab]):(16x16x16|16x16x32|32x32x8|32x32x16)$")
+
+
+def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """The A (or B) operand of one MFMA MxNxK, K-contiguous, read from the tile by one wave: lane l
+    holds A[l % M][kl * (l // M) ... + kl - 1], kl = K * M / 64 (the AMD Matrix Instruction
+    Calculator's register layout of the A and B matrices; B, stored N x K, is read alike). The
+    lane's kl elements are one ds_read of kl * elem bytes."""
+    match = _MFMA.match(text)
+    if not match or not hardware.amd or hardware.wave_lanes != 64:
+        raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
+                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16, on a CDNA --arch (gfx90a, gfx942, "
+                         f"gfx950)")
+    m, _, k = (int(x) for x in match[2].split("x"))
+    kl = k * m // 64
+    nbytes = kl * tile.elem_bytes
+    if nbytes not in (4, 8, 16):
+        raise InputError(f"access {spec!r}: {kl} elements of {tile.elem_bytes} B per lane is not one ds_read "
+                         f"(4, 8 or 16 B): use --dtype f16/bf16 or fp8 as the instruction takes")
+    rule = instruction_rule(spec, f"ds_read_b{8 * nbytes}", tile, hardware)
+    return _lanes_as_instructions(spec, tile, hardware, rule, m, 64 // m, 1, kl, down=True)
 
 
 _INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$")
