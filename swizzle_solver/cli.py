@@ -144,8 +144,8 @@ def main_command(
     row_length: Optional[int] = typer.Option(None, "--row-length", help="Pitch in elements (>= cols; default cols)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
-    banks: Optional[int] = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
-    bank_bytes: Optional[int] = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
+    banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
+    bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
     arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia, gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 "
                              "(aliases: cdna3, mi300x, mi355x, gfx1100, ...)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
