@@ -294,13 +294,33 @@ SEARCHES = ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear)
             (row_interleave.FAMILY, search_row_interleave), (padding.FAMILY, search_padding))  # in rank order
 
 
+def min_storage(problem: Problem, family: str) -> int:
+    """The least storage (elements) any member of a later family needs: padding's smallest aligned
+    pitch, the tile's own storage for the others."""
+    if family != padding.FAMILY:
+        return problem.tile.size
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    pitches = padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes)
+    return problem.tile.rows * min(pitches) if pitches else problem.tile.size
+
+
+Skip = Callable[[str, list], "str | None"]  # (family, candidates found so far) -> why it cannot win, or None
+
+
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
-                    ) -> tuple[list[Candidate], list[FamilyReport]]:
+                    skip: Skip | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
     """Every later family in rank order: their best few, and reports. ``base`` is the base
-    search's first_conflict_free (padding asks it for a swizzle of each padded tile)."""
+    search's first_conflict_free (padding asks it for a swizzle of each padded tile). ``skip``
+    (solving.py's rule) says why a family need not be searched, given what was found before it:
+    such a family gets a report with ``searched`` False."""
     later = later_of(problem, base, engine)
     found, reports = [], []
-    for _, search in SEARCHES:
+    for family, search in SEARCHES:
+        why = skip(family, found) if skip is not None else None
+        if why is not None:
+            method = "smt" if (engine or DEFAULT_ENGINE.get(family)) == "smt" else "enumeration"
+            reports.append(FamilyReport(family, method=method, searched=False, covered=f"not searched: {why}"))
+            continue
         kept, report = search(problem, budget, later)
         found += kept
         reports.append(report)
