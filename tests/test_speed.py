@@ -92,3 +92,11 @@ def test_a_family_that_may_use_less_storage_is_searched():
     result = solve(rows=16, cols=96, row_length=97, dtype="f32", access=["16x4", "8x1:2"])
     assert all(f.searched for f in result.solution.families)
     assert result.name == "pitch 96 + Swizzle<3,2,4>"
+
+
+def test_two_level_members_come_in_family_order():
+    # extended._best_effort's stable sort on failures relies on it
+    problem = make_problem(64, 60, ["8x1", "8x16", "col"], elem_bytes=2)
+    members = two_level.candidates(problem.tile, vector_elems(problem))
+    orders = [m.order for m in members]
+    assert len(members) > 1000 and all(a < b for a, b in zip(orders, orders[1:]))
