@@ -67,12 +67,12 @@ def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Lat
 def walsh(diffs: np.ndarray, top: int) -> np.ndarray:
     """The Walsh-Hadamard transform of the set ``diffs`` of top-bit offsets: W(v) = sum over d in
     diffs of (-1)^popcount(v & d), for every v below 2^top (integers, exact)."""
-    w = np.zeros(1 << top, dtype=np.int64)
+    w: np.ndarray = np.zeros(1 << top, dtype=np.int64)
     w[diffs] = 1
     h = 1
     while h < w.size:  # one butterfly per bit: (a, b) -> (a + b, a - b)
-        w = w.reshape(-1, 2, h)
-        w = np.concatenate([w[:, 0] + w[:, 1], w[:, 0] - w[:, 1]], axis=1)
+        pairs = w.reshape(-1, 2, h)
+        w = np.concatenate([pairs[:, 0] + pairs[:, 1], pairs[:, 0] - pairs[:, 1]], axis=1)
         h *= 2
     return w.reshape(-1)
 
@@ -335,7 +335,8 @@ def search_extended(problem: Problem, budget: Budget, base: Callable, engine: st
     (solving.py's rule) says why a family need not be searched, given what was found before it:
     such a family gets a report with ``searched`` False."""
     later = later_of(problem, base, engine)
-    found, reports = [], []
+    found: list[Candidate] = []
+    reports: list[FamilyReport] = []
     for family, search in SEARCHES:
         why = skip(family, found) if skip is not None else None
         if why is not None:

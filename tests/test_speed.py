@@ -7,13 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.access import make_problem
 from swizzle_solver.candidate import vector_elems
 from swizzle_solver.extended import failures_many, walsh
 from swizzle_solver.families import two_level
+from swizzle_solver.model import InputError
 from swizzle_solver.oracle import XorOracle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,8 +40,12 @@ def direct_failures(oracle, members):
        accesses=st.lists(st.sampled_from(["row", "col", "4x2", "8x1", "2x8", "8x4:2", "4x4"]), min_size=1,
                          max_size=3, unique=True))
 def test_failures_many_counts_what_each_member_sends_to_slot_zero(rows, cols, pad, accesses):
-    problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=4)
+    try:
+        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=4)
+    except InputError:  # an access larger than the tile
+        assume(False)
     oracle = XorOracle(problem)
+    assume(any(s.diffs.size for s in oracle.seps))
     members = two_level.candidates(problem.tile, vector_elems(problem))[:300]
     assert np.array_equal(failures_many(oracle, members), direct_failures(oracle, members))
 
@@ -99,4 +104,4 @@ def test_two_level_members_come_in_family_order():
     problem = make_problem(64, 60, ["8x1", "8x16", "col"], elem_bytes=2)
     members = two_level.candidates(problem.tile, vector_elems(problem))
     orders = [m.order for m in members]
-    assert len(members) > 1000 and all(a < b for a, b in zip(orders, orders[1:]))
+    assert len(members) > 1000 and all(a < b for a, b in zip(orders, orders[1:], strict=False))
