@@ -24,12 +24,13 @@ from .solving import Solution
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
-            elem_bytes: int | None = None, banks: int = 32, bank_bytes: int = 4, phases=()) -> Problem:
+            elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
+            arch: str = "nvidia") -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases))
+                        list(phases), arch=arch)
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,17 +83,19 @@ class Result:
 
 
 def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
-          **kwargs) -> Result:
+          exhaustive: bool = False, **kwargs) -> Result:
     """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
     skips the candidates table when a first conflict-free member answers (then ``json`` and
-    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout)."""
+    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout);
+    ``exhaustive`` searches every later family, even those that cannot rank before an answer
+    already found (--exhaustive)."""
     from .solving import solve as search
 
     if problem_ is None:
         problem_ = problem(**kwargs)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
-    return Result(search(problem_, budget=budget, table=table))
+    return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive))
 
 
 @dataclass(frozen=True, eq=False)

@@ -141,14 +141,14 @@ def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> st
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None) -> int:
+              show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False) -> int:
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
 
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
-        result = solve(problem, budget=Budget(timeout, progress.update), table=table)
+        result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
@@ -182,8 +182,10 @@ def main_command(
                                               help="Pitch in elements (>= cols; default cols)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
-    banks: int = typer.Option(32, "--banks", help="Number of banks."),
-    bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),
+    banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
+    bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
+    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia, gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 "
+                             "(aliases: cdna3, mi300x, mi355x, gfx1100, ...)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
@@ -196,6 +198,8 @@ def main_command(
                                                "B,M,S, XorCols<B,M,a>, 'A then B', or any answer's name."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
+                                    "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
@@ -233,7 +237,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout))
+                           list(phases), list(linear_layout), arch=arch)
     layout = None
     if check_layout is not None:
         from .names import parse_layout
@@ -243,7 +247,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive)
     raise typer.Exit(code)
 
 
@@ -251,6 +255,8 @@ def main_command(
 def batch_command(
     file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
+                                    "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
                                        "examples file's folder (absolute paths, '..')."),

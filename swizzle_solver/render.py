@@ -200,6 +200,8 @@ def problem_view(doc: dict) -> Group:
         f" ({pad} elements of padding)" if pad else "", "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
+        (f" ({p['arch']}, {p['wave_lanes']}-lane waves; each instruction's bank count and phases are its own)"
+         if "arch" in p else ""),
     )
     rows = []
     for a in p["accesses"]:
@@ -210,8 +212,6 @@ def problem_view(doc: dict) -> Group:
     parts: list[RenderableType] = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
                          right={2, 3, 4}, key=1)]
-    for warning in doc.get("warnings", []):
-        parts.append(Wrapped(Text(f"warning: {warning}", style=FLOOR), 2))
     for a in p["accesses"]:
         f = a.get("floor")
         if f:
@@ -220,6 +220,8 @@ def problem_view(doc: dict) -> Group:
                 f"{f['vector_bytes']}-byte vectors of {f['vectors_of']} whole: one phase reaches "
                 f"{f['vectors_at_one_position']} of those vectors at one word position, and a wavefront serves "
                 f"{f['slots_per_wavefront']} vectors there; only narrower vectors lift this floor", style=BAD), 2))
+    for text in doc.get("warnings", []):  # report.problem_warnings
+        parts.append(Wrapped(Text(f"warning: {text}", style=FLOOR), 2))
     if len(parts) > 2:
         parts.append(Text())
     return Group(*parts)
@@ -344,6 +346,9 @@ def families_view(doc: dict) -> Group | None:
     for f in doc["proof"]["families"]:
         line = Text()
         line.append(f"{f['family']}: ", style="bold")
+        if f.get("searched") is False:  # one line: why it could not win (solving.cannot_win)
+            parts.append(Wrapped(line.append(f["covered"], style="dim")))
+            continue
         if f["reaches_lower_bound"]:
             line.append(f"reaches the lower bound ({f['best']})", style=OK)
         elif f["best"] is None:

@@ -19,21 +19,27 @@ SCHEMA_VERSION = 1
 
 def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
+    arch = {} if b.name == "nvidia" else {"arch": b.name, "wave_lanes": b.wave_lanes}  # NVIDIA: as before
     return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
-            "banks": b.banks, "bank_bytes": b.bank_bytes,
+            "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 
 
 def access_json(p: Pattern) -> dict:
     return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
-            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.lower_bound,
+            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.instruction_lower_bound,
             "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
 
 
 def problem_warnings(problem: Problem) -> list[str]:
     """The document's top-level ``warnings``: what the answer rests on that the input does not say.
     Each is one sentence; the rich report prints them under the problem."""
-    return [w for p in problem.patterns for w in _block_split_warning(problem, p)]
+    found: list[str] = []
+    for p in problem.patterns:  # a block's phase split, then the unverified hardware cells it relies on
+        for text in [*_block_split_warning(problem, p), *p.warnings]:  # (hardware.Rule.warning)
+            if text not in found:
+                found.append(text)
+    return found
 
 
 def _block_split_warning(problem: Problem, p: Pattern) -> list[str]:
@@ -59,6 +65,10 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
+    per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
+    excess = ranked.excess
+    if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
+        excess = sum(a["worst_wavefronts"] - a["lower_bound"] for a in per_access)
     return {
         "family": layout.family,
         "name": layout.name,
@@ -67,13 +77,22 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "byte_cute": sw.byte_level(e).name if sw else None,
         "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
-        "excess_wavefronts": ranked.excess,
+        "excess_wavefronts": excess,
         **extras_json(problem, layout),
-        "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
-                        "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
-                        "baseline_total_wavefronts": base.total}
-                       for r, base in zip(ranked.results, baseline.results)],
+        "per_access": per_access,
     }
+
+
+def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:
+    """One access's cost, per instruction for instruction-level forms (the sum over its phases;
+    DESIGN.md section 9), and on AMD targets the SQ_LDS_BANK_CONFLICT that rocprof would count for
+    its worst instruction (worst - lower bound: the stall cycles beyond one per phase)."""
+    worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
+    out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
+           "baseline_worst_wavefronts": int(base.instruction_costs().max()), "baseline_total_wavefronts": base.total}
+    if problem.bank_model.amd:
+        out["counter"] = {"SQ_LDS_BANK_CONFLICT": worst - lower}
+    return out
 
 
 def extras_json(problem: Problem, layout: Layout) -> dict:
@@ -96,6 +115,8 @@ def families_json(solution: Solution) -> list[dict]:
                  "reaches_lower_bound": ranked is not None and ranked.conflict_free,
                  "best": ranked.layout.name if ranked else None,
                  "best_excess_wavefronts": ranked.excess if ranked else None}
+        if not f.searched:  # skipped: no member could rank before the answer (solving.cannot_win)
+            entry["searched"] = False
         if f.smt is not None:
             entry["smt"] = f.smt
         contains = record(f.family).contains
@@ -112,6 +133,12 @@ def families_json(solution: Solution) -> list[dict]:
                                 "collision": collision_json(problem, ranked, i)}
         out.append(entry)
     return out
+
+
+def search_json(f) -> dict:
+    """A family's search record; ``searched`` only when False (a skipped family), so that the
+    documents of searched families keep their shape."""
+    return {k: v for k, v in vars(f).items() if k != "searched" or not v}
 
 
 def matrix_json(m: BankMatrix) -> dict:
@@ -133,7 +160,7 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    tile, hardware = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.bank_model.serving(result.pattern.banks)
     phys = layout_table(tile, ranked.layout)
     lanes = simulate.bank_list(tile, hardware, result.pattern, phys, result.worst_placement)
     matrix = bank_matrix(tile, hardware, result.pattern, ranked.layout.bases(tile))
@@ -208,7 +235,7 @@ def solution_json(solution: Solution) -> dict:
         "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
-        "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
+        "search": {"families": [search_json(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),
                    "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "
