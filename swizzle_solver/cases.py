@@ -62,15 +62,21 @@ def load_cases(path: str, only: str | None = None, allow_outside: bool = False) 
     return cases
 
 
+def _pitch_as_row_length(t: dict, where: str) -> dict:
+    """``pitch`` is row_length's other name (the CLI's --pitch)."""
+    if "pitch" not in t:
+        return t
+    if "row_length" in t:
+        raise InputError(f"{where}: give pitch or row_length (the same thing), not both")
+    return {**{k: v for k, v in t.items() if k != "pitch"}, "row_length": t["pitch"]}
+
+
 def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     unknown = sorted(set(t) - KEYS)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
-    if "pitch" in t:  # pitch is row_length's other name (the CLI's --pitch)
-        if "row_length" in t:
-            raise InputError(f"{where}: give pitch or row_length (the same thing), not both")
-        t = {**{k: v for k, v in t.items() if k != "pitch"}, "row_length": t["pitch"]}
+    t = _pitch_as_row_length(t, where)
     for key in ("rows", "cols"):
         if key not in t:
             raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
