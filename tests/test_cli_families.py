@@ -96,6 +96,7 @@ def test_timeout_prints_the_best_found_and_exits_1():
     assert rich.returncode == 1 and "NOT proven minimal" in rich.stdout
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_bad_timeout_is_an_input_error():
     for bad in ("0", "-3", "inf", "nan"):  # a non-number is click's usage error (main's handler)
         out = run(*INTERLEAVE, "--timeout", bad)
@@ -103,6 +104,7 @@ def test_bad_timeout_is_an_input_error():
         assert len(out.stderr.strip().splitlines()) == 1 and "--timeout" in out.stderr
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_a_huge_timeout_reaches_z3_as_its_largest():
     """1e308 s is finite: z3 gets its largest timeout (an unsigned int of ms), not an OverflowError."""
     out = run(*DIAGONAL, "--timeout", "1e308", "--quiet")
@@ -142,6 +144,7 @@ def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():
     assert rich.returncode == 0 and "extra bytes" in rich.stdout
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_padding_tries_xor_cols_on_the_padded_tile():
     """bf16 rows of 96 (12 chunks of 16 B) read 8 rows apart by 1 and by 2: no swizzle of pitch 96
     serves both (xor-cols can only move chunk bits 0 and 1, the row's parity decides bit 2), and no
@@ -280,6 +283,7 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_row_interleave_keeps_explicit_vectors_whole(tmp_path):
     """Pitch 20 f16 = 40-byte rows: a 16-byte lane at row 30 is aligned (byte 1200), but moved to a
     row starting 8 bytes off a 16-byte boundary it would be split. Such members are not valid."""

@@ -98,6 +98,7 @@ def test_examples_validate(case):
     validate(doc)
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 @pytest.mark.parametrize("argv, family", [
     (["--rows", "8", "--cols", "9", "--banks", "8", "--access", "4x2"], "row-interleave"),
     (["--rows", "16", "--cols", "256", "--dtype", "f16", "--access", "8x8", "--phases",

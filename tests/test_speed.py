@@ -89,6 +89,7 @@ def test_api_exhaustive(exhaustive):
     assert skipped == ([] if exhaustive else ["linear", "row-interleave", "padding"])
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_a_family_that_may_use_less_storage_is_searched():
     # 16 x 96 f32 at pitch 97: padding's pitch 96 needs less storage than row interleave's answer, so
     # under a ranking that puts storage before the family it could win: the rule must search it
