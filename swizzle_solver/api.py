@@ -130,7 +130,7 @@ class Checked:
 
 def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
-    is a layout object or a name as the tool prints it (names.CHECKABLE)."""
+    is a layout object or a name as the tool prints it (names.checkable())."""
     from .names import parse_layout
     from .solving import check as measure_check
 

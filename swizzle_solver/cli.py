@@ -11,12 +11,26 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 import typer
+from typer.core import TyperGroup, TyperOption
 
 from . import __version__
 from .access import elem_bytes_of, make_problem
 from .model import InputError, Problem
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+class _App(TyperGroup):
+    """The app's command group. Help text that comes from a registry is filled in when help is
+    printed, never at import (start-up: a plain solve must not import emit/)."""
+
+    def format_help(self, ctx, formatter) -> None:
+        for param in self.params:  # (click's Parameter has no help: only its options do)
+            if isinstance(param, TyperOption) and param.help and "{targets}" in param.help:
+                from .emit import TARGETS
+
+                param.help = param.help.replace("{targets}", ", ".join(TARGETS))
+        super().format_help(ctx, formatter)
+
+
+app = typer.Typer(cls=_App, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]},
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
@@ -157,7 +171,7 @@ def main_command(
                                             "print the best found (not proven minimal), exit 1."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
-    emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
+    emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "
                                                       "repeatable."),
     show: bool = typer.Option(False, "--show", help="Draw the bank map before/after in the terminal."),
     show_access: Optional[str] = typer.Option(None, "--show-access",

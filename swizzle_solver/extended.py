@@ -31,13 +31,12 @@ from .candidate import (
 )
 from .families import cute, linear, padding, row_interleave, two_level, xor_cols
 from .families.identity import Identity
-from .layout import layout_table
+from .layout import Family, Layout, layout_table
 from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import soundness
 
-DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
 # disjunctions of XOR parities are hard for its SAT core, and a rare instance runs for minutes (32 x
@@ -53,11 +52,11 @@ class Later:
     """What each later-family search is given besides the problem and the budget."""
 
     oracle: XorOracle  # decides XOR-linear members (two-level, linear; padding's target)
-    engine: str | None  # "smt" or "enum" for every family that has both; None: DEFAULT_ENGINE
+    engine: str | None  # "smt" or "enum" for every family that has both; None: each family's own (Family.engine)
     base: Callable  # the base search's first_conflict_free (search.py), for padding's swizzled pitches
 
-    def engine_of(self, family: str) -> str:
-        return self.engine or DEFAULT_ENGINE[family]
+    def engine_of(self, family: Family) -> str:
+        return self.engine or family.engine
 
 
 def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Later:
@@ -104,7 +103,7 @@ def sample_passes(oracle: XorOracle, members) -> np.ndarray:
         params = [two_level.params(m) for m in members]
         for pattern in oracle.rest:
             sample = placement_sample(oracle.problem.tile, pattern)
-            passed &= sampled_worsts(oracle.problem, two_level, params, pattern, sample) <= oracle.target[pattern]
+            passed &= sampled_worsts(oracle.problem, two_level.FAMILY_RECORD, params, pattern, sample) <= oracle.target[pattern]
     return passed
 
 
@@ -116,7 +115,7 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
                               f"seconds); --timeout SECONDS allows more")
 
 
-def _sound_measured(problem: Problem, layout) -> Candidate | None:
+def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
     """The layout measured, when it is sound (soundness.py); else None."""
     table = layout_table(problem.tile, layout)
     if soundness(problem.tile, layout, problem.patterns, table) is not None:
@@ -140,8 +139,8 @@ def _best_effort(oracle: XorOracle, members, failures: np.ndarray | None = None)
 
 
 def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    oracle, engine = later.oracle, later.engine_of(two_level.FAMILY)
-    report = FamilyReport(two_level.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    oracle, engine = later.oracle, later.engine_of(two_level.FAMILY_RECORD)
+    report = FamilyReport(two_level.FAMILY_RECORD.name, method="smt" if engine == "smt" else "enumeration")
     members = two_level.candidates(problem.tile, vector_elems(problem))
     report.candidates = len(members)
     found, failures = [], None
@@ -176,8 +175,8 @@ def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[li
 
 
 def search_linear(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    oracle, engine = later.oracle, later.engine_of(linear.FAMILY)
-    report = FamilyReport(linear.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    oracle, engine = later.oracle, later.engine_of(linear.FAMILY_RECORD)
+    report = FamilyReport(linear.FAMILY_RECORD.name, method="smt" if engine == "smt" else "enumeration")
     targets = oracle.slot_targets()
     terms = linear.all_terms(targets, oracle.top)
     report.candidates = 2 ** len(terms)
@@ -230,7 +229,7 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
     """Every band and factor, each sound one simulated. (A row permutation moves a lane to a row
     that may start elsewhere modulo its vector when the pitch is not a multiple of it: explicit
     phases allow that, and the soundness check refuses it.)"""
-    report = FamilyReport(row_interleave.FAMILY)
+    report = FamilyReport(row_interleave.FAMILY_RECORD.name)
     members = row_interleave.candidates(problem.tile, vector_elems(problem))
     report.candidates = len(members)
     measured = []
@@ -256,7 +255,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     A pitch at which a lane's vector no longer starts aligned is not sound, and skipped."""
     from dataclasses import replace
 
-    report = FamilyReport(padding.FAMILY)
+    report = FamilyReport(padding.FAMILY_RECORD.name)
     tile = problem.tile
     target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
@@ -276,7 +275,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
         closest.append(measured)
         if swizzled is None:
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-            first = later.base(padded, (cute, xor_cols), budget, target=target,
+            first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
                                invalid=lambda inner: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = Candidate(least, padding.Padded(pitch, first.layout))
@@ -290,8 +289,9 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     return kept, report
 
 
-SEARCHES = ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear),
-            (row_interleave.FAMILY, search_row_interleave), (padding.FAMILY, search_padding))  # in rank order
+SEARCHES = ((two_level.FAMILY_RECORD, search_two_level), (linear.FAMILY_RECORD, search_linear),
+            (row_interleave.FAMILY_RECORD, search_row_interleave),
+            (padding.FAMILY_RECORD, search_padding))  # in rank order
 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,

@@ -13,15 +13,33 @@ linear encoding, a per-row column XOR) is read off them in one place: families/f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from .model import Tile
 
-if TYPE_CHECKING:  # the type only: families import this module
-    from .families.cute import Swizzle
+
+class CuteForm(Protocol):
+    """What a layout that is, by its definition, one CuTe Swizzle<B,M,S> says of itself
+    (families/cute.py's ``Swizzle``; a protocol here, as the families build on this module)."""
+
+    @property
+    def B(self) -> int: ...
+
+    @property
+    def M(self) -> int: ...
+
+    @property
+    def S(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def byte_level(self, elem_bytes: int) -> CuteForm: ...
+
+    def tma_mode(self, elem_bytes: int) -> str | None: ...
 
 
 @runtime_checkable
@@ -48,6 +66,8 @@ class Layout(Protocol):
       swizzle on some tile is recognised from its bases (families/forms.py), not here.
     - ``padded_form(tile)``: (pitch, inner) when the layout is ``inner`` on rows ``pitch`` elements
       apart, a pitch other than the tile's (padding), else None.
+    - ``invalid_padded(tile, pitch)``: ``invalid`` of the layout on the tile's rows ``pitch`` elements
+      apart (padding's inner layout): a padded row's spare columns are storage too.
     - ``json_extras(tile)``: what the family adds to the answer's JSON beyond the common keys
       (the keys and their order are part of the JSON schema; {} for none).
     """
@@ -73,9 +93,11 @@ class Layout(Protocol):
 
     def swizzles(self) -> list[dict]: ...
 
-    def cute_swizzle(self) -> Swizzle | None: ...
+    def cute_swizzle(self) -> CuteForm | None: ...
 
     def padded_form(self, tile: Tile) -> tuple[int, Layout] | None: ...
+
+    def invalid_padded(self, tile: Tile, pitch: int) -> str | None: ...
 
     def json_extras(self, tile: Tile) -> dict: ...
 
@@ -84,17 +106,23 @@ class LayoutBase:
     """Defaults of the Layout face: no bases (measured by the simulator), the tile's own storage,
     no JSON extras."""
 
+    def invalid(self, tile: Tile) -> str | None:
+        raise NotImplementedError  # every family's class says why its members are or are not bijections
+
     def bases(self, tile: Tile) -> list[int] | None:
         return None
 
     def storage(self, tile: Tile) -> int:
         return tile.size
 
-    def cute_swizzle(self) -> Swizzle | None:
+    def cute_swizzle(self) -> CuteForm | None:
         return None
 
     def padded_form(self, tile: Tile) -> tuple[int, Layout] | None:
         return None
+
+    def invalid_padded(self, tile: Tile, pitch: int) -> str | None:
+        return self.invalid(replace(tile, row_length=pitch))
 
     def json_extras(self, tile: Tile) -> dict:
         return {}
@@ -185,17 +213,6 @@ class Family:
     baseline: bool = False
     contains: Sequence[str] = field(default_factory=tuple)
     smt_unit: str = "bits"
-
-    # The names search.py reads from a family module today (module.FAMILY, module.LAYOUT(*params)),
-    # so that a record can be searched where a module is: aliases, to go once search takes records.
-    @property
-    def FAMILY(self) -> str:  # noqa: N802
-        return self.name
-
-    @property
-    def LAYOUT(self) -> Callable[..., Any]:  # noqa: N802
-        assert self.make is not None, f"{self.name} has no parameter grid"
-        return self.make
 
 
 EVERY_SOLVE = "every solve"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import simulate
 from .candidate import Candidate
 from .families import every_solve, record
-from .layout import Layout, layout_table
+from .layout import layout_table
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
 from .solving import Solution
@@ -48,18 +48,12 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": ranked.excess,
-        **extras_json(problem, layout),
+        **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
                         "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
                         "baseline_total_wavefronts": base.total}
                        for r, base in zip(ranked.results, baseline.results)],
     }
-
-
-def extras_json(problem: Problem, layout: Layout) -> dict:
-    """What the family adds (the layout's ``json_extras``): XOR terms and Triton bases, two C
-    steps, padding's memory."""
-    return layout.json_extras(problem.tile)
 
 
 def families_json(solution: Solution) -> list[dict]:

@@ -175,7 +175,7 @@ def test_separation_agrees_with_the_simulator(args, data):
 @given(small_problems)
 @example((4, 4, 4, 2, 4, ["col", "2x4"]))  # at the floor: the later families are not searched
 def test_answer_is_first_by_excess_then_family(args):
-    from swizzle_solver.families import FAMILIES
+    from swizzle_solver.families import base
     from swizzle_solver.search import search_family
     from swizzle_solver.solving import solve
 
@@ -183,7 +183,7 @@ def test_answer_is_first_by_excess_then_family(args):
     if problem is None:
         return
     solution = solve(problem)
-    first_cf = any(kept and kept[0].excess == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
+    first_cf = any(kept and kept[0].excess == 0 for kept, _ in (search_family(problem, r) for r in base()))
     assert solution.extended == (not first_cf and not solution.at_floor)
     if solution.at_floor:  # searched no further: the best meets every floor, which no layout goes below
         from swizzle_solver.floors import floors
@@ -259,10 +259,10 @@ def test_grids_list_every_member_in_preference_order(tile, vector_elems):
 
 def test_family_order_names_every_module():
     # FAMILY_RANK spells the later families by name so that their modules load only when used
-    from swizzle_solver.families import EXTENDED, FAMILIES, FAMILY_RANK
+    from swizzle_solver.families import EXTENDED, FAMILY_RANK, base
 
-    assert EXTENDED == tuple(m.FAMILY for m in (two_level, linear, row_interleave, padding))
-    assert list(FAMILY_RANK) == [m.FAMILY for m in FAMILIES] + list(EXTENDED)
+    assert EXTENDED == tuple(m.FAMILY_RECORD.name for m in (two_level, linear, row_interleave, padding))
+    assert list(FAMILY_RANK) == [r.name for r in base()] + list(EXTENDED)
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -416,7 +416,7 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     families.register(TOY)
     try:
         problem = make_problem(32, 32, ["32x1"], None, 4)  # a column: 32-way conflict unswizzled
-        solution = solve(problem, families=(identity, TOY), extend=False)
+        solution = solve(problem, families=(identity.FAMILY_RECORD, TOY), extend=False)
         assert solution.answer.layout == Rotate(1) and solution.answer.conflict_free
         doc = solution_json(solution)
         assert doc["answer"]["family"] == "toy-rotate" and doc["answer"]["name"] == "Rot<1>"

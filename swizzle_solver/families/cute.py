@@ -27,8 +27,6 @@ from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
 from ..model import Tile, log2
 from .identity import nbits
 
-FAMILY = "cute"
-
 # TMA / GMMA swizzle modes as byte-level CuTe swizzles (DESIGN.md section 7).
 TMA_MODES = {(1, 4, 3): "32B", (2, 4, 3): "64B", (3, 4, 3): "128B"}
 
@@ -52,7 +50,7 @@ class Swizzle(LayoutBase):
     B: int
     M: int
     S: int
-    family = FAMILY
+    family = "cute"
 
     def __post_init__(self):
         if self.B < 0 or self.M < 0:
@@ -170,8 +168,6 @@ def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
     return [Swizzle(*t) for t in grid(tile, vector_elems)]
 
 
-LAYOUT = Swizzle  # old name (search.py): use FAMILY_RECORD.make
-
 _TRIPLE = r"\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*"
 _NAME = re.compile(rf"(?:swizzle\s*<{_TRIPLE}>|{_TRIPLE})", re.IGNORECASE)
 PRINTED = r"Swizzle<(\d{1,18}),(\d{1,18}),(\d{1,18})>"
@@ -203,6 +199,6 @@ def never_an_answer(printed: str) -> str | None:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
+    name=Swizzle.family, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
     syntax="Swizzle<B,M,S>, B,M,S", candidates=candidates, grid=grid, make=Swizzle, phys_many=phys_many,
     apply_many=apply_many, bounds=bounds, never_printed=never_an_answer)

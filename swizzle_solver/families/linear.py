@@ -27,8 +27,6 @@ from . import forms
 from .cute import Swizzle
 from .identity import nbits
 
-FAMILY = "linear"
-
 
 class OnOffset(LayoutBase):
     """A layout that XORs bits of the logical offset p = r * row_length + c: ``self.apply(p)``.
@@ -54,7 +52,7 @@ class OnOffset(LayoutBase):
 @dataclass(frozen=True)
 class XorLinear(OnOffset):
     terms: tuple[tuple[int, int], ...]  # (target bit, source bit), source > target, sorted
-    family = FAMILY
+    family = "linear"
 
     def __post_init__(self):
         assert all(s > t >= 0 for t, s in self.terms) and list(self.terms) == sorted(set(self.terms)), self.terms
@@ -178,6 +176,6 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
+    name=XorLinear.family, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
     syntax="'Linear[b0^=b5^b6, b1^=b7]'", engine="smt", code_rows=_code_rows, contains=("cute", "two-level"),
     smt_unit="terms")

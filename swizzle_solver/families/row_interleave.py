@@ -22,7 +22,6 @@ import numpy as np
 from ..layout import LATER, MAX_ROWS, Family, LayoutBase, in_range
 from ..model import Tile, is_pow2, log2
 
-FAMILY = "row-interleave"
 MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 
 
@@ -30,7 +29,7 @@ MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 class RowInterleave(LayoutBase):
     T: int  # rows per band
     k: int  # interleave factor
-    family = FAMILY
+    family = "row-interleave"
 
     @property
     def name(self) -> str:
@@ -114,5 +113,5 @@ def parse(text: str) -> RowInterleave | None:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
+    name=RowInterleave.family, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
     syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum")

@@ -22,14 +22,12 @@ from ..model import Tile
 from . import cute
 from .linear import OnOffset, invalid_on_storage
 
-FAMILY = "two-level"
-
 
 @dataclass(frozen=True)
 class TwoLevel(OnOffset):
     first: cute.Swizzle
     second: cute.Swizzle
-    family = FAMILY
+    family = "two-level"
 
     @property
     def name(self) -> str:
@@ -79,11 +77,9 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     return apply_many(params, r * tile.row_length + c)
 
 
-LAYOUT = make  # old name (search.py, extended.py): use FAMILY_RECORD.make
-
 
 def params(member: TwoLevel) -> tuple:
-    """The six parameters of a member, as LAYOUT takes them."""
+    """The six parameters of a member, as ``make`` takes them."""
     a, b = member.first, member.second
     return (a.B, a.M, a.S, b.B, b.M, b.S)
 
@@ -131,7 +127,7 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=3, stage=LATER, layout=TwoLevel, parse=parse,
+    name=TwoLevel.family, rank=3, stage=LATER, layout=TwoLevel, parse=parse,
     printed=rf"{cute.PRINTED}then{cute.PRINTED}", syntax="'Swizzle<B,M,S> then Swizzle<B,M,S>'",
     candidates=candidates, make=make, phys_many=phys_many, apply_many=apply_many, engine="enum",
     code_rows=_code_rows)
