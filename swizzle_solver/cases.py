@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .access import elem_bytes_of, make_problem
 from .hardware import DEFAULT
+from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
@@ -26,7 +27,7 @@ class Case:
     problem: Problem
     expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name
     expect_status: str | None
-    check: object = None  # a layout to check instead of searching (names.parse_layout)
+    check: Layout | None = None  # a layout to check instead of searching (names.parse_layout)
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -69,12 +70,7 @@ def load_cases(path: str, only: str | None = None) -> list[Case]:
 
 def _case(t: dict, name: str, path: str) -> Case:
     where = f"{path}: case {name!r}"
-    unknown = sorted(set(t) - KEYS)
-    if unknown:
-        raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
-    for key in ("rows", "cols"):
-        if key not in t:
-            raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
+    _check_keys(t, where)
     access = t.get("access", [])
     if isinstance(access, str):
         access = [access]
@@ -89,6 +85,27 @@ def _case(t: dict, name: str, path: str) -> Case:
         files[key] = paths
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     status = t.get("expect_status")
+    check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
+    try:
+        e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
+        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
+                               t.get("banks", DEFAULT.banks), t.get("bank_bytes", DEFAULT.bank_bytes), [str(base / p) for p in files["phases"]],
+                               [str(base / p) for p in files["linear_layout"]])
+    except InputError as err:
+        raise InputError(f"{where}: {err}") from None
+    return Case(name, problem, t.get("expect"), status, check)
+
+
+def _check_keys(t: dict, where: str) -> None:
+    """The case's keys: known, rows and cols present, the strings strings, expect a printable name,
+    not both check and expect."""
+    unknown = sorted(set(t) - KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
+    for key in ("rows", "cols"):
+        if key not in t:
+            raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
+    status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
     for key in ("expect", "dtype", "check"):
@@ -100,12 +117,3 @@ def _case(t: dict, name: str, path: str) -> Case:
     if "check" in t and "expect" in t:
         raise InputError(f"{where}: give check (the layout your kernel uses must be conflict-free) or expect "
                          f"(what the search must answer), not both")
-    check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
-    try:
-        e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
-        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks", DEFAULT.banks), t.get("bank_bytes", DEFAULT.bank_bytes), [str(base / p) for p in files["phases"]],
-                               [str(base / p) for p in files["linear_layout"]])
-    except InputError as err:
-        raise InputError(f"{where}: {err}") from None
-    return Case(name, problem, t.get("expect"), status, check)

@@ -15,7 +15,9 @@ from typer.core import TyperGroup, TyperOption
 
 from . import __version__
 from .access import elem_bytes_of, make_problem
+from .layout import Layout
 from .model import InputError, Problem
+
 
 class _App(TyperGroup):
     """The app's command group. Help text that comes from a registry is filled in when help is
@@ -76,7 +78,7 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
 
 
 def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
-            layout, out: Outputs, show_phases: bool) -> None:
+            layout: Layout, out: Outputs, show_phases: bool) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
     (--quiet prints --emit's code nowhere, so only --svg makes it need one)."""
     if quiet and out.svg is None:
@@ -131,7 +133,7 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
-def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
+def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False) -> int:
     from .api import check
 

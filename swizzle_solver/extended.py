@@ -15,8 +15,8 @@ overrides both ("smt" or "enum").
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -276,7 +276,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
         if swizzled is None:
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
             first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
-                               invalid=lambda inner: padding.Padded(pitch, inner).invalid(tile))
+                               invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = Candidate(least, padding.Padded(pitch, first.layout))
     kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)

@@ -102,6 +102,13 @@ class Layout(Protocol):
     def json_extras(self, tile: Tile) -> dict: ...
 
 
+class OffsetXor(Layout, Protocol):
+    """A layout that XORs bits of the logical offset p = r * row_length + c (two-level, linear):
+    ``apply(p)`` is the map on offsets, so phys(tile, r, c) = apply(r * row_length + c)."""
+
+    def apply(self, p: Any) -> Any: ...
+
+
 class LayoutBase:
     """Defaults of the Layout face: no bases (measured by the simulator), the tile's own storage,
     no JSON extras."""
@@ -196,15 +203,15 @@ class Family:
     rank: int
     stage: str
     layout: type
-    parse: Callable[[str], Any]
+    parse: Callable[[str], Layout | None]
     printed: str
     syntax: str
     never_printed: Callable[[str], str | None] | None = None
-    candidates: Callable[[Tile, int], list] | None = None
-    grid: Callable[[Tile, int], list[tuple]] | None = None
-    make: Callable[..., Any] | None = None
-    phys_many: Callable[..., Any] | None = None
-    apply_many: Callable[..., Any] | None = None
+    candidates: Callable[[Tile, int], Sequence[Layout]] | None = None
+    grid: Callable[[Tile, int], Sequence[tuple]] | None = None
+    make: Callable[..., Layout] | None = None
+    phys_many: Callable[[Sequence[tuple], Tile, np.ndarray, np.ndarray], np.ndarray] | None = None
+    apply_many: Callable[[Sequence[tuple], np.ndarray], np.ndarray] | None = None
     bounds: Callable[[Tile, int], str] | None = None
     engine: str = "screen"
     code_rows: Callable[[dict, dict], list[tuple[str, str]]] = _no_rows

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from rich.console import Console as RichConsole
-from rich.console import Group
+from rich.console import ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
@@ -90,7 +90,7 @@ class _Rule:
     def __init__(self, width: int):
         self.width = width
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> Iterator[Segment]:
         width = min(self.width, options.max_width - 1) if console.is_terminal else self.width
         yield Segment(" " + "─" * width)
         yield Segment.line()
@@ -104,7 +104,7 @@ class Wrapped:
     def __init__(self, text: Text | str, indent: int = 0):
         self.text, self.indent = Text(text) if isinstance(text, str) else text, indent
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> Iterator[Segment]:
         pad = Segment(" " * self.indent)
         for line in self.text.wrap(console, max(1, options.max_width - self.indent)):
             line.rstrip()
@@ -134,7 +134,7 @@ def problem_view(doc: dict) -> Group:
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
         rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
                      f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
-    parts = [head, table("Access patterns (all must be fast at once)",
+    parts: list[RenderableType] = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
                          right={2, 3, 4})]
     for a in p["accesses"]:

@@ -91,7 +91,10 @@ def families_json(solution: Solution) -> list[dict]:
 def matrix_json(m: BankMatrix) -> dict:
     rows = m.rows()
     reduced, pivots = m.rref()
-    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]
+
+    def bits(row: int) -> list[int]:
+        return [(row >> i) & 1 for i in range(len(m.labels))]
+
     return {"varying_bits": m.labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
             "rref": [bits(r) for r in reduced], "pivots": [m.labels[i] for i in pivots], "rank": m.rank,
             "varying": len(m.labels), "wavefronts": m.wavefronts}

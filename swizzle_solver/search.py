@@ -49,7 +49,7 @@ def screened(family: Family, tile: Tile, elems: int) -> tuple[list[tuple], Calla
     what the batch screening needs, which every family searched on every solve has."""
     if family.grid is None or family.make is None:
         raise ValueError(f"the {family.name} family has no parameter grid: it cannot be searched on every solve")
-    return family.grid(tile, elems), family.make
+    return list(family.grid(tile, elems)), family.make
 
 
 class Screen:

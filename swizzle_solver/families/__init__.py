@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
 import numpy as np
 
 from ..layout import EVERY_SOLVE, LATER, BadName, Family, Layout

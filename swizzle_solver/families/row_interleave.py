@@ -64,8 +64,8 @@ class RowInterleave(LayoutBase):
         """Only + - * << >> & ^ |: mod and div by a power of two are masks and shifts; by any
         other constant, a multiply-and-shift that is exact for every row of this tile (checked)."""
         T, q = self.T, self.T // self.k
-        local = "r" if T == tile.rows else _mod("r", T, tile.rows - 1)
-        band = "" if T == tile.rows else f"(r - {local}) + "
+        local = "r" if tile.rows == T else _mod("r", T, tile.rows - 1)
+        band = "" if tile.rows == T else f"(r - {local}) + "
         row = f"({band}{_mod(f'{local} * {self.k}', T, (T - 1) * self.k)} + {_div(local, q, T - 1)})"
         return f"{row} * {tile.row_length} + c"
 
