@@ -234,6 +234,24 @@ def columns(params, ndim: int) -> list[np.ndarray]:
     return [col.reshape(-1, *[1] * ndim) for col in array.T]
 
 
+def partial_block_invalid(apply: Callable[[np.ndarray], np.ndarray], block: int, tile: Tile) -> str | None:
+    """Why an XOR map of offsets that changes only bits below ``block`` (a power of two; 0: it
+    changes none) is not a bijection of the tile's storage [0, size), or None. Such a map keeps
+    each aligned block of ``block`` offsets, and is a bijection of it (an involution: CuTe's
+    swizzle; unitriangular: two-level, linear), so only the last, partial block can leave the
+    storage (smt._on_storage asserts the same in SMT-LIB)."""
+    start = tile.size - tile.size % block if block else tile.size
+    if start == tile.size:
+        return None
+    p = np.arange(start, tile.size, dtype=np.int64)
+    out = apply(p)
+    bad = np.flatnonzero(out >= tile.size)
+    if bad.size:
+        i = int(bad[0])
+        return f"not a bijection of the {tile.size}-element storage: offset {int(p[i])} maps to {int(out[i])}"
+    return None
+
+
 def layout_table(tile: Tile, layout: Layout) -> np.ndarray:
     """phys[r, c] over the whole tile: the table the simulator measures."""
     r, c = np.arange(tile.rows)[:, None], np.arange(tile.cols)[None, :]  # the formulas broadcast

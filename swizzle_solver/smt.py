@@ -20,8 +20,8 @@ import z3
 from .families.cute import Swizzle
 from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
+from .hardware import slot_offset_bits
 from .layout import OffsetXor
-from .separation import offset_bits_of_slot
 
 MAX_BLOCKED = 64  # counter-examples (models refuted by the caller) before giving up
 Z3_MAX_MS = 2**32 - 1  # z3's timeout is an unsigned int of milliseconds (about 50 days)
@@ -196,7 +196,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         for d in sorted({a ^ b for a in units for b in units if a != b}):
             if (shift, mask, d) not in together:
                 name = together[shift, mask, d] = f"t_{shift}_{mask}_{d}"
-                bits = " ".join(_image_bit_smtlib(b, *_flows(x, d, b)) for b in offset_bits_of_slot(shift, mask))
+                bits = " ".join(_image_bit_smtlib(b, *_flows(x, d, b)) for b in slot_offset_bits(shift, mask))
                 text.append(f"(declare-const {name} Bool)(assert (= {name} (not (or {bits}))))")
         for a in units:
             others = " ".join(together[shift, mask, a ^ b] for b in units if b != a)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
+from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range, partial_block_invalid
 from ..model import Tile, log2
 from .identity import nbits
 
@@ -101,16 +101,9 @@ class Swizzle(LayoutBase):
         return self.apply(r * tile.row_length + c)
 
     def invalid(self, tile: Tile) -> str | None:
-        # Only the ZZZ bits change, so p stays in its aligned block of 2^(top ZZZ bit + 1); only
-        # the last, partial block of the storage can leave [0, size). The map is an involution, so
-        # "into" is "onto".
-        block = self.mask.bit_length() and 1 << self.mask.bit_length()
-        start = tile.size - tile.size % block if block else tile.size
-        for p in range(start, tile.size):
-            if self.apply(p) >= tile.size:
-                return (f"not a bijection of the {tile.size}-element storage: "
-                        f"offset {p} maps to {self.apply(p)}")
-        return None
+        # Only the ZZZ bits change, so p stays in its aligned block of 2^(top ZZZ bit + 1), and the
+        # map is an involution there ("into" is "onto").
+        return partial_block_invalid(self.apply, self.mask.bit_length() and 1 << self.mask.bit_length(), tile)
 
     def bases(self, tile: Tile) -> list[int] | None:
         if not tile.pitch_is_pow2:
