@@ -29,9 +29,9 @@ from .candidate import (
     measure,
     vector_elems,
 )
-from .families import cute, linear, padding, row_interleave, two_level, xor_cols
+from .families import cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
-from .layout import Family, Layout, layout_table
+from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
@@ -229,8 +229,18 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
     """Every band and factor, each sound one simulated. (A row permutation moves a lane to a row
     that may start elsewhere modulo its vector when the pitch is not a multiple of it: explicit
     phases allow that, and the soundness check refuses it.)"""
-    report = FamilyReport(row_interleave.FAMILY_RECORD.name)
-    members = row_interleave.candidates(problem.tile, vector_elems(problem))
+    kept, report = _every_member(problem, budget, row_interleave.FAMILY_RECORD)
+    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
+                      f"factor 2 <= k < T: {report.candidates} members, {report.invalid} not permutations or "
+                      f"splitting vectors, the rest simulated")
+    return kept, report
+
+
+def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[list[Candidate], FamilyReport]:
+    """Every member the family lists (its ``candidates``), each sound one simulated: the search of a
+    later family that has no engine of its own."""
+    report = FamilyReport(family.name)
+    members = family.candidates(problem.tile, vector_elems(problem)) if family.candidates else []
     report.candidates = len(members)
     measured = []
     for _, layout in budget.walk(report, members):
@@ -242,9 +252,8 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
     report.evaluated = len(measured)
     kept = best(measured, KEEP_PER_FAMILY)
     report.best_excess = kept[0].excess if kept else None
-    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
-                      f"factor 2 <= k < T: {len(members)} members, {report.invalid} not permutations or "
-                      f"splitting vectors, the rest simulated")
+    report.covered = (f"every listed member: {len(members)}, {report.invalid} not sound (not a bijection or "
+                      f"splitting vectors), the rest simulated")
     return kept, report
 
 
@@ -289,19 +298,22 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     return kept, report
 
 
-SEARCHES = ((two_level.FAMILY_RECORD, search_two_level), (linear.FAMILY_RECORD, search_linear),
-            (row_interleave.FAMILY_RECORD, search_row_interleave),
-            (padding.FAMILY_RECORD, search_padding))  # in rank order
+# The later families with an engine of their own; any other later family of the registry has
+# every member it lists simulated (_every_member).
+SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], FamilyReport]]] = {
+    two_level.FAMILY_RECORD.name: search_two_level, linear.FAMILY_RECORD.name: search_linear,
+    row_interleave.FAMILY_RECORD.name: search_row_interleave, padding.FAMILY_RECORD.name: search_padding}
 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
                     ) -> tuple[list[Candidate], list[FamilyReport]]:
-    """Every later family in rank order: their best few, and reports. ``base`` is the base
-    search's first_conflict_free (padding asks it for a swizzle of each padded tile)."""
+    """Every later family of the registry in rank order: their best few, and reports. ``base`` is
+    the base search's first_conflict_free (padding asks it for a swizzle of each padded tile)."""
     later = later_of(problem, base, engine)
     found, reports = [], []
-    for _, search in SEARCHES:
-        kept, report = search(problem, budget, later)
+    for family in records(LATER):
+        search = SEARCHES.get(family.name)
+        kept, report = search(problem, budget, later) if search else _every_member(problem, budget, family)
         found += kept
         reports.append(report)
     return found, reports

@@ -399,12 +399,15 @@ TOY = Family(name="toy-rotate", rank=7, stage=_LATER, layout=Rotate, parse=_pars
 
 def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     """The acceptance line of issue 11: adding a family is one module plus its registry entry. The
-    toy family above is registered, then searched (search), written (report), printed (render),
-    read back (names) and emitted (emit) by the unchanged code."""
+    toy family above is registered, then searched (search, and as a later family extended), written
+    (report), printed (render), read back (names) and emitted (emit) by the unchanged code."""
     import io
 
     from swizzle_solver import families, render
+    from swizzle_solver.budget import Budget
     from swizzle_solver.emit import TARGETS, emit_all
+    from swizzle_solver.extended import search_extended
+    from swizzle_solver.search import first_conflict_free
     from swizzle_solver.names import checkable, expect_problem, parse_layout
     from swizzle_solver.report import solution_json
     from swizzle_solver.solving import solve
@@ -425,6 +428,12 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
         assert "Rot<k>" in checkable()
         snippets = emit_all(TARGETS, problem, Rotate(1))
         assert snippets["cuda"].expressible and Rotate(1).expression(problem.tile) in snippets["cuda"].code
+        # a later family (stage LATER) is searched by extended.py with no edit there: every member it lists
+        small = make_problem(8, 8, ["8x1"], None, 4)
+        found, reports = search_extended(small, Budget(), first_conflict_free)
+        toy = next(r for r in reports if r.family == "toy-rotate")
+        assert (toy.candidates, toy.evaluated, toy.complete) == (3, 3, True)
+        assert any(c.layout == Rotate(1) and c.conflict_free for c in found)
     finally:
         families.unregister("toy-rotate")
     assert "toy-rotate" not in families.FAMILY_RANK
