@@ -17,17 +17,17 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     pitch = row_pitch(tile, layout)
     if pitch:
         return Snippet("mojo", f"{head}\n{plain(tile, pitch, '#')}\nfrom layout import Layout, IntTuple\n"
-                               f"alias smem_layout = Layout(IntTuple({tile.rows}, {tile.cols}), IntTuple({pitch}, 1))",
+                               f"comptime smem_layout = Layout(IntTuple({tile.rows}, {tile.cols}), IntTuple({pitch}, 1))",
                        True)
     found = swizzled_rows(tile, layout)
     if found is None:
         return Snippet("mojo", f"{head}\n# cannot express as Mojo's Swizzle(bits, base, shift): "
                                f"{why_not_swizzle(tile, layout)}\n"
-                               f"fn smem_offset(r: Int, c: Int) -> Int:\n    return {layout.expression(tile)}",
+                               f"def smem_offset(r: Int, c: Int) -> Int:\n    return {layout.expression(tile)}",
                        False)
     pitch, sw = found
     lines = [head, "from layout.swizzle import Swizzle, make_swizzle", "",
-             f"alias smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})",
+             f"comptime smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})",
              f"# element (r, c) is at smem_swizzle(r * {pitch} + c)"
              + (f": rows padded to {pitch} elements" if pitch != tile.row_length else "")]
     if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
@@ -35,5 +35,6 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                      f"access_size={1 << sw.M}]()")
     width = tma_width(tile, sw) if pitch == tile.row_length else None
     if width:
-        lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B]()")
+        lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B]()"
+                     "  # from layout.tma_async import TensorMapSwizzle")
     return Snippet("mojo", "\n".join(lines), True)
