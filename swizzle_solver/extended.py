@@ -15,7 +15,7 @@ overrides both ("smt" or "enum").
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +31,7 @@ from .candidate import (
 )
 from .families import cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
+from .families.two_level import TwoLevel
 from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
@@ -63,7 +64,7 @@ def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Lat
     return Later(XorOracle(problem), engine, base)
 
 
-def failures_many(oracle: XorOracle, members, budget: Budget | None = None) -> np.ndarray:
+def failures_many(oracle: XorOracle, members: Sequence[TwoLevel], budget: Budget | None = None) -> np.ndarray:
     """Differences sent to slot 0 by each two-level member, all members at once; when ``budget``
     runs out first, only for a prefix of them (the result is that long).
 
@@ -94,7 +95,7 @@ def failures_many(oracle: XorOracle, members, budget: Budget | None = None) -> n
     return out
 
 
-def sample_passes(oracle: XorOracle, members) -> np.ndarray:
+def sample_passes(oracle: XorOracle, members: Sequence[TwoLevel]) -> np.ndarray:
     """Per two-level member: False when a pattern without a separation already exceeds its lower
     bound on a sample of placements (refute would reject it); True when it may pass. All members
     at once, so that refute simulates only these."""
@@ -123,7 +124,7 @@ def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
     return measure(problem, layout, table)
 
 
-def _best_effort(oracle: XorOracle, members, failures: np.ndarray | None = None) -> list[Candidate]:
+def _best_effort(oracle: XorOracle, members: Sequence[TwoLevel], failures: np.ndarray | None = None) -> list[Candidate]:
     """No member is conflict-free: measure the sound members that fail the fewest differences
     (``failures``: failures_many(oracle, members), if already counted)."""
     failures = (failures_many(oracle, members) if failures is None else failures).tolist()

@@ -220,7 +220,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
             text.append(f"(assert ((_ at-most {most - 1}) {others}))")
         return "".join(text)
 
-    def block(layout):
+    def block(layout: XorLinear) -> None:
         learned = None if lemmas is None else lemmas(layout)
         if learned:  # the solver's parser keeps the declarations made before
             solver.s.from_string("".join(learn(*lemma) for lemma in learned))
@@ -309,7 +309,7 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
         _, b1, m1, s1, b2, m2, s2 = fixed
         return TwoLevel(Swizzle(b1, m1, s1), Swizzle(b2, m2, s2))
 
-    def block(layout):
+    def block(layout: TwoLevel) -> None:
         values = (layout.first.B, layout.first.M, layout.first.S, layout.second.B, layout.second.M, layout.second.S)
         solver.s.add(z3.Or([v[nm] != val for nm, val in zip(names, values)]))
 
