@@ -35,7 +35,7 @@ class XorOracle:
         at_bound = [self.target[p] == p.lower_bound for p in problem.patterns]
         self.seps = [s for s, b in zip(seps, at_bound) if s is not None and b]
         self.rest = [p for p, s, b in zip(problem.patterns, seps, at_bound) if s is None or not b]
-        self.top = max(1, (problem.tile.size - 1).bit_length())
+        self.top = problem.tile.offset_bits
         self.vector_bits = log2(vector_elems(problem))
 
     def separates(self, layout: OffsetXor) -> bool:

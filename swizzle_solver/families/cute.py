@@ -129,7 +129,7 @@ class Swizzle(LayoutBase):
 
 
 def bounds(tile: Tile, vector_elems: int) -> str:
-    top = max(1, (tile.size - 1).bit_length())
+    top = tile.offset_bits
     return f"B >= 1, M >= {log2(vector_elems)}, S >= B, M + S + B <= {top} offset bits"
 
 
@@ -140,7 +140,7 @@ def grid(tile: Tile, vector_elems: int) -> list[tuple[int, int, int]]:
     A YYY bit at or above the top offset bit is always 0, so such a triple equals one with
     fewer bits: it can never be minimal.
     """
-    top = max(1, (tile.size - 1).bit_length())
+    top = tile.offset_bits
     m_min = log2(vector_elems)
     return [(b, m, s)
             for b in range(1, top)

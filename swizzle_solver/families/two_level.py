@@ -86,7 +86,7 @@ def params(member: TwoLevel) -> tuple:
 
 def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
     singles = cute.candidates(tile, vector_elems)
-    top = max(1, (tile.size - 1).bit_length())
+    top = tile.offset_bits
     one = np.array([[sw.B, sw.M, sw.S, sw.mask] for sw in singles], dtype=np.int64).reshape(-1, 4)
     i, j = np.nonzero(~np.eye(len(singles), dtype=bool))  # every ordered pair of different swizzles
     a, b = one[i], one[j]
