@@ -43,10 +43,9 @@ _ENTRIES: list[Family | Lazy] = [
     Lazy("padding", 6, "padding"),
 ]
 
-# Derived from the registry: the rank of each family's name (candidate.Candidate.rank_key), and the
-# names of the later families in rank order.
+# Derived from the registry (kept in step by register / unregister): the rank of each family's
+# name (candidate.Candidate.rank_key).
 FAMILY_RANK: dict[str, int] = {e.name: e.rank for e in _ENTRIES}
-EXTENDED = tuple(e.name for e in _ENTRIES if e.stage == LATER)
 
 
 def register(entry: Family | Lazy) -> None:
@@ -144,5 +143,5 @@ def _maker(family: Family) -> Callable[..., Layout]:
     return family.make
 
 
-__all__ = ["EVERY_SOLVE", "EXTENDED", "FAMILY_RANK", "LATER", "Family", "Lazy", "apply_many", "base", "baseline",
+__all__ = ["EVERY_SOLVE", "FAMILY_RANK", "LATER", "Family", "Lazy", "apply_many", "base", "baseline",
            "every_solve", "parse_name", "phys_many", "record", "records", "register", "unregister"]
