@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -42,7 +42,6 @@ class CuteForm(Protocol):
     def tma_mode(self, elem_bytes: int) -> str | None: ...
 
 
-@runtime_checkable
 class Layout(Protocol):
     """A layout of one tile. Invariants (each family's class keeps them; tests/test_families.py
     checks them on every family):
