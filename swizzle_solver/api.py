@@ -88,17 +88,19 @@ class Result:
 
 
 def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
-          **kwargs) -> Result:
+          exhaustive: bool = False, **kwargs) -> Result:
     """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
     skips the candidates table when a first conflict-free member answers (then ``json`` and
-    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout)."""
+    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout);
+    ``exhaustive`` searches every later family, even those that cannot rank before an answer
+    already found (--exhaustive)."""
     from .solving import solve as search
 
     if problem_ is None:
         problem_ = problem(**kwargs)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
-    return Result(search(problem_, budget=budget, table=table))
+    return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive))
 
 
 @dataclass(frozen=True, eq=False)

@@ -123,7 +123,7 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None) -> int:
+              show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False) -> int:
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
@@ -131,7 +131,8 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress() as progress:
-        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table)
+        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table,
+                       exhaustive=exhaustive)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
@@ -174,6 +175,8 @@ def main_command(
                                                "B,M,S, XorCols<B,M,a>, 'A then B', or any answer's name."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
+                                    "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
     emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "
@@ -221,7 +224,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive)
     raise typer.Exit(code)
 
 
@@ -229,6 +232,8 @@ def main_command(
 def batch_command(
     file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
+                                    "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
                                        "examples file's folder (absolute paths, '..')."),

@@ -255,6 +255,9 @@ def families_view(doc: dict) -> Group | None:
     for f in doc["proof"]["families"]:
         line = Text()
         line.append(f"{f['family']}: ", style="bold")
+        if f.get("searched") is False:  # one line: why it could not win (solving.cannot_win)
+            parts.append(Wrapped(line.append(f["covered"], style="dim")))
+            continue
         if f["reaches_lower_bound"]:
             line.append(f"reaches the lower bound ({f['best']})", style=OK)
         elif f["best"] is None:

@@ -70,6 +70,8 @@ def families_json(solution: Solution) -> list[dict]:
                  "reaches_lower_bound": ranked is not None and ranked.conflict_free,
                  "best": ranked.layout.name if ranked else None,
                  "best_excess_wavefronts": ranked.excess if ranked else None}
+        if not f.searched:  # skipped: no member could rank before the answer (solving.cannot_win)
+            entry["searched"] = False
         if f.smt is not None:
             entry["smt"] = f.smt
         contains = record(f.family).contains
@@ -86,6 +88,12 @@ def families_json(solution: Solution) -> list[dict]:
                                 "collision": collision_json(problem, ranked, i)}
         out.append(entry)
     return out
+
+
+def search_json(f) -> dict:
+    """A family's search record; ``searched`` only when False (a skipped family), so that the
+    documents of searched families keep their shape."""
+    return {k: v for k, v in vars(f).items() if k != "searched" or not v}
 
 
 def matrix_json(m: BankMatrix) -> dict:
@@ -184,7 +192,7 @@ def solution_json(solution: Solution) -> dict:
         "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
-        "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
+        "search": {"families": [search_json(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),
                    "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "

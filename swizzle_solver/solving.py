@@ -75,11 +75,36 @@ def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports:
     return Table([recheck(problem, c) for c in runners_up], reports, measure(problem, Identity()))
 
 
-def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None, extend: bool = True,
-          engine: str | None = None, table: bool = True) -> Solution:
-    """The minimal layout over ``families`` (default: the every-solve families; and with ``extend``, the later families when no member
+def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]) -> str | None:
+    """Why no member of the later ``family`` can rank before a candidate already ``found``, or None.
+
+    The rule is written against a lower bound on every member's rank key rather than the key itself,
+    so that it holds whether storage comes before the family in the order or after it: a member
+    leaves at least ``least`` excess (0, or the floors'), needs at least the family's least storage
+    (extended.min_storage), and has the family's rank. A found candidate at that excess, with no more
+    storage and an earlier family, ranks strictly before every member whichever of the two comes first.
+    """
+    from .extended import min_storage
+
+    rank, storage = FAMILY_RANK[family], min_storage(problem, family)
+    for c in ranked(found):
+        if c.excess != least:
+            break
+        if FAMILY_RANK[c.layout.family] < rank and c.layout.storage(problem.tile) <= storage:
+            what = "is conflict-free" if least == 0 else f"leaves the least excess any layout can ({least})"
+            return (f"{c.layout.name} ({c.layout.family}) {what} in no more storage and ranks before every "
+                    f"{family} member (--exhaustive searches it)")
+    return None
+
+
+def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None,
+          extend: bool = True, engine: str | None = None, table: bool = True, exhaustive: bool = False) -> Solution:
+    """The minimal layout over ``families`` (default: the every-solve families; and with ``extend``,
+    the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
-    overrides each later family's default engine. ``table``: build the candidates table too."""
+    overrides each later family's default engine. ``table``: build the candidates table too.
+    A later family that cannot rank before a candidate already found (``cannot_win``) is not
+    searched, unless ``exhaustive``."""
     budget = budget or Budget()
     first = first_conflict_free(problem, families, budget)
     if first is not None:
@@ -107,7 +132,8 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     if extended:  # extended.py and its families are imported only here (start-up)
         from .extended import search_extended
 
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine)
+        skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip)
         found += more
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).

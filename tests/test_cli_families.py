@@ -74,6 +74,12 @@ def test_row_interleave_json_and_padding_alternative():
     assert ans["family"] == "row-interleave"
     phys = evaluate(ans["expression"], 8, 9)
     assert sorted(phys.ravel().tolist()) == list(range(72))
+    # padding cannot rank before a conflict-free row interleave in the tile's own storage: not
+    # searched (solving.cannot_win), unless --exhaustive
+    skipped = next(f for f in doc["proof"]["families"] if f["family"] == "padding")
+    assert skipped["searched"] is False and not any(a["family"] == "padding" for a in doc["alternatives"])
+    doc = solve_json([*INTERLEAVE, "--exhaustive"])
+    assert doc["answer"]["name"] == ans["name"]
     pads = [a for a in doc["alternatives"] if a["family"] == "padding"]
     assert pads and pads[0]["padding"]["extra_bytes"] == 8 * (pads[0]["padding"]["row_length"] - 9) * 4
     # padding reaches the same wavefronts but is never the answer over a swizzle that does
