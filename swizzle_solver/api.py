@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from .access import elem_bytes_of, make_problem
 from .budget import Budget
 from .candidate import Candidate
-from .hardware import DEFAULT
 from .layout import Layout
 from .model import Problem
 from .solving import Solution
@@ -30,12 +29,13 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
-            elem_bytes: int | None = None, banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_bytes, phases=()) -> Problem:
+            elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
+            arch: str = "nvidia") -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases))
+                        list(phases), arch=arch)
 
 
 @dataclass(frozen=True, eq=False)

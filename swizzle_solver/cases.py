@@ -11,12 +11,11 @@ from pathlib import Path
 
 from .access import elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
-from .hardware import DEFAULT
 from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
-KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
+KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
         "phases", "linear_layout", "expect", "expect_status", "check", "stage"}
 STATUSES = ("conflict-free", "conflicts")
 
@@ -90,8 +89,8 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks", DEFAULT.banks), t.get("bank_bytes", DEFAULT.bank_bytes), [str(base / p) for p in files["phases"]],
-                               [str(base / p) for p in files["linear_layout"]])
+                               t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
+                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     return Case(printable(name), problem, t.get("expect"), status, check)
@@ -109,7 +108,7 @@ def _check_keys(t: dict, where: str) -> None:
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
-    for key in ("expect", "dtype", "check"):
+    for key in ("expect", "dtype", "check", "arch"):
         if key in t and not isinstance(t[key], str):
             raise InputError(f"{where}: {key} must be a string")
     why = expect_problem(t["expect"]) if "expect" in t else None

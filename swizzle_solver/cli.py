@@ -161,8 +161,10 @@ def main_command(
     row_length: Optional[int] = typer.Option(None, "--row-length", help="Pitch in elements (>= cols; default cols)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
-    banks: int = typer.Option(32, "--banks", help="Number of banks."),
-    bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),
+    banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
+    bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
+    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia, gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 "
+                             "(aliases: cdna3, mi300x, mi355x, gfx1100, ...)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
@@ -214,7 +216,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout))
+                           list(phases), list(linear_layout), arch=arch)
     layout = None
     if check_layout is not None:
         from .names import parse_layout

@@ -127,6 +127,8 @@ def problem_view(doc: dict) -> Group:
         f" ({pad} elements of padding)" if pad else "", "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
+        (f" ({p['arch']}, {p['wave_lanes']}-lane waves; each instruction's bank count and phases are its own)"
+         if "arch" in p else ""),
     )
     rows = []
     for a in p["accesses"]:
@@ -145,6 +147,8 @@ def problem_view(doc: dict) -> Group:
                 f"{f['vector_bytes']}-byte vectors of {f['vectors_of']} whole: one phase reaches "
                 f"{f['vectors_at_one_position']} of those vectors at one word position, and a wavefront serves "
                 f"{f['slots_per_wavefront']} vectors there; only narrower vectors lift this floor", style=BAD), 2))
+    for text in doc.get("warnings", []):
+        parts.append(Wrapped(Text(f"warning: {text}", style=BAD), 2))
     if len(parts) > 2:
         parts.append(Text())
     return Group(*parts)

@@ -19,14 +19,15 @@ SCHEMA_VERSION = 1
 
 def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
+    arch = {} if b.name == "nvidia" else {"arch": b.name, "wave_lanes": b.wave_lanes}  # NVIDIA: as before
     return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
-            "banks": b.banks, "bank_bytes": b.bank_bytes,
+            "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 
 
 def access_json(p: Pattern) -> dict:
     return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
-            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.lower_bound,
+            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.instruction_lower_bound,
             "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
 
 
@@ -39,6 +40,10 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
+    per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
+    excess = ranked.excess
+    if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
+        excess = sum(a["worst_wavefronts"] - a["lower_bound"] for a in per_access)
     return {
         "family": layout.family,
         "name": layout.name,
@@ -47,13 +52,37 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "byte_cute": sw.byte_level(e).name if sw else None,
         "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
-        "excess_wavefronts": ranked.excess,
+        "excess_wavefronts": excess,
         **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
-        "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
-                        "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
-                        "baseline_total_wavefronts": base.total}
-                       for r, base in zip(ranked.results, baseline.results)],
+        "per_access": per_access,
     }
+
+
+def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:
+    """One access's cost, per instruction for instruction-level forms (the sum over its phases;
+    DESIGN.md section 9), and on AMD targets the SQ_LDS_BANK_CONFLICT that rocprof would count for
+    its worst instruction (worst - lower bound: the stall cycles beyond one per phase)."""
+    worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
+    out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
+           "baseline_worst_wavefronts": int(base.instruction_costs().max()), "baseline_total_wavefronts": base.total}
+    if problem.bank_model.amd:
+        out["counter"] = {"SQ_LDS_BANK_CONFLICT": worst - lower}
+    return out
+
+
+def add_warning(doc: dict, text: str) -> dict:
+    """Append to the document's top-level ``warnings`` list (created when the first one comes)."""
+    if text not in doc.setdefault("warnings", []):
+        doc["warnings"].append(text)
+    return doc
+
+
+def with_warnings(doc: dict, problem: Problem) -> dict:
+    """Every unverified hardware cell an access relies on (hardware.Rule.warning)."""
+    for p in problem.patterns:
+        for text in p.warnings:
+            add_warning(doc, text)
+    return doc
 
 
 def families_json(solution: Solution) -> list[dict]:
@@ -118,7 +147,7 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    tile, hardware = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.bank_model.serving(result.pattern.banks)
     phys = layout_table(tile, ranked.layout)
     lanes = simulate.bank_list(tile, hardware, result.pattern, phys, result.worst_placement)
     matrix = bank_matrix(tile, hardware, result.pattern, ranked.layout.bases(tile))
@@ -184,7 +213,7 @@ def with_floors(doc: dict, problem: Problem, ranked: Candidate, usable: bool = T
 
 def solution_json(solution: Solution) -> dict:
     problem = solution.problem
-    return with_floors({
+    doc = with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "status": solution.status,
@@ -199,6 +228,7 @@ def solution_json(solution: Solution) -> dict:
                                            "any family leaves fewer wavefronts" if solution.at_floor else None),
                    "timed_out": solution.timed_out},
     }, problem, solution.answer)
+    return with_warnings(doc, problem)
 
 
 def check_passed(ranked: Candidate, why: str | None) -> bool:
@@ -208,7 +238,7 @@ def check_passed(ranked: Candidate, why: str | None) -> bool:
 
 def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None) -> dict:
     passed = check_passed(ranked, why)
-    return with_floors({
+    doc = with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "status": ranked.status,
@@ -217,4 +247,5 @@ def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: st
         "alternatives": [],
         "proof": evidence_json(problem, ranked),
     }, problem, ranked, usable=why is None)
+    return with_warnings(doc, problem)
 
