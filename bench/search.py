@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from swizzle_solver import candidate, solving  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
-from swizzle_solver.families import FAMILIES  # noqa: E402
+from swizzle_solver.families import base  # noqa: E402
 
 TARGET = 50.0  # naive / solver on KERNEL_TILES
 FLOOR_FACTOR = 2.5  # solver / floor (the answers' own simulation and verification) on the stage-1 examples
@@ -71,8 +71,8 @@ def problems():
 def naive_solve(problem):
     """Every candidate, measured whole by the simulator; the minimum in the DESIGN.md order."""
     best = None
-    for module in FAMILIES:
-        for layout in module.candidates(problem.tile, candidate.vector_elems(problem)):
+    for family in base():
+        for layout in family.candidates(problem.tile, candidate.vector_elems(problem)):
             if layout.invalid(problem.tile) is not None:
                 continue
             ranked = candidate.measure(problem, layout)
@@ -144,7 +144,7 @@ def main() -> int:
     for name in disagree:
         print(f"DISAGREE: {name}")
     ratio = naive_s / solve_s
-    candidates = sum(len(m.candidates(p.tile, candidate.vector_elems(p))) for _, p in items for m in FAMILIES)
+    candidates = sum(len(m.candidates(p.tile, candidate.vector_elems(p))) for _, p in items for m in base())
     print(f"{len(items)} stage-1 examples: solver {solve_s * 1e3:.1f} ms, naive {naive_s * 1e3:.1f} ms "
           f"(all {candidates} candidates simulated)")
     print(f"  layouts simulated whole: solver {simulations(plain_solve)}, naive {simulations(naive_solve)}")

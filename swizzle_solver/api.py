@@ -13,14 +13,20 @@
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .access import elem_bytes_of, make_problem
 from .budget import Budget
 from .candidate import Candidate
+from .layout import Layout
 from .model import Problem
 from .solving import Solution
+
+if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is asked for
+    from .bankmap import BankMap
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
@@ -44,7 +50,7 @@ class Result:
         return self.solution.problem
 
     @property
-    def layout(self):
+    def layout(self) -> Layout:
         return self.solution.answer.layout
 
     @property
@@ -107,7 +113,7 @@ class Checked:
     invalid: str | None  # why the layout is not sound here (soundness.py), or None
 
     @property
-    def layout(self):
+    def layout(self) -> Layout:
         return self.measured.layout
 
     @property
@@ -145,9 +151,9 @@ class Checked:
         return with_emit(doc, self.problem, self.layout, emit)
 
 
-def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
+def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
-    is a layout object or a name as the tool prints it (names.CHECKABLE)."""
+    is a layout object or a name as the tool prints it (names.checkable())."""
     from .names import parse_layout
     from .solving import check as measure_check
 
@@ -161,7 +167,7 @@ def check(layout, problem_: Problem | None = None, /, **kwargs) -> Checked:
     return Checked(problem_, measured, why)
 
 
-def with_emit(doc: dict, prob: Problem, layout, targets) -> dict:
+def with_emit(doc: dict, prob: Problem, layout: Layout, targets: Iterable[str]) -> dict:
     """Add answer.emit.TARGET (the snippet) and answer.emit_expressible.TARGET to a JSON document."""
     if not targets:  # emit.py is imported only when code is asked for (start-up)
         return doc
@@ -175,7 +181,7 @@ def with_emit(doc: dict, prob: Problem, layout, targets) -> dict:
     return doc
 
 
-def bank_maps(prob: Problem, layout, access: str | None):
+def bank_maps(prob: Problem, layout: Layout, access: str | None) -> tuple[BankMap, BankMap]:
     """(before, after) bank maps for the chosen access: the unswizzled tile and the layout."""
     from .bankmap import bank_map, choose_access
     from .families.identity import Identity
@@ -184,7 +190,7 @@ def bank_maps(prob: Problem, layout, access: str | None):
     return bank_map(prob, Identity(), index), bank_map(prob, layout, index)
 
 
-def figure(prob: Problem, layout, per_access: list[dict], access: str | None = None) -> str:
+def figure(prob: Problem, layout: Layout, per_access: list[dict], access: str | None = None) -> str:
     from .svg import svg_text
 
     before, after = bank_maps(prob, layout, access)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import simulate
-from .layout import layout_table
+from .layout import Layout, layout_table
 from .model import InputError, Problem
 
 
@@ -52,7 +52,7 @@ def choose_access(problem: Problem, which: str | None) -> int:
                      f"or its position 1..{len(specs)}")
 
 
-def bank_map(problem: Problem, layout, index: int) -> BankMap:
+def bank_map(problem: Problem, layout: Layout, index: int) -> BankMap:
     pattern = problem.patterns[index]
     tile, model = problem.tile, problem.bank_model.serving(pattern.banks)
     phys = layout_table(problem.tile, layout)

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, Iterable, Iterator, TypeVar
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 T = TypeVar("T")
 

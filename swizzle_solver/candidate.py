@@ -9,11 +9,12 @@ shift): ``Candidate.rank_key``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+import numpy as np
 
 from . import simulate
 from .families import FAMILY_RANK
-from .layout import layout_table
+from .layout import Layout, layout_table
 from .model import Problem
 from .soundness import verify
 
@@ -26,7 +27,7 @@ class Candidate:
     pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""
 
     excess: int
-    layout: Any  # a member of a family (families/*): duck-typed until the families get one Layout type
+    layout: Layout  # a member of a family (families/*)
     results: tuple = ()  # a problem has at least one pattern, so measured ones are never empty
 
     @property
@@ -66,7 +67,7 @@ def vector_elems(problem: Problem) -> int:
     return max(int(p.lane_bytes.max()) for p in problem.patterns) // problem.tile.elem_bytes
 
 
-def measure(problem: Problem, layout, table=None) -> Candidate:
+def measure(problem: Problem, layout: Layout, table: np.ndarray | None = None) -> Candidate:
     """The ground truth for one layout: every placement of every pattern, simulated (``table``:
     its layout_table, if already built)."""
     table = layout_table(problem.tile, layout) if table is None else table

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .access import elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
+from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
@@ -25,7 +26,7 @@ class Case:
     problem: Problem
     expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name
     expect_status: str | None
-    check: object = None  # a layout to check instead of searching (names.parse_layout)
+    check: Layout | None = None  # a layout to check instead of searching (names.parse_layout)
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -73,13 +74,8 @@ def _pitch_as_row_length(t: dict, where: str) -> dict:
 
 def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
-    unknown = sorted(set(t) - KEYS)
-    if unknown:
-        raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
+    _check_keys(t, where)
     t = _pitch_as_row_length(t, where)
-    for key in ("rows", "cols"):
-        if key not in t:
-            raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
     access = t.get("access", [])
     if isinstance(access, str):
         access = [access]
@@ -99,6 +95,27 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                 raise InputError(f"{where}: {key} path {p!r} leaves the folder of the examples file: give a path "
                                  f"inside it, or run batch --allow-outside")
     status = t.get("expect_status")
+    check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
+    try:
+        e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
+        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
+                               t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
+                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
+    except InputError as err:
+        raise InputError(f"{where}: {err}") from None
+    return Case(printable(name), problem, t.get("expect"), status, check)
+
+
+def _check_keys(t: dict, where: str) -> None:
+    """The case's keys: known, rows and cols present, the strings strings, expect a printable name,
+    not both check and expect."""
+    unknown = sorted(set(t) - KEYS)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
+    for key in ("rows", "cols"):
+        if key not in t:
+            raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
+    status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
     for key in ("expect", "dtype", "check", "arch"):
@@ -110,12 +127,3 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     if "check" in t and "expect" in t:
         raise InputError(f"{where}: give check (the layout your kernel uses must be conflict-free) or expect "
                          f"(what the search must answer), not both")
-    check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
-    try:
-        e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
-        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
-                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
-    except InputError as err:
-        raise InputError(f"{where}: {err}") from None
-    return Case(printable(name), problem, t.get("expect"), status, check)

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from typing import Callable, List, Optional
 
 import typer
+from typer.core import TyperGroup, TyperOption
 
 from . import __version__
 from .access import elem_bytes_of, make_problem
+from .layout import Layout
 from .model import InputError, Problem
 
 # --help: the usage line says that a plain solve takes no command (only `batch` is one), and the
@@ -39,7 +41,21 @@ Shell completion: swizzle-solve --install-completion (bash, zsh, fish),
 or --show-completion to print the script (docs/cli.md).
 Output: docs/output.md; JSON: docs/json.md; CI: docs/ci.md."""
 
-app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+
+class _App(TyperGroup):
+    """The app's command group. Help text that comes from a registry is filled in when help is
+    printed, never at import (start-up: a plain solve must not import emit/)."""
+
+    def format_help(self, ctx, formatter) -> None:
+        for param in self.params:  # (click's Parameter has no help: only its options do)
+            if isinstance(param, TyperOption) and param.help and "{targets}" in param.help:
+                from .emit import TARGETS
+
+                param.help = param.help.replace("{targets}", ", ".join(TARGETS))
+        super().format_help(ctx, formatter)
+
+
+app = typer.Typer(cls=_App, add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   context_settings={"help_option_names": ["-h", "--help"]}, subcommand_metavar="[batch FILE]",
                   epilog=EPILOG,
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
@@ -86,7 +102,7 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
 
 
 def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
-            layout, out: Outputs, show_phases: bool) -> None:
+            layout: Layout, out: Outputs, show_phases: bool) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
     (--quiet prints the answer line and --emit's code, so only --svg makes it need one)."""
     if quiet and out.svg is None:
@@ -153,7 +169,7 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
-def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
+def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False) -> int:
     from .api import check
     from .progress import LazyProgress
@@ -202,7 +218,7 @@ def main_command(
                                     "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
-    emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
+    emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "
                                                       "repeatable."),
     show: bool = typer.Option(False, "--show", help="Draw the bank map before/after in the terminal."),
     show_access: Optional[str] = typer.Option(None, "--show-access",

@@ -15,8 +15,8 @@ overrides both ("smt" or "enum").
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -29,15 +29,15 @@ from .candidate import (
     measure,
     vector_elems,
 )
-from .families import cute, linear, padding, row_interleave, two_level, xor_cols
+from .families import cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
-from .layout import layout_table
+from .families.two_level import TwoLevel
+from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import soundness
 
-DEFAULT_ENGINE = {two_level.FAMILY: "enum", linear.FAMILY: "smt"}
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
 # disjunctions of XOR parities are hard for its SAT core, and a rare instance runs for minutes (32 x
@@ -53,11 +53,11 @@ class Later:
     """What each later-family search is given besides the problem and the budget."""
 
     oracle: XorOracle  # decides XOR-linear members (two-level, linear; padding's target)
-    engine: str | None  # "smt" or "enum" for every family that has both; None: DEFAULT_ENGINE
+    engine: str | None  # "smt" or "enum" for every family that has both; None: each family's own (Family.engine)
     base: Callable  # the base search's first_conflict_free (search.py), for padding's swizzled pitches
 
-    def engine_of(self, family: str) -> str:
-        return self.engine or DEFAULT_ENGINE[family]
+    def engine_of(self, family: Family) -> str:
+        return self.engine or family.engine
 
 
 def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Later:
@@ -77,7 +77,7 @@ def walsh(diffs: np.ndarray, top: int) -> np.ndarray:
     return w.reshape(-1)
 
 
-def failures_many(oracle: XorOracle, members, budget: Budget | None = None) -> np.ndarray:
+def failures_many(oracle: XorOracle, members: Sequence[TwoLevel], budget: Budget | None = None) -> np.ndarray:
     """Differences sent to slot 0 by each two-level member, all members at once; when ``budget``
     runs out first, only for a prefix of them (the result is that long).
 
@@ -114,7 +114,7 @@ def failures_many(oracle: XorOracle, members, budget: Budget | None = None) -> n
     return out
 
 
-def sample_passes(oracle: XorOracle, members) -> np.ndarray:
+def sample_passes(oracle: XorOracle, members: Sequence[TwoLevel]) -> np.ndarray:
     """Per two-level member: False when a pattern without a separation already exceeds its lower
     bound on a sample of placements (refute would reject it); True when it may pass. All members
     at once, so that refute simulates only these."""
@@ -123,7 +123,7 @@ def sample_passes(oracle: XorOracle, members) -> np.ndarray:
         params = [two_level.params(m) for m in members]
         for pattern in oracle.rest:
             sample = placement_sample(oracle.problem.tile, pattern)
-            passed &= sampled_worsts(oracle.problem, two_level, params, pattern, sample) <= oracle.target[pattern]
+            passed &= sampled_worsts(oracle.problem, two_level.FAMILY_RECORD, params, pattern, sample) <= oracle.target[pattern]
     return passed
 
 
@@ -135,7 +135,7 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
                               f"seconds); --timeout SECONDS allows more")
 
 
-def _sound_measured(problem: Problem, layout) -> Candidate | None:
+def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
     """The layout measured, when it is sound (soundness.py); else None."""
     table = layout_table(problem.tile, layout)
     if soundness(problem.tile, layout, problem.patterns, table) is not None:
@@ -143,7 +143,7 @@ def _sound_measured(problem: Problem, layout) -> Candidate | None:
     return measure(problem, layout, table)
 
 
-def _best_effort(oracle: XorOracle, members, failures: np.ndarray | None = None) -> list[Candidate]:
+def _best_effort(oracle: XorOracle, members: Sequence[TwoLevel], failures: np.ndarray | None = None) -> list[Candidate]:
     """No member is conflict-free: measure the sound members that fail the fewest differences
     (``failures``: failures_many(oracle, members), if already counted)."""
     failures = failures_many(oracle, members) if failures is None else failures
@@ -161,8 +161,8 @@ def _best_effort(oracle: XorOracle, members, failures: np.ndarray | None = None)
 
 
 def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    oracle, engine = later.oracle, later.engine_of(two_level.FAMILY)
-    report = FamilyReport(two_level.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    oracle, engine = later.oracle, later.engine_of(two_level.FAMILY_RECORD)
+    report = FamilyReport(two_level.FAMILY_RECORD.name, method="smt" if engine == "smt" else "enumeration")
     members = two_level.candidates(problem.tile, vector_elems(problem))
     report.candidates = len(members)
     found, failures = [], None
@@ -197,8 +197,8 @@ def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[li
 
 
 def search_linear(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    oracle, engine = later.oracle, later.engine_of(linear.FAMILY)
-    report = FamilyReport(linear.FAMILY, method="smt" if engine == "smt" else "enumeration")
+    oracle, engine = later.oracle, later.engine_of(linear.FAMILY_RECORD)
+    report = FamilyReport(linear.FAMILY_RECORD.name, method="smt" if engine == "smt" else "enumeration")
     targets = oracle.slot_targets()
     terms = linear.all_terms(targets, oracle.top)
     report.candidates = 2 ** len(terms)
@@ -251,8 +251,18 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
     """Every band and factor, each sound one simulated. (A row permutation moves a lane to a row
     that may start elsewhere modulo its vector when the pitch is not a multiple of it: explicit
     phases allow that, and the soundness check refuses it.)"""
-    report = FamilyReport(row_interleave.FAMILY)
-    members = row_interleave.candidates(problem.tile, vector_elems(problem))
+    kept, report = _every_member(problem, budget, row_interleave.FAMILY_RECORD)
+    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
+                      f"factor 2 <= k < T: {report.candidates} members, {report.invalid} not permutations or "
+                      f"splitting vectors, the rest simulated")
+    return kept, report
+
+
+def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[list[Candidate], FamilyReport]:
+    """Every member the family lists (its ``candidates``), each sound one simulated: the search of a
+    later family that has no engine of its own."""
+    report = FamilyReport(family.name)
+    members = family.candidates(problem.tile, vector_elems(problem)) if family.candidates else []
     report.candidates = len(members)
     measured = []
     for _, layout in budget.walk(report, members):
@@ -264,9 +274,8 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
     report.evaluated = len(measured)
     kept = best(measured, KEEP_PER_FAMILY)
     report.best_excess = kept[0].excess if kept else None
-    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
-                      f"factor 2 <= k < T: {len(members)} members, {report.invalid} not permutations or "
-                      f"splitting vectors, the rest simulated")
+    report.covered = (f"every listed member: {len(members)}, {report.invalid} not sound (not a bijection or "
+                      f"splitting vectors), the rest simulated")
     return kept, report
 
 
@@ -277,7 +286,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     A pitch at which a lane's vector no longer starts aligned is not sound, and skipped."""
     from dataclasses import replace
 
-    report = FamilyReport(padding.FAMILY)
+    report = FamilyReport(padding.FAMILY_RECORD.name)
     tile = problem.tile
     target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
@@ -297,8 +306,8 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
         closest.append(measured)
         if swizzled is None:
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-            first = later.base(padded, (cute, xor_cols), budget, target=target,
-                               invalid=lambda inner: padding.Padded(pitch, inner).invalid(tile))
+            first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
+                               invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = Candidate(least, padding.Padded(pitch, first.layout))
     kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
@@ -311,14 +320,17 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     return kept, report
 
 
-SEARCHES = ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear),
-            (row_interleave.FAMILY, search_row_interleave), (padding.FAMILY, search_padding))  # in rank order
+# The later families with an engine of their own; any other later family of the registry has
+# every member it lists simulated (_every_member).
+SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], FamilyReport]]] = {
+    two_level.FAMILY_RECORD.name: search_two_level, linear.FAMILY_RECORD.name: search_linear,
+    row_interleave.FAMILY_RECORD.name: search_row_interleave, padding.FAMILY_RECORD.name: search_padding}
 
 
 def min_storage(problem: Problem, family: str) -> int:
     """The least storage (elements) any member of a later family needs: padding's smallest aligned
     pitch, the tile's own storage for the others."""
-    if family != padding.FAMILY:
+    if family != padding.FAMILY_RECORD.name:
         return problem.tile.size
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     pitches = padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes)
@@ -330,20 +342,21 @@ Skip = Callable[[str, list], "str | None"]  # (family, candidates found so far) 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
                     skip: Skip | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
-    """Every later family in rank order: their best few, and reports. ``base`` is the base
-    search's first_conflict_free (padding asks it for a swizzle of each padded tile). ``skip``
-    (solving.py's rule) says why a family need not be searched, given what was found before it:
-    such a family gets a report with ``searched`` False."""
+    """Every later family of the registry in rank order: their best few, and reports. ``base`` is
+    the base search's first_conflict_free (padding asks it for a swizzle of each padded tile).
+    ``skip`` (solving.py's rule) says why a family need not be searched, given what was found
+    before it: such a family gets a report with ``searched`` False."""
     later = later_of(problem, base, engine)
     found: list[Candidate] = []
     reports: list[FamilyReport] = []
-    for family, search in SEARCHES:
-        why = skip(family, found) if skip is not None else None
+    for family in records(LATER):
+        why = skip(family.name, found) if skip is not None else None
         if why is not None:
-            method = "smt" if (engine or DEFAULT_ENGINE.get(family)) == "smt" else "enumeration"
-            reports.append(FamilyReport(family, method=method, searched=False, covered=f"not searched: {why}"))
+            method = "smt" if later.engine_of(family) == "smt" else "enumeration"
+            reports.append(FamilyReport(family.name, method=method, searched=False, covered=f"not searched: {why}"))
             continue
-        kept, report = search(problem, budget, later)
+        search = SEARCHES.get(family.name)
+        kept, report = search(problem, budget, later) if search else _every_member(problem, budget, family)
         found += kept
         reports.append(report)
     return found, reports

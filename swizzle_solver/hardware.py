@@ -35,6 +35,12 @@ def _log2(x: int) -> int:
     return x.bit_length() - 1
 
 
+def slot_offset_bits(unit_shift: int, slot_mask: int) -> list[int]:
+    """The element-offset bits that choose a unit's slot: ``slot_mask`` (slots - 1) above bit
+    ``unit_shift`` (the unit's log2 in elements)."""
+    return [unit_shift + j for j in range(slot_mask.bit_length())]
+
+
 @dataclass(frozen=True)
 class Geometry:
     """The bank geometry seen by lanes of one width (DESIGN.md section 3; proof.py, separation.py).
@@ -80,7 +86,7 @@ class Geometry:
     @property
     def slot_offset_bits(self) -> list[int]:
         """The element-offset bits that choose a unit's slot."""
-        return list(range(self.unit_shift, self.unit_shift + self.slot_bits))
+        return slot_offset_bits(self.unit_shift, self.slot_mask)
 
     @property
     def unit_words(self) -> int:

@@ -13,18 +13,35 @@ linear encoding, a per-row column XOR) is read off them in one place: families/f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 import numpy as np
 
 from .model import Tile
 
-if TYPE_CHECKING:  # the type only: families import this module
-    from .families.cute import Swizzle
+
+class CuteForm(Protocol):
+    """What a layout that is, by its definition, one CuTe Swizzle<B,M,S> says of itself
+    (families/cute.py's ``Swizzle``; a protocol here, as the families build on this module)."""
+
+    @property
+    def B(self) -> int: ...
+
+    @property
+    def M(self) -> int: ...
+
+    @property
+    def S(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def byte_level(self, elem_bytes: int) -> CuteForm: ...
+
+    def tma_mode(self, elem_bytes: int) -> str | None: ...
 
 
-@runtime_checkable
 class Layout(Protocol):
     """A layout of one tile. Invariants (each family's class keeps them; tests/test_families.py
     checks them on every family):
@@ -48,6 +65,8 @@ class Layout(Protocol):
       swizzle on some tile is recognised from its bases (families/forms.py), not here.
     - ``padded_form(tile)``: (pitch, inner) when the layout is ``inner`` on rows ``pitch`` elements
       apart, a pitch other than the tile's (padding), else None.
+    - ``invalid_padded(tile, pitch)``: ``invalid`` of the layout on the tile's rows ``pitch`` elements
+      apart (padding's inner layout): a padded row's spare columns are storage too.
     - ``json_extras(tile)``: what the family adds to the answer's JSON beyond the common keys
       (the keys and their order are part of the JSON schema; {} for none).
     """
@@ -73,16 +92,28 @@ class Layout(Protocol):
 
     def swizzles(self) -> list[dict]: ...
 
-    def cute_swizzle(self) -> Swizzle | None: ...
+    def cute_swizzle(self) -> CuteForm | None: ...
 
     def padded_form(self, tile: Tile) -> tuple[int, Layout] | None: ...
 
+    def invalid_padded(self, tile: Tile, pitch: int) -> str | None: ...
+
     def json_extras(self, tile: Tile) -> dict: ...
+
+
+class OffsetXor(Layout, Protocol):
+    """A layout that XORs bits of the logical offset p = r * row_length + c (two-level, linear):
+    ``apply(p)`` is the map on offsets, so phys(tile, r, c) = apply(r * row_length + c)."""
+
+    def apply(self, p: Any) -> Any: ...
 
 
 class LayoutBase:
     """Defaults of the Layout face: no bases (measured by the simulator), the tile's own storage,
     no JSON extras."""
+
+    def invalid(self, tile: Tile) -> str | None:
+        raise NotImplementedError  # every family's class says why its members are or are not bijections
 
     def bases(self, tile: Tile) -> list[int] | None:
         return None
@@ -90,11 +121,14 @@ class LayoutBase:
     def storage(self, tile: Tile) -> int:
         return tile.size
 
-    def cute_swizzle(self) -> Swizzle | None:
+    def cute_swizzle(self) -> CuteForm | None:
         return None
 
     def padded_form(self, tile: Tile) -> tuple[int, Layout] | None:
         return None
+
+    def invalid_padded(self, tile: Tile, pitch: int) -> str | None:
+        return self.invalid(replace(tile, row_length=pitch))
 
     def json_extras(self, tile: Tile) -> dict:
         return {}
@@ -168,15 +202,15 @@ class Family:
     rank: int
     stage: str
     layout: type
-    parse: Callable[[str], Any]
+    parse: Callable[[str], Layout | None]
     printed: str
     syntax: str
     never_printed: Callable[[str], str | None] | None = None
-    candidates: Callable[[Tile, int], list] | None = None
-    grid: Callable[[Tile, int], list[tuple]] | None = None
-    make: Callable[..., Any] | None = None
-    phys_many: Callable[..., Any] | None = None
-    apply_many: Callable[..., Any] | None = None
+    candidates: Callable[[Tile, int], Sequence[Layout]] | None = None
+    grid: Callable[[Tile, int], Sequence[tuple]] | None = None
+    make: Callable[..., Layout] | None = None
+    phys_many: Callable[[Sequence[tuple], Tile, np.ndarray, np.ndarray], np.ndarray] | None = None
+    apply_many: Callable[[Sequence[tuple], np.ndarray], np.ndarray] | None = None
     bounds: Callable[[Tile, int], str] | None = None
     engine: str = "screen"
     code_rows: Callable[[dict, dict], list[tuple[str, str]]] = _no_rows
@@ -185,17 +219,6 @@ class Family:
     baseline: bool = False
     contains: Sequence[str] = field(default_factory=tuple)
     smt_unit: str = "bits"
-
-    # The names search.py reads from a family module today (module.FAMILY, module.LAYOUT(*params)),
-    # so that a record can be searched where a module is: aliases, to go once search takes records.
-    @property
-    def FAMILY(self) -> str:  # noqa: N802
-        return self.name
-
-    @property
-    def LAYOUT(self) -> Callable[..., Any]:  # noqa: N802
-        assert self.make is not None, f"{self.name} has no parameter grid"
-        return self.make
 
 
 EVERY_SOLVE = "every solve"
@@ -208,6 +231,24 @@ def columns(params, ndim: int) -> list[np.ndarray]:
     dimensions with the member along axis 0."""
     array = np.asarray(params, dtype=np.int64).reshape(len(params), -1)
     return [col.reshape(-1, *[1] * ndim) for col in array.T]
+
+
+def partial_block_invalid(apply: Callable[[np.ndarray], np.ndarray], block: int, tile: Tile) -> str | None:
+    """Why an XOR map of offsets that changes only bits below ``block`` (a power of two; 0: it
+    changes none) is not a bijection of the tile's storage [0, size), or None. Such a map keeps
+    each aligned block of ``block`` offsets, and is a bijection of it (an involution: CuTe's
+    swizzle; unitriangular: two-level, linear), so only the last, partial block can leave the
+    storage (smt._on_storage asserts the same in SMT-LIB)."""
+    start = tile.size - tile.size % block if block else tile.size
+    if start == tile.size:
+        return None
+    p = np.arange(start, tile.size, dtype=np.int64)
+    out = apply(p)
+    bad = np.flatnonzero(out >= tile.size)
+    if bad.size:
+        i = int(bad[0])
+        return f"not a bijection of the {tile.size}-element storage: offset {int(p[i])} maps to {int(out[i])}"
+    return None
 
 
 def layout_table(tile: Tile, layout: Layout) -> np.ndarray:

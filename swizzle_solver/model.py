@@ -57,6 +57,12 @@ class Tile:
         return self.size * self.elem_bytes
 
     @property
+    def offset_bits(self) -> int:
+        """Bits of an element offset into the storage (at least 1): an XOR source at or above
+        them is always 0."""
+        return max(1, (self.size - 1).bit_length())
+
+    @property
     def pitch_is_pow2(self) -> bool:
         return is_pow2(self.row_length)
 

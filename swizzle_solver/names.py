@@ -22,12 +22,6 @@ def checkable() -> str:
     return ", ".join(syntaxes[:-1]) + f" or {syntaxes[-1]}" if len(syntaxes) > 1 else syntaxes[0]
 
 
-def __getattr__(name: str) -> str:
-    if name == "CHECKABLE":  # old constant: built from the registry when first asked for
-        return checkable()
-    raise AttributeError(name)
-
-
 def parse_layout(text: str, what: str = "--check") -> Layout:
     """The layout named ``text``; InputError saying ``what`` was given (e.g. "--check") otherwise."""
     s = text.strip()

@@ -10,7 +10,7 @@ import numpy as np
 from . import simulate
 from .candidate import vector_elems
 from .floors import floor_excess, targets
-from .layout import layout_table
+from .layout import OffsetXor, layout_table
 from .model import Problem, log2
 from .proof import bank_matrix
 from .separation import separations, slot_bits, units
@@ -35,13 +35,13 @@ class XorOracle:
         at_bound = [self.target[p] == p.lower_bound for p in problem.patterns]
         self.seps = [s for s, b in zip(seps, at_bound) if s is not None and b]
         self.rest = [p for p, s, b in zip(problem.patterns, seps, at_bound) if s is None or not b]
-        self.top = max(1, (problem.tile.size - 1).bit_length())
+        self.top = problem.tile.offset_bits
         self.vector_bits = log2(vector_elems(problem))
 
-    def separates(self, layout) -> bool:
+    def separates(self, layout: OffsetXor) -> bool:
         return all(s.holds(layout.apply) for s in self.seps)
 
-    def refute(self, layout) -> bool:
+    def refute(self, layout: OffsetXor) -> bool:
         """True when the layout is not a member at every target (checks what the separations omit):
         not sound (soundness.py), or a pattern without a separation above its target (GF(2) bank
         matrix where it applies, else the simulator)."""
@@ -62,7 +62,7 @@ class XorOracle:
                 return True
         return False
 
-    def accept(self, layout) -> bool:
+    def accept(self, layout: OffsetXor) -> bool:
         return self.separates(layout) and not self.refute(layout)
 
     def slot_targets(self) -> list[int]:
@@ -76,7 +76,7 @@ class XorOracle:
         return ", ".join(parts)
 
 
-def conflict_bits(oracle: XorOracle, layout) -> set[int] | None:
+def conflict_bits(oracle: XorOracle, layout: OffsetXor) -> set[int] | None:
     """For a layout refute() rejected on a pattern without a separation: the offset bits set in
     the lanes of one placement it serves above the lower bound (the placement setting the fewest).
     Every linear member that agrees with it on the XOR terms from these bits moves those lanes
@@ -100,7 +100,7 @@ def conflict_bits(oracle: XorOracle, layout) -> set[int] | None:
     return {b for b in range(fewest.bit_length()) if fewest >> b & 1}
 
 
-def conflict_lemmas(oracle: XorOracle, layout) -> list[tuple[int, int, int, tuple[int, ...]]] | None:
+def conflict_lemmas(oracle: XorOracle, layout: OffsetXor) -> list[tuple[int, int, int, tuple[int, ...]]] | None:
     """For a layout refute() rejected: why, as conditions every member at the targets meets and
     this one breaks; None when a rejection has no such reason (not a bijection, lanes of mixed
     sizes) or when a placement has more than LEMMA_MAX_UNITS units.

@@ -458,13 +458,6 @@ def phases_view(doc: dict) -> Group:
     return Group(*parts)
 
 
-def __getattr__(name: str) -> dict:
-    if name == "TARGET_TITLES":  # old constant: the emit targets' registry holds the titles
-        from .emit import TITLES
-        return TITLES
-    raise AttributeError(name)
-
-
 def snippets(doc: dict) -> list[tuple[Text, str]]:
     """answer.emit: (heading, code) per target (the emit package only when code was asked for)."""
     ans = doc["answer"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from . import simulate
 from .candidate import Candidate
 from .families import every_solve, record
-from .layout import Layout, layout_table
+from .layout import layout_table
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
 from .solving import Solution
@@ -78,7 +78,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": excess,
-        **extras_json(problem, layout),
+        **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
     }
 
@@ -95,10 +95,6 @@ def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessR
     return out
 
 
-def extras_json(problem: Problem, layout: Layout) -> dict:
-    """What the family adds (the layout's ``json_extras``): XOR terms and Triton bases, two C
-    steps, padding's memory."""
-    return layout.json_extras(problem.tile)
 
 
 def families_json(solution: Solution) -> list[dict]:
@@ -144,7 +140,10 @@ def search_json(f) -> dict:
 def matrix_json(m: BankMatrix) -> dict:
     rows = m.rows()
     reduced, pivots = m.rref()
-    bits = lambda row: [(row >> i) & 1 for i in range(len(m.labels))]
+
+    def bits(row: int) -> list[int]:
+        return [(row >> i) & 1 for i in range(len(m.labels))]
+
     return {"varying_bits": m.labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
             "rref": [bits(r) for r in reduced], "pivots": [m.labels[i] for i in pivots], "rank": m.rank,
             "varying": len(m.labels), "wavefronts": m.wavefronts}

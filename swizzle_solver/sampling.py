@@ -7,20 +7,22 @@ import numpy as np
 
 from . import simulate
 from .families import phys_many
-from .model import Problem
+from .layout import Family, Layout
+from .model import Pattern, Problem, Tile
 
 SAMPLE_PLACEMENTS = 8  # placements simulated to bound a member where no one placement decides
 BATCH_ELEMENTS = 1 << 21  # lane elements simulated in one numpy batch (about 16 MiB of offsets)
 
 
-def simulated_worst(problem: Problem, layout, pattern, placements=None) -> int:
+def simulated_worst(problem: Problem, layout: Layout, pattern: Pattern, placements: np.ndarray | None = None) -> int:
     """One member's simulated worst over ``placements`` (default all) of ``pattern``."""
     fn = lambda r, c: layout.phys(problem.tile, r, c)  # noqa: E731
     words = simulate.lane_words(problem.tile, problem.bank_model, pattern, fn, placements)
     return int(simulate.placement_costs(words, problem.bank_model.serving(pattern.banks).banks).max())
 
 
-def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, placements: np.ndarray) -> np.ndarray:
+def sampled_worsts(problem: Problem, family: Family, params: list[tuple], pattern: Pattern,
+                   placements: np.ndarray) -> np.ndarray:
     """The simulated worst over some placements of each member of a family (given by its grid
     ``params``), a batch of members at a time."""
     tile, bank_model = problem.tile, problem.bank_model
@@ -30,21 +32,21 @@ def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, place
     out = [np.zeros(0, dtype=np.int64)]
     for start in range(0, len(params), step):
         batch = params[start:start + step]
-        offsets = phys_many(module, batch, tile, rows, cols)
+        offsets = phys_many(family, batch, tile, rows, cols)
         offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
         words = simulate.words_of(tile, bank_model, offsets)
         out.append(simulate.placement_costs(words, bank_model.serving(pattern.banks).banks).reshape(len(batch), -1).max(axis=1))
     return np.concatenate(out)
 
 
-def one_placement_decides(tile, pattern) -> bool:
+def one_placement_decides(tile: Tile, pattern: Pattern) -> bool:
     """Every placement of ``pattern`` costs the same under any GF(2)-linear layout: the placements
     are cosets x0 + V of one subspace of offset bits (power-of-two pitch), a linear layout maps
     them to translates L(x0) ^ L(V), and XOR by a constant permutes words and banks alike."""
     return tile.pitch_is_pow2 and pattern.linear_bits(tile) is not None
 
 
-def placement_sample(tile, pattern) -> np.ndarray:
+def placement_sample(tile: Tile, pattern: Pattern) -> np.ndarray:
     """The placements that bound a member's worst: the first, when it decides them all, else a
     spread of SAMPLE_PLACEMENTS."""
     if one_placement_decides(tile, pattern):

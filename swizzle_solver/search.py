@@ -25,13 +25,15 @@ before it is measured. solving.py orchestrates this search and the later familie
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
 from .budget import Budget
 from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, measure, vector_elems
-from .families import FAMILIES, apply_many
-from .layout import layout_table
-from .model import Problem
+from .families import apply_many, base
+from .layout import Family, Layout, layout_table
+from .model import Problem, Tile
 from .sampling import (
     BATCH_ELEMENTS,
     one_placement_decides,
@@ -40,6 +42,14 @@ from .sampling import (
     simulated_worst,
 )
 from .soundness import soundness, storage, table_soundness
+
+
+def screened(family: Family, tile: Tile, elems: int) -> tuple[list[tuple], Callable[..., Layout]]:
+    """The family's members as parameter tuples (its ``grid``) and the layout of one tuple (``make``):
+    what the batch screening needs, which every family searched on every solve has."""
+    if family.grid is None or family.make is None:
+        raise ValueError(f"the {family.name} family has no parameter grid: it cannot be searched on every solve")
+    return list(family.grid(tile, elems)), family.make
 
 
 class Screen:
@@ -71,27 +81,28 @@ class Screen:
         self.slot_mask = np.concatenate(empty + [np.full(s.diffs.size, s.slot_mask) for s in found])
         self.separated = [s is not None for s in seps]
 
-    def passes(self, module, params: list[tuple]) -> np.ndarray:
+    def passes(self, family: Family, params: list[tuple]) -> np.ndarray:
         """Per member: False when it certainly misses a target; True when it may reach them all."""
-        xor_linear = hasattr(module.LAYOUT, "apply")
+        xor_linear = family.apply_many is not None  # XOR-linear on offsets: the lane differences decide
         passed = np.ones(len(params), dtype=bool)
         if not params:
             return passed
         if xor_linear and self.diffs.size:
             step = max(1, BATCH_ELEMENTS // self.diffs.size)  # members x differences: bounded temporaries
             for start in range(0, len(params), step):
-                images = apply_many(module, params[start:start + step], self.diffs)
+                images = apply_many(family, params[start:start + step], self.diffs)
                 passed[start:start + step] &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
                 sample = placement_sample(self.problem.tile, pattern)
-                passed &= sampled_worsts(self.problem, module, params, pattern, sample) <= self.target[pattern]
+                passed &= sampled_worsts(self.problem, family, params, pattern, sample) <= self.target[pattern]
         return passed
 
 
-def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | None = None,
-                        invalid=None, target: dict | None = None) -> Candidate | None:
-    """The first member of ``families``, in DESIGN.md order, that reaches every pattern's lower
+def first_conflict_free(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None,
+                        invalid: Callable[[Layout], str | None] | None = None,
+                        target: dict | None = None) -> Candidate | None:
+    """The first member of ``families`` (default: the every-solve families), in DESIGN.md order, that reaches every pattern's lower
     bound (or ``target``: a worst per pattern, such as its floor), sound and measured by the
     simulator; None when there is none (or time ran out). ``invalid(layout)`` is the structural
     half of the soundness check (default: the member's own ``invalid`` on the tile; padding
@@ -100,12 +111,12 @@ def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | No
     invalid = invalid or (lambda layout: layout.invalid(problem.tile))
     tile, elems = problem.tile, vector_elems(problem)
     screen = Screen(problem, target)
-    for module in families:
-        params = module.grid(tile, elems)
-        for i in np.flatnonzero(screen.passes(module, params)).tolist():
+    for family in base() if families is None else families:
+        params, make = screened(family, tile, elems)
+        for i in np.flatnonzero(screen.passes(family, params)).tolist():
             if budget.expired():
                 return None
-            layout = module.LAYOUT(*params[i])
+            layout = make(*params[i])
             if invalid(layout) is not None:
                 continue
             table = layout_table(tile, layout)
@@ -117,19 +128,19 @@ def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | No
     return None
 
 
-def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
+def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY,
                   budget: Budget | None = None) -> tuple[list[Candidate], FamilyReport]:
     """The family's best ``keep`` sound members, and what was covered."""
     budget = budget or Budget()
     tile, patterns = problem.tile, problem.patterns
     lower = [p.lower_bound for p in patterns]
-    report = FamilyReport(module.FAMILY)
-    params = module.grid(tile, vector_elems(problem))
+    report = FamilyReport(family.name)
+    params, make = screened(family, tile, vector_elems(problem))
     # Bound every member at once, pattern by pattern: exact where one placement decides them all.
     exact = [one_placement_decides(tile, p) for p in patterns]
     worsts = np.zeros((len(params), len(patterns)), dtype=np.int64)
     for j, pattern in budget.walk(report, patterns):
-        worsts[:, j] = sampled_worsts(problem, module, params, pattern, placement_sample(tile, pattern))
+        worsts[:, j] = sampled_worsts(problem, family, params, pattern, placement_sample(tile, pattern))
     if not report.complete:
         report.covered = f"cut by the time limit before the {len(params)} members were bounded"
         return [], report
@@ -138,7 +149,7 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
     report.linear = all(exact) and bool(params)
     kept: list[Candidate] = []
     for i in sorted(range(len(params)), key=lambda i: excess_bounds[i]):  # stable: family order within a bound
-        bound, layout = excess_bounds[i], module.LAYOUT(*params[i])
+        bound, layout = excess_bounds[i], make(*params[i])
         if budget.expired():
             report.complete = False
             break
@@ -156,19 +167,20 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
         kept.sort(key=lambda c: (c.excess, c.layout.order))
         del kept[keep:]
     report.best_excess = kept[0].excess if kept else None
-    limits = f" ({module.bounds(tile, vector_elems(problem))})" if hasattr(module, "bounds") else ""
+    limits = f" ({family.bounds(tile, vector_elems(problem))})" if family.bounds is not None else ""
     report.covered = (f"all {report.candidates} admissible members{limits}, each bounded exactly or by a sample "
                       f"of placements and the best measured" if report.complete
                       else f"cut by the time limit after {report.evaluated} of {report.candidates} members")
     return kept, report
 
 
-def search_families(problem: Problem, families, budget: Budget) -> tuple[list[Candidate], list[FamilyReport]]:
-    """Branch and bound over each family: its best few, and reports."""
+def search_families(problem: Problem, families: Sequence[Family] | None,
+                    budget: Budget) -> tuple[list[Candidate], list[FamilyReport]]:
+    """Branch and bound over each family (default: the every-solve families): its best few, and reports."""
     found: list[Candidate] = []
     reports = []
-    for module in families:
-        kept, report = search_family(problem, module, budget=budget)
+    for family in base() if families is None else families:
+        kept, report = search_family(problem, family, budget=budget)
         reports.append(report)
         found += kept
     return found, reports

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .hardware import Hardware
+from .hardware import Hardware, slot_offset_bits
 from .model import Pattern, Tile
 
 
@@ -37,16 +37,11 @@ class Separation:
     @property
     def slot_bits(self) -> list[int]:
         """The element-offset bits that choose the slot."""
-        return offset_bits_of_slot(self.unit_shift, self.slot_mask)
+        return slot_offset_bits(self.unit_shift, self.slot_mask)
 
     def holds(self, apply) -> bool:
         """``apply`` (an XOR-linear map on offsets) sends no difference to slot 0."""
         return not np.any(((apply(self.diffs) >> self.unit_shift) & self.slot_mask) == 0)
-
-
-def offset_bits_of_slot(unit_shift: int, slot_mask: int) -> list[int]:
-    """The element-offset bits that choose a unit's slot: ``slot_mask`` (slots - 1) above bit u."""
-    return [unit_shift + j for j in range(slot_mask.bit_length())]
 
 
 def slot_bits(tile: Tile, bank_model: Hardware, pattern: Pattern) -> list[int]:

@@ -20,7 +20,8 @@ import z3
 from .families.cute import Swizzle
 from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
-from .separation import offset_bits_of_slot
+from .hardware import slot_offset_bits
+from .layout import OffsetXor
 
 MAX_BLOCKED = 64  # counter-examples (models refuted by the caller) before giving up
 Z3_MAX_MS = 2**32 - 1  # z3's timeout is an unsigned int of milliseconds (about 50 days)
@@ -29,7 +30,7 @@ Z3_MAX_MS = 2**32 - 1  # z3's timeout is an unsigned int of milliseconds (about 
 @dataclass
 class SmtResult:
     status: str  # "sat", "unsat" (nothing in the family is conflict-free) or "unknown" (timeout)
-    layout: object = None
+    layout: OffsetXor | None = None  # the model found (sat), a member of the family
     variables: int = 0
     constraints: int = 0
     checks: int = 0
@@ -72,7 +73,7 @@ class _Solver:
     def spent(self) -> int:
         """Resource units used by every check so far (z3 counts them per context, across checks)."""
         stats = self.s.statistics()
-        return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0
+        return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0  # noqa: SIM118 (z3's Statistics is no dict)
 
     def check(self, *assumptions) -> z3.CheckSatResult:
         if self.deadline is not None:
@@ -147,7 +148,7 @@ def _on_storage(x: dict, targets: list[int], top: int, size: int) -> list[str]:
     return [f"(assert {_below(x, p, size, top)})" for p in range(size - size % block, size)]
 
 
-def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
+def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,  # noqa: C901 (one z3 session; issue 16 reworks it)
                rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None,
                storage: int | None = None) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
@@ -178,7 +179,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
     n = len(distinct) + len(bijective)
     covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
-                                if bijective else [])
+                                if bijective and storage is not None else [])
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=covered, limit=limit)
     order = [x[t] for t in terms]
 
@@ -212,14 +213,14 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         for d in sorted({a ^ b for a in units for b in units if a != b}):
             if (shift, mask, d) not in together:
                 name = together[shift, mask, d] = f"t_{shift}_{mask}_{d}"
-                bits = " ".join(_image_bit_smtlib(b, *_flows(x, d, b)) for b in offset_bits_of_slot(shift, mask))
+                bits = " ".join(_image_bit_smtlib(b, *_flows(x, d, b)) for b in slot_offset_bits(shift, mask))
                 text.append(f"(declare-const {name} Bool)(assert (= {name} (not (or {bits}))))")
         for a in units:
             others = " ".join(together[shift, mask, a ^ b] for b in units if b != a)
             text.append(f"(assert ((_ at-most {most - 1}) {others}))")
         return "".join(text)
 
-    def block(layout):
+    def block(layout: XorLinear) -> None:
         learned = None if lemmas is None else lemmas(layout)
         if learned:  # the solver's parser keeps the declarations made before
             solver.s.from_string("".join(learn(*lemma) for lemma in learned))
@@ -253,7 +254,7 @@ def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> N
     result.checks = solver.checks
 
 
-def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None,
+def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | None = None,  # noqa: C901 (one z3 session; issue 16 reworks it)
                   rlimit: int | None = None, limit: str = "the time limit") -> SmtResult:
     """The first two-level member in family order meeting every Separation (see two_level.py).
 
@@ -308,7 +309,7 @@ def min_two_level(seps, top: int, vector_bits: int, refute, deadline: float | No
         _, b1, m1, s1, b2, m2, s2 = fixed
         return TwoLevel(Swizzle(b1, m1, s1), Swizzle(b2, m2, s2))
 
-    def block(layout):
+    def block(layout: TwoLevel) -> None:
         values = (layout.first.B, layout.first.M, layout.first.S, layout.second.B, layout.second.M, layout.second.S)
         solver.s.add(z3.Or([v[nm] != val for nm, val in zip(names, values)]))
 

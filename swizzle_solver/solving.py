@@ -12,13 +12,14 @@ the package loads lazily under that name.)
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
-from .families import FAMILIES, FAMILY_RANK
+from .families import FAMILY_RANK
 from .families.identity import Identity
-from .layout import layout_table
+from .layout import Family, Layout, layout_table
 from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
@@ -96,9 +97,10 @@ def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]
     return None
 
 
-def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
-          engine: str | None = None, table: bool = True, exhaustive: bool = False) -> Solution:
-    """The minimal layout over ``families`` (and with ``extend``, the later families when no member
+def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None,
+          extend: bool = True, engine: str | None = None, table: bool = True, exhaustive: bool = False) -> Solution:
+    """The minimal layout over ``families`` (default: the every-solve families; and with ``extend``,
+    the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
     overrides each later family's default engine. ``table``: build the candidates table too.
     A later family that cannot rank before a candidate already found (``cannot_win``) is not
@@ -151,7 +153,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
                     extended, timed_out, unproven, at_floor)
 
 
-def check(problem: Problem, layout) -> tuple[Candidate, str | None]:
+def check(problem: Problem, layout: Layout) -> tuple[Candidate, str | None]:
     """One given layout, measured; the second value says why it is not sound here (soundness.py),
     if it is not."""
     table = layout_table(problem.tile, layout)

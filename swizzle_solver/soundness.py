@@ -8,7 +8,7 @@ Here too: ``storage``; the table phys[r, c] the simulator measures is ``layout.l
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def table_soundness(tile: Tile, table: np.ndarray, size: int, patterns: Sequence
     return None
 
 
-def verify(tile: Tile, layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> None:
+def verify(tile: Tile, layout: Layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> None:
     """Insist a layout the search returns is sound: a failure here is a bug in a search."""
     why = soundness(tile, layout, patterns, table)
     if why is not None:

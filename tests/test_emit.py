@@ -328,13 +328,15 @@ def test_tma_mode_is_the_byte_swizzle(i):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 3), st.integers(0, 3), st.integers(1, 5), st.sampled_from([8, 16, 32]),
-       st.sampled_from([8, 16, 32, 64]), st.sampled_from([1, 2, 4]))
-def test_swizzle_recognised_from_any_equal_layout(b, m, s, rows, cols, e):
-    """An XorCols or a stand-in equal to a CuTe swizzle on the tile is emitted as that swizzle."""
-    a = m + s - log2(cols)  # the row bit the swizzle reads
-    if s < b or m + b > log2(cols) or a < 0 or a + b > log2(rows):
-        return  # keep to swizzles that read row bits of this tile and write column bits
+@given(st.sampled_from([8, 16, 32]), st.sampled_from([8, 16, 32, 64]), st.sampled_from([1, 2, 4]), st.data())
+def test_swizzle_recognised_from_any_equal_layout(rows, cols, e, data):
+    """An XorCols equal to a CuTe swizzle on the tile is emitted as that swizzle. Drawn so that the
+    swizzle reads row bits a .. a+B-1 of this tile and writes column bits M .. M+B-1."""
+    b = data.draw(st.integers(1, min(3, log2(rows), log2(cols))))
+    m = data.draw(st.integers(0, min(3, log2(cols) - b)))
+    a = data.draw(st.integers(0, log2(rows) - b))  # the row bit the swizzle reads
+    s = a + log2(cols) - m  # its shift: from row bit a (offset bit a + log2(cols)) down to bit M
+    assert s >= b  # as M + B <= log2(cols): a CuTe swizzle
     p = make_problem(rows, cols, ["1x1"], None, e)
     sw = Swizzle(b, m, s)
     as_cols = XorCols(b, m, a)

@@ -5,7 +5,7 @@ The simulator is the ground truth: each family's ``phys`` must be what its ``exp
 separation.py (what the search and z3 decide with) must agree with the simulator's wavefronts.
 """
 import numpy as np
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, reject, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import simulate
@@ -20,6 +20,7 @@ from swizzle_solver.families import (
     two_level,
 )
 from swizzle_solver.layout import layout_table
+from swizzle_solver.model import InputError
 from swizzle_solver.separation import separations
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -143,26 +144,25 @@ small_problems = st.builds(
 
 
 def _problem(args):
+    """The drawn problem; a draw that is bad input (InputError: e.g. a footprint wider than the
+    tile) is rejected, not counted as a pass."""
     rows, cols, pitch, e, banks, accesses = args
     try:
         return make_problem(rows, cols, accesses, pitch, e, banks)
-    except Exception:
-        return None
+    except InputError:
+        reject()
 
 
 @SETTINGS
 @given(small_problems, st.data())
 def test_separation_agrees_with_the_simulator(args, data):
     problem = _problem(args)
-    if problem is None:
-        return
     tile = problem.tile
     top = max(1, (tile.size - 1).bit_length())
     terms = linear.all_terms(list(range(top - 1)), top)
     chosen = data.draw(st.lists(st.sampled_from(terms), max_size=4, unique=True)) if terms else []
     layout = linear.XorLinear(tuple(sorted(chosen)))
-    if layout.invalid(tile) is not None:
-        return
+    assume(layout.invalid(tile) is None)
     results = measure(problem, layout).results
     for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
         if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem.tile, layout)):
@@ -175,15 +175,13 @@ def test_separation_agrees_with_the_simulator(args, data):
 @given(small_problems)
 @example((4, 4, 4, 2, 4, ["col", "2x4"]))  # at the floor: the later families are not searched
 def test_answer_is_first_by_excess_then_family(args):
-    from swizzle_solver.families import FAMILIES
+    from swizzle_solver.families import base
     from swizzle_solver.search import search_family
     from swizzle_solver.solving import solve
 
     problem = _problem(args)
-    if problem is None:
-        return
     solution = solve(problem)
-    first_cf = any(kept and kept[0].excess == 0 for kept, _ in (search_family(problem, m) for m in FAMILIES))
+    first_cf = any(kept and kept[0].excess == 0 for kept, _ in (search_family(problem, r) for r in base()))
     assert solution.extended == (not first_cf and not solution.at_floor)
     if solution.at_floor:  # searched no further: the best meets every floor, which no layout goes below
         from swizzle_solver.floors import floors
@@ -212,8 +210,6 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     from swizzle_solver.search import first_conflict_free
 
     problem = _problem(args)
-    if problem is None:
-        return
     from swizzle_solver.floors import floor_excess
 
     least = floor_excess(problem)
@@ -259,10 +255,11 @@ def test_grids_list_every_member_in_preference_order(tile, vector_elems):
 
 def test_family_order_names_every_module():
     # FAMILY_RANK spells the later families by name so that their modules load only when used
-    from swizzle_solver.families import EXTENDED, FAMILIES, FAMILY_RANK
+    from swizzle_solver.families import FAMILY_RANK, LATER, base, records
 
-    assert EXTENDED == tuple(m.FAMILY for m in (two_level, linear, row_interleave, padding))
-    assert list(FAMILY_RANK) == [m.FAMILY for m in FAMILIES] + list(EXTENDED)
+    later = [r.name for r in records(LATER)]
+    assert later == [m.FAMILY_RECORD.name for m in (two_level, linear, row_interleave, padding)]
+    assert list(FAMILY_RANK) == [r.name for r in base()] + later
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -285,7 +282,7 @@ def test_registry_ranks_are_design_order():
     for name, entry in lazy.items():
         r = families.record(name)
         assert (r.rank, r.stage) == (entry.rank, entry.stage)
-    assert families.EXTENDED == tuple(DESIGN_ORDER[3:])
+    assert [r.name for r in families.records(LATER)] == DESIGN_ORDER[3:]
     for r in recs:
         assert r.layout.family == r.name
 
@@ -403,12 +400,15 @@ TOY = Family(name="toy-rotate", rank=7, stage=_LATER, layout=Rotate, parse=_pars
 
 def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     """The acceptance line of issue 11: adding a family is one module plus its registry entry. The
-    toy family above is registered, then searched (search), written (report), printed (render),
-    read back (names) and emitted (emit) by the unchanged code."""
+    toy family above is registered, then searched (search, and as a later family extended), written
+    (report), printed (render), read back (names) and emitted (emit) by the unchanged code."""
     import io
 
     from swizzle_solver import families, render
+    from swizzle_solver.budget import Budget
     from swizzle_solver.emit import TARGETS, emit_all
+    from swizzle_solver.extended import search_extended
+    from swizzle_solver.search import first_conflict_free
     from swizzle_solver.names import checkable, expect_problem, parse_layout
     from swizzle_solver.report import solution_json
     from swizzle_solver.solving import solve
@@ -416,7 +416,7 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     families.register(TOY)
     try:
         problem = make_problem(32, 32, ["32x1"], None, 4)  # a column: 32-way conflict unswizzled
-        solution = solve(problem, families=(identity, TOY), extend=False)
+        solution = solve(problem, families=(identity.FAMILY_RECORD, TOY), extend=False)
         assert solution.answer.layout == Rotate(1) and solution.answer.conflict_free
         doc = solution_json(solution)
         assert doc["answer"]["family"] == "toy-rotate" and doc["answer"]["name"] == "Rot<1>"
@@ -429,6 +429,12 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
         assert "Rot<k>" in checkable()
         snippets = emit_all(TARGETS, problem, Rotate(1))
         assert snippets["cuda"].expressible and Rotate(1).expression(problem.tile) in snippets["cuda"].code
+        # a later family (stage LATER) is searched by extended.py with no edit there: every member it lists
+        small = make_problem(8, 8, ["8x1"], None, 4)
+        found, reports = search_extended(small, Budget(), first_conflict_free)
+        toy = next(r for r in reports if r.family == "toy-rotate")
+        assert (toy.candidates, toy.evaluated, toy.complete) == (3, 3, True)
+        assert any(c.layout == Rotate(1) and c.conflict_free for c in found)
     finally:
         families.unregister("toy-rotate")
     assert "toy-rotate" not in families.FAMILY_RANK

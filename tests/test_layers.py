@@ -1,23 +1,93 @@
-"""The input side is layered: hardware.py at the bottom, model.py's types above it, the access
-package above both, and nothing below imports anything above (function-local imports included)."""
+"""The package is layered: no module imports, at the top or inside a function, a module that imports
+it back (directly or through others). hardware.py is at the bottom, model.py's types above it, the
+access package above both, and nothing below imports anything above."""
 import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "swizzle_solver"
 
 
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
 def imported(path: Path) -> set[str]:
-    """Every package module ``path`` imports, at the top or inside a function."""
-    here = path.relative_to(PACKAGE.parent).with_suffix("").parts
-    package = here[:-1]
+    """Every package module ``path`` imports, at the top, inside a function or under TYPE_CHECKING:
+    ``from .x import y`` counts as importing the module x.y when that is a module, else x."""
+    name = module_name(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = package[:len(package) - node.level + 1]
-            out.add(".".join(base + tuple((node.module or "").split(".")) if node.module else base))
-            if not node.module:
-                out |= {".".join(base + (a.name,)) for a in node.names}
-    return out
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - node.level + 1]
+                target = ".".join(base + (node.module.split(".") if node.module else []))
+            elif node.module and node.module.split(".")[0] == "swizzle_solver":
+                target = node.module
+            else:
+                continue
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                out.add(sub if sub in MODULES else target)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "swizzle_solver"}
+    return {m for m in out if m != name}
+
+
+def dynamic_imports(path: Path) -> list[str]:
+    """importlib.import_module / __import__ calls: the registries (families, emit) load their
+    members by name, one layer down; anything else would hide an edge from the scan above."""
+    calls = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            f = node.func
+            called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            if called in ("import_module", "__import__"):
+                calls.append(called)
+    return calls
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle a depth-first walk meets (empty exactly when the graph is acyclic)."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+    found = []
+
+    def walk(u: str) -> None:
+        state[u] = 1
+        path.append(u)
+        for v in sorted(graph[u]):
+            if state.get(v) == 1:
+                found.append(path[path.index(v):] + [v])
+            elif v not in state:
+                walk(v)
+        path.pop()
+        state[u] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            walk(m)
+    return found
+
+
+def test_the_scan_sees_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_in_the_package():
+    graph = {m: imported(p) & set(MODULES) for m, p in MODULES.items()}
+    assert len(graph) > 40 and graph["swizzle_solver.solving"] >= {"swizzle_solver.search"}
+    assert cycles(graph) == []
+
+
+def test_only_the_registries_import_by_name():
+    named = {module_name(p) for p in MODULES.values() if dynamic_imports(p)}
+    assert named <= {"swizzle_solver", "swizzle_solver.families", "swizzle_solver.emit"}, named
 
 
 def test_hardware_imports_nothing_from_the_package():
@@ -32,4 +102,3 @@ def test_the_access_package_builds_only_on_model_and_hardware():
     for path in (PACKAGE / "access").glob("*.py"):
         outside = {m for m in imported(path) if not m.startswith("swizzle_solver.access")}
         assert outside <= {"swizzle_solver.model", "swizzle_solver.hardware"}, (path.name, outside)
-

@@ -317,11 +317,11 @@ def test_screen_never_rejects_a_conflict_free_member(data):
     t, bm = problem.tile, problem.bank_model
     screen = search.Screen(problem)
     elems = candidate.vector_elems(problem)
-    for module in (identity, cute, xor_cols):
-        params = module.grid(t, elems)[:40]
-        passed = screen.passes(module, params)
+    for record in (identity.FAMILY_RECORD, cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD):
+        params = record.grid(t, elems)[:40]
+        passed = screen.passes(record, params)
         for member, ok in zip(params, passed.tolist()):
-            family = module.FAMILY
+            family = record.name
             if not is_valid(family, member, t.rows, t.cols, t.row_length):
                 continue
             phys = phys_of(family, member, t.row_length)

@@ -110,7 +110,7 @@ def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:
             raise InputError(f"{where}, phase {j}: lane {lane}: bytes must be a power of two from the element "
                              f"size ({e}) to 16")
         n = b // e
-        if not (0 <= r < tile.rows and 0 <= c and c + n <= tile.cols):
+        if not (0 <= r < tile.rows and c >= 0 and c + n <= tile.cols):
             raise InputError(f"{where}, phase {j}: lane {lane} is outside the {tile.rows} x {tile.cols} tile")
         if ((r * tile.row_length + c) * e) % b:
             raise InputError(f"{where}, phase {j}: lane {lane} is misaligned: "

@@ -152,24 +152,26 @@ def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, 
             if len(v) != 2:
                 raise InputError(f"{where}: {dim} basis {v} has {len(v)} coordinates, but there are 2 out dims")
         out[dim] = [(v[order[0]], v[order[1]]) for v in vectors]
-    sizes = []
-    for k, axis in enumerate(("rows", "cols")):
-        i = order[k]
-        size = out_dims[i][1]
-        images = [v[k] for vs in out.values() for v in vs]
-        if any(x < 0 for x in images):
-            raise InputError(f"{where}: a basis has a negative coordinate; images are tile coordinates >= 0")
-        if size is None:  # the smallest power of two holding every XOR of images
-            span = 0
-            for x in images:
-                span |= x
-            size = 1 << span.bit_length()
-        if not (isinstance(size, int) and is_pow2(size)):
-            raise InputError(f"{where}: out dim {names[i]} size {size!r} is not a power of two")
-        if any(x >= size for x in images):
-            raise InputError(f"{where}: a basis reaches {axis[:-1]} {max(images)}, outside the layout's {size} {axis}")
-        sizes.append(size)
+    sizes = [_axis_size(out_dims[order[k]][1], [v[k] for vs in out.values() for v in vs], names[order[k]], axis, where)
+             for k, axis in enumerate(("rows", "cols"))]
     return out, (sizes[0], sizes[1])
+
+
+def _axis_size(size, images: list[int], name: str, axis: str, where: str) -> int:
+    """The layout's extent along one axis (``size`` as given, or None: the smallest power of two
+    holding every XOR of the bases' images), checked against the images."""
+    if any(x < 0 for x in images):
+        raise InputError(f"{where}: a basis has a negative coordinate; images are tile coordinates >= 0")
+    if size is None:  # the smallest power of two holding every XOR of images
+        span = 0
+        for x in images:
+            span |= x
+        size = 1 << span.bit_length()
+    if not (isinstance(size, int) and is_pow2(size)):
+        raise InputError(f"{where}: out dim {name} size {size!r} is not a power of two")
+    if any(x >= size for x in images):
+        raise InputError(f"{where}: a basis reaches {axis[:-1]} {max(images)}, outside the layout's {size} {axis}")
+    return size
 
 
 def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:

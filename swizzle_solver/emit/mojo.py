@@ -30,7 +30,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
              f"comptime smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})",
              f"# element (r, c) is at smem_swizzle(r * {pitch} + c)"
              + (f": rows padded to {pitch} elements" if pitch != tile.row_length else "")]
-    if sw.S > 0 and 1 << (sw.S + sw.M) == pitch:
+    if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
     width = tma_width(tile, sw) if pitch == tile.row_length else None

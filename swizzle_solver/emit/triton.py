@@ -58,7 +58,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
 
 
-def _triton_why(tile: Tile, layout) -> str:
+def _triton_why(tile: Tile, layout: Layout) -> str:
     if not (is_pow2(tile.rows) and is_pow2(tile.cols)):
         return f"Triton's shared encodings need power-of-two shapes, the tile is {tile.rows} x {tile.cols}"
     pitch = row_pitch(tile, layout)

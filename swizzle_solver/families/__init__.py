@@ -12,9 +12,8 @@ row-interleave, padding) only when first asked for (start-up: a plain solve neve
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -44,12 +43,9 @@ _ENTRIES: list[Family | Lazy] = [
     Lazy("padding", 6, "padding"),
 ]
 
-# Derived from the registry (the names search.py and extended.py use):
+# Derived from the registry (kept in step by register / unregister): the rank of each family's
+# name (candidate.Candidate.rank_key).
 FAMILY_RANK: dict[str, int] = {e.name: e.rank for e in _ENTRIES}
-# the every-solve families' modules, in rank order (the interface search.py has today)
-FAMILIES = tuple(importlib.import_module(e.layout.__module__) for e in _ENTRIES if isinstance(e, Family)
-                 and e.stage == EVERY_SOLVE)
-EXTENDED = tuple(e.name for e in _ENTRIES if e.stage == LATER)
 
 
 def register(entry: Family | Lazy) -> None:
@@ -117,26 +113,35 @@ def parse_name(text: str) -> Layout:
 # --- many members at once: search.py's screening -------------------------------------------
 
 
-def phys_many(family: Any, params: list[tuple], tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+def base() -> tuple[Family, ...]:
+    """The records of the families searched on every solve, in rank order (search.py's default)."""
+    return tuple(records(EVERY_SOLVE))
+
+
+def phys_many(family: Family, params: list[tuple], tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """phys(tile, r, c) of every member given by its parameters (``params``, as the family's ``grid``
-    gives them): shape (members, *r.shape). ``family``: a record or a family module. A family
-    without a batch function is evaluated member by member."""
-    many = getattr(family, "phys_many", None)
-    if many is not None:
-        return many(params, tile, r, c)
-    make = getattr(family, "make", None) or family.LAYOUT
+    gives them): shape (members, *r.shape). A family without a batch function is evaluated member
+    by member (its ``make``)."""
+    if family.phys_many is not None:
+        return family.phys_many(params, tile, r, c)
+    make = _maker(family)
     shape = np.broadcast(r, c).shape
     return np.stack([np.broadcast_to(make(*p).phys(tile, r, c), shape) for p in params]).reshape(-1, *shape)
 
 
-def apply_many(family: Any, params: list[tuple], p: np.ndarray) -> np.ndarray:
-    """The map of every member of an XOR-on-offset family (``apply``) on offsets p: (members, *p.shape)."""
-    many = getattr(family, "apply_many", None)
-    if many is not None:
-        return many(params, p)
-    make = getattr(family, "make", None) or family.LAYOUT
-    return np.stack([np.broadcast_to(make(*q).apply(p), np.shape(p)) for q in params]).reshape(-1, *np.shape(p))
+def apply_many(family: Family, params: list[tuple], p: np.ndarray) -> np.ndarray:
+    """The map of every member of an XOR-on-offset family (one with ``apply_many``) on offsets p:
+    (members, *p.shape)."""
+    if family.apply_many is None:
+        raise ValueError(f"the {family.name} family is not XOR-linear on offsets (no apply_many)")
+    return family.apply_many(params, p)
 
 
-__all__ = ["EVERY_SOLVE", "EXTENDED", "FAMILIES", "FAMILY_RANK", "LATER", "Family", "Lazy", "apply_many", "baseline", "every_solve",
-           "parse_name", "phys_many", "record", "records", "register", "unregister"]
+def _maker(family: Family) -> Callable[..., Layout]:
+    if family.make is None:
+        raise ValueError(f"the {family.name} family has no parameter grid (no make)")
+    return family.make
+
+
+__all__ = ["EVERY_SOLVE", "FAMILY_RANK", "LATER", "Family", "Lazy", "apply_many", "base", "baseline",
+           "every_solve", "parse_name", "phys_many", "record", "records", "register", "unregister"]

@@ -23,11 +23,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
+from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range, partial_block_invalid
 from ..model import Tile, log2
 from .identity import nbits
-
-FAMILY = "cute"
 
 # TMA / GMMA swizzle modes as byte-level CuTe swizzles (DESIGN.md section 7).
 TMA_MODES = {(1, 4, 3): "32B", (2, 4, 3): "64B", (3, 4, 3): "128B"}
@@ -52,7 +50,7 @@ class Swizzle(LayoutBase):
     B: int
     M: int
     S: int
-    family = FAMILY
+    family = "cute"
 
     def __post_init__(self):
         if self.B < 0 or self.M < 0:
@@ -103,16 +101,9 @@ class Swizzle(LayoutBase):
         return self.apply(r * tile.row_length + c)
 
     def invalid(self, tile: Tile) -> str | None:
-        # Only the ZZZ bits change, so p stays in its aligned block of 2^(top ZZZ bit + 1); only
-        # the last, partial block of the storage can leave [0, size). The map is an involution, so
-        # "into" is "onto".
-        block = self.mask.bit_length() and 1 << self.mask.bit_length()
-        start = tile.size - tile.size % block if block else tile.size
-        for p in range(start, tile.size):
-            if self.apply(p) >= tile.size:
-                return (f"not a bijection of the {tile.size}-element storage: "
-                        f"offset {p} maps to {self.apply(p)}")
-        return None
+        # Only the ZZZ bits change, so p stays in its aligned block of 2^(top ZZZ bit + 1), and the
+        # map is an involution there ("into" is "onto").
+        return partial_block_invalid(self.apply, self.mask.bit_length() and 1 << self.mask.bit_length(), tile)
 
     def bases(self, tile: Tile) -> list[int] | None:
         if not tile.pitch_is_pow2:
@@ -138,7 +129,7 @@ class Swizzle(LayoutBase):
 
 
 def bounds(tile: Tile, vector_elems: int) -> str:
-    top = max(1, (tile.size - 1).bit_length())
+    top = tile.offset_bits
     return f"B >= 1, M >= {log2(vector_elems)}, S >= B, M + S + B <= {top} offset bits"
 
 
@@ -149,7 +140,7 @@ def grid(tile: Tile, vector_elems: int) -> list[tuple[int, int, int]]:
     A YYY bit at or above the top offset bit is always 0, so such a triple equals one with
     fewer bits: it can never be minimal.
     """
-    top = max(1, (tile.size - 1).bit_length())
+    top = tile.offset_bits
     m_min = log2(vector_elems)
     return [(b, m, s)
             for b in range(1, top)
@@ -169,8 +160,6 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
 def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
     return [Swizzle(*t) for t in grid(tile, vector_elems)]
 
-
-LAYOUT = Swizzle  # old name (search.py): use FAMILY_RECORD.make
 
 _TRIPLE = r"\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*"
 _NAME = re.compile(rf"(?:swizzle\s*<{_TRIPLE}>|{_TRIPLE})", re.IGNORECASE)
@@ -203,6 +192,6 @@ def never_an_answer(printed: str) -> str | None:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
+    name=Swizzle.family, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
     syntax="Swizzle<B,M,S>, B,M,S", candidates=candidates, grid=grid, make=Swizzle, phys_many=phys_many,
     apply_many=apply_many, bounds=bounds, never_printed=never_an_answer)

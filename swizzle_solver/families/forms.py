@@ -53,7 +53,7 @@ def as_swizzle(tile: Tile, layout: Layout) -> Swizzle | None:
     read off its bases, then confirmed on the whole table."""
     own = layout.cute_swizzle()
     if own is not None:
-        return own
+        return Swizzle(own.B, own.M, own.S)
     sw = swizzle_of(layout.bases(tile))
     return sw if sw is not None and np.array_equal(layout_table(tile, sw), layout_table(tile, layout)) else None
 

@@ -8,12 +8,10 @@ import numpy as np
 from ..layout import EVERY_SOLVE, Family, LayoutBase
 from ..model import Tile, log2
 
-FAMILY = "none"
-
 
 @dataclass(frozen=True)
 class Identity(LayoutBase):
-    family = FAMILY
+    family = "none"
     name = "none"
     order = ()
 
@@ -63,10 +61,8 @@ def parse(text: str) -> Identity | None:
     return Identity() if text.lower() == "none" else None
 
 
-LAYOUT = Identity  # old name (search.py): use FAMILY_RECORD.make
-
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=0, stage=EVERY_SOLVE, layout=Identity, parse=parse, printed="none", syntax="none",
+    name=Identity.family, rank=0, stage=EVERY_SOLVE, layout=Identity, parse=parse, printed="none", syntax="none",
     candidates=candidates, grid=grid, make=Identity, phys_many=phys_many, apply_many=apply_many,
     code_rows=lambda answer, problem: [("CuTe", "no swizzle: use the plain row-major layout")],
     found=lambda answer: "no swizzle is needed", baseline=True)

@@ -16,18 +16,17 @@ Order inside the family: fewest terms (XOR gates), then the sorted term list, sm
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
-from ..layout import LATER, MAX_BIT, Family, LayoutBase, in_range
+from ..layout import LATER, MAX_BIT, Family, LayoutBase, in_range, partial_block_invalid
 from ..model import Tile
 from . import forms
 from .cute import Swizzle
 from .identity import nbits
-
-FAMILY = "linear"
 
 
 class OnOffset(LayoutBase):
@@ -54,7 +53,7 @@ class OnOffset(LayoutBase):
 @dataclass(frozen=True)
 class XorLinear(OnOffset):
     terms: tuple[tuple[int, int], ...]  # (target bit, source bit), source > target, sorted
-    family = FAMILY
+    family = "linear"
 
     def __post_init__(self):
         assert all(s > t >= 0 for t, s in self.terms) and list(self.terms) == sorted(set(self.terms)), self.terms
@@ -124,22 +123,10 @@ class XorLinear(OnOffset):
                 "triton_bases": self.triton_bases(tile)}
 
 
-def invalid_on_storage(apply, terms, tile: Tile) -> str | None:
-    """A unitriangular XOR map changes only target bits, so it maps each aligned block of
-    2^(top target + 1) elements onto itself; only the last, partial block can leave the storage."""
-    if not terms:
-        return None
-    block = 1 << (max(t for t, _ in terms) + 1)
-    start = tile.size - tile.size % block
-    if start == tile.size:
-        return None
-    p = np.arange(start, tile.size, dtype=np.int64)
-    out = apply(p)
-    bad = np.nonzero(out >= tile.size)[0]
-    if len(bad):
-        i = int(bad[0])
-        return f"not a bijection of the {tile.size}-element storage: offset {int(p[i])} maps to {int(out[i])}"
-    return None
+def invalid_on_storage(apply: Callable[[np.ndarray], np.ndarray], terms, tile: Tile) -> str | None:
+    """A unitriangular XOR map changes only target bits: the blocks of 2^(top target + 1) elements
+    (layout.partial_block_invalid)."""
+    return partial_block_invalid(apply, 1 << (max(t for t, _ in terms) + 1) if terms else 0, tile)
 
 
 def all_terms(targets: list[int], top: int) -> list[tuple[int, int]]:
@@ -178,6 +165,6 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
+    name=XorLinear.family, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
     syntax="'Linear[b0^=b5^b6, b1^=b7]'", engine="smt", code_rows=_code_rows, contains=("cute", "two-level"),
     smt_unit="terms")

@@ -19,20 +19,17 @@ from ..model import MAX_STORAGE_BYTES, Tile
 from . import FAMILY_RANK, forms, parse_name, record
 from .cute import Swizzle
 from .identity import Identity
-from .xor_cols import XorCols
-
-FAMILY = "padding"
 
 
 @dataclass(frozen=True)
 class Padded(LayoutBase):
     pitch: int
     inner: Layout  # a layout of a family searched on every solve (none / cute / xor-cols), on the padded tile
-    family = FAMILY
+    family = "padding"
 
     @property
     def name(self) -> str:
-        inner = "" if isinstance(self.inner, Identity) else f" + {self.inner.name}"
+        inner = "" if record(self.inner.family).baseline else f" + {self.inner.name}"
         return f"pitch {self.pitch}{inner}"
 
     @property
@@ -58,9 +55,7 @@ class Padded(LayoutBase):
             return f"pitch {self.pitch} is below the {tile.cols} columns of a row"
         if tile.rows * self.pitch * tile.elem_bytes > MAX_STORAGE_BYTES:
             return f"pitch {self.pitch} needs more than the {MAX_STORAGE_BYTES // 1024} KiB storage limit"
-        if isinstance(self.inner, XorCols):  # a padded row's spare columns are storage too: XOR may use them
-            return self.inner.invalid(self.padded(tile), within=self.pitch)
-        return self.inner.invalid(self.padded(tile))
+        return self.inner.invalid_padded(tile, self.pitch)
 
     # bases: None (LayoutBase): the pitch differs from the problem's, measured by the simulator
 
@@ -120,7 +115,7 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=6, stage=LATER, layout=Padded, parse=parse, printed=r"pitch\d+(\+.+)?",
+    name=Padded.family, rank=6, stage=LATER, layout=Padded, parse=parse, printed=r"pitch\d+(\+.+)?",
     syntax="'pitch 72 + <layout>'", engine="pitch", code_rows=_code_rows,
     note=lambda answer: (f" (padding: {answer['padding']['extra_bytes']} extra bytes; no swizzle of the given "
                          f"pitch works)"))

@@ -22,7 +22,6 @@ import numpy as np
 from ..layout import LATER, MAX_ROWS, Family, LayoutBase, in_range
 from ..model import Tile, is_pow2, log2
 
-FAMILY = "row-interleave"
 MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 
 
@@ -30,7 +29,7 @@ MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 class RowInterleave(LayoutBase):
     T: int  # rows per band
     k: int  # interleave factor
-    family = FAMILY
+    family = "row-interleave"
 
     @property
     def name(self) -> str:
@@ -65,8 +64,8 @@ class RowInterleave(LayoutBase):
         """Only + - * << >> & ^ |: mod and div by a power of two are masks and shifts; by any
         other constant, a multiply-and-shift that is exact for every row of this tile (checked)."""
         T, q = self.T, self.T // self.k
-        local = "r" if T == tile.rows else _mod("r", T, tile.rows - 1)
-        band = "" if T == tile.rows else f"(r - {local}) + "
+        local = "r" if tile.rows == T else _mod("r", T, tile.rows - 1)
+        band = "" if tile.rows == T else f"(r - {local}) + "
         row = f"({band}{_mod(f'{local} * {self.k}', T, (T - 1) * self.k)} + {_div(local, q, T - 1)})"
         return f"{row} * {tile.row_length} + c"
 
@@ -114,5 +113,5 @@ def parse(text: str) -> RowInterleave | None:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
+    name=RowInterleave.family, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
     syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum")

@@ -22,14 +22,12 @@ from ..model import Tile
 from . import cute
 from .linear import OnOffset, invalid_on_storage
 
-FAMILY = "two-level"
-
 
 @dataclass(frozen=True)
 class TwoLevel(OnOffset):
     first: cute.Swizzle
     second: cute.Swizzle
-    family = FAMILY
+    family = "two-level"
 
     @property
     def name(self) -> str:
@@ -79,18 +77,16 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     return apply_many(params, r * tile.row_length + c)
 
 
-LAYOUT = make  # old name (search.py, extended.py): use FAMILY_RECORD.make
-
 
 def params(member: TwoLevel) -> tuple:
-    """The six parameters of a member, as LAYOUT takes them."""
+    """The six parameters of a member, as ``make`` takes them."""
     a, b = member.first, member.second
     return (a.B, a.M, a.S, b.B, b.M, b.S)
 
 
 def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
     singles = cute.candidates(tile, vector_elems)
-    top = max(1, (tile.size - 1).bit_length())
+    top = tile.offset_bits
     one = np.array([[sw.B, sw.M, sw.S, sw.mask] for sw in singles], dtype=np.int64).reshape(-1, 4)
     i, j = np.nonzero(~np.eye(len(singles), dtype=bool))  # every ordered pair of different swizzles
     a, b = one[i], one[j]
@@ -131,7 +127,7 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=3, stage=LATER, layout=TwoLevel, parse=parse,
+    name=TwoLevel.family, rank=3, stage=LATER, layout=TwoLevel, parse=parse,
     printed=rf"{cute.PRINTED}then{cute.PRINTED}", syntax="'Swizzle<B,M,S> then Swizzle<B,M,S>'",
     candidates=candidates, make=make, phys_many=phys_many, apply_many=apply_many, engine="enum",
     code_rows=_code_rows)

@@ -9,15 +9,13 @@ row's XOR maps [0, cols) onto itself; vectors of 2^M elements or fewer stay whol
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
 from ..model import Tile, log2
 from .identity import nbits
-
-FAMILY = "xor-cols"
 
 
 def xor_of_row(r, B, M, a):
@@ -34,7 +32,7 @@ class XorCols(LayoutBase):
     B: int
     M: int
     a: int  # row bits a .. a+B-1 are the XOR source
-    family = FAMILY
+    family = "xor-cols"
 
     @property
     def name(self) -> str:
@@ -59,6 +57,10 @@ class XorCols(LayoutBase):
             if worst >= within:
                 return f"column {worst ^ x} XOR {x} = {worst} leaves the {within}-column row"
         return None
+
+    def invalid_padded(self, tile: Tile, pitch: int) -> str | None:
+        # a padded row's spare columns are storage too: the XOR may move columns into them
+        return self.invalid(replace(tile, row_length=pitch), within=pitch)
 
     def bases(self, tile: Tile) -> list[int] | None:
         if not tile.pitch_is_pow2:
@@ -112,8 +114,6 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     return xor_cols(tile, r, c, *columns(params, np.ndim(r)))
 
 
-LAYOUT = XorCols  # old name (search.py): use FAMILY_RECORD.make
-
 _NAME = re.compile(r"xorcols\s*<\s*(\d{1,18})\s*,\s*(\d{1,18})\s*,\s*(\d{1,18})\s*>", re.IGNORECASE)
 
 
@@ -129,5 +129,5 @@ def parse(text: str) -> XorCols | None:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=2, stage=EVERY_SOLVE, layout=XorCols, parse=parse, printed=r"XorCols<\d+,\d+,\d+>",
+    name=XorCols.family, rank=2, stage=EVERY_SOLVE, layout=XorCols, parse=parse, printed=r"XorCols<\d+,\d+,\d+>",
     syntax="XorCols<B,M,a>", candidates=candidates, grid=grid, make=XorCols, phys_many=phys_many, bounds=bounds)
