@@ -81,17 +81,18 @@ class Result:
 
 
 def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
-          **kwargs) -> Result:
+          keep_pitch: bool = False, **kwargs) -> Result:
     """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
     skips the candidates table when a first conflict-free member answers (then ``json`` and
-    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout)."""
+    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout);
+    ``keep_pitch``: only layouts of the given row length (--keep-pitch)."""
     from .solving import solve as search
 
     if problem_ is None:
         problem_ = problem(**kwargs)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
-    return Result(search(problem_, budget=budget, table=table))
+    return Result(search(problem_, budget=budget, table=table, keep_pitch=keep_pitch))
 
 
 @dataclass(frozen=True, eq=False)

@@ -16,7 +16,7 @@ from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
-        "phases", "linear_layout", "expect", "expect_status", "check", "stage"}
+        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "keep_pitch"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -27,6 +27,7 @@ class Case:
     expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name
     expect_status: str | None
     check: object = None  # a layout to check instead of searching (names.parse_layout)
+    keep_pitch: bool = False  # only layouts of the given row length (--keep-pitch)
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -101,6 +102,9 @@ def _case(t: dict, name: str, path: str) -> Case:
         raise InputError(f"{where}: give check (the layout your kernel uses must be conflict-free) or expect "
                          f"(what the search must answer), not both")
     check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
+    keep_pitch = t.get("keep_pitch", False)
+    if not isinstance(keep_pitch, bool):
+        raise InputError(f"{where}: keep_pitch must be true or false")
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
@@ -108,4 +112,4 @@ def _case(t: dict, name: str, path: str) -> Case:
                                [str(base / p) for p in files["linear_layout"]])
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
-    return Case(name, problem, t.get("expect"), status, check)
+    return Case(name, problem, t.get("expect"), status, check, keep_pitch)

@@ -104,7 +104,7 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None) -> int:
+              show_phases: bool = False, timeout: float | None = None, keep_pitch: bool = False) -> int:
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
@@ -112,7 +112,8 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress() as progress:
-        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table)
+        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table,
+                       keep_pitch=keep_pitch)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
@@ -155,6 +156,8 @@ def main_command(
                                                "B,M,S, XorCols<B,M,a>, 'A then B', or any answer's name."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
+    keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
+                                    "added or dropped)."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
     emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
@@ -193,7 +196,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, keep_pitch)
     raise typer.Exit(code)
 
 
@@ -238,7 +241,7 @@ def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
     else:
         from .api import solve
 
-        result = solve(c.problem, table=table)
+        result = solve(c.problem, table=table, keep_pitch=c.keep_pitch)
         answer, status = result.name, result.status
         ok, make_doc = c.meets(status, answer), result.json
     return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc

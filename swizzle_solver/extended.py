@@ -29,6 +29,7 @@ from .candidate import (
     measure,
     vector_elems,
 )
+from .candidate import found as found_candidate
 from .families import cute, linear, padding, row_interleave, two_level, xor_cols
 from .families.identity import Identity
 from .layout import layout_table
@@ -170,7 +171,7 @@ def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[li
         extent = f"cut by the time limit after {len(members)} of" if cut else "enumerated all"
         report.covered = (f"{extent} {report.candidates} distinct pairs of admissible CuTe swizzles, each tested "
                           f"on {oracle.covered()}")
-    kept = [Candidate(oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures)
+    kept = [found_candidate(problem, oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures)
     report.best_excess = kept[0].excess if kept else None
     return kept, report
 
@@ -221,7 +222,7 @@ def search_linear(problem: Problem, budget: Budget, later: Later) -> tuple[list[
         report.complete = not cut
         report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
                           f"each tested on {oracle.covered()}")
-    kept = [Candidate(oracle.excess, found)] if found is not None else []
+    kept = [found_candidate(problem, oracle.excess, found)] if found is not None else []
     report.best_excess = oracle.excess if found is not None else None
     return kept, report
 
@@ -279,7 +280,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
             first = later.base(padded, (cute, xor_cols), budget, target=target,
                                invalid=lambda inner: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
-                swizzled = Candidate(least, padding.Padded(pitch, first.layout))
+                swizzled = found_candidate(problem, least, padding.Padded(pitch, first.layout))
     kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
     report.best_excess = kept[0].excess if kept else None
     goal = "every floor" if least else "no conflict"
@@ -294,13 +295,37 @@ SEARCHES = ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear)
             (row_interleave.FAMILY, search_row_interleave), (padding.FAMILY, search_padding))  # in rank order
 
 
+def search_narrower(problem: Problem, budget: Budget, base: Callable) -> Candidate | None:
+    """The first conflict-free layout at a pitch below the given row length (smallest pitch
+    first; plain, else with a cute or xor-cols swizzle of the narrower tile), or None."""
+    from dataclasses import replace
+
+    tile = problem.tile
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
+        if pitch >= tile.row_length:
+            break
+        plain = _sound_measured(problem, padding.Padded(pitch, Identity()))
+        if plain is not None and plain.excess == 0:
+            return plain
+        narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+        first = base(narrower, (cute, xor_cols), budget,
+                     invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
+        if first is not None:
+            return found_candidate(problem, 0, padding.Padded(pitch, first.layout))
+    return None
+
+
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
-                    ) -> tuple[list[Candidate], list[FamilyReport]]:
+                    keep_pitch: bool = False) -> tuple[list[Candidate], list[FamilyReport]]:
     """Every later family in rank order: their best few, and reports. ``base`` is the base
-    search's first_conflict_free (padding asks it for a swizzle of each padded tile)."""
+    search's first_conflict_free (padding asks it for a swizzle of each padded tile).
+    ``keep_pitch``: padding (another row length) is not searched."""
     later = later_of(problem, base, engine)
     found, reports = [], []
-    for _, search in SEARCHES:
+    for family, search in SEARCHES:
+        if keep_pitch and family == padding.FAMILY:
+            continue
         kept, report = search(problem, budget, later)
         found += kept
         reports.append(report)

@@ -298,6 +298,27 @@ def code_view(doc: dict) -> Group:
                  lines_text(columns([(Text(label, style="bold"), value) for label, value in rows], sep="  ")))
 
 
+def _bytes(n: int) -> str:
+    return f"{n // 1024} KiB" if n % 1024 == 0 else f"{n} bytes"
+
+
+def given_pitch(doc: dict) -> str:
+    """When the answer drops to a smaller row length than the given one: what the given one
+    needs, and the memory it costs ("" otherwise: a larger pitch says so in its family's note)."""
+    given = doc.get("search", {}).get("given_pitch")
+    if not given or given["extra_bytes"] <= 0:
+        return ""
+    if given["best"] is None:
+        needs = "no layout found"
+    elif given["excess_wavefronts"]:
+        needs = f"the best, {given['best']}, leaves {given['excess_wavefronts']} excess wavefront(s)"
+    elif record(given["family"]).baseline:
+        needs = "none needed"
+    else:
+        needs = f"{given['best']} needed"
+    return f" (pitch {given['row_length']} as given: {needs}, {_bytes(given['extra_bytes'])} more)"
+
+
 def verdict(doc: dict) -> Text:
     ans = doc["answer"]
     if "check" in doc:
@@ -314,10 +335,11 @@ def verdict(doc: dict) -> Text:
         return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
                     f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
     unproven = doc["proof"].get("unproven")
+    given = given_pitch(doc)
     if doc["status"] == "conflict-free":
         family = record(ans["family"])
         what = f"{ans['name']}, NOT proven minimal ({unproven})" if unproven else family.found(ans)
-        what += family.note(ans)
+        what += given or family.note(ans)
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
     if doc["proof"].get("optimal_over_all_layouts"):
         return Text(f"No layout that keeps the vectors whole is conflict-free (the floors above); the best, "

@@ -48,6 +48,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "tma_mode": sw.tma_mode(e) if sw else None,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": ranked.excess,
+        "storage_bytes": ranked.storage_bytes,
         **extras_json(problem, layout),
         "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
                         "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
@@ -192,8 +193,23 @@ def solution_json(solution: Solution) -> dict:
                                        if solution.extended else None),
                    "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "
                                            "any family leaves fewer wavefronts" if solution.at_floor else None),
-                   "timed_out": solution.timed_out},
+                   "timed_out": solution.timed_out,
+                   "keep_pitch": solution.keep_pitch,
+                   "given_pitch": given_pitch_json(solution)},
     }, problem, solution.answer)
+
+
+def given_pitch_json(solution: Solution) -> dict | None:
+    """When the answer changes the given row length: what the given one needs (its best layout
+    found, or None) and how many more bytes it takes than the answer."""
+    if not solution.changes_pitch:
+        return None
+    tile, given, answer = solution.problem.tile, solution.at_given_pitch, solution.answer
+    return {"row_length": tile.row_length, "best": given.layout.name if given else None,
+            "family": given.layout.family if given else None,
+            "excess_wavefronts": given.excess if given else None,
+            "storage_bytes": tile.storage_bytes,
+            "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0)}
 
 
 def check_passed(ranked: Candidate, why: str | None) -> bool:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .budget import Budget
-from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, measure, vector_elems
+from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, found, measure, vector_elems
 from .families import FAMILIES, apply_many
 from .layout import layout_table
 from .model import Problem
@@ -152,7 +152,7 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
         report.evaluated += 1
         measured = [int(w) if x else simulated_worst(problem, layout, p)
                     for w, x, p in zip(worsts[i], exact, patterns)]
-        kept.append(Candidate(sum(w - lb for w, lb in zip(measured, lower)), layout))
+        kept.append(found(problem, sum(w - lb for w, lb in zip(measured, lower)), layout))
         kept.sort(key=lambda c: (c.excess, c.layout.order))
         del kept[keep:]
     report.best_excess = kept[0].excess if kept else None

@@ -12,7 +12,7 @@ the package loads lazily under that name.)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -44,6 +44,11 @@ class Solution:
     timed_out: bool = False  # --timeout cut a family that could still beat the answer
     unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
     at_floor: bool = False  # conflicts, but the best of the base families meets every floor: nothing beyond searched
+    keep_pitch: bool = False  # --keep-pitch: no layout that changes the given row length was a candidate
+    # When the answer changes the given row length: the best layout found at the given one (None
+    # when the search found none there), for the report's "pitch P as given: ..." line.
+    at_given_pitch: Candidate | None = None
+    changes_pitch: bool = False
 
     def _table(self) -> Table:
         if self.table is None:
@@ -74,23 +79,55 @@ def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports:
     return Table([recheck(problem, c) for c in runners_up], reports, measure(problem, Identity()))
 
 
+def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
+    return candidate.layout.padded_form(problem.tile) is not None
+
+
+def _narrower(problem: Problem, budget: Budget) -> Candidate | None:
+    """A conflict-free layout at a row length below the given one (padding dropped, swizzled
+    instead), the smallest such pitch first; None when the given row length is the columns'."""
+    if problem.tile.row_length == problem.tile.cols:
+        return None
+    from .extended import search_narrower  # only for a padded tile (start-up)
+
+    return search_narrower(problem, budget, first_conflict_free)
+
+
+def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Solution:
+    """Say what the given pitch needs when the answer changes it."""
+    if not _changes_pitch(problem, solution.answer):
+        return solution
+    given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
+    at_given = recheck(problem, given[0]) if given else None
+    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
+
+
 def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
-          engine: str | None = None, table: bool = True) -> Solution:
+          engine: str | None = None, table: bool = True, keep_pitch: bool = False) -> Solution:
     """The minimal layout over ``families`` (and with ``extend``, the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
-    overrides each later family's default engine. ``table``: build the candidates table too."""
+    overrides each later family's default engine. ``table``: build the candidates table too.
+    ``keep_pitch``: only layouts of the given row length (no padding added or dropped).
+    A tile given with a row length above its columns is also tried at the smaller pitches (less
+    shared memory ranks first)."""
     budget = budget or Budget()
     first = first_conflict_free(problem, families, budget)
     if first is not None:
+        narrower = None if keep_pitch or not extend else _narrower(problem, budget)  # padding is a later family
         if not table:
-            return Solution(problem, first)
+            answer = first if narrower is None else recheck(problem, narrower)
+            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch), [first] + ([narrower] if narrower else []))
         # The table's branch and bound is not bound by --timeout (its answer is already known).
         found, reports = search_families(problem, families, Budget())
         best = ranked(found)[0]
         if best.layout != first.layout or best.excess != first.excess:
             raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
                                  f"the branch and bound says {best.layout.name} (excess {best.excess})")
-        return Solution(problem, first, _table(problem, first, found, reports))
+        if narrower is not None:
+            found.append(narrower)
+        answer = recheck(problem, ranked(found)[0])
+        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports), keep_pitch=keep_pitch),
+                       found)
     found, reports = search_families(problem, families, budget)
     best_excess = min((c.excess for c in found), default=None)
     least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
@@ -106,7 +143,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     if extended:  # extended.py and its families are imported only here (start-up)
         from .extended import search_extended
 
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine)
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, keep_pitch)
         found += more
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).
@@ -117,13 +154,13 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
     # status stays what the answer measures).
     open_families = [r.family for r in reports
-                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.rank_key[1])]
+                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.family_rank)]
     if needed and not extended:
         open_families.append("the families beyond none / cute / xor-cols")
     unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
     timed_out = unproven is not None and budget.expired()
-    return Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
-                    extended, timed_out, unproven, at_floor)
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
+                                     extended, timed_out, unproven, at_floor, keep_pitch), found)
 
 
 def check(problem: Problem, layout) -> tuple[Candidate, str | None]:

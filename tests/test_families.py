@@ -174,7 +174,7 @@ def test_separation_agrees_with_the_simulator(args, data):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_problems)
 @example((4, 4, 4, 2, 4, ["col", "2x4"]))  # at the floor: the later families are not searched
-def test_answer_is_first_by_excess_then_family(args):
+def test_answer_is_first_by_excess_then_storage_then_family(args):
     from swizzle_solver.families import FAMILIES
     from swizzle_solver.search import search_family
     from swizzle_solver.solving import solve
@@ -192,8 +192,13 @@ def test_answer_is_first_by_excess_then_family(args):
                                              for p, f in zip(problem.patterns, floors(problem)) if f) > 0
     everyone = [solution.answer] + solution.alternatives
     assert all(solution.answer.rank_key <= r.rank_key for r in everyone)
-    if solution.answer.layout.family == "padding":  # only when it is strictly better than any swizzle
-        assert all(r.excess > solution.answer.excess for r in everyone if r.layout.family != "padding")
+    if solution.answer.layout.family == "padding":  # only when strictly better than any swizzle: fewer
+        # wavefronts, or as few in less memory (the given padding dropped)
+        answer = solution.answer
+        assert all((r.excess, r.storage_bytes) > (answer.excess, answer.storage_bytes)
+                   for r in everyone if r.layout.family != "padding")
+    for r in everyone:  # the storage ranked is the layout's own
+        assert r.storage_bytes == r.layout.storage(problem.tile) * problem.tile.elem_bytes
     for r in everyone:  # every count is the simulator's
         assert r.excess == measure(problem, r.layout).excess
 

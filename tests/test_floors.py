@@ -141,13 +141,17 @@ def test_the_later_families_aim_at_the_floors():
     from swizzle_solver.solving import solve
 
     p = problem(64, 40, ["2x2:2", "2x8:2", "col"], row_length=48, elem_bytes=8)
-    s = solve(p)
+    s = solve(p, keep_pitch=True)  # the given pitch (without, a narrower pitch reaching the floors wins)
     families = {f.family: f for f in s.families}
     assert s.extended and s.answer.layout.family == "two-level"
     assert [r.worst for r in s.answer.results] == [1, 1, 4] and s.answer.excess == 2 and s.unproven is None
     assert families["cute"].best_excess == 3
     assert families["linear"].complete and families["linear"].best_excess == 2
-    assert "aiming at every floor" in families["padding"].covered  # no swizzle of a padded tile is conflict-free
+    assert "padding" not in families  # --keep-pitch: no other row length is a candidate
+    free = solve(p)
+    assert "aiming at every floor" in {f.family: f for f in free.families}["padding"].covered
+    assert free.answer.excess == 2 and free.answer.storage_bytes < s.answer.storage_bytes  # the padding dropped
+    assert free.at_given_pitch is not None and free.at_given_pitch.excess == 2
 
 
 def test_a_pattern_at_its_floor_is_not_asked_for_one_wavefront():
