@@ -104,7 +104,8 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None, keep_pitch: bool = False) -> int:
+              show_phases: bool = False, timeout: float | None = None, keep_pitch: bool = False,
+              for_targets=()) -> int:
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
@@ -113,7 +114,7 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress() as progress:
         result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table,
-                       keep_pitch=keep_pitch)
+                       keep_pitch=keep_pitch, for_targets=for_targets)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
@@ -158,6 +159,8 @@ def main_command(
                                             "print the best found (not proven minimal), exit 1."),
     keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
                                     "added or dropped)."),
+    for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: cute, "
+                                           "cute-dsl, cuda, triton, mojo, tma; repeatable."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
     emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
@@ -196,7 +199,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, keep_pitch)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, keep_pitch, for_targets)
     raise typer.Exit(code)
 
 
@@ -241,7 +244,7 @@ def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
     else:
         from .api import solve
 
-        result = solve(c.problem, table=table, keep_pitch=c.keep_pitch)
+        result = solve(c.problem, table=table, keep_pitch=c.keep_pitch, for_targets=c.for_targets)
         answer, status = result.name, result.status
         ok, make_doc = c.meets(status, answer), result.json
     return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc

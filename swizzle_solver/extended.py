@@ -295,9 +295,11 @@ SEARCHES = ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear)
             (row_interleave.FAMILY, search_row_interleave), (padding.FAMILY, search_padding))  # in rank order
 
 
-def search_narrower(problem: Problem, budget: Budget, base: Callable) -> Candidate | None:
+def search_narrower(problem: Problem, budget: Budget, base: Callable, admit=None) -> Candidate | None:
     """The first conflict-free layout at a pitch below the given row length (smallest pitch
-    first; plain, else with a cute or xor-cols swizzle of the narrower tile), or None."""
+    first; plain, else with a cute or xor-cols swizzle of the narrower tile), of those ``admit``
+    admits (--for), or None."""
+    ok = admit or (lambda layout: True)
     from dataclasses import replace
 
     tile = problem.tile
@@ -306,27 +308,39 @@ def search_narrower(problem: Problem, budget: Budget, base: Callable) -> Candida
         if pitch >= tile.row_length:
             break
         plain = _sound_measured(problem, padding.Padded(pitch, Identity()))
-        if plain is not None and plain.excess == 0:
+        if plain is not None and plain.excess == 0 and ok(plain.layout):
             return plain
         narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-        first = base(narrower, (cute, xor_cols), budget,
-                     invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
+
+        def invalid(inner, pitch=pitch):
+            padded = padding.Padded(pitch, inner)
+            return padded.invalid(tile) or (None if ok(padded) else "not expressible")
+
+        first = base(narrower, (cute, xor_cols), budget, invalid=invalid)
         if first is not None:
             return found_candidate(problem, 0, padding.Padded(pitch, first.layout))
     return None
 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
-                    keep_pitch: bool = False) -> tuple[list[Candidate], list[FamilyReport]]:
+                    keep_pitch: bool = False, admit=None) -> tuple[list[Candidate], list[FamilyReport]]:
     """Every later family in rank order: their best few, and reports. ``base`` is the base
     search's first_conflict_free (padding asks it for a swizzle of each padded tile).
-    ``keep_pitch``: padding (another row length) is not searched."""
+    ``keep_pitch``: padding (another row length) is not searched. ``admit`` (--for): only the
+    members it admits are kept; a family whose best members it refuses all is reported as not
+    covered whole (its search looks for the best members, not for the best expressible ones)."""
     later = later_of(problem, base, engine)
     found, reports = [], []
     for family, search in SEARCHES:
         if keep_pitch and family == padding.FAMILY:
             continue
         kept, report = search(problem, budget, later)
+        if admit is not None:
+            admitted = [c for c in kept if admit(c.layout)]
+            if kept and not admitted:
+                report.complete = False
+                report.covered += "; --for: its best members are not expressible in the targets, none searched further"
+            kept = admitted
         found += kept
         reports.append(report)
     return found, reports

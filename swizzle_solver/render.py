@@ -319,7 +319,31 @@ def given_pitch(doc: dict) -> str:
     return f" (pitch {given['row_length']} as given: {needs}, {_bytes(given['extra_bytes'])} more)"
 
 
+def price_of_for(doc: dict) -> str:
+    """--for: what the restriction to the targets costs against the unrestricted answer."""
+    restricted = doc.get("search", {}).get("for")
+    if not restricted:
+        return ""
+    targets = " and ".join(restricted["targets"])
+    if not restricted["expressible"]:
+        return f" No layout searched is expressible in {targets}: the best shown is not."
+    costs = [f"{n} more excess wavefront(s)" for n in [restricted["extra_wavefronts"]] if n]
+    costs += [f"{_bytes(n)} more shared memory" for n in [restricted["extra_bytes"]] if n > 0]
+    if restricted["unrestricted"] == doc["answer"]["name"] or not costs:
+        return f" For {targets}: the restriction costs nothing."
+    return (f" For {targets}: the restriction costs {' and '.join(costs)} (unrestricted: "
+            f"{restricted['unrestricted']}).")
+
+
 def verdict(doc: dict) -> Text:
+    text = _verdict(doc)
+    price = price_of_for(doc)
+    if price:
+        text.append(price)
+    return text
+
+
+def _verdict(doc: dict) -> Text:
     ans = doc["answer"]
     if "check" in doc:
         chk = doc["check"]

@@ -37,15 +37,19 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 
 
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
+    from .emit import TARGETS, emit_all  # the emitters say what each target expresses (start-up: lazy)
+
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
+    snippets = emit_all(TARGETS, problem, layout)
     return {
         "family": layout.family,
         "name": layout.name,
         "swizzles": layout.swizzles(),
         "cute": sw.name if sw else None,
         "byte_cute": sw.byte_level(e).name if sw else None,
-        "tma_mode": sw.tma_mode(e) if sw else None,
+        "tma_mode": snippets["tma"].mode,
+        "expressible_in": [t for t, s in snippets.items() if s.expressible],
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": ranked.excess,
         "storage_bytes": ranked.storage_bytes,
@@ -195,8 +199,28 @@ def solution_json(solution: Solution) -> dict:
                                            "any family leaves fewer wavefronts" if solution.at_floor else None),
                    "timed_out": solution.timed_out,
                    "keep_pitch": solution.keep_pitch,
-                   "given_pitch": given_pitch_json(solution)},
+                   "given_pitch": given_pitch_json(solution),
+                   "for": for_json(solution)},
     }, problem, solution.answer)
+
+
+def for_json(solution: Solution) -> dict | None:
+    """--for: the targets, whether the answer is expressible in each (false only when no layout
+    searched is), and the price of the restriction against the unrestricted answer."""
+    if not solution.targets:
+        return None
+    from .emit import expressible_in
+
+    free, answer = solution.unrestricted, solution.answer
+    assert free is not None and free.storage_bytes is not None and answer.storage_bytes is not None
+    wanted = solution.targets
+    return {"targets": list(wanted),
+            "expressible": len(expressible_in(solution.problem, answer.layout, wanted)) == len(wanted),
+            "unrestricted": free.layout.name,
+            "unrestricted_excess_wavefronts": free.excess,
+            "unrestricted_storage_bytes": free.storage_bytes,
+            "extra_wavefronts": answer.excess - free.excess,
+            "extra_bytes": answer.storage_bytes - free.storage_bytes}
 
 
 def given_pitch_json(solution: Solution) -> dict | None:

@@ -118,8 +118,9 @@ def first_conflict_free(problem: Problem, families=FAMILIES, budget: Budget | No
 
 
 def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
-                  budget: Budget | None = None) -> tuple[list[Candidate], FamilyReport]:
-    """The family's best ``keep`` sound members, and what was covered."""
+                  budget: Budget | None = None, admit=None) -> tuple[list[Candidate], FamilyReport]:
+    """The family's best ``keep`` sound members (of those ``admit`` admits: --for), and what was
+    covered."""
     budget = budget or Budget()
     tile, patterns = problem.tile, problem.patterns
     lower = [p.lower_bound for p in patterns]
@@ -149,6 +150,8 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
         if soundness(tile, layout, patterns) is not None:
             report.invalid += 1
             continue
+        if admit is not None and not admit(layout):
+            continue
         report.evaluated += 1
         measured = [int(w) if x else simulated_worst(problem, layout, p)
                     for w, x, p in zip(worsts[i], exact, patterns)]
@@ -163,12 +166,13 @@ def search_family(problem: Problem, module, keep: int = KEEP_PER_FAMILY,
     return kept, report
 
 
-def search_families(problem: Problem, families, budget: Budget) -> tuple[list[Candidate], list[FamilyReport]]:
-    """Branch and bound over each family: its best few, and reports."""
+def search_families(problem: Problem, families, budget: Budget,
+                    admit=None) -> tuple[list[Candidate], list[FamilyReport]]:
+    """Branch and bound over each family: its best few (of those ``admit`` admits), and reports."""
     found: list[Candidate] = []
     reports = []
     for module in families:
-        kept, report = search_family(problem, module, budget=budget)
+        kept, report = search_family(problem, module, budget=budget, admit=admit)
         reports.append(report)
         found += kept
     return found, reports

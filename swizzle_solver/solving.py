@@ -12,7 +12,9 @@ the package loads lazily under that name.)
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -22,6 +24,8 @@ from .layout import layout_table
 from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
+
+Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,6 +53,10 @@ class Solution:
     # when the search found none there), for the report's "pitch P as given: ..." line.
     at_given_pitch: Candidate | None = None
     changes_pitch: bool = False
+    # --for: the targets every candidate had to be expressible in, and the answer without that
+    # restriction (the price of the restriction is the difference); () and None without --for.
+    targets: tuple[str, ...] = ()
+    unrestricted: Candidate | None = None
 
     def _table(self) -> Table:
         if self.table is None:
@@ -83,14 +91,14 @@ def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
     return candidate.layout.padded_form(problem.tile) is not None
 
 
-def _narrower(problem: Problem, budget: Budget) -> Candidate | None:
+def _narrower(problem: Problem, budget: Budget, admit: Admit) -> Candidate | None:
     """A conflict-free layout at a row length below the given one (padding dropped, swizzled
     instead), the smallest such pitch first; None when the given row length is the columns'."""
     if problem.tile.row_length == problem.tile.cols:
         return None
     from .extended import search_narrower  # only for a padded tile (start-up)
 
-    return search_narrower(problem, budget, first_conflict_free)
+    return search_narrower(problem, budget, first_conflict_free, admit)
 
 
 def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Solution:
@@ -102,23 +110,46 @@ def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Sol
     return replace(solution, changes_pitch=True, at_given_pitch=at_given)
 
 
+def admit_for(problem: Problem, targets) -> Admit:
+    """--for: the layouts every target of ``targets`` expresses exactly, as its emitter says (the
+    same code that prints the snippet and the JSON's expressible_in); None: every layout."""
+    if not targets:
+        return None
+    from .emit import expressible_in  # only with --for (start-up)
+
+    wanted = tuple(targets)
+    return lambda layout: len(expressible_in(problem, layout, wanted)) == len(wanted)
+
+
 def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
-          engine: str | None = None, table: bool = True, keep_pitch: bool = False) -> Solution:
+          engine: str | None = None, table: bool = True, keep_pitch: bool = False, targets=()) -> Solution:
     """The minimal layout over ``families`` (and with ``extend``, the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
     overrides each later family's default engine. ``table``: build the candidates table too.
     ``keep_pitch``: only layouts of the given row length (no padding added or dropped).
     A tile given with a row length above its columns is also tried at the smaller pitches (less
-    shared memory ranks first)."""
+    shared memory ranks first). ``targets`` (--for): only layouts every one of these emit targets
+    expresses exactly; the solution then also holds the unrestricted answer (the price)."""
     budget = budget or Budget()
-    first = first_conflict_free(problem, families, budget)
+    if not targets:
+        return _solve(problem, families, budget, extend, engine, table, keep_pitch, None)
+    free = _solve(problem, families, budget, extend, engine, False, keep_pitch, None)
+    found = _solve(problem, families, budget, extend, engine, table, keep_pitch, admit_for(problem, targets))
+    return replace(found, targets=tuple(targets), unrestricted=free.answer)
+
+
+def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
+           keep_pitch: bool, admit: Admit) -> Solution:
+    invalid = None if admit is None else (
+        lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
+    first = first_conflict_free(problem, families, budget, invalid=invalid)
     if first is not None:
-        narrower = None if keep_pitch or not extend else _narrower(problem, budget)  # padding is a later family
+        narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit)  # padding: a later family
         if not table:
             answer = first if narrower is None else recheck(problem, narrower)
             return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch), [first] + ([narrower] if narrower else []))
         # The table's branch and bound is not bound by --timeout (its answer is already known).
-        found, reports = search_families(problem, families, Budget())
+        found, reports = search_families(problem, families, Budget(), admit)
         best = ranked(found)[0]
         if best.layout != first.layout or best.excess != first.excess:
             raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
@@ -128,7 +159,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
         answer = recheck(problem, ranked(found)[0])
         return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports), keep_pitch=keep_pitch),
                        found)
-    found, reports = search_families(problem, families, budget)
+    found, reports = search_families(problem, families, budget, admit)
     best_excess = min((c.excess for c in found), default=None)
     least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
     if best_excess:  # conflicts (floors.py is imported only on this path: start-up)
@@ -143,7 +174,7 @@ def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, ext
     if extended:  # extended.py and its families are imported only here (start-up)
         from .extended import search_extended
 
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, keep_pitch)
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, keep_pitch, admit)
         found += more
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).

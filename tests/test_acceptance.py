@@ -24,7 +24,7 @@ def problem_of(case):
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
 def test_worked_example(case):
-    solution = solve(problem_of(case))
+    solution = solve(problem_of(case), keep_pitch=case.get("keep_pitch", False))
     assert solution.status == case.get("expect_status", "conflict-free")
     if "expect" in case:
         assert solution.answer.layout.name == case["expect"]

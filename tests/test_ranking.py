@@ -65,3 +65,58 @@ def test_batch_key_keep_pitch(tmp_path):
     a, b = load_cases(str(f))
     assert a.keep_pitch and not b.keep_pitch
     assert api.solve(a.problem, keep_pitch=a.keep_pitch).layout == Identity()
+
+
+# --- --for TARGET and expressible_in (issue 13 item 2) ----------------------------------------
+
+def test_expressible_in_is_what_the_emitters_say():
+    from swizzle_solver.emit import TARGETS, emit
+
+    result = api.solve(rows=32, cols=40, dtype="f32", access=["8x4"])
+    doc = result.json()
+    problem = result.problem
+    for entry, cand in zip([doc["answer"], *doc["alternatives"]],
+                           [result.solution.answer, *result.solution.alternatives]):
+        said = {t: emit(t, problem, cand.layout) for t in TARGETS}
+        assert entry["expressible_in"] == [t for t in TARGETS if said[t].expressible]
+        assert entry["tma_mode"] == said["tma"].mode
+
+
+def test_tma_mode_and_emit_tma_agree_on_the_reported_cases():
+    """32x40 f32 8x4 (160-byte rows) and 64x64 f16 Swizzle<2,3,3> (128-byte rows): byte forms that
+    are TMA modes only for rows of their width, so neither is one here."""
+    doc = api.solve(rows=32, cols=40, dtype="f32", access=["8x4"]).json(emit=["tma"])
+    assert doc["answer"]["tma_mode"] is None and not doc["answer"]["emit_expressible"]["tma"]
+    checked = api.check("Swizzle<2,3,3>", rows=64, cols=64, dtype="f16", access=["8x8"]).json(emit=["tma"])
+    assert checked["answer"]["tma_mode"] is None and not checked["answer"]["emit_expressible"]["tma"]
+    doc = api.solve(rows=64, cols=64, dtype="f16", access=["8x8", "row"]).json(emit=["tma"])
+    assert doc["answer"]["tma_mode"] == "128B" and doc["answer"]["emit_expressible"]["tma"]
+    assert "CU_TENSOR_MAP_SWIZZLE_128B" in doc["answer"]["emit"]["tma"]
+
+
+def test_for_admits_only_what_the_target_expresses_and_states_the_price():
+    free = api.solve(rows=32, cols=40, dtype="f32", access=["8x4"])
+    assert "tma" not in free.json()["answer"]["expressible_in"]
+    only = api.solve(rows=32, cols=40, dtype="f32", access=["8x4"], for_targets=["tma"])
+    doc = only.json()
+    assert "tma" in doc["answer"]["expressible_in"]
+    assert all("tma" in a["expressible_in"] for a in doc["alternatives"])
+    price = doc["search"]["for"]
+    assert price["targets"] == ["tma"] and price["unrestricted"] == free.name
+    assert price["extra_wavefronts"] == only.solution.answer.excess - free.solution.answer.excess >= 0
+
+
+def test_for_that_costs_nothing_says_so():
+    doc = api.solve(rows=64, cols=64, dtype="f16", access=["8x8", "row"], for_targets="tma").json()
+    assert doc["answer"]["name"] == doc["search"]["for"]["unrestricted"] == "Swizzle<3,3,3>"
+    assert doc["search"]["for"]["extra_wavefronts"] == 0 == doc["search"]["for"]["extra_bytes"]
+    from swizzle_solver.render import verdict
+
+    assert "restriction costs nothing" in verdict(doc).plain
+
+
+def test_for_rejects_an_unknown_target():
+    out = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "8", "--cols", "24", "--access", "4x2",
+                          "--for", "cutlass"], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stdout == "" and "--for 'cutlass'" in out.stderr
+    assert "Traceback" not in out.stderr

@@ -51,4 +51,5 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B "
         f"<= {width} B (the swizzle width)",
         f"// box outer extent: {tile.rows} rows (at most 256 per box: load taller tiles as several boxes)",
-        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True)
+        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True,
+        f"{width}B")
