@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -30,7 +31,7 @@ from .candidate import (
     vector_elems,
 )
 from .candidate import found as found_candidate
-from .families import cute, linear, padding, row_interleave, two_level, xor_cols
+from .families import LATER, Family, cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
 from .layout import layout_table
 from .model import Problem, is_pow2
@@ -291,8 +292,38 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     return kept, report
 
 
+def search_enumerated(record: Family, problem: Problem, budget: Budget,
+                      later: Later) -> tuple[list[Candidate], FamilyReport]:
+    """A later family without a search of its own: every member its record lists, each sound one
+    simulated (a family whose members are few)."""
+    report = FamilyReport(record.name)
+    assert record.candidates is not None, f"{record.name} lists no members"
+    members = record.candidates(problem.tile, vector_elems(problem))
+    report.candidates = len(members)
+    measured = []
+    for _, layout in budget.walk(report, members):
+        found = _sound_measured(problem, layout)
+        if found is None:
+            report.invalid += 1
+        else:
+            measured.append(found)
+    report.evaluated = len(measured)
+    kept = best(measured, KEEP_PER_FAMILY)
+    report.best_excess = kept[0].excess if kept else None
+    limits = f" ({record.bounds(problem.tile, vector_elems(problem))})" if record.bounds else ""
+    report.covered = (f"all {len(members)} members{limits}, {report.invalid} not usable on this tile, the rest "
+                      f"simulated")
+    return kept, report
+
+
 SEARCHES = ((two_level.FAMILY, search_two_level), (linear.FAMILY, search_linear),
             (row_interleave.FAMILY, search_row_interleave), (padding.FAMILY, search_padding))  # in rank order
+
+
+def searches() -> list[tuple[str, Callable]]:
+    """Every later family's search, in rank order: its own, or the enumeration of its members."""
+    own = dict(SEARCHES)
+    return [(rec.name, own.get(rec.name) or partial(search_enumerated, rec)) for rec in records(LATER)]
 
 
 def search_narrower(problem: Problem, budget: Budget, base: Callable, admit=None) -> Candidate | None:
@@ -331,7 +362,7 @@ def search_extended(problem: Problem, budget: Budget, base: Callable, engine: st
     covered whole (its search looks for the best members, not for the best expressible ones)."""
     later = later_of(problem, base, engine)
     found, reports = [], []
-    for family, search in SEARCHES:
+    for family, search in searches():
         if keep_pitch and family == padding.FAMILY:
             continue
         kept, report = search(problem, budget, later)

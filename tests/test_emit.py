@@ -36,6 +36,7 @@ from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.linear import XorLinear
+from swizzle_solver.families.panels import ColumnPanels
 from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.two_level import TwoLevel
 from swizzle_solver.families.xor_cols import XorCols
@@ -86,6 +87,10 @@ def extra_cases():
         ("padding + cute, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, Swizzle(2, 0, 3))),
         ("padding + xor-cols", f16(64, 96, ["8x8", "8x8:2"]), padding.Padded(104, XorCols(1, 3, 3))),
         ("padding + xor-cols, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 0, 0))),
+        ("panels 128B f16", f16(64, 128, ["8x8"]), ColumnPanels(128)),
+        ("panels 64B f32", problem(16, 64, ["8x4"]), ColumnPanels(64)),
+        ("panels 32B i8, 3 panels", problem(8, 96, ["8x16"], elem_bytes=1), ColumnPanels(32)),
+        ("panels 128B f16, 24 rows", f16(24, 192, ["8x8"]), ColumnPanels(128)),
     ]
 
 
@@ -137,6 +142,12 @@ def test_cuda_function_compiled_matches_simulator(i, c_tables):
 
 def pycute_layout(p, code):
     """The layout a cute snippet declares, rebuilt with pycute (None if it declares none)."""
+    panels = re.search(r"Shape<cute::Int<(\d+)>, cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>>,\s*"
+                       r"cute::Stride<cute::Int<(\d+)>, cute::Stride<cute::Int<1>, cute::Int<(\d+)>>>", code)
+    if panels is not None:  # column panels: ((R), (w, n)) : ((w), (1, R * w)) under the atom's swizzle
+        r, w, n, a, b = map(int, panels.groups())
+        sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+        return pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, pycute.Layout((r, (w, n)), (a, (1, b))))
     shape = re.search(r"Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Stride<cute::Int<(\d+)>, cute::Int<1>>",
                       code)
     if shape is None or "cannot express" in code:
@@ -160,6 +171,15 @@ def test_cute_snippet_matches_pycute(i):
     assert (rebuilt is not None) == snippet.expressible
     if rebuilt is not None:
         assert np.array_equal(table_of(rebuilt, p), truth(p, layout))
+        atom = re.search(r"tile_to_shape\(cute::GMMA::Layout_K_SW(\d+)_Atom<T>", snippet.code)
+        if atom:  # the GMMA atom swizzles byte addresses: Swizzle<B,4,3> of the bytes of its K-major tiling
+            width = int(atom[1])
+            t = p.tile
+            w = width // t.elem_bytes
+            dense = pycute.Layout((t.rows, (w, t.cols // w)), (w, (1, t.rows * w)))  # tile_to_shape's order
+            byte_sw = Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3)
+            got = table_of(lambda r, c: byte_sw.apply(dense(r, c) * t.elem_bytes) // t.elem_bytes, p)
+            assert np.array_equal(got, truth(p, layout))
     else:
         assert "operator()(int r, int c)" in snippet.code
 
@@ -314,6 +334,17 @@ def test_tma_mode_is_the_byte_swizzle(i):
         assert "not a TMA" in snippet.code
         return
     logical_bytes = (np.arange(t.rows)[:, None] * t.row_length + np.arange(t.cols)[None, :]) * t.elem_bytes
+    boxes = re.search(r"box: (\d+) elements x (\d+) rows .*; (\d+) boxes", snippet.code)
+    if boxes is not None:  # one box per column panel, stored one after another, each swizzled
+        w, rows, n = map(int, boxes.groups())
+        width = int(mode[1][:-1])
+        assert w * t.elem_bytes == width and rows == t.rows and n * w == t.cols
+        assert f"aligned to {8 * width} B" in snippet.code
+        r, c = np.arange(t.rows)[:, None], np.arange(t.cols)[None, :]
+        panel_bytes = (r * w + c % w) * t.elem_bytes  # each box is written densely
+        phys_bytes = (c // w) * rows * width + Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3).apply(panel_bytes)
+        assert np.array_equal(phys_bytes // t.elem_bytes, truth(p, layout))
+        return
     if mode[1] == "NONE":
         phys_bytes = logical_bytes
     else:

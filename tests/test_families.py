@@ -16,6 +16,7 @@ from swizzle_solver.families import (
     identity,
     linear,
     padding,
+    panels,
     row_interleave,
     two_level,
 )
@@ -266,13 +267,13 @@ def test_family_order_names_every_module():
     # FAMILY_RANK spells the later families by name so that their modules load only when used
     from swizzle_solver.families import EXTENDED, FAMILIES, FAMILY_RANK
 
-    assert EXTENDED == tuple(m.FAMILY for m in (two_level, linear, row_interleave, padding))
+    assert EXTENDED == tuple(m.FAMILY for m in (two_level, linear, row_interleave, padding, panels))
     assert list(FAMILY_RANK) == [m.FAMILY for m in FAMILIES] + list(EXTENDED)
 
 
 # --- the registry -----------------------------------------------------------------------------
 
-DESIGN_ORDER = ["none", "cute", "xor-cols", "two-level", "linear", "row-interleave", "padding"]
+DESIGN_ORDER = ["none", "cute", "xor-cols", "two-level", "linear", "row-interleave", "padding", "column-panels"]
 
 
 def test_registry_ranks_are_design_order():
@@ -286,7 +287,7 @@ def test_registry_ranks_are_design_order():
     assert [r.name for r in recs] == DESIGN_ORDER
     assert [r.rank for r in recs] == list(range(len(DESIGN_ORDER)))
     assert families.FAMILY_RANK == {name: i for i, name in enumerate(DESIGN_ORDER)}
-    assert [r.stage for r in recs] == [EVERY_SOLVE] * 3 + [LATER] * 4
+    assert [r.stage for r in recs] == [EVERY_SOLVE] * 3 + [LATER] * 5
     for name, entry in lazy.items():
         r = families.record(name)
         assert (r.rank, r.stage) == (entry.rank, entry.stage)

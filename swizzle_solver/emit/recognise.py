@@ -11,6 +11,7 @@ import numpy as np
 
 from ..families.cute import Swizzle
 from ..families.forms import as_swizzle, inverse_bases, row_col_xor
+from ..families.panels import WIDTHS, ColumnPanels
 from ..layout import Layout, layout_table
 from ..model import Tile, is_pow2, log2
 
@@ -18,6 +19,7 @@ __all__ = [
     "as_swizzle",
     "linear_offset_bases",
     "padding_of",
+    "panels_of",
     "row_pitch",
     "swizzle_chain",
     "swizzled_rows",
@@ -83,6 +85,19 @@ def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
         return None
     width = 16 << sw.B
     return width if tile.row_length * tile.elem_bytes == width and tile.row_length == tile.cols else None
+
+
+def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
+    """The column panels of TMA swizzle atoms (families/panels.py) the layout equals on every
+    element of the tile, if any: then TMA loads it as one box per panel."""
+    table = None
+    for width in WIDTHS:
+        panels = ColumnPanels(width)
+        if panels.invalid(tile) is None:
+            table = layout_table(tile, layout) if table is None else table
+            if np.array_equal(table, layout_table(tile, panels)):
+                return panels
+    return None
 
 
 def triton_swizzled_params(tile: Tile, layout: Layout) -> tuple[int, int, int] | None:

@@ -42,6 +42,7 @@ _ENTRIES: list[Family | Lazy] = [
     Lazy("linear", 4, "linear"),
     Lazy("row-interleave", 5, "row_interleave"),
     Lazy("padding", 6, "padding"),
+    Lazy("column-panels", 7, "panels"),
 ]
 
 # Derived from the registry (the names search.py and extended.py use):
