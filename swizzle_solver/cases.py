@@ -6,11 +6,11 @@ a kernel uses (``check``, like --check), which must then be usable and reach ``e
 """
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from .access import elem_bytes_of, make_problem
+from .access.inputfile import load_toml, printable, read_text
 from .hardware import DEFAULT
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
@@ -44,16 +44,12 @@ class Case:
         return ", ".join(parts) or "-"
 
 
-def load_cases(path: str, only: str | None = None) -> list[Case]:
-    """Parse and compile every case (so that a bad one fails before anything is printed)."""
-    try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise InputError(f"cannot read {path}: {err.strerror}; give the path of an examples.toml") from None
-    try:
-        doc = tomllib.loads(text)
-    except ValueError as err:  # TOMLDecodeError, or an integer of over 4300 digits
-        raise InputError(f"{path} is not valid TOML ({err}); fix the file") from None
+def load_cases(path: str, only: str | None = None, allow_outside: bool = False) -> list[Case]:
+    """Parse and compile every case (so that a bad one fails before anything is printed). The files
+    a case names are read relative to the examples file and, unless ``allow_outside``, from inside
+    its folder only (a shared examples file must not read the rest of the disk)."""
+    text = read_text(path, "examples file")
+    doc = load_toml(text, printable(path))
     tables = doc.get("case")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise InputError(f"{path} has no [[case]] tables: write one [[case]] per example")
@@ -63,14 +59,14 @@ def load_cases(path: str, only: str | None = None) -> list[Case]:
             raise InputError(f"{path}: case #{i + 1} has name = {name!r}; a name must be a string")
         if name in names[:i]:
             raise InputError(f"{path}: two cases are named {name!r}; give every case its own name")
-    cases = [_case(table, name, path) for table, name in zip(tables, names) if only is None or name == only]
+    cases = [_case(table, name, path, allow_outside) for table, name in zip(tables, names) if only is None or name == only]
     if only is not None and not cases:
         raise InputError(f"no case named {only!r} in {path}: check --case against the names in the file")
     return cases
 
 
-def _case(t: dict, name: str, path: str) -> Case:
-    where = f"{path}: case {name!r}"
+def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
+    where = f"{printable(path)}: case {name!r}"
     unknown = sorted(set(t) - KEYS)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
@@ -90,6 +86,11 @@ def _case(t: dict, name: str, path: str) -> Case:
             raise InputError(f"{where}: {key} must be a list of file paths, e.g. {key} = [\"examples/x.json\"]")
         files[key] = paths
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
+    for key, paths in files.items():
+        for p in paths:
+            if not allow_outside and (Path(p).is_absolute() or not (base / p).resolve().is_relative_to(base)):
+                raise InputError(f"{where}: {key} path {p!r} leaves the folder of the examples file: give a path "
+                                 f"inside it, or run batch --allow-outside")
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
@@ -111,7 +112,7 @@ def _case(t: dict, name: str, path: str) -> Case:
                                [str(base / p) for p in files["linear_layout"]])
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
-    return Case(name, problem, t.get("expect"), status, check, keep_pitch, targets)
+    return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets)
 
 
 def _restrictions(t: dict, where: str) -> tuple[bool, tuple[str, ...]]:

@@ -100,6 +100,9 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
             before, after = bank_maps(problem, layout, out.show_access)
             pictures.append(picture(before, after, problem.bank_model.banks, console.width))
+        from .alarm import disarm_deadline
+
+        disarm_deadline()
         print_solution(doc, console, pictures)
 
 
@@ -170,6 +173,10 @@ def main_command(
                                               help="Access to outline in --show/--svg: its spec or 1-based "
                                                    "position (default: the worst unswizzled); alone, implies --show."),
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
+    max_patterns: int = typer.Option(256, "--max-patterns", help="Refuse more access patterns than this."),
+    max_placements: int = typer.Option(1 << 21, "--max-placements",
+                                       help="Refuse more placements (phases) in all than this."),
+    max_lanes: int = typer.Option(1 << 23, "--max-lanes", help="Refuse more lane accesses in all than this."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
@@ -188,6 +195,11 @@ def main_command(
         raise InputError("--json and --quiet both given: choose one output form")
     if timeout is not None and not 0 < timeout < float("inf"):
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
+    from .access import limits
+    from .alarm import arm_deadline
+
+    limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
+    arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
                            list(phases), list(linear_layout))
     layout = None
@@ -208,11 +220,13 @@ def batch_command(
     file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
+    allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
+                                       "examples file's folder (absolute paths, '..')."),
 ) -> None:
     """Solve or check the cases of examples.toml."""
     from .cases import load_cases
 
-    cases = load_cases(file, case)
+    cases = load_cases(file, case, allow_outside)
     out, rows = [], []
     for c in cases:
         row, make_doc = _batch_case(c, table=json_out)
@@ -253,6 +267,9 @@ def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
 def _write(text: str) -> None:
     """Plain output (JSON, --quiet): flushed here, so that a reader that stopped reading (``| head``)
     is noticed here and the exit code still says what was found."""
+    from .alarm import disarm_deadline
+
+    disarm_deadline()  # printing has started: it finishes
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -263,7 +280,13 @@ def _write(text: str) -> None:
 
 
 def _fail(message: str) -> int:
-    sys.stderr.write(f"swizzle-solve: error: {message}\n")
+    from .access.inputfile import printable  # one line, no terminal escapes, whatever the input held
+
+    message = printable(message)
+    if len(message) > 2000:  # a value quoted from a huge input: keep the start and the fix at the end
+        message = f"{message[:1500]} ... {message[-400:]}"
+    if sys.stderr is not None:
+        sys.stderr.write(f"swizzle-solve: error: {message}\n")
     return EXIT_INPUT
 
 
@@ -282,16 +305,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str] | None) -> int:
+    from .access import limits
+    from .alarm import RunTimeout, disarm_deadline
+
     try:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
+    except RunTimeout as err:
+        _fail(str(err))
+        return EXIT_CONFLICTS  # as any timeout: not proven, not bad input
     except BrokenPipeError:
         return EXIT_OK
+    except SystemExit as stop:
+        if isinstance(stop.__context__, BrokenPipeError):  # typer's answer to a closed pipe (--help | true)
+            from .render import stdout_gone
+
+            stdout_gone()
+            return EXIT_OK
+        raise
     except typer.Abort:
         return _fail("aborted")
     except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
+    finally:
+        limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
+        disarm_deadline()
     return code if isinstance(code, int) else EXIT_OK
 
 

@@ -5,14 +5,123 @@ Importing them makes hundreds of thousands of objects and no garbage, yet the cy
 runs every 700 allocations meanwhile, and gets slower as the heap grows: about 25 ms of CPU, more
 than the solve and its report (bench/startup.py). So the collector is off during the imports only;
 the solve runs with it on, as any Python program does.
+
+It also owns how the process ends when something outside the input stops it, at any moment from
+the first import on: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, each with one line on stderr; a
+standard output that is closed, full or gone (``| head``) ends the output without a traceback. The
+signals raise exceptions that no ``except Exception`` (nor click's own Ctrl-C handling) catches, so
+``finally`` blocks still remove temporary files; a z3 check, which takes Ctrl-C for itself, passes
+it on (smt.py).
 """
 import gc
+import os
+import signal
+import sys
+
+EXIT_INPUT, EXIT_INTERRUPTED, EXIT_TERMINATED = 2, 128 + signal.SIGINT, 128 + signal.SIGTERM
+
+
+class Stopped(BaseException):
+    """The process was told to stop by a signal; ``code`` is the exit status it ends with."""
+
+    code = EXIT_INTERRUPTED
+    what = "interrupted"
+
+
+class Terminated(Stopped):
+    code = EXIT_TERMINATED
+    what = "terminated"
+
+
+def _raise(signum: int, frame) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut short the clean-up
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated() if signum == signal.SIGTERM else Stopped()
 
 
 def main() -> int:
-    gc.disable()
+    signal.signal(signal.SIGINT, _raise)
+    signal.signal(signal.SIGTERM, _raise)
     try:
-        from .cli import main as cli_main
-    finally:
-        gc.enable()
-    return cli_main()
+        if sys.stdout is None:  # started with stdout closed (>&-): nowhere to put the answer
+            return _end(EXIT_INPUT, "standard output is closed: redirect it to a file or /dev/null")
+        _watch()  # after that check: with fd 1 closed, its pipe would take fd 1
+        gc.disable()
+        try:
+            from .cli import main as cli_main
+        finally:
+            gc.enable()
+        code = cli_main()
+        try:
+            sys.stdout.flush()  # here, so that a failed write is reported, not ignored at shutdown
+        except BrokenPipeError:  # the reader left (| head, | true): what it read is all it wanted
+            _silence_stdout()
+        return code
+    except Stopped as stop:
+        return _end(stop.code, stop.what)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 0
+    except OSError as err:  # stdout full (> /dev/full) or failing
+        return _end(EXIT_INPUT, f"cannot write the output ({err.strerror or err}): check where stdout goes")
+
+
+GRACE_SECONDS = 1.0  # for the main thread to stop by itself before the watcher stops the process
+
+
+def _watch() -> None:
+    """Python runs signal handlers between bytecodes of the main thread, so a long call into C (a
+    z3 check, which takes only Ctrl-C for itself) would hold off SIGTERM until it returns. A thread
+    hears every signal through the wakeup fd, and ends the process itself if the main thread has not
+    within GRACE_SECONDS (ordinarily it has: it removes its temporary files first)."""
+    import threading
+    import time
+
+    try:
+        read, write = os.pipe()
+        os.set_blocking(write, False)
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    except (OSError, ValueError):
+        return
+
+    def watch() -> None:
+        while True:
+            try:
+                data = os.read(read, 64)
+            except OSError:
+                return
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                if signum in data:
+                    time.sleep(GRACE_SECONDS)
+                    stop = Terminated if signum == signal.SIGTERM else Stopped
+                    _end(stop.code, stop.what)
+
+    threading.Thread(target=watch, name="swizzle-solve signal watcher", daemon=True).start()
+
+
+def _end(code: int, message: str) -> int:
+    """Stop now: ignore further signals, drop unwritten output, one line on stderr, exit ``code``
+    without running the interpreter's shutdown (whose object finalisers could still print)."""
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    except ValueError:  # called by the watcher thread: the main thread is stuck in C and prints nothing
+        pass
+    _silence_stdout()
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"swizzle-solve: error: {message}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    os._exit(code)
+
+
+def _silence_stdout() -> None:
+    """Send whatever is still buffered for stdout, and anything later, to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    except OSError:
+        pass

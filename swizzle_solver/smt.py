@@ -86,7 +86,24 @@ class _Solver:
                 return z3.unknown
             self.s.set("rlimit", units)  # a limit per check: what is left of the family's budget
         self.checks += 1
-        return self.s.check(*assumptions)
+        status = self.s.check(*assumptions)
+        if status == z3.unknown and self._interrupted():
+            # z3 takes Ctrl-C for itself during a check and only cancels it: raise it again, so that
+            # it stops the run (entry.py) rather than read as a timeout
+            import signal
+
+            signal.raise_signal(signal.SIGINT)
+        return status
+
+    def _interrupted(self) -> bool:
+        """Whether the last check was unknown because of Ctrl-C. z3 says so ("interrupted from
+        keyboard"), or on some paths only "canceled", which is then Ctrl-C when neither the deadline
+        (within 50 ms: z3's timer counts whole milliseconds) nor the resource budget ran out."""
+        reason = self.s.reason_unknown()
+        if reason == "interrupted from keyboard":
+            return True
+        return (reason == "canceled" and (self.deadline is None or time.monotonic() < self.deadline - 0.05)
+                and (self.rlimit is None or self.spent() < self.rlimit))
 
 
 def _flows(x: dict, d: int, b: int) -> tuple[int, tuple]:

@@ -7,12 +7,16 @@ it holds; the footprint's lanes and their banks; and per access the wavefronts b
 """
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import stat
 import tempfile
 from xml.sax.saxutils import escape
 
 import numpy as np
 
+from .access.inputfile import printable
 from .bankmap import BankMap, bank_colour
 from .model import InputError, Problem
 
@@ -24,23 +28,48 @@ FONT = "font-family='DejaVu Sans Mono, Menlo, Consolas, monospace'"
 
 
 def check_writable(path: str) -> None:
-    """Fail before any output when the SVG cannot be written (no directory, no permission)."""
+    """Fail before any work when the SVG cannot be written: a directory, a device, a pipe or a
+    symbolic link in its place (only a regular file is ever replaced), a name too long, no
+    directory, no permission."""
+    shown = printable(path)
     folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise InputError(f"--svg {path!r} is a directory: give a file name such as tile.svg")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except (OSError, ValueError) as err:  # ValueError: a NUL in the path
+        if getattr(err, "errno", None) == errno.ENAMETOOLONG:
+            raise InputError(f"--svg {shown!r}: the name is too long: choose a shorter path") from None
+        reason = getattr(err, "strerror", None) or "invalid path"
+        raise InputError(f"--svg {shown!r} cannot be written ({reason}): choose a writable path") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise InputError(f"--svg {shown!r} is a directory: give a file name such as tile.svg")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file (a device or a pipe)"
+        raise InputError(f"--svg {shown!r} is {kind}: only a regular file is written; give another path")
     if not os.path.isdir(folder):
-        raise InputError(f"--svg {path!r}: directory {folder} does not exist: create it or choose another path")
+        raise InputError(f"--svg {shown!r}: directory {printable(folder)} does not exist: create it or choose "
+                         f"another path")
+    try:
+        longest = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        longest = 255
+    if len(os.fsencode(os.path.basename(path))) > longest:
+        raise InputError(f"--svg {shown!r}: the file name is longer than {longest} bytes: choose a shorter name")
     try:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
     except OSError as err:
-        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
+        raise InputError(f"--svg {shown!r} cannot be written ({err.strerror}): choose a writable path") from None
     os.close(fd)
     os.unlink(probe)
 
 
 def write(path: str, text: str) -> None:
-    """Write whole or not at all: a temporary file in the same directory, then an atomic rename."""
+    """Write whole or not at all: a temporary file in the same directory, then an atomic rename; the
+    temporary file is removed on any failure, an interrupt included."""
+    check_writable(path)  # again: the path may have changed during the search
     folder = os.path.dirname(os.path.abspath(path))
+    tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -49,8 +78,14 @@ def write(path: str, text: str) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a figure is an ordinary file
         os.replace(tmp, path)
+        tmp = None
     except OSError as err:
-        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
+        raise InputError(f"--svg {printable(path)!r} cannot be written ({err.strerror}): choose a writable "
+                         f"path") from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
 
 
 class _Canvas:

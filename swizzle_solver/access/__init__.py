@@ -5,6 +5,8 @@
     warp.py           --access warp:RxC:MxN, ldmatrix, stmatrix, mma-c: warp requests split into phases
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
+    inputfile.py      reading any input file safely (regular files, size, encoding, depth)
+    limits.py         caps on the problem's size (--max-patterns, --max-placements, --max-lanes)
 
 Layering: this package builds on model.py and hardware.py and nothing above them. The warp forms
 and the two file readers are imported only when a spec or file needs them (start-up time).
@@ -16,6 +18,7 @@ from collections.abc import Sequence
 from ..hardware import DEFAULT, Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
+from .limits import check_count, check_patterns
 from .tile import dtype_bytes, elem_bytes_of, make_hardware, make_tile
 
 __all__ = ["dtype_bytes", "elem_bytes_of", "make_hardware", "make_problem", "make_tile", "parse_access"]
@@ -44,14 +47,21 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     hardware = make_hardware(banks, bank_bytes)
     if not accesses and not phases_files and not layout_files:
         raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
-    patterns = [parse_access(spec, tile, hardware) for spec in accesses]
+    check_count(len(accesses) + len(layout_files))  # caps on the problem's size, checked as it grows
+    patterns = []
+    for spec in accesses:
+        patterns.append(parse_access(spec, tile, hardware))
+        check_patterns(patterns)
     if phases_files:
         from .phases_file import load_phases
 
         for path in phases_files:
             patterns += load_phases(path, tile, hardware)
+            check_patterns(patterns)
     if layout_files:
         from .triton_layout import load_linear_layout
 
-        patterns += [load_linear_layout(path, tile, hardware) for path in layout_files]
+        for path in layout_files:
+            patterns.append(load_linear_layout(path, tile, hardware))
+            check_patterns(patterns)
     return Problem(tile, hardware, tuple(patterns))

@@ -10,33 +10,26 @@ the placements: nothing is translated.
 """
 from __future__ import annotations
 
-import json
-import tomllib
-from pathlib import Path
-
 import numpy as np
 
 from ..hardware import Hardware
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
+from .inputfile import load_json, load_toml, printable, read_text
+from .limits import check_count, check_size
 from .warp import distinct_bytes
 
 MAX_LANES = 1024  # per phase; a warp phase has at most 32
 
 
 def load_phases(path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
-    try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise InputError(f"cannot read phases file {path}: {err.strerror}") from None
-    try:
-        doc = json.loads(text) if path.lower().endswith(".json") else tomllib.loads(text)
-    except ValueError as err:  # JSONDecodeError, TOMLDecodeError, or an integer of over 4300 digits
-        kind = "JSON" if path.lower().endswith(".json") else "TOML"
-        raise InputError(f"phases file {path} is not valid {kind} ({err}); fix the file") from None
+    where = f"phases file {printable(path)}"
+    text = read_text(path, "phases file")
+    doc = load_json(text, where) if path.lower().endswith(".json") else load_toml(text, where)
     patterns = doc.get("pattern") if isinstance(doc, dict) else None
     if not isinstance(patterns, list) or not patterns:
-        raise InputError(f"phases file {path} has no patterns: write [[pattern]] tables with name and phases")
-    return [_pattern(p, i, path, tile, hardware) for i, p in enumerate(patterns)]
+        raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases")
+    check_count(len(patterns))
+    return [_pattern(p, i, printable(path), tile, hardware) for i, p in enumerate(patterns)]
 
 
 def _pattern(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -47,14 +40,16 @@ def _pattern(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:
     phases = p.get("phases")
     if not isinstance(phases, list) or not phases:
         raise InputError(f"{where}: phases must be a non-empty list of phases, each a list of [row, col, bytes]")
+    check_size(len(phases), len(phases))
     lanes = [_phase(ph, j, where, tile) for j, ph in enumerate(phases)]
     width = max(len(ph) for ph in lanes)
+    check_size(len(lanes), len(lanes) * width)  # before the padded arrays are built
     # Pad shorter phases by repeating their first lane: the same words, no cost (model.Pattern).
     padded = np.array([ph + [ph[0]] * (width - len(ph)) for ph in lanes], dtype=np.int64)
     phase_bytes = max(distinct_bytes(ph, tile.elem_bytes) for ph in lanes)
     largest = max(lanes, key=lambda ph: distinct_bytes(ph, tile.elem_bytes))
     rows_used = sorted({r for r, _, _ in largest})
-    return Pattern(spec=p["name"].strip(), kind="phases", rows=len(rows_used),
+    return Pattern(spec=printable(p["name"].strip()), kind="phases", rows=len(rows_used),
                    cols=max(sum(b for r2, _, b in set(largest) if r2 == r) for r in rows_used) // tile.elem_bytes,
                    row_stride=1, vector_bytes=int(padded[..., 2].max()),
                    lower_bound=hardware.lower_bound(phase_bytes),
@@ -69,10 +64,10 @@ def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:
         raise InputError(f"{where}, phase {j}: {len(ph)} lanes is more than {MAX_LANES}: split the phase")
     e = tile.elem_bytes
     out = []
-    for lane in ph:
+    for k, lane in enumerate(ph):
         if (not isinstance(lane, list) or len(lane) != 3
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in lane)):
-            raise InputError(f"{where}, phase {j}: lane {lane!r} is not [row, col, bytes] of integers")
+            raise InputError(f"{where}, phase {j}: lane #{k + 1} is not [row, col, bytes] of integers")
         r, c, b = lane
         if not (is_pow2(b) and e <= b <= MAX_VECTOR_BYTES):
             raise InputError(f"{where}, phase {j}: lane {lane}: bytes must be a power of two from the element "

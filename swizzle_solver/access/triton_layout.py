@@ -23,12 +23,12 @@ in order. Without sizes, each is the smallest power of two holding every image.
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ..hardware import Hardware
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
+from .inputfile import load_json, printable, read_text
 from .warp import tile_pattern
 
 IN_DIMS = ("register", "lane", "warp", "block")
@@ -37,11 +37,8 @@ _ALIASES = {"reg_bases": "register", "lane_bases": "lane", "warp_bases": "warp",
 
 
 def load_linear_layout(path: str, tile: Tile, hardware: Hardware) -> Pattern:
-    try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise InputError(f"cannot read linear layout file {path}: {err.strerror}") from None
-    return linear_layout_pattern(text, Path(path).stem, tile, hardware, f"linear layout file {path}")
+    text = read_text(path, "linear layout file")
+    return linear_layout_pattern(text, Path(path).stem, tile, hardware, f"linear layout file {printable(path)}")
 
 
 def linear_layout_pattern(text: str, default_name: str, tile: Tile, hardware: Hardware,
@@ -49,24 +46,20 @@ def linear_layout_pattern(text: str, default_name: str, tile: Tile, hardware: Ha
     """The access a layout in any accepted form describes; named by its "name", else default_name."""
     name, bases, out_dims = parse_layout_text(text, where)
     bases, shape = _row_col(bases, out_dims, where)
-    return layout_pattern(name or default_name, bases, shape, tile, hardware, where)
+    return layout_pattern(printable(name or default_name), bases, shape, tile, hardware, where)
 
 
 def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
     """(name, {in dim: [basis tuples]}, [(out dim name, size or None)]) from any accepted form."""
     stripped = text.strip()
     if stripped.startswith("{"):
-        try:
-            doc = json.loads(stripped)
-        except ValueError as err:  # JSONDecodeError, or an integer of over 4300 digits
-            raise InputError(f"{where} is not valid JSON ({err}); fix the file") from None
-        return _from_json(doc, where)
+        return _from_json(load_json(stripped, where), where)
     attr = re.search(r"#ttg\.linear<\{(.*)\}>", stripped, re.DOTALL)
     if attr:
         body = re.sub(r"(\w+)\s*=", r'"\1":', attr[1])
         try:
-            doc = json.loads("{" + body + "}")
-        except ValueError:
+            doc = load_json("{" + body + "}", where)
+        except InputError:
             raise InputError(f"{where}: cannot read the #ttg.linear attribute; write it as "
                              f"#ttg.linear<{{register = [[0, 1]], lane = [...], warp = [...], block = []}}>") from None
         return _from_json(doc, where)
@@ -88,7 +81,7 @@ def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
         raise InputError(f"{where}: unknown key {unknown[0]!r}: the keys are name, register, lane, warp, block "
                          f"and out_dims")
     bases = {_ALIASES.get(k, k): v for k, v in source.items() if _ALIASES.get(k, k) in IN_DIMS}
-    if "lane" not in bases:
+    if not bases.get("lane"):
         raise InputError(f"{where}: no lane bases: give \"lane\": [[row, col], ...] (one per lane bit)")
     for dim, vectors in bases.items():
         if (not isinstance(vectors, list) or not all(isinstance(v, list) and v and all(
@@ -98,11 +91,12 @@ def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
     if out is None:
         dims = max((len(v) for vs in bases.values() for v in vs), default=2)
         out_dims = [(f"dim{i}", None) for i in range(dims)]
-    elif isinstance(out, dict):
+    elif isinstance(out, dict) and all(isinstance(x, int) and not isinstance(x, bool) for x in out.values()):
         out_dims = list(out.items())
     elif isinstance(out, list) and all(isinstance(x, int) for x in out):
         out_dims = [(f"dim{i}", size) for i, size in enumerate(out)]
-    elif isinstance(out, list) and all(isinstance(x, (list, tuple)) and len(x) == 2 for x in out):
+    elif isinstance(out, list) and all(isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[1], int)
+                                       and not isinstance(x[1], bool) for x in out):
         out_dims = [tuple(x) for x in out]
     else:
         raise InputError(f"{where}: out_dims must be {{\"dim0\": rows, \"dim1\": cols}} or [rows, cols]")
@@ -120,7 +114,7 @@ _STR_OUT = re.compile(r"where out dims are:\s*\[(.*)\]")
 def _from_str(text: str, where: str) -> tuple[str | None, dict, list]:
     bases: dict[str, list] = {}
     out_dims = None
-    for line in text.splitlines():
+    for number, line in enumerate(text.splitlines(), 1):
         if m := _STR_BASIS.match(line):
             dim, value = m[1], int(m[2])
             vectors = bases.setdefault(dim, [])
@@ -129,13 +123,14 @@ def _from_str(text: str, where: str) -> tuple[str | None, dict, list]:
             try:
                 vectors.append([int(x) for x in m[3].split(",")])
             except ValueError:
-                raise InputError(f"{where}: cannot read the image ({m[3]}) of {dim}={value}") from None
+                raise InputError(f"{where}: cannot read the image of {dim}={value} (line {number})") from None
         elif m := _STR_SIZE1.match(line):
             bases.setdefault(m[1], [])
         elif m := _STR_OUT.search(line):
             out_dims = [(d[0], int(d[1])) for d in re.findall(r"(\w+)\s*\(size\s*(\d{1,18})\)", m[1])]
         elif line.strip():
-            raise InputError(f"{where}: cannot read line {line.strip()!r} of str(LinearLayout)")
+            raise InputError(f"{where}: cannot read line {number} as str(LinearLayout) (a basis ' - lane=1 -> (0, 1)' "
+                             f"or 'where out dims are: [...]')")
     if not out_dims:
         raise InputError(f"{where}: 'where out dims are: [dim0 (size R), dim1 (size C)]' is missing or empty")
     return _from_json({"bases": bases, "out_dims": out_dims}, where)

@@ -25,6 +25,7 @@ import numpy as np
 from ..hardware import Hardware, Lane
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .grammar import default_vector_bytes
+from .limits import check_size
 
 
 def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -137,7 +138,10 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                  tile: Tile, hardware: Hardware) -> Pattern:
     """The template's phases at every aligned position (multiples of height x width) of the tile."""
     check_footprint(spec, height, width, tile)
-    padded = [phase + [phase[0]] * (max(map(len, template)) - len(phase)) for phase in template]
+    widest = max(map(len, template))  # once: per phase it was quadratic in the phases (512 x 1024 u8: 24 s)
+    check_size(len(template) * (tile.rows // height) * (tile.cols // width),
+               len(template) * (tile.rows // height) * (tile.cols // width) * widest)  # before building
+    padded = [phase + [phase[0]] * (widest - len(phase)) for phase in template]
     lanes = np.array(padded, dtype=np.int64)  # (phases, lanes, 3)
     starts_r, starts_c = np.meshgrid(np.arange(0, tile.rows, height), np.arange(0, tile.cols, width),
                                      indexing="ij")

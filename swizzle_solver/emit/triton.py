@@ -53,6 +53,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     if bases is not None:
         return Snippet("triton", "\n".join([
             head, gl, "# not a swizzled/NVMMA shape: a shared linear layout; offset bit i -> [row, col]",
+            f"#   #ttg.shared_linear<{{offset = {bases}}}, alignment = 16>",
             f"smem_layout = ttgl.SharedLinearLayout(offset_bases={bases})"]), True)
     return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
 

@@ -102,6 +102,8 @@ def parse(text: str) -> Padded | None:
     if not m:
         return None
     in_range(MAX_ROWS, pitch=int(m[1]))
+    if m[2] is not None and _NAME.fullmatch(m[2].strip()):  # refused below anyway: never recurse on it
+        raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")
     inner = Identity() if m[2] is None else parse_name(m[2])
     if record(inner.family).stage != EVERY_SOLVE:
         raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")

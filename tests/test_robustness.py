@@ -1,0 +1,727 @@
+"""Issue 14: hostile files, resource limits, output targets and interrupts. Every reproducer of the
+issue is a test here; the fuzz tier (``-m fuzz``) throws random argv and file contents at the CLI.
+
+The invariant throughout: exit 0/1 with valid output, or exit 2 with exactly one line on stderr,
+within a time limit, and never a traceback."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from swizzle_solver.access.inputfile import MAX_DEPTH, nesting, printable
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLVE = ["--rows", "8", "--cols", "24", "--access", "4x2"]
+
+
+def run(args, *, cwd=None, **kw) -> subprocess.CompletedProcess:
+    """The CLI in this process (fast): where the process boundary does not matter."""
+    import contextlib
+    import io
+
+    from swizzle_solver.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    try:
+        os.chdir(cwd or here)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main([str(a) for a in args])
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())
+
+
+def run_process(args, *, stdin=None, timeout=30, cwd=ROOT, **kw) -> subprocess.CompletedProcess:
+    """The CLI as a process (python -m swizzle_solver)."""
+    env = kw.pop("env", dict(os.environ))
+    env["PYTHONPATH"] = str(ROOT)  # the checkout's code, from any working directory
+    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], cwd=cwd, capture_output=True,
+                          text=True, errors="replace", timeout=timeout, stdin=stdin, env=env, **kw)
+
+
+def assert_input_error(result, *words) -> str:
+    """Exit 2, one line on stderr naming the problem, nothing on stdout, no traceback."""
+    assert result.returncode == 2, (result.returncode, result.stdout[-300:], result.stderr[-600:])
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("swizzle-solve: error: "), result.stderr[-600:]
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+def phases_doc(name="a", phases=((0, 0, 4),)) -> dict:
+    return {"pattern": [{"name": name, "phases": [[list(lane) for lane in phases]]}]}
+
+
+# --- one reader for every file ------------------------------------------------------------------
+
+HOSTILE = {
+    "binary.json": (bytes(range(256)) * 4, "binary"),
+    "latin1.json": (b'{"pattern":[{"name":"caf\xe9","phases":[[[0,0,4]]]}]}', "not UTF-8"),
+    "utf16.json": (json.dumps(phases_doc()).encode("utf-16"), "UTF-16"),
+    "nul.json": (b"\0" * 64, "binary"),
+    "deep.json": (b'{"pattern":' + b"[" * 1000 + b"]" * 1000 + b"}", "nests"),
+    "deep.toml": (b"x = " + b"[" * 500 + b"]" * 500 + b"\n", "nests"),
+    "deepinline.toml": (b"x = " + b"{a = " * 400 + b"1" + b"}" * 400 + b"\n", "nests"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+@pytest.mark.parametrize("option", ["--phases", "--linear-layout"])
+def test_hostile_files_are_refused_with_one_line(tmp_path, name, option):
+    data, word = HOSTILE[name]
+    if option == "--linear-layout" and name.endswith(".toml"):
+        pytest.skip("a linear layout file is JSON or text")
+    path = tmp_path / name
+    path.write_bytes(data)
+    line = assert_input_error(run(["--rows", "16", "--cols", "16", option, str(path)]), word)
+    assert "caf" not in line
+
+
+def test_hostile_batch_files_are_refused(tmp_path):
+    for name in ("binary.json", "latin1.json", "utf16.json", "deep.toml"):
+        path = tmp_path / (name.split(".")[0] + ".toml")
+        path.write_bytes(HOSTILE[name][0])
+        assert_input_error(run(["batch", str(path)]), HOSTILE[name][1])
+
+
+def test_a_utf8_bom_is_accepted(tmp_path):
+    plain, bom = tmp_path / "plain.json", tmp_path / "bom.json"
+    plain.write_text(json.dumps(phases_doc()))
+    bom.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    a = run(["--rows", "16", "--cols", "16", "--phases", str(plain), "--json"])
+    b = run(["--rows", "16", "--cols", "16", "--phases", str(bom), "--json"])
+    assert a.returncode == b.returncode == 0 and a.stdout == b.stdout
+
+
+def test_a_bom_toml_batch_is_accepted(tmp_path):
+    path = tmp_path / "ex.toml"
+    path.write_bytes(b'\xef\xbb\xbf[[case]]\nname = "a"\nrows = 8\ncols = 24\naccess = ["4x2"]\n')
+    assert run(["batch", str(path)]).returncode == 0
+
+
+@pytest.mark.parametrize("special", ["fifo", "/dev/zero", "dir"])
+def test_only_regular_files_are_read(tmp_path, special):
+    if special == "fifo":
+        path = tmp_path / "pipe.json"
+        os.mkfifo(path)
+    elif special == "dir":
+        path = tmp_path
+    else:
+        path = Path(special)
+    start = time.monotonic()
+    for option in ("--phases", "--linear-layout"):
+        assert_input_error(run_process(["--rows", "16", "--cols", "16", option, str(path)], timeout=10), "file")
+    assert_input_error(run_process(["batch", str(path)], timeout=10))
+    assert time.monotonic() - start < 10
+
+
+def test_the_size_cap_names_itself(tmp_path):
+    path = tmp_path / "big.json"
+    with open(path, "wb") as f:
+        f.truncate(17 * 1024 * 1024)  # sparse: no disk used
+    assert_input_error(run(["--rows", "16", "--cols", "16", "--phases", str(path)]), "16 MiB")
+
+
+def test_no_file_content_is_echoed(tmp_path):
+    path = tmp_path / "secret.txt"
+    path.write_text("where out dims are: [dim0 (size 8), dim1 (size 8)]\nPASSWORD=hunter2\n")
+    line = assert_input_error(run(["--rows", "8", "--cols", "8", "--linear-layout", str(path)]), "line 2")
+    assert "hunter2" not in line
+
+
+@pytest.mark.parametrize("doc, word", [
+    ({"register": [], "lane": [], "warp": [], "out_dims": {"dim0": 8, "dim1": 8}}, "lane"),
+    ({"register": [], "lane": [[0, 1]], "warp": [], "out_dims": {"dim0": None, "dim1": 8}}, "out_dims"),
+    ({"register": [], "lane": [[0, 1]], "warp": [], "out_dims": [["dim0", None], ["dim1", 8]]}, "out_dims"),
+    ({"register": [], "lane": [[0, 1]], "warp": [], "out_dims": [None, 8]}, "out_dims"),
+])
+def test_degenerate_linear_layouts_are_refused(tmp_path, doc, word):
+    path = tmp_path / "ll.json"
+    path.write_text(json.dumps(doc))
+    assert_input_error(run(["--rows", "8", "--cols", "8", "--linear-layout", str(path)]), word)
+
+
+def test_depth_is_measured_outside_strings():
+    assert nesting('{"a": "[[[[[[", "b": [[1]]}') == 3
+    assert nesting('a = "[[[[" # [[[[\nb = [[1]]\nc = \'[[[\'\n', toml=True) == 2
+    assert nesting("[" * (MAX_DEPTH + 1)) == MAX_DEPTH + 1
+    assert nesting('x = """[[[ "" ]"""\ny = [[2]]', toml=True) == 2
+
+
+ADVERSARIAL = {"quote-backslash": '"\\' * 500_000, "triple-backslash": '"""\\' * 250_000,
+               "literal": "'''" + "a'" * 500_000, "quotes": '"' * 1_000_000, "brackets": "[" * 1_000_000,
+               "mixed": '"\\"[' * 250_000}
+
+
+@pytest.mark.parametrize("name", sorted(ADVERSARIAL))
+def test_the_depth_scan_is_linear(name):
+    """Unterminated strings once made the scan retry at every later quote: quadratic (minutes at 4 MB)."""
+    start = time.monotonic()
+    for toml in (False, True):
+        nesting(ADVERSARIAL[name], toml, enough=MAX_DEPTH)
+    assert time.monotonic() - start < 3
+
+
+@pytest.mark.parametrize("args, lane", [
+    (["--rows", "16", "--cols", "8", "--row-length", "9", "--dtype", "u8", "--access", "col"], [1, 1, 2]),
+    (["--rows", "4", "--cols", "72", "--row-length", "73", "--dtype", "f32", "--access", "row"], [1, 3, 8]),
+])
+def test_valid_phases_at_odd_pitches_are_answered(tmp_path, args, lane):
+    """The issue's first two reproducers: an aligned lane at an unaligned column crashed the search."""
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps({"pattern": [{"name": "odd", "phases": [[lane]]}]}))
+    for form in ([], ["--json"], ["-q"]):
+        result = run(args + ["--phases", str(path), *form])
+        assert result.returncode in (0, 1) and result.stdout.strip() and result.stderr == "", result.stderr
+
+
+# --- names --------------------------------------------------------------------------------------
+
+def test_printable_escapes_what_a_terminal_or_xml_would_misread():
+    assert printable("main diagonal") == "main diagonal"
+    assert printable("a\x1b[31mred") == "a\\x1b[31mred"
+    assert printable("a\ud800b") == "a\\ud800b"
+    assert printable("two\nlines\u202e") == "two\\nlines\\u202e"
+    for s in ("a\x1b[31m", "\ud800", "\x00\x07\t\r\n", "\u2028\ufffe"):
+        assert printable(s).isprintable()
+
+
+@pytest.mark.parametrize("name", ["a\ud800b", "a\x1b[31mred\x1b[0m", "bell\x07\nnew line"])
+def test_hostile_pattern_names_never_reach_the_terminal_raw(tmp_path, name):
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(phases_doc(name)))  # json escapes the surrogate and the controls
+    base = ["--rows", "16", "--cols", "16", "--phases", str(path)]
+    plain = run_process(base, env=dict(os.environ, COLUMNS="100"))
+    assert plain.returncode in (0, 1) and "\x1b" not in plain.stdout and "\x07" not in plain.stdout
+    assert "\\x1b" in plain.stdout or "\\ud800" in plain.stdout or "\\x07" in plain.stdout
+    doc = json.loads(run(base + ["--json"]).stdout)
+    assert all(a["spec"].isprintable() for a in doc["problem"]["accesses"])
+    svg = tmp_path / "f.svg"
+    result = run(base + ["--svg", str(svg), "-q"])
+    assert result.returncode in (0, 1), result.stderr[-500:]
+    import xml.dom.minidom
+
+    xml.dom.minidom.parseString(svg.read_bytes())  # valid XML
+
+
+def test_hostile_file_names_are_escaped_in_messages(tmp_path):
+    line = assert_input_error(run(["--rows", "8", "--cols", "8", "--phases", str(tmp_path / "x\x1b[2Jy.json")]))
+    assert "\x1b" not in line and "\\x1b" in line
+
+
+def test_nested_pitch_does_not_recurse():
+    for n in (25, 2000):
+        assert_input_error(run(SOLVE + ["--check", "pitch 8 + " * n + "1,2,3"]), "padded pitch")
+
+
+# --- batch paths --------------------------------------------------------------------------------
+
+def _batch(tmp_path, phases_path: str) -> Path:
+    folder = tmp_path / "cases"
+    (folder / "sub").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "outside.json").write_text(json.dumps(phases_doc()))
+    (folder / "inside.json").write_text(json.dumps(phases_doc()))
+    path = folder / "ex.toml"
+    path.write_text(f'[[case]]\nname = "a"\nrows = 16\ncols = 16\nphases = [{json.dumps(phases_path)}]\n')
+    return path
+
+
+@pytest.mark.parametrize("where", ["../outside.json", "ABS", "sub/../../outside.json"])
+def test_batch_paths_stay_in_the_batch_folder(tmp_path, where):
+    where = str(tmp_path / "outside.json") if where == "ABS" else where
+    path = _batch(tmp_path, where)
+    assert_input_error(run(["batch", str(path)]), "--allow-outside")
+    assert run(["batch", str(path), "--allow-outside"]).returncode in (0, 1)
+
+
+def test_batch_paths_are_relative_to_the_batch_file(tmp_path):
+    path = _batch(tmp_path, "inside.json")
+    assert run(["batch", str(path)], cwd=tmp_path).returncode in (0, 1)
+    assert run(["batch", str(path)]).returncode in (0, 1)
+
+
+# --- limits -------------------------------------------------------------------------------------
+
+def test_too_many_patterns_are_refused_up_front():
+    start = time.monotonic()
+    assert_input_error(run(["--rows", "512", "--cols", "256"] + ["--access", "1x1"] * 1000), "--max-patterns")
+    assert time.monotonic() - start < 10
+
+
+def test_too_many_placements_are_refused(tmp_path):
+    assert_input_error(run(["--rows", "512", "--cols", "256"] + ["--access", "1x1"] * 20), "--max-placements")
+    path = tmp_path / "p.json"
+    phases = [[[0, 0, 4]] * 1024] + [[[0, 0, 4]]] * 20000
+    path.write_text(json.dumps({"pattern": [{"name": "wide", "phases": phases}]}))
+    assert_input_error(run(["--rows", "16", "--cols", "16", "--phases", str(path), "--max-lanes", "100000"]),
+                       "--max-lanes")
+
+
+def test_the_caps_can_be_raised():
+    result = run(["--rows", "8", "--cols", "24"] + ["--access", "4x2"] * 3 + ["--max-patterns", "2"])
+    assert_input_error(result, "--max-patterns")
+    assert run(["--rows", "8", "--cols", "24"] + ["--access", "4x2"] * 3 + ["--max-patterns", "3", "-q"]).returncode == 0
+
+
+def test_timeout_bounds_the_report_too(tmp_path):
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"pattern": [{"name": f"p{i}", "phases": [[[i % 16, 0, 4]]]} for i in range(3000)]}))
+    start = time.monotonic()
+    result = run_process(["--rows", "16", "--cols", "16", "--phases", str(path), "--json", "--timeout", "0.3",
+                  "--max-patterns", "5000"])
+    elapsed = time.monotonic() - start
+    assert elapsed < 0.3 + 0.5 + 3  # the grace, plus start-up on a loaded machine
+    if result.returncode == 1 and not result.stdout:  # the report did not fit: one line says so
+        assert len(result.stderr.splitlines()) == 1 and "--timeout" in result.stderr
+    else:
+        json.loads(result.stdout)
+
+
+def test_the_run_alarm_stops_any_step_and_is_undone():
+    from swizzle_solver import alarm
+
+    start = time.monotonic()
+    alarm.arm_deadline(0.05)
+    with pytest.raises(alarm.RunTimeout, match="--timeout 0.05"):
+        while time.monotonic() - start < 5:  # a report that would not end
+            pass
+    assert time.monotonic() - start < 0.05 + alarm.report_grace(0.05) + 0.5
+    alarm.arm_deadline(0.05)
+    alarm.disarm_deadline()
+    time.sleep(0.7)  # disarmed: nothing fires
+    assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL
+
+
+def test_a_runs_caps_do_not_outlive_it():
+    from swizzle_solver.access import make_problem
+
+    assert_input_error(run(SOLVE + ["--access", "8x1", "--max-patterns", "1"]), "--max-patterns")
+    assert len(make_problem(8, 24, ["4x2", "8x1"]).patterns) == 2
+
+
+def test_warp_splitting_is_not_quadratic():
+    """The issue's tile: 16384 requests of 32 one-byte lanes took 24 s to split (a max per phase)."""
+    from swizzle_solver.access import make_problem
+
+    start = time.monotonic()
+    problem = make_problem(512, 1024, ["warp:1x32:512x32v1"], None, 1)
+    assert time.monotonic() - start < 3
+    pattern = problem.patterns[0]
+    assert pattern.placements == 512 * 32 and pattern.lane_row.shape == (512 * 32, 32)
+    result = run(["--rows", "512", "--cols", "1024", "--dtype", "u8", "--access", "warp:1x32:512x32v1",
+                  "--timeout", "2", "-q"])
+    assert result.returncode == 0 and result.stdout.strip() and time.monotonic() - start < 10
+
+
+# --- output targets -----------------------------------------------------------------------------
+
+def test_full_stdout_is_one_line():
+    with open("/dev/full", "w") as full:
+        for extra in ([], ["--json"], ["-q"]):
+            result = subprocess.run([sys.executable, "-m", "swizzle_solver", *SOLVE, *extra], cwd=ROOT,
+                                    stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+            assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+            assert "Traceback" not in result.stderr
+
+
+def test_closed_stdout_is_one_line():
+    result = subprocess.run([sys.executable, "-m", "swizzle_solver", *SOLVE], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, timeout=30,
+                            preexec_fn=lambda: os.close(1))
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["batch", "--help"], SOLVE, SOLVE + ["--json"]])
+def test_a_reader_that_leaves_early_is_no_error(args):
+    proc = subprocess.Popen([sys.executable, "-m", "swizzle_solver", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| true`: the reader is gone before anything is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(30) == 0 and err == "", err
+
+
+def test_a_reader_that_reads_one_byte_is_no_error():
+    result = subprocess.run(f"{sys.executable} -m swizzle_solver {' '.join(SOLVE)} --json | head -c1", shell=True,
+                            cwd=ROOT, capture_output=True, text=True, timeout=30)
+    assert result.stdout == "{" and result.stderr == ""
+
+
+@pytest.mark.parametrize("target", ["/dev/null", "fifo", "link", "dir", "long", "nodir"])
+def test_svg_targets_are_checked_before_the_search(tmp_path, target):
+    path = {"/dev/null": "/dev/null", "fifo": str(tmp_path / "f.svg"), "link": str(tmp_path / "l.svg"),
+            "dir": str(tmp_path), "long": str(tmp_path / ("a" * 300 + ".svg")),
+            "nodir": str(tmp_path / "no" / "f.svg")}[target]
+    if target == "fifo":
+        os.mkfifo(path)
+    if target == "link":
+        (tmp_path / "real.svg").write_text("keep")
+        os.symlink(tmp_path / "real.svg", path)
+    assert_input_error(run(SOLVE + ["--svg", path]), "--svg")
+    assert Path("/dev/null").is_char_device()
+    if target == "link":
+        assert os.path.islink(path) and (tmp_path / "real.svg").read_text() == "keep"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".swizzle-solve-")]
+
+
+def test_a_failed_svg_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    from swizzle_solver import svg
+    from swizzle_solver.model import InputError
+
+    def broken(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(svg.os, "replace", broken)
+    with pytest.raises(InputError, match="cannot be written"):
+        svg.write(str(tmp_path / "f.svg"), "<svg/>")
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- interrupts ---------------------------------------------------------------------------------
+
+def _signalled(args, sig, after: float, timeout=60):
+    proc = subprocess.Popen([sys.executable, "-m", "swizzle_solver", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(after)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+# About 2.5 s (the later families on a non-power-of-two pitch): every signal below comes well before it ends.
+SLOW = ["--rows", "256", "--cols", "250", "--dtype", "f16", "--access", "8x1", "--access", "8x16", "--access", "col",
+        "--json"]
+
+
+@pytest.mark.parametrize("after", [0.02, 0.1, 0.25, 0.6])
+def test_sigint_at_any_moment_exits_130_with_one_line(after):
+    code, out, err = _signalled(SLOW, signal.SIGINT, after)
+    if code == 130:
+        assert err.splitlines() == ["swizzle-solve: error: interrupted"], err
+        assert out == ""
+    elif "init_import_site" in err:  # the interpreter's own start-up, before any code of the tool runs
+        pytest.skip("the signal came while Python was starting up")
+    else:  # the signal came before Python installed its handler: killed by it, no traceback
+        assert code == -signal.SIGINT and "Traceback" not in err, (code, err)
+
+
+def test_sigterm_exits_143_with_one_line():
+    code, out, err = _signalled(SLOW, signal.SIGTERM, 0.6)
+    assert code == 143 and err.splitlines() == ["swizzle-solve: error: terminated"] and out == "", (code, err)
+
+
+def test_an_interrupted_svg_write_leaves_nothing(tmp_path):
+    svg = tmp_path / "f.svg"
+    code, out, err = _signalled(SLOW[:-1] + ["--svg", str(svg), "-q"], signal.SIGINT, 0.6)
+    assert code == 130 and list(tmp_path.iterdir()) == []
+
+
+Z3_SCRIPT = """
+import os, signal, threading, time, z3
+from swizzle_solver.smt import _Solver
+s = _Solver(None)
+x = [z3.BitVec(f"x{i}", 64, s.ctx) for i in range(8)]
+for i in range(7):
+    s.s.add(x[i] * x[i + 1] * 7919 + x[i] == 0x123456789abcdef + i)
+s.s.add(z3.Distinct(*x))
+s.s.add(z3.Sum([z3.ZeroExt(64, v) for v in x]) == 12345678901234567)
+threading.Thread(target=lambda: (time.sleep(0.3), os.kill(os.getpid(), signal.SIGINT)), daemon=True).start()
+try:
+    print("finished", s.check())
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_z3_passes_ctrl_c_on():
+    result = subprocess.run([sys.executable, "-c", Z3_SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() in ("interrupted", "finished sat", "finished unsat"), result
+    if result.stdout.strip() != "interrupted":
+        pytest.skip("z3 finished before the interrupt")
+
+
+Z3_CLI_SCRIPT = """
+import os, signal, sys, threading
+import z3
+from swizzle_solver import smt
+from swizzle_solver.entry import main
+check, interrupted = smt._Solver.check, smt._Solver._interrupted
+def hard_check(self, *assumptions):  # the first z3 check of the solve made long: Ctrl-C lands inside it
+    x = [z3.BitVec(f"hard{i}", 64, self.ctx) for i in range(8)]
+    for i in range(7):
+        self.s.add(x[i] * x[i + 1] * 7919 + x[i] == 0x123456789abcdef + i)
+    self.s.add(z3.Distinct(*x))
+    self.s.add(z3.Sum([z3.ZeroExt(64, v) for v in x]) == 12345678901234567)
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    smt._Solver.check = check
+    return check(self, *assumptions)
+def seen(self):
+    answer = interrupted(self)
+    sys.stderr.write(f"z3 unknown: {self.s.reason_unknown()}, an interrupt: {answer}\\n")
+    return answer
+smt._Solver.check, smt._Solver._interrupted = hard_check, seen
+sys.argv = ["swizzle-solve", "--rows", "16", "--cols", "200", "--row-length", "201", "--access", "col",
+            "--access", "8x8", "--json"]
+main()
+"""
+
+
+def test_sigint_during_z3_exits_130():
+    """An interrupt inside a z3 check (this tile's linear family goes to z3) must stop the run, not
+    be taken as z3 giving up (it was: exit 0 and a false "NOT proven minimal")."""
+    result = subprocess.run([sys.executable, "-c", Z3_CLI_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    lines = result.stderr.splitlines()
+    assert result.returncode == 130 and result.stdout == "", result.stderr[-800:]
+    assert len(lines) == 2 and lines[0].startswith("z3 unknown:") and lines[0].endswith("an interrupt: True")
+    assert lines[1] == "swizzle-solve: error: interrupted"
+
+
+# --- the fuzz tier ------------------------------------------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ_SECONDS = 15  # one run of the CLI, on a loaded machine
+
+
+def run_in_process(argv: list[str]) -> tuple[int, str, str]:
+    """cli.main as the process would run it, output captured (much faster than a subprocess)."""
+    import contextlib
+    import io
+
+    from swizzle_solver.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def assert_invariant(argv: list[str], code: int, out: str, err: str, elapsed: float) -> None:
+    """Exit 0/1 with valid output, or exit 2 with exactly one line on stderr; in time; no traceback."""
+    from hypothesis import event
+
+    event(f"exit {code}")
+    assert elapsed < FUZZ_SECONDS, (argv, elapsed)
+    assert "Traceback" not in err, (argv, err)
+    assert code in (0, 1, 2), (argv, code, err)
+    if code == 2:
+        assert out == "" and len(err.splitlines()) == 1 and err.startswith("swizzle-solve: error: "), (argv, err)
+        return
+    if code == 1 and out == "" and "--timeout" in err:  # the report did not fit in --timeout
+        assert len(err.splitlines()) == 1
+        return
+    assert out.strip(), (argv, code, err)
+    if "--json" in argv:
+        json.loads(out)
+    elif "-q" in argv or "--quiet" in argv:
+        assert len(out.splitlines()) >= 1
+
+
+_GOOD = st.sampled_from([8, 16, 24, 32, 64])
+_INT = st.one_of(_GOOD, _GOOD, _GOOD, _GOOD, _GOOD, st.integers(-2, 80), st.sampled_from([0, 1, 7, 9, 72, 128, 513, 10**30]))
+_WORD = st.text(alphabet=st.characters(codec="utf-8"), max_size=12)
+_SPECS = st.sampled_from(["8x1", "1x8", "4x2", "8x4", "row", "col", "4x4:2", "2x8v4", "8x2v4",
+                                     "warp:4x8:1x8", "warp:8x4:2x2", "ldmatrix.x4", "ldmatrix.x2.trans",
+                                     "stmatrix.x1", "mma-c:m16n8", "1x1", "16x16", "0x4", "4x", "warp:1x32:1x1v1"])
+_ACCESS = st.one_of(_SPECS, _SPECS, _SPECS, _WORD)
+_CHECK = st.one_of(st.sampled_from(["none", "Swizzle<2,0,4>", "1,2,3", "XorCols<1,2,0>", "pitch 9",
+                                    "pitch 9 + Swizzle<1,2,3>", "Linear[b0^=b5]", "RowInterleave<T=8,k=2>",
+                                    "Swizzle<1,2,3> then Swizzle<1,0,5>", "pitch 8 + pitch 8 + none"]), _WORD)
+
+
+@st.composite
+def argvs(draw) -> list[str]:
+    argv: list[str] = []
+    rows, cols = draw(_INT), draw(_INT)
+    argv += ["--rows", str(rows), "--cols", str(cols)]
+    if draw(st.booleans()):
+        pitches = st.sampled_from([cols + 1, cols + 4, cols + 8])
+        argv += ["--row-length", str(draw(st.one_of(pitches, pitches, _INT)))]
+    if draw(st.booleans()):
+        argv += ["--dtype", draw(st.one_of(st.sampled_from(["f16", "f32", "u8", "f64", "bf16", "fp8"]), _WORD))]
+    for spec in draw(st.lists(_ACCESS, min_size=1, max_size=3)):
+        argv += ["--access", spec]
+    if draw(st.booleans()):
+        argv += ["--check", draw(_CHECK)]
+    if draw(st.integers(0, 3)) == 0:
+        argv += ["--dtype", "f16", "--access", "8x8"]
+    argv += draw(st.sampled_from([[], ["--json"], ["--json"], ["-q"], ["--json", "-q"]]))
+    for flag in draw(st.lists(st.sampled_from([["--emit", "cuda"], ["--emit", "all"], ["--banks", "16"],
+                                               ["--bank-bytes", "8"], ["--show-phases"], ["--max-patterns", "1"],
+                                               ["--max-placements", "64"], ["--timeout", "nan"]]), max_size=2)):
+        argv += flag
+    argv += ["--timeout", "2"]  # every search ends in time
+    return argv
+
+
+def _passes_argv(argv: list[str]) -> bool:
+    """What an operating system can pass as arguments: no NUL, nothing UTF-8 cannot encode."""
+    try:
+        return all("\0" not in a and a.encode("utf-8") is not None for a in argv)
+    except UnicodeEncodeError:
+        return False
+
+
+@pytest.mark.fuzz
+@FUZZ
+@given(argv=argvs())
+def test_fuzz_argv(argv):
+    start = time.monotonic()
+    code, out, err = run_in_process(argv)
+    assert_invariant(argv, code, out, err, time.monotonic() - start)
+
+
+_JSONISH = st.recursive(st.none() | st.booleans() | st.integers(-5, 40) | _WORD,
+                        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_WORD, inner, max_size=4),
+                        max_leaves=20)
+
+
+@st.composite
+def phases_docs(draw, rows: int, cols: int, e: int) -> object:
+    """Mostly well-formed phases documents (so the fuzz reaches the solver), sometimes anything."""
+    if draw(st.integers(0, 4)) == 0:
+        return draw(_JSONISH)
+
+    @st.composite
+    def lane(draw):
+        if draw(st.integers(0, 9)) == 0:  # sometimes outside, misaligned or of a wrong width
+            return [draw(st.integers(-1, rows)), draw(st.integers(-1, cols)), draw(st.sampled_from([1, 2, 3, 4, 32]))]
+        b = draw(st.sampled_from([w for w in (1, 2, 4, 8, 16) if e <= w <= cols * e]))
+        return [draw(st.integers(0, rows - 1)), draw(st.integers(0, cols // (b // e) - 1)) * (b // e), b]
+
+    phase = st.lists(lane(), min_size=1, max_size=8)
+    names = st.one_of(st.sampled_from(["a", "diag", "x\x1b[31m", "y\ud800"]), _WORD)
+    return {"pattern": draw(st.lists(st.fixed_dictionaries({"name": names, "phases": st.lists(phase, min_size=1,
+                                                                                              max_size=4)}),
+                                     min_size=1, max_size=3))}
+
+
+def _dump(doc, toml: bool) -> bytes:
+    if not toml:
+        return json.dumps(doc).encode("utf-8", "surrogatepass")
+    # a small TOML writer for the shapes phases_docs makes; anything else as (invalid) JSON text
+    try:
+        tables = doc["pattern"]
+        text = "".join(f"[[pattern]]\nname = {json.dumps(t['name'])}\nphases = {json.dumps(t['phases'])}\n"
+                       for t in tables)
+    except (TypeError, KeyError):
+        text = json.dumps(doc)
+    return text.encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.fuzz
+@FUZZ
+@given(data=st.data(), toml=st.booleans(), raw=st.one_of(st.none(), st.none(), st.binary(max_size=64)),
+       shape=st.sampled_from([(16, 16, 16, 4), (32, 32, 32, 4), (16, 32, 32, 2), (16, 64, 64, 1),
+                              (16, 8, 9, 1), (4, 72, 73, 4), (16, 16, 17, 2), (8, 24, 25, 4)]),
+       form=st.sampled_from([[], ["--json"], ["-q"]]))
+def test_fuzz_phases_files(tmp_path_factory, data, toml, raw, shape, form):
+    # Odd pitches included: there a lane's address can be aligned while its column is not.
+    rows, cols, pitch, e = shape
+    doc = data.draw(phases_docs(rows, cols, e))
+    folder = tmp_path_factory.mktemp("fuzz")
+    path = folder / ("p.toml" if toml else "p.json")
+    path.write_bytes(raw if raw is not None else _dump(doc, toml))
+    argv = ["--rows", str(rows), "--cols", str(cols), "--row-length", str(pitch), "--elem-bytes", str(e),
+            "--phases", str(path), "--timeout", "2", *form]
+    start = time.monotonic()
+    code, out, err = run_in_process(argv)
+    assert_invariant(argv, code, out, err, time.monotonic() - start)
+
+
+@pytest.mark.fuzz
+@FUZZ
+@given(doc=_JSONISH, raw=st.one_of(st.none(), st.binary(max_size=64), _WORD.map(str.encode)),
+       bases=st.lists(st.tuples(st.integers(0, 9), st.integers(0, 17)).map(list), max_size=6))
+def test_fuzz_linear_layout_and_batch_files(tmp_path_factory, doc, raw, bases):
+    folder = tmp_path_factory.mktemp("fuzz")
+    layout = folder / "ll.json"
+    if raw is None and isinstance(doc, dict):
+        doc = {"lane": bases[:5], "register": bases[5:], "out_dims": {"dim0": 16, "dim1": 32}, **doc}
+    layout.write_bytes(raw if raw is not None else json.dumps(doc).encode("utf-8", "surrogatepass"))
+    for argv in (["--rows", "16", "--cols", "32", "--linear-layout", str(layout), "--timeout", "2", "--json"],
+                 ["batch", str(layout)]):
+        start = time.monotonic()
+        code, out, err = run_in_process(argv)
+        assert_invariant(argv, code, out, err, time.monotonic() - start)
+
+
+@pytest.mark.fuzz
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
+@given(argv=argvs())
+def test_fuzz_argv_across_the_process_boundary(argv):
+    from hypothesis import assume
+
+    assume(_passes_argv(argv))
+    start = time.monotonic()
+    result = run_process(argv, timeout=60)
+    assert_invariant(argv, result.returncode, result.stdout, result.stderr, time.monotonic() - start)
+
+
+SIGTERM_IN_C_SCRIPT = """
+import os, signal, sys, threading, time, z3
+import swizzle_solver.cli as cli
+def stuck(*a, **k):  # a long z3 check, which does not see SIGTERM
+    s = z3.Solver()
+    x = [z3.BitVec(f"x{i}", 64) for i in range(8)]
+    for i in range(7):
+        s.add(x[i] * x[i + 1] * 7919 + x[i] == 0x123456789abcdef + i)
+    s.add(z3.Distinct(*x))
+    s.add(z3.Sum([z3.ZeroExt(64, v) for v in x]) == 12345678901234567)
+    threading.Thread(target=lambda: (time.sleep(0.3), os.kill(os.getpid(), signal.SIGTERM)), daemon=True).start()
+    s.check()
+    sys.stderr.write("the check ended first\\\\n")
+cli.run_solve = stuck
+from swizzle_solver.entry import main
+sys.argv = ["swizzle-solve", "--rows", "8", "--cols", "24", "--access", "4x2"]
+main()
+"""
+
+
+def test_sigterm_during_a_long_call_into_c_exits_143():
+    start = time.monotonic()
+    result = subprocess.run([sys.executable, "-c", SIGTERM_IN_C_SCRIPT], cwd=ROOT, capture_output=True, text=True,
+                            timeout=60)
+    if "the check ended first" in result.stderr:
+        pytest.skip("z3 finished its check within the grace period")
+    assert result.returncode == 143 and result.stderr.splitlines() == ["swizzle-solve: error: terminated"], result
+    assert time.monotonic() - start < 10
+
+
+_CASE_VALUES = {
+    "name": _WORD, "rows": _INT, "cols": _INT, "row_length": _INT, "dtype": st.sampled_from(["f16", "f32", "u8", "x"]),
+    "access": st.lists(_ACCESS, max_size=3), "expect": _CHECK, "check": _CHECK,
+    "expect_status": st.sampled_from(["conflict-free", "conflicts", "maybe"]),
+    "phases": st.lists(st.sampled_from(["p.json", "../p.json", "/etc/passwd", "missing.toml"]), max_size=2),
+    "bogus": st.integers(),
+}
+
+
+@pytest.mark.fuzz
+@FUZZ
+@given(cases=st.lists(st.fixed_dictionaries({"rows": _INT, "cols": _INT},
+                                            optional={k: v for k, v in _CASE_VALUES.items()
+                                                      if k not in ("rows", "cols")}), min_size=1, max_size=3),
+       form=st.sampled_from([[], ["--json"]]))
+def test_fuzz_batch_files(tmp_path_factory, cases, form):
+    folder = tmp_path_factory.mktemp("fuzz")
+    (folder / "p.json").write_text(json.dumps(phases_doc()))
+    text = "".join("[[case]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in case.items()) for case in cases)
+    path = folder / "ex.toml"
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    argv = ["batch", str(path), *form]
+    start = time.monotonic()
+    code, out, err = run_in_process(argv)
+    assert_invariant(argv, code, out, err, time.monotonic() - start)

@@ -1,0 +1,136 @@
+"""The toolchain tier's cases and helpers: what each test compiles, and the reference it is held to.
+
+Every case is solved (or `--check`ed) through the public CLI, `swizzle-solve ARGS --emit all --json`;
+the code under test is `answer.emit[TARGET]` exactly as printed, and the reference is
+`answer.expression` evaluated on every (r, c) of the tile. The tier never imports the solver's
+modules, so it holds whatever the emitters become.
+
+A toolchain that is not installed skips its tests with the reason; under CI (`CI=true`, as
+`.ci/run` is run) it fails them instead, so a CI run can never pass by silently checking nothing.
+`.ci/toolchains` installs every toolchain from PyPI into the CI venv.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# 21 solved answers (c..) and 14 layouts pinned with --check (k..): the families none, cute,
+# xor-cols, two-level, linear, row-interleave and padding; 1-, 2- and 4-byte elements; row lengths and
+# pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 96, 104, 128 and 256.
+CASES = {
+    "c01": "--rows 16 --cols 32 --dtype f16 --access 8x8 --access row",
+    "c02": "--rows 64 --cols 64 --dtype f16 --access 8x8 --access row",
+    "c03": "--rows 8 --cols 16 --dtype f16 --access 8x8",
+    "c04": "--rows 32 --cols 40 --dtype f32 --access 8x4",
+    "c05": "--rows 32 --cols 24 --dtype f32 --access col",
+    "c06": "--rows 64 --cols 72 --dtype f16 --access 32x1",
+    "c07": "--rows 64 --cols 64 --dtype i8 --access 8x16 --access row",
+    "c08": "--rows 64 --cols 128 --dtype i8 --access 8x16 --access row",
+    "c09": "--rows 64 --cols 40 --dtype i8 --access 32x4",
+    "c10": "--rows 16 --cols 64 --row-length 72 --dtype f32 --access 16x1",
+    "c11": "--rows 8 --cols 24 --dtype f32 --access 4x2",
+    "c12": "--rows 64 --cols 96 --dtype bf16 --access 8x8 --access 8x8:2",
+    "c13": "--rows 64 --cols 40 --dtype f16 --access 8x8 --access 8x8:2",
+    "c14": "--rows 32 --cols 24 --dtype f16 --access 8x8 --access 8x8:2",
+    "c15": "--rows 32 --cols 40 --dtype f32 --access 8x4 --access 8x4:2",
+    "c16": "--rows 16 --cols 256 --dtype f16 --access 8x8 --phases phases/row-as-16x16-f16.toml",
+    "c17": "--rows 32 --cols 32 --dtype f32 --access row --access col --phases phases/main-diagonal-32.toml",
+    "c18": "--rows 32 --cols 72 --dtype i8 --access 8x16",
+    "c19": "--rows 8 --cols 9 --banks 8 --access 4x2",
+    "c20": "--rows 32 --cols 64 --dtype f32 --access 8x4 --access row",
+    "c21": "--rows 32 --cols 40 --row-length 56 --dtype f16 --access mma-c --access 8x8:2",
+    "k01": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check XorCols<3,0,0>",
+    "k02": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check XorCols<3,2,0>",
+    "k03": "--rows 64 --cols 72 --dtype f16 --access 8x8 --check XorCols<2,3,0>",
+    "k04": "--rows 32 --cols 40 --dtype i8 --access 8x8 --check XorCols<1,3,1>",
+    "k05": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check 'Swizzle<1,0,3> then Swizzle<1,1,4>'",
+    "k06": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'Swizzle<1,0,3> then Swizzle<2,0,4>'",
+    "k07": "--rows 32 --cols 64 --dtype f16 --access 8x8 --check 'Linear[b3^=b7, b4^=b8]'",
+    "k08": "--rows 8 --cols 32 --dtype f32 --access 8x1 --check 'pitch 36'",
+    "k09": "--rows 8 --cols 32 --dtype f32 --access 8x1 --check 'pitch 33'",
+    "k10": "--rows 64 --cols 64 --dtype f16 --access 8x8 --check 'pitch 72 + Swizzle<1,3,3>'",
+    "k11": "--rows 32 --cols 40 --dtype i8 --access 8x8 --check 'pitch 48'",
+    "k12": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check RowInterleave<T=8,k=2>",
+    "k13": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'pitch 32 + XorCols<2,0,0>'",
+    "k14": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'pitch 32 + Swizzle<2,0,3>'",
+}
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing(what: str, install: str) -> None:
+    """A toolchain is absent: skip locally, fail under CI (where `.ci/toolchains` must have installed it)."""
+    message = f"{what} is not installed ({install}; `.ci/toolchains` installs it into .venv)"
+    if in_ci():
+        pytest.fail(f"CI=true and {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def solve(case: str) -> dict:
+    """`swizzle-solve ARGS --emit all --json` for one case, as a user runs it (exit 0, or 1 for a
+    --check that finds conflicts)."""
+    argv = [sys.executable, "-m", "swizzle_solver", *shlex.split(CASES[case]), "--emit", "all", "--json"]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode in (0, 1), f"{case}: exit {done.returncode}\n{done.stderr}"
+    return json.loads(done.stdout)
+
+
+def solve_all() -> dict[str, dict]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(zip(CASES, pool.map(solve, CASES)))
+
+
+def expected(doc: dict) -> list[int]:
+    """`answer.expression` (C and Python read it alike) at every (r, c), row-major."""
+    rows, cols = doc["problem"]["rows"], doc["problem"]["cols"]
+    code = compile(doc["answer"]["expression"], "answer.expression", "eval")
+    return [eval(code, {}, {"r": r, "c": c}) for r in range(rows) for c in range(cols)]
+
+
+def mismatches(got: list[int], want: list[int], cols: int) -> str:
+    """'' when equal, else how many elements differ and the first few, as (r, c): got != want."""
+    if len(got) != len(want):
+        return f"{len(got)} offsets printed for {len(want)} elements"
+    bad = [(i // cols, i % cols, g, w) for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    if not bad:
+        return ""
+    shown = ", ".join(f"({r}, {c}): {g} != {w}" for r, c, g, w in bad[:6])
+    return f"{len(bad)} of {len(want)} elements differ from answer.expression: {shown}"
+
+
+def code_lines(snippet: str, comment: str) -> list[str]:
+    """The snippet's lines that are code, not comments."""
+    return [line for line in snippet.splitlines() if line.strip() and not line.lstrip().startswith(comment)]
+
+
+def indent(text: str, by: str) -> str:
+    return "\n".join(by + line if line.strip() else line for line in text.splitlines())
+
+
+def defines(snippet: str, pattern: str) -> bool:
+    return re.search(pattern, snippet, re.M) is not None
+
+
+def run_driver(script: str, payload: dict, work: Path, timeout: int = 1200) -> dict:
+    """Run tests/toolchains/SCRIPT IN.json OUT.json in its own Python process (a toolchain that
+    aborts, or leaves state behind, cannot take the test session with it) and read OUT.json."""
+    src, dst = work / f"{script}.in.json", work / f"{script}.out.json"
+    src.write_text(json.dumps(payload))
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name(script)), str(src), str(dst)],
+        capture_output=True, text=True, cwd=work, timeout=timeout,
+    )
+    assert done.returncode == 0 and dst.exists(), f"{script} exit {done.returncode}:\n{done.stderr[-4000:]}"
+    return json.loads(dst.read_text())
