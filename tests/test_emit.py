@@ -142,11 +142,11 @@ def test_cuda_function_compiled_matches_simulator(i, c_tables):
 
 def pycute_layout(p, code):
     """The layout a cute snippet declares, rebuilt with pycute (None if it declares none)."""
-    panels = re.search(r"Shape<cute::Int<(\d+)>, cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>>,\s*"
+    panels = re.search(r"Shape<cute::Int<(\d+)>, cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>>,[\s/]*"
                        r"cute::Stride<cute::Int<(\d+)>, cute::Stride<cute::Int<1>, cute::Int<(\d+)>>>", code)
     if panels is not None:  # column panels: ((R), (w, n)) : ((w), (1, R * w)) under the atom's swizzle
         r, w, n, a, b = map(int, panels.groups())
-        sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+        sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>(?:;|\{\})", code)
         return pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, pycute.Layout((r, (w, n)), (a, (1, b))))
     bands = re.search(r"Shape<cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Int<(\d+)>>,\s*"
                       r"cute::Stride<cute::Stride<cute::Int<(\d+)>, cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Int<1>>", code)
@@ -167,7 +167,7 @@ def pycute_layout(p, code):
         for triple in nested:
             layout = pycute.ComposedLayout(pycute.Swizzle(*map(int, triple)), 0, layout)
         return layout
-    sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+    sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>(?:;|\{\})", code)
     return plain if sw is None else pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, plain)
 
 

@@ -58,10 +58,10 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                   "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
                   "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == "
                   "phys(r, c)",
-                  "// the same layout on element offsets, for smem[smem_layout_elems(r, c)] (make_tma_copy refuses "
-                  "this form" + (")" if tile.elem_bytes == 1 else " for 16- and 32-bit types)") + ":",
-                  f"using SmemSwizzle = cute::{sw.name};",
-                  f"auto smem_layout_elems = cute::composition(SmemSwizzle{{}},\n    {cpp_layout(tile, pitch)});"]
+                  "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] "
+                  "(make_tma_copy refuses it" + (")" if tile.elem_bytes == 1 else " for 16- and 32-bit types)") + ":",
+                  *_commented(f"auto smem_layout = cute::composition(cute::{sw.name}{{}},\n    "
+                              f"{cpp_layout(tile, pitch)});")]
         return Snippet("cute", "\n".join(lines), True)
     lines += [f"using SmemSwizzle = cute::{sw.name};",
               f"auto smem_layout = cute::composition(SmemSwizzle{{}},\n    {cpp_layout(tile, pitch)});",
@@ -91,9 +91,14 @@ def _panels(tile: Tile, panels, head: str) -> Snippet:
         f"    cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>{{}});",
         "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
         "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == phys(r, c)",
-        "// the same layout on element offsets, for smem[smem_layout_elems(r, c)]:",
-        f"using SmemSwizzle = cute::{atom.name};",
-        f"auto smem_layout_elems = cute::composition(SmemSwizzle{{}},\n    {panel_layout(tile, panels)});"]), True)
+        "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)]:",
+        *_commented(f"auto smem_layout = cute::composition(cute::{atom.name}{{}},\n    {panel_layout(tile, panels)});")]),
+        True)
+
+
+def _commented(code: str) -> list[str]:
+    """An alternative declaration, commented out line by line."""
+    return ["// " + line for line in code.splitlines()]
 
 
 def hier_layout(tile: Tile, shape: tuple[int, ...], stride: tuple[int, ...]) -> str:
