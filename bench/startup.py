@@ -41,7 +41,7 @@ TARGET = 1.3
 
 def argv_of(case: dict) -> list[str]:
     args = ["--rows", str(case["rows"]), "--cols", str(case["cols"])]
-    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes"):
+    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch"):
         if key in case:
             args += [f"--{key.replace('_', '-')}", str(case[key])]
     for key, option in (("access", "--access"), ("phases", "--phases"), ("linear_layout", "--linear-layout")):

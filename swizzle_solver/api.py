@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .access import elem_bytes_of, make_problem
 from .budget import Budget
@@ -23,12 +24,13 @@ from .solving import Solution
 
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
-            elem_bytes: int | None = None, banks: int = 32, bank_bytes: int = 4, phases=()) -> Problem:
+            elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
+            arch: str = "nvidia") -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases))
+                        list(phases), arch=arch)
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,12 +83,14 @@ class Result:
 
 
 def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
-          keep_pitch: bool = False, for_targets=(), **kwargs) -> Result:
+          exhaustive: bool = False, keep_pitch: bool = False, for_targets=(), **kwargs) -> Result:
     """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
     skips the candidates table when a first conflict-free member answers (then ``json`` and
     ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout);
-    ``keep_pitch``: only layouts of the given row length (--keep-pitch); ``for_targets``: only
-    layouts every one of these emit targets expresses exactly (--for; a name or a list)."""
+    ``exhaustive`` searches every later family, even those that cannot rank before an answer
+    already found (--exhaustive); ``keep_pitch``: only layouts of the given row length
+    (--keep-pitch); ``for_targets``: only layouts every one of these emit targets expresses
+    exactly (--for; a name or a list)."""
     from .solving import solve as search
 
     if problem_ is None:
@@ -98,7 +102,8 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
         from .emit import parse_targets
 
         targets = tuple(parse_targets([for_targets] if isinstance(for_targets, str) else for_targets, "--for"))
-    return Result(search(problem_, budget=budget, table=table, keep_pitch=keep_pitch, targets=targets))
+    return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
+                         targets=targets))
 
 
 @dataclass(frozen=True, eq=False)
@@ -120,6 +125,18 @@ class Checked:
 
         return check_passed(self.measured, self.invalid)
 
+    @cached_property
+    def minimal(self) -> Result | None:
+        """When the check fails: the search's answer for the same problem, which names the layout
+        to use instead (None when the check passes; solved once, on first use)."""
+        return None if self.passed else solve(self.problem, table=False)
+
+    @property
+    def minimal_name(self) -> str | None:
+        """The minimal conflict-free layout's name when the check fails and one exists, else None."""
+        found = self.minimal
+        return found.name if found is not None and found.conflict_free else None
+
     @property
     def worst(self) -> dict[str, int]:
         """Worst wavefronts of each access, by spec."""
@@ -131,7 +148,8 @@ class Checked:
         from .families.identity import Identity
         from .report import check_json
 
-        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid)
+        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
+                         self.minimal_name)
         return with_emit(doc, self.problem, self.layout, emit)
 
 

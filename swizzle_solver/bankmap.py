@@ -53,9 +53,9 @@ def choose_access(problem: Problem, which: str | None) -> int:
 
 
 def bank_map(problem: Problem, layout, index: int) -> BankMap:
-    tile, model = problem.tile, problem.bank_model
-    phys = layout_table(problem.tile, layout)
     pattern = problem.patterns[index]
+    tile, model = problem.tile, problem.bank_model.serving(pattern.banks)
+    phys = layout_table(problem.tile, layout)
     result = simulate.simulate(tile, model, [pattern], phys)[0]
     lanes = simulate.bank_list(tile, model, pattern, phys, result.worst_placement)
     words_in_bank: dict[int, set] = {}

@@ -79,6 +79,7 @@ class FamilyReport:
     complete: bool = True  # the whole family was covered (False: cut by --timeout, or z3 gave up)
     covered: str = ""  # how the family was covered, in words (the bounds, or the SMT constraints)
     smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
+    searched: bool = True  # False: skipped, as no member can rank before the answer found (``covered`` says why)
 
 
 def vector_elems(problem: Problem) -> int:

@@ -11,12 +11,11 @@ from pathlib import Path
 
 from .access import elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
-from .hardware import DEFAULT
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
-KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "access",
-        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "keep_pitch", "for"}
+KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
+        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -65,11 +64,21 @@ def load_cases(path: str, only: str | None = None, allow_outside: bool = False) 
     return cases
 
 
+def _pitch_as_row_length(t: dict, where: str) -> dict:
+    """``pitch`` is row_length's other name (the CLI's --pitch)."""
+    if "pitch" not in t:
+        return t
+    if "row_length" in t:
+        raise InputError(f"{where}: give pitch or row_length (the same thing), not both")
+    return {**{k: v for k, v in t.items() if k != "pitch"}, "row_length": t["pitch"]}
+
+
 def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     unknown = sorted(set(t) - KEYS)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r}; the keys are {', '.join(sorted(KEYS))}")
+    t = _pitch_as_row_length(t, where)
     for key in ("rows", "cols"):
         if key not in t:
             raise InputError(f"{where}: missing {key!r}; every case needs rows, cols and access")
@@ -94,7 +103,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
-    for key in ("expect", "dtype", "check"):
+    for key in ("expect", "dtype", "check", "arch"):
         if key in t and not isinstance(t[key], str):
             raise InputError(f"{where}: {key} must be a string")
     why = expect_problem(t["expect"]) if "expect" in t else None
@@ -108,8 +117,8 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks", DEFAULT.banks), t.get("bank_bytes", DEFAULT.bank_bytes), [str(base / p) for p in files["phases"]],
-                               [str(base / p) for p in files["linear_layout"]])
+                               t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
+                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets)

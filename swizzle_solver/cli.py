@@ -16,8 +16,32 @@ from . import __version__
 from .access import elem_bytes_of, make_problem
 from .model import InputError, Problem
 
-app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  context_settings={"help_option_names": ["-h", "--help"]},
+# --help: the usage line says that a plain solve takes no command (only `batch` is one), and the
+# epilog gives the examples and the exit codes; "\b" keeps click from re-flowing a paragraph.
+EPILOG = """\b
+Examples:
+  swizzle-solve --rows 64 --cols 64 --dtype f16 --access ldmatrix.x4
+  swizzle-solve --rows 8 --cols 24 --access 4x2 --access row --json
+  swizzle-solve --rows 64 --cols 64 --dtype f16 --access 8x8 \\
+                --check 'Swizzle<3,3,3>'
+  swizzle-solve --rows 64 --cols 64 --dtype f16 --access 8x8 -q --emit cuda
+  swizzle-solve batch examples.toml --json
+
+\b
+Exit codes:
+  0  conflict-free; --check passed; batch: every case met its expectation
+  1  no conflict-free layout; --check failed; --timeout reached first;
+     batch: a case failed
+  2  bad input: one line on stderr, nothing on stdout
+
+\b
+Shell completion: swizzle-solve --install-completion (bash, zsh, fish),
+or --show-completion to print the script (docs/cli.md).
+Output: docs/output.md; JSON: docs/json.md; CI: docs/ci.md."""
+
+app = typer.Typer(add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+                  context_settings={"help_option_names": ["-h", "--help"]}, subcommand_metavar="[batch FILE]",
+                  epilog=EPILOG,
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
@@ -64,9 +88,9 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
 def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
             layout, out: Outputs, show_phases: bool) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
-    (--quiet prints --emit's code nowhere, so only --svg makes it need one)."""
+    (--quiet prints the answer line and --emit's code, so only --svg makes it need one)."""
     if quiet and out.svg is None:
-        _write(answer_name + "\n")
+        _write(quiet_text(answer_name, problem, layout, out.targets))
         return
     doc = make_doc()
     if show_phases:
@@ -88,7 +112,7 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
 
         _write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
-        _write(answer_name + "\n")
+        _write(quiet_text(answer_name, problem, layout, out.targets))
     else:
         from .render import Console, print_solution
 
@@ -106,17 +130,26 @@ def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_na
         print_solution(doc, console, pictures)
 
 
+def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> str:
+    """--quiet: the answer's line, then each --emit target's code as it pastes (a blank line between)."""
+    if not targets:
+        return answer_name + "\n"
+    from .emit import emit_all
+
+    codes = [s.code.rstrip("\n") + "\n" for s in emit_all(targets, problem, layout).values()]
+    return answer_name + "\n\n" + "\n".join(codes)
+
+
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None, keep_pitch: bool = False,
-              for_targets=()) -> int:
+              show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False,
+              keep_pitch: bool = False, for_targets=()) -> int:
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
 
-    show = not json_out and not quiet and sys.stderr.isatty()  # progress goes to a terminal only
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
-    with LazyProgress() as progress:
-        result = solve(problem, budget=Budget(timeout, progress.update if show else None), table=table,
+    with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
+        result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive,
                        keep_pitch=keep_pitch, for_targets=for_targets)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
@@ -125,10 +158,14 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
 def run_check(problem: Problem, layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False) -> int:
     from .api import check
+    from .progress import LazyProgress
 
-    checked = check(layout, problem)
-    _output(checked.json, json_out, quiet, f"{layout.name} {'passed' if checked.passed else 'failed'}",
-            problem, layout, out, show_phases)
+    with LazyProgress(enabled=sys.stderr.isatty()):
+        checked = check(layout, problem)
+        line = f"{layout.name} passed"
+        if not checked.passed:  # name the layout that passes (a solve of the same problem)
+            line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
+    _output(checked.json, json_out, quiet, line, problem, layout, out, show_phases)
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
 
@@ -143,11 +180,14 @@ def main_command(
     ctx: typer.Context,
     rows: Optional[int] = typer.Option(None, "--rows", help="Tile rows."),
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
-    row_length: Optional[int] = typer.Option(None, "--row-length", help="Pitch in elements (>= cols; default cols)."),
+    row_length: Optional[int] = typer.Option(None, "--row-length", "--pitch",
+                                              help="Pitch in elements (>= cols; default cols)."),
     dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
-    banks: int = typer.Option(32, "--banks", help="Number of banks."),
-    bank_bytes: int = typer.Option(4, "--bank-bytes", help="Bytes per bank word."),
+    banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
+    bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
+    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia, gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 "
+                             "(aliases: cdna3, mi300x, mi355x, gfx1100, ...)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
@@ -160,12 +200,14 @@ def main_command(
                                                "B,M,S, XorCols<B,M,a>, 'A then B', or any answer's name."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
+                                    "cannot rank before an answer already found."),
     keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
                                     "added or dropped)."),
     for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: cute, "
                                            "cute-dsl, cuda, triton, mojo, tma; repeatable."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for cute, cute-dsl, cuda, triton, mojo, tma or all; "
                                                       "repeatable."),
     show: bool = typer.Option(False, "--show", help="Draw the bank map before/after in the terminal."),
@@ -201,7 +243,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout))
+                           list(phases), list(linear_layout), arch=arch)
     layout = None
     if check_layout is not None:
         from .names import parse_layout
@@ -211,7 +253,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, keep_pitch, for_targets)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive, keep_pitch, for_targets)
     raise typer.Exit(code)
 
 
@@ -219,20 +261,28 @@ def main_command(
 def batch_command(
     file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
+    exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
+                                    "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
                                        "examples file's folder (absolute paths, '..')."),
 ) -> None:
     """Solve or check the cases of examples.toml."""
     from .cases import load_cases
+    from .progress import LazyProgress
 
     cases = load_cases(file, case, allow_outside)
     out, rows = [], []
-    for c in cases:
-        row, make_doc = _batch_case(c, table=json_out)
-        if json_out:  # the table needs only the row
-            out.append({"name": c.name, "ok": row["ok"], "result": make_doc()})
-        rows.append(row)
+    with LazyProgress(enabled=sys.stderr.isatty()) as progress:
+        for i, c in enumerate(cases):
+            progress.case(c.name, i, len(cases))
+            row, make_doc = _batch_case(c, table=json_out, progress=progress.update)
+            if json_out:  # the table needs only the row
+                entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+                if row.get("hint"):
+                    entry["hint"] = row["hint"]
+                out.append(entry)
+            rows.append(row)
     if json_out:
         import json
 
@@ -243,7 +293,7 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
-def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
+def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]]:
     """One case of batch: its table row, and how to build its JSON document (--check's or the
     solve's, which needs ``table``)."""
     if c.check is not None:
@@ -257,11 +307,33 @@ def _batch_case(c, table: bool) -> tuple[dict, Callable[[], dict]]:
             status = "not usable"
     else:
         from .api import solve
+        from .budget import Budget
 
-        result = solve(c.problem, table=table, keep_pitch=c.keep_pitch, for_targets=c.for_targets)
+        result = solve(c.problem, budget=Budget(progress=progress), table=table, keep_pitch=c.keep_pitch,
+                       for_targets=c.for_targets)
         answer, status = result.name, result.status
         ok, make_doc = c.meets(status, answer), result.json
-    return {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}, make_doc
+    row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}
+    hint = None if ok or c.check is not None else _expect_hint(c, answer)
+    return (row if hint is None else {**row, "hint": hint}), make_doc
+
+
+def _expect_hint(c, answer: str) -> str | None:
+    """A failed ``expect`` that names a usable, conflict-free layout which is not the minimal one:
+    the case pins a kernel's layout, which is what ``check =`` says."""
+    from .api import check
+    from .names import parse_layout
+
+    if c.expect is None:
+        return None
+    try:
+        checked = check(parse_layout(c.expect, "expect"), c.problem)
+    except InputError:
+        return None
+    if not checked.passed:
+        return None
+    return (f"expect = \"{c.expect}\" is conflict-free here but not the minimal answer ({answer}): "
+            f"to pin the layout your kernel uses, write check = \"{c.expect}\" instead of expect")
 
 
 def _write(text: str) -> None:

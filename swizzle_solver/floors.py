@@ -67,7 +67,7 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
 
 def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Floor:
     """The floor the vectors of ``q`` (``runs``: their vector_runs) put on pattern ``p``."""
-    tile, hardware = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.bank_model.serving(p.banks)
     bb, v = hardware.bank_bytes, q.vector_bytes
     geometry = hardware.geometry(tile.elem_bytes, v)  # a vector is a unit (v > bb: vector_runs)
     positions = geometry.unit_words  # word positions in one vector

@@ -23,7 +23,7 @@ This module imports nothing from the package: it is the bottom layer.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -108,6 +108,10 @@ class Hardware:
     phase_sets: tuple[tuple[int, tuple[tuple[int, ...], ...]], ...] = ()
     matrix_rows: int = 8  # ldmatrix / stmatrix: one matrix of 8 rows x 16 bytes is one phase
     matrix_row_bytes: int = 16
+    # Per-instruction rules (AMD: the bank count and the phases depend on (arch, op)); see Rule.
+    rules: tuple[Rule, ...] = field(default=(), compare=False, repr=False)
+    amd: bool = False  # reports SQ_LDS_BANK_CONFLICT per instruction
+    fixed_banks: bool = False  # --banks/--bank-bytes given: they override every rule's bank count
 
     @property
     def wavefront_bytes(self) -> int:
@@ -116,7 +120,40 @@ class Hardware:
 
     def with_banks(self, banks: int, bank_bytes: int) -> Hardware:
         """The same target with another bank geometry (``--banks``/``--bank-bytes``)."""
-        return replace(self, banks=banks, bank_bytes=bank_bytes)
+        if (banks, bank_bytes) == (self.banks, self.bank_bytes):
+            return self
+        return replace(self, banks=banks, bank_bytes=bank_bytes, fixed_banks=True)
+
+    def serving(self, banks: int) -> Hardware:
+        """This target as seen by a pattern whose instruction uses ``banks`` banks (0: the target's)."""
+        return self if not banks or banks == self.banks else replace(self, banks=banks)
+
+    # --- instructions ----------------------------------------------------------------------------
+
+    def rule(self, op: str) -> Rule | None:
+        """How instruction ``op`` is served here (None: not an instruction of this target)."""
+        op = op.strip().lower()
+        for r in self.rules:
+            if r.op == op:
+                return r
+        width = _NVIDIA_OPS.get(op) if not self.amd else None
+        if width is None:
+            return None
+        return Rule(op, width, op.startswith("st"), self.banks,
+                    contiguous(self.wave_lanes, self.lanes_per_phase(width)),
+                    "DESIGN.md section 7 (NVIDIA phase rule)", "D")
+
+    def op_names(self) -> list[str]:
+        return [r.op for r in self.rules] if self.amd else sorted(_NVIDIA_OPS)
+
+    def with_rule(self, rule: Rule) -> Hardware:
+        """This target with ``rule`` in place of the rule of the same op."""
+        return replace(self, rules=tuple(rule if r.op == rule.op else r for r in self.rules))
+
+    def for_rule(self, rule: Rule) -> Hardware:
+        """The target as one instruction sees it: its bank count (unless --banks) and its phases."""
+        banks = self.banks if self.fixed_banks else rule.banks
+        return replace(self, banks=banks, phase_sets=((rule.lane_bytes, rule.phases),))
 
     # --- the lower bound -----------------------------------------------------------------------
 
@@ -176,9 +213,225 @@ class Hardware:
         return (offsets[..., None] * span + np.arange(span)).reshape(offsets.shape[0], -1)
 
 
-# The targets by name. A new target is one entry here (plus its tests): its banks, bank width,
-# wave size and phase rule. Today: NVIDIA's 32 banks of 4 bytes and 32-lane warps.
+# --- instruction rules (AMD LDS: research notes amd_lds.md, copied in docs/hardware.md) -----------
+
+Phases = tuple[tuple[int, ...], ...]
+
+# Confidence tags (docs/hardware.md): D documented by the vendor, M measured on hardware by a third
+# party, R a published hardware counter recomputed exactly, C asserted only by a compiler/library
+# model, I inference (no source states it), "disputed" sources disagree (the robust reading is used).
+VERIFIED = ("D", "M", "R", "C")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One (arch, instruction) cell: bytes per lane, read or write, banks, the lane sets of its phases,
+    and where that comes from. The phases of every rule below are the cosets of a GF(2) subspace of
+    lane-id bits (``cosets``), so the rank proof carries over (research section 4)."""
+
+    op: str
+    lane_bytes: int
+    write: bool
+    banks: int
+    phases: Phases
+    source: str
+    confidence: str  # a tag above, e.g. "D+M"; "I" and "disputed" are reported as warnings
+    # "disputed": the other reading (gfx950 ds_read_b32: 64 banks, one 64-lane phase). The robust
+    # answer meets both (research section 4), so an access of this op is also checked under it.
+    alternative: Rule | None = None
+
+    @property
+    def verified(self) -> bool:
+        return any(tag in VERIFIED for tag in self.confidence.split("+"))
+
+    def warning(self, arch: str) -> str | None:
+        if self.verified:
+            return None
+        why = ("sources disagree; the access is also checked under the other reading, so the answer meets both"
+               if self.confidence == "disputed"
+               else "no source documents or measures it; the contiguous default or an inference is used")
+        return (f"{arch} {self.op}: unverified ({why}): {len(self.phases)} phase(s) of "
+                f"{len(self.phases[0])} lanes, {self.banks} banks [{self.source}]")
+
+
+def cosets(wave: int, basis: tuple[int, ...]) -> Phases:
+    """The cosets of span(``basis``) (lane-id bit masks) among lanes 0..wave-1, each sorted, in
+    order of their smallest lane: one phase each."""
+    span = {0}
+    for b in basis:
+        span |= {x ^ b for x in span}
+    seen: set[int] = set()
+    out = []
+    for lane in range(wave):
+        if lane not in seen:
+            coset = tuple(sorted(lane ^ x for x in span))
+            seen.update(coset)
+            out.append(coset)
+    return tuple(out)
+
+
+def contiguous(wave: int, size: int) -> Phases:
+    """Phases of ``size`` consecutive lanes: span(l0 .. l_{log2 size - 1})."""
+    return cosets(wave, tuple(1 << k for k in range(_log2(min(size, wave)))))
+
+
+def default_phases(wave: int, banks: int, lane_bytes: int) -> Phases:
+    """The contiguous default for a cell no source documents: one wavefront's bytes of lanes."""
+    return contiguous(wave, max(1, banks * 4 // max(4, 1 << (lane_bytes - 1).bit_length())))
+
+
+# gfx942 ds_read_b128 (and gfx950 ds_read_b96): V0 = span(l0, l1, l2^l4); cosets by l2, l3, l5.
+NC8 = (0b1, 0b10, 0b10100)
+# gfx950 ds_read_b128: V0 = span(l0, l1, l2^l3, l2^l4); cosets by l2, l5.
+NC16 = (0b1, 0b10, 0b1100, 0b10100)
+
+_WIDTHS = {"b8": 1, "u8": 1, "i8": 1, "b16": 2, "u16": 2, "i16": 2, "b32": 4, "b64": 8, "b96": 12, "b128": 16}
+_NVIDIA_OPS = {f"{d}{bits}": bits // 8 for d in ("lds", "sts") for bits in (8, 16, 32, 64, 128)}
+
+
+def _disputed(rule: Rule, banks: int, phases: int, source: str) -> Rule:
+    """``rule`` (the reading used) with the other reading as its alternative."""
+    other = Rule(rule.op, rule.lane_bytes, rule.write, banks, contiguous(64, phases), source, "disputed")
+    return replace(rule, alternative=other)
+
+
+def _rule(wave: int, banks: int, op: str, phases: Phases | int | None, source: str, confidence: str) -> Rule:
+    """A rule: ``phases`` as lane sets, as a contiguous phase size, or None (the default)."""
+    width = _WIDTHS[op.rsplit("_", 1)[-1]] if "_tr_" not in op else 8
+    if phases is None:
+        phases = default_phases(wave, banks, width)
+    elif isinstance(phases, int):
+        phases = contiguous(wave, phases)
+    return Rule(op, width, op.startswith("ds_write"), banks, phases, source, confidence)
+
+
+def _amd(name: str, wave: int, banks: int, cells: list[tuple[str, int, Phases | int | None, str, str]]) -> Hardware:
+    rules = tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells)
+    if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
+        rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
+                      if r.confidence == "disputed" else r for r in rules)
+    # The contiguous rule by width for the generic forms (MxN, warp:...), from the b32/b64/b128 reads.
+    by_op = {r.op: r for r in rules}
+    sizes = tuple((w, len(by_op[f"ds_read_b{8 * w}"].phases[0])) for w in (4, 8, 16))
+    sets = ((16, by_op["ds_read_b128"].phases),) if by_op["ds_read_b128"].banks == banks else ()
+    return Hardware(name=name, banks=banks, wave_lanes=wave, phase_lanes=sizes, phase_sets=sets,
+                    rules=rules, amd=True)
+
+
+_GCN = "S14 AMD APP guide (GCN half-wave); S13 omniperf MI200 N-1 example"
+_CK = "S1 CK lds_bank_conflicts.rst, S2 rocm-blogs lds-bank-conflict"
+_NOD = "S3 nod-ai amdgpu_kernel_optimization_guide.md"
+_EMP = "S4 nod-ai empirical-lds"
+_HK = "S8 HipKittens phases (gfx950 pairwise SQ_LDS_BANK_CONFLICT)"
+_NONE = "no source (contiguous default)"
+
 TARGETS: dict[str, Hardware] = {
     "nvidia": Hardware(),
+    "gfx90a": _amd("gfx90a", 64, 32, [
+        ("ds_read_b32", 32, 32, _GCN, "D+M"),
+        ("ds_read_u8", 32, 32, _GCN + " (b32 and narrower reads)", "D"),
+        ("ds_read_u16", 32, 32, _GCN + " (b32 and narrower reads)", "D"),
+        ("ds_read_b64", 32, 16, "S14 GCN quarter-wave float2, inferred for gfx90a", "I"),
+        ("ds_read_b96", 32, None, _NONE, "I"),
+        ("ds_read_b128", 32, 8, "grouping unknown; contiguous 8x8 (Triton tiles only CDNA3 non-contiguous)", "I"),
+        ("ds_write_b8", 32, 32, "assumed as reads", "I"),
+        ("ds_write_b16", 32, 32, "assumed as reads", "I"),
+        ("ds_write_b32", 32, 32, "assumed as reads", "I"),
+        ("ds_write_b64", 32, 16, "assumed as reads", "I"),
+        ("ds_write_b96", 32, None, _NONE, "I"),
+        ("ds_write_b128", 32, 8, "assumed as gfx942", "I"),
+    ]),
+    "gfx942": _amd("gfx942", 64, 32, [
+        ("ds_read_b32", 32, 32, f"{_NOD} L273, {_GCN}; {_EMP} cdna3 sweep (V1)", "D+M+R"),
+        ("ds_read_u8", 32, 32, f"{_NOD} L273 (b32 and narrower reads)", "D"),
+        ("ds_read_u16", 32, 32, f"{_NOD} L273; CK tutorial-14 01 counter (V2)", "D+R"),
+        ("ds_read_b64", 32, 16, f"{_NOD} L276; {_EMP} (V1); S10 pyhip pairwise", "D+M+R"),
+        ("ds_read_b96", 32, cosets(64, NC8), "inferred from gfx950's measured b96 (S8)", "I"),
+        ("ds_read_b128", 32, cosets(64, NC8), f"{_CK}; {_NOD} L284; S9 CK LDS probe, S10 pyhip (V6)", "D+M"),
+        ("ds_write_b8", 32, 32, "assumed as ds_write_b16", "I"),
+        ("ds_write_b16", 32, 32, "CK tutorial-14 02 counter (V2)", "R"),
+        ("ds_write_b32", 32, 32, "hipBLASLt PR #1180 comment (32 threads per cycle)", "C"),
+        ("ds_write_b64", 32, 16, "inferred from gfx950's measured ds_write_b64 (S8) and GCN", "I"),
+        ("ds_write_b96", 32, None, _NONE, "I"),
+        ("ds_write_b128", 32, 8, f"{_CK}; {_NOD} L294; CK tutorial-14 01 writes (V2)", "D+R"),
+    ]),
+    "gfx950": _amd("gfx950", 64, 64, [
+        ("ds_read_b32", 32, 32, "disputed: 64 banks 1x64 (S3, S4, S5) vs 32 banks (S12, S7); "
+         "32 banks per half-wave used, see docs/hardware.md", "disputed"),
+        ("ds_read_u8", 32, 32, "as ds_read_b32 (disputed)", "disputed"),
+        ("ds_read_u16", 32, 32, "as ds_read_b32 (disputed)", "disputed"),
+        ("ds_read_b64", 64, 32, f"{_NOD} L326; {_HK} (V5)", "D+M"),
+        ("ds_read_b96", 32, cosets(64, NC8), f"{_HK} ds_read_b96 (V5)", "M"),
+        ("ds_read_b128", 64, cosets(64, NC16), f"S5 IREE (internal LDS spec), {_NOD} L329; {_HK} (V5)", "D+M"),
+        ("ds_read_b64_tr_b4", 64, 32, "S7 Triton Utility.cpp (64 banks, 2 groups)", "C"),
+        ("ds_read_b64_tr_b8", 64, 32, "S7 Triton Utility.cpp (64 banks, 2 groups)", "C"),
+        ("ds_read_b64_tr_b16", 64, 32, "S7 Triton Utility.cpp (64 banks, 2 groups)", "C"),
+        ("ds_write_b8", 32, 32, "S12 rocRoller, S7 Triton (32 banks); phases inferred", "I"),
+        ("ds_write_b16", 32, 32, "S12 rocRoller, S7 Triton (32 banks); phases inferred", "I"),
+        ("ds_write_b32", 32, 32, "S12 rocRoller, S7 Triton (32 banks); phases inferred", "I"),
+        ("ds_write_b64", 32, 16, f"{_HK} ds_write_b64 (V5)", "M"),
+        ("ds_write_b96", 32, None, _NONE, "I"),
+        ("ds_write_b128", 32, 8, "S12 rocRoller (writes: 32 banks); S17 8x8 (second-hand)", "C"),
+    ]),
+    "gfx1250": _amd("gfx1250", 32, 64, [
+        ("ds_read_b32", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
+        ("ds_read_u8", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
+        ("ds_read_u16", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
+        ("ds_read_b64", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
+        ("ds_read_b96", 64, 16, "GFX12 sequential ordering (S7 PR #11365 quote), 16 lanes inferred", "I"),
+        ("ds_read_b128", 64, 16, "GFX12 sequential ordering (S7 PR #11365 quote), 2x16 inferred", "I"),
+        ("ds_write_b8", 64, None, _NONE, "I"),
+        ("ds_write_b16", 64, None, _NONE, "I"),
+        ("ds_write_b32", 64, None, _NONE, "I"),
+        ("ds_write_b64", 64, None, _NONE, "I"),
+        ("ds_write_b96", 64, None, _NONE, "I"),
+        ("ds_write_b128", 64, None, _NONE, "I"),
+    ]),
+    "rdna3": _amd("rdna3", 32, 32, [
+        ("ds_read_b32", 32, 32, f"{_EMP} rdna3info (W7900)", "M"),
+        ("ds_read_u8", 32, None, _NONE, "I"),
+        ("ds_read_u16", 32, None, _NONE, "I"),
+        ("ds_read_b64", 32, 16, f"{_EMP} rdna3info (W7900)", "M"),
+        ("ds_read_b96", 32, None, _NONE, "I"),
+        ("ds_read_b128", 32, cosets(32, NC8), f"{_EMP} rdna3info (W7900, pairwise latency)", "M"),
+        ("ds_write_b8", 32, None, _NONE, "I"),
+        ("ds_write_b16", 32, None, _NONE, "I"),
+        ("ds_write_b32", 32, None, _NONE, "I"),
+        ("ds_write_b64", 32, None, _NONE, "I"),
+        ("ds_write_b96", 32, None, _NONE, "I"),
+        ("ds_write_b128", 32, None, _NONE, "I"),
+    ]),
+    "rdna4": _amd("rdna4", 32, 32, [
+        ("ds_read_b32", 32, 32, f"{_EMP} rdna4info (RX 9070 XT)", "M"),
+        ("ds_read_u8", 32, None, _NONE, "I"),
+        ("ds_read_u16", 32, None, _NONE, "I"),
+        ("ds_read_b64", 32, 16, f"{_EMP} rdna4info (RX 9070 XT)", "M"),
+        ("ds_read_b96", 32, 8, "GFX12 sequential ordering (S7 PR #11365 quote)", "C"),
+        ("ds_read_b128", 32, 8, f"{_EMP} rdna4info; S7 PR #11365 GFX12 quote", "M+D"),
+        ("ds_write_b8", 32, None, _NONE, "I"),
+        ("ds_write_b16", 32, None, _NONE, "I"),
+        ("ds_write_b32", 32, None, _NONE, "I"),
+        ("ds_write_b64", 32, None, _NONE, "I"),
+        ("ds_write_b96", 32, None, _NONE, "I"),
+        ("ds_write_b128", 32, None, _NONE, "I"),
+    ]),
 }
 DEFAULT = TARGETS["nvidia"]
+
+ALIASES: dict[str, str] = {
+    "cdna2": "gfx90a", "mi200": "gfx90a", "mi250": "gfx90a", "mi250x": "gfx90a",
+    "cdna3": "gfx942", "mi300": "gfx942", "mi300x": "gfx942", "mi300a": "gfx942", "mi325x": "gfx942",
+    "cdna4": "gfx950", "mi350x": "gfx950", "mi355x": "gfx950",
+    **{f"gfx{n}": "rdna3" for n in (1100, 1101, 1102, 1103, 1150, 1151)},
+    "gfx1200": "rdna4", "gfx1201": "rdna4", "rdna3.5": "rdna3", "sm_70": "nvidia", "cuda": "nvidia",
+}
+
+
+def target(name: str) -> Hardware | None:
+    """The target called ``name`` (a TARGETS key or an alias, any case), or None."""
+    key = name.strip().lower()
+    return TARGETS.get(ALIASES.get(key, key))
+
+
+def target_names() -> str:
+    return ", ".join(TARGETS)

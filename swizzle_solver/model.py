@@ -90,6 +90,16 @@ class Pattern:
     phases_per_placement: int = 1  # hardware phases one placement issues (warp-level kinds)
     summary: str = ""  # what one placement reads, when the footprint fields cannot say it
     coset_bits: tuple | None = None  # warp-level kinds: linear_bits, found from the lanes (access.warp)
+    banks: int = 0  # the instruction's bank count when it is not the target's (gfx950 writes: 32); 0: the target's
+    instruction_phases: int = 0  # instruction-level forms: phases of one instruction (its cost sums them); 0: none
+    warnings: tuple[str, ...] = ()  # unverified hardware cells this pattern relies on (hardware.Rule.warning)
+    op: str = ""  # instruction-level forms: the instruction (hardware.Rule.op)
+
+    @property
+    def instruction_lower_bound(self) -> int:
+        """The lower bound in the pattern's reported unit: per instruction (the sum over its phases,
+        each at least ``lower_bound``) for instruction-level forms, else per phase."""
+        return self.lower_bound * max(1, self.instruction_phases)
 
     @property
     def placements(self) -> int:
@@ -114,10 +124,11 @@ class Pattern:
         cols = "1 element" if self.cols == 1 else f"{self.cols} elements"
         return f"{rows} x {cols}{stride}"
 
-    def linear_bits(self, tile: Tile) -> list[tuple[str, int]] | None:
+    def linear_bits(self, tile: Tile) -> list[tuple] | None:
         """The varying index bits of one phase, when every placement is a coset of one subspace.
 
-        Returns ``[("r", k), ("c", k), ...]`` (row bit k, column bit k) for the bits that vary
+        Returns ``[("r", k), ("c", k), ...]`` (row bit k, column bit k; ("x", row mask, col mask) for an
+        XOR of them, AMD's non-contiguous phases: access.warp.coset_span) for the bits that vary
         inside a phase, or None when the placements are not all translates of one GF(2)
         subspace of offset bits (non-power-of-two sizes, explicit phases, a shorter last run).
         Then the rank of the layout restricted to these bits decides every placement at once.

@@ -16,19 +16,22 @@ MAX_COLS = 64  # 3 characters per cell: beyond this the rows wrap; the SVG has n
 MAX_ROWS = 128
 
 
-def tile_view(view: BankMap, banks: int, heading: str) -> Text:
+def tile_view(view: BankMap, banks: int, heading: str, columns: range | None = None) -> Text:
+    """The tile's cells, or those of the given band of columns (a tile wider than the output)."""
     rows, cols = view.banks.shape
+    columns = columns if columns is not None else range(cols)
     width = max(2, len(str(banks - 1)))
     out = Text(no_wrap=True)
     ok = view.worst == view.lower_bound
-    out.append(f"{heading}: {view.layout}\n", style="bold")
+    band = f", columns {columns.start}-{columns.stop - 1}" if len(columns) < cols else ""
+    out.append(f"{heading}: {view.layout}{band}\n", style="bold")
     out.append(f"{view.spec}: worst {view.worst} wavefront(s), bound {view.lower_bound}\n",
                style="green" if ok else "red")
-    out.append(" " * 4 + "".join(f"{c:>{width}} " if c % 4 == 0 else " " * (width + 1) for c in range(cols)) + "\n",
+    out.append(" " * 4 + "".join(f"{c:>{width}} " if c % 4 == 0 else " " * (width + 1) for c in columns) + "\n",
                style="dim")
     for r in range(rows):
         out.append(f"{r:>3} ", style="dim")
-        for c in range(cols):
+        for c in columns:
             bank = int(view.banks[r, c])
             mark = "!" if (r, c) in view.conflicted else "*" if (r, c) in view.footprint else " "
             style = f"black on {bank_colour(bank, banks)}"
@@ -64,9 +67,12 @@ def picture(before: BankMap, after: BankMap, banks: int, console_width: int):
         grid = Table.grid(padding=(0, 4))
         grid.add_row(left, right)
         parts.append(grid)
-    else:
-        if width > console_width:  # rich crops what does not fit: say so rather than show half a tile
-            parts.append(Text(f"(the picture needs {width} columns and the output has {console_width}: "
-                              f"widen the terminal (COLUMNS={width} when piped) or use --svg FILE)", style="yellow"))
+    elif width <= console_width:
         parts += [left, right]
+    else:  # too wide for the output: bands of columns (multiples of 4, as labelled), never a cut cell
+        cell = max(2, len(str(banks - 1))) + 1
+        per = max(4, (console_width - 4) // cell // 4 * 4)
+        bands = [range(c, min(cols, c + per)) for c in range(0, cols, per)]
+        parts += [tile_view(before, banks, "before (unswizzled)", b) for b in bands]
+        parts += [tile_view(after, banks, "after", b) for b in bands]
     return Group(*parts)

@@ -33,11 +33,11 @@ from .model import Pattern, Tile, log2
 class BankMatrix:
     """Slot bits (rows) as a function of a pattern's varying bits above the unit (columns)."""
 
-    labels: list[str]  # one per column: "r2" = row bit 2, "c3" = column bit 3
+    labels: list[str]  # one per column: "r2" = row bit 2, "c3" = column bit 3, "r2+r4" their XOR
     columns: list[int]  # slot bits of the image of each varying bit
     row_labels: list[str]  # one per row: "b2" = bank bit 2 of the word address
     full_rank: int  # rank of the whole physical unit address on the varying bits
-    offset_bits: list[int]  # the element-offset bit of each column
+    offset_bits: list[int]  # the element-offset mask of each column (one bit, or an XOR of bits)
     images: list[int]  # the physical unit address of each column's bit (the layout's image >> u)
 
     @property
@@ -61,7 +61,7 @@ class BankMatrix:
         different words of one bank. None when there is no conflict (no rank deficit)."""
         for combo in gf2.kernel(self.columns):
             if gf2.apply(self.images, combo):  # a different unit, in the same slot
-                return gf2.apply([1 << b for b in self.offset_bits], combo)
+                return gf2.apply(self.offset_bits, combo)
         return None
 
 
@@ -73,10 +73,10 @@ def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[
     if setup is None:
         return None
     kept, indexes, (u, slot_mask, row_labels) = setup
-    if max(indexes, default=-1) >= len(bases):
+    if max(indexes, default=0).bit_length() > len(bases):
         return None
-    images = [bases[index] >> u for index in indexes]
-    return BankMatrix(labels=[f"{axis}{bit}" for axis, bit in kept], columns=[img & slot_mask for img in images],
+    images = [gf2.apply(bases, mask) >> u for mask in indexes]
+    return BankMatrix(labels=kept, columns=[img & slot_mask for img in images],
                       row_labels=row_labels, full_rank=gf2.rank(images), offset_bits=indexes, images=images)
 
 
@@ -87,6 +87,7 @@ def _setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
     """What the bank matrix needs besides the layout, once per (pattern, tile, banks): the search
     builds it for every candidate layout. None when the GF(2) view does not apply."""
     per_pattern = _SETUPS.setdefault(pattern, {})
+    bank_model = bank_model.serving(pattern.banks)  # the instruction's banks (gfx950 writes: 32)
     key = (tile, bank_model)
     if key not in per_pattern:
         per_pattern[key] = _compute_setup(tile, bank_model, pattern)
@@ -102,13 +103,28 @@ def _compute_setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
         return None
     u = geometry.unit_shift  # element-offset bits below the unit
     pitch = log2(tile.row_length)
-    kept, indexes = [], []
-    for axis, bit in varying:
-        index = bit if axis == "c" else bit + pitch
-        if index < u:
+    kept, indexes = [], []  # each varying direction's label and element-offset mask
+    for entry in varying:
+        mask = _mask(entry, pitch)
+        if mask < 1 << u:
             continue  # inside one unit: same vector or same word
-        kept.append((axis, bit))
-        indexes.append(index)
+        if mask & ((1 << u) - 1):
+            return None  # a direction mixing in-unit and unit bits: left to the simulator
+        kept.append(_label(entry, pitch))
+        indexes.append(mask)
     # the slot is word-address bits above the words inside one unit: bank bits b{word_shift}...
     row_labels = [f"b{j + geometry.word_shift}" for j in range(geometry.slot_bits)]
     return kept, indexes, (u, geometry.slot_mask, row_labels)
+
+
+def _mask(entry: tuple, pitch: int) -> int:
+    """A varying direction as an element-offset mask: ("c", k), ("r", k) or ("x", row mask, col mask)."""
+    if entry[0] == "x":
+        return entry[1] << pitch | entry[2]
+    return 1 << (entry[1] if entry[0] == "c" else entry[1] + pitch)
+
+
+def _label(entry: tuple, pitch: int) -> str:
+    mask = _mask(entry, pitch)
+    bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
+    return "+".join(f"c{i}" if i < pitch else f"r{i - pitch}" for i in bits)

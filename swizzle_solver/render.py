@@ -4,10 +4,14 @@ lines, its verdict), never comparing family names.
 
 Tables are aligned rich ``Text`` lines (``columns`` and ``table`` below), drawn like rich's
 ``box.SIMPLE_HEAD`` tables: a plain solve then never imports ``rich.table`` (with ``fractions`` and
-``decimal``) and draws its report in a fraction of the time (start-up, bench/startup.py). A table's
-lines are never wrapped or cropped: on a terminal narrower than a table the terminal folds the long
-lines, and a file gets them whole. Prose is wrapped to the console width, indented lines with their
-indent.
+``decimal``) and draws its report in a fraction of the time (start-up, bench/startup.py).
+
+Everything fits the output's width (the terminal's; 80 columns in a pipe or file unless COLUMNS
+says otherwise) without losing a character: a table too wide is split into tables that repeat its
+key columns (the candidates' layout and family, an access's spec), so that each line stays one
+whole row for grep; a row that still does not fit continues on indented lines, broken between
+cells, never inside one. Prose is wrapped to the width, indented lines with their indent; a code
+line (the C expression, Triton's bases) wraps at spaces under its label.
 """
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ import sys
 from collections.abc import Collection, Sequence
 
 from rich.console import Console as RichConsole
-from rich.console import Group
+from rich.console import ConsoleOptions, Group, RenderableType, RenderResult
 from rich.segment import Segment
 from rich.text import Text
 
@@ -75,24 +79,93 @@ def lines_text(lines: list[Text]) -> Text:
 
 
 def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str | Text]],
-          right: Collection[int] = ()) -> Group:
+          right: Collection[int] = (), key: int = 0) -> Table:
     """A titled table, as rich draws a Table with box.SIMPLE_HEAD: the title (italic), a blank line,
-    the header (bold), a rule of ─ under it, one line per row, then a blank line."""
-    head, *body = columns([[Text(h, style="bold") for h in header], *rows], right, indent="  ")
-    rule = _Rule(head.cell_len)  # before lines_text strips the header's trailing spaces
-    return Group(lines_text([Text(title, style="italic"), Text(), head]), rule, lines_text([*body, Text()]))
+    the header (bold), a rule of ─ under it, one line per row, then a blank line. Too wide for the
+    output, it splits as the module docstring says; ``key`` leading columns repeat in every part."""
+    return Table(title, [[Text(h, style="bold") for h in header], *rows], right, key)
+
+
+FOLD_INDENT = "      "  # a row's continuation lines
+
+
+class Table:
+    """table()'s renderable: it knows the output's width only when printed."""
+
+    def __init__(self, title: str, rows: Sequence[Sequence[str | Text]], right: Collection[int], key: int):
+        self.title, self.right, self.key = title, set(right), key
+        self.cells = [[c if isinstance(c, Text) else Text(c) for c in row] for row in rows]
+
+    def parts(self, width: int) -> list[list[int]]:
+        """The column indices of each part: the key columns, then as many others as fit (at least one)."""
+        widths = [max(c.cell_len for c in column) for column in zip(*self.cells, strict=True)]
+        used = 2 + sum(w + 3 for w in widths[:self.key]) - 3  # the indent, the key columns and their seps
+        if self.key == 0 or used + sum(w + 3 for w in widths[self.key:]) <= width:
+            return [list(range(len(widths)))]
+        parts: list[list[int]] = [[]]
+        room = width - used
+        for i in range(self.key, len(widths)):
+            if parts[-1] and widths[i] + 3 > room:
+                parts.append([])
+                room = width - used
+            parts[-1].append(i)
+            room -= widths[i] + 3
+        return [list(range(self.key)) + part for part in parts]
+
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        parts = self.parts(width)
+        for n, part in enumerate(parts):
+            title = self.title if len(parts) == 1 else f"{self.title} (part {n + 1} of {len(parts)})"
+            right = {j for j, i in enumerate(part) if i in self.right}
+            lines = columns([[row[i] for i in part] for row in self.cells], right, indent="  ")
+            rule = lines[0].cell_len  # before _fold_rows strips the header's trailing spaces
+            head, *body = _fold_rows(lines, width)
+            yield lines_text([Text(title, style="italic"), Text(), *head])
+            yield _Rule(rule)
+            yield lines_text([*(line for row in body for line in row), Text()])
+
+
+def _fold_rows(lines: list[Text], width: int) -> list[list[Text]]:
+    """Each aligned line (from ``columns``) as the lines it prints: itself when it fits, else broken
+    at the cell boundaries (runs of 3 spaces) onto lines indented by FOLD_INDENT."""
+    out = []
+    for line in lines:
+        line.rstrip()
+        if line.cell_len <= width:
+            out.append([line])
+            continue
+        pieces, start, plain = [], 0, line.plain
+        while True:  # cells: split where three spaces end before a non-space
+            cut = plain.find("   ", start)
+            while cut != -1 and plain[cut:cut + 4].strip() == "":
+                cut += 1
+            if cut == -1:
+                pieces.append(line[start:])
+                break
+            pieces.append(line[start:cut + 3])
+            start = cut + 3
+        rows = [Text()]
+        for piece in pieces:
+            if rows[-1].cell_len and rows[-1].cell_len + len(piece.plain.rstrip()) > width:
+                rows[-1].rstrip()
+                rows.append(Text(FOLD_INDENT))
+                piece = piece[len(piece.plain) - len(piece.plain.lstrip()):]
+            rows[-1].append_text(piece)
+        rows[-1].rstrip()
+        out.append(rows)
+    return out
 
 
 class _Rule:
-    """The rule under a table's header: one column wider than the table, as rich draws it, but on a
-    terminal narrower than that only as wide as the terminal (folded, it would read as several)."""
+    """The rule under a table's header, as wide as the header's line (one column more, as rich draws
+    it) but never wider than the output (folded, it would read as several)."""
 
     def __init__(self, width: int):
         self.width = width
 
-    def __rich_console__(self, console: Console, options):
-        width = min(self.width, options.max_width - 1) if console.is_terminal else self.width
-        yield Segment(" " + "─" * width)
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
+        yield Segment(" " + "─" * min(self.width, options.max_width - 1))
         yield Segment.line()
 
 
@@ -104,7 +177,7 @@ class Wrapped:
     def __init__(self, text: Text | str, indent: int = 0):
         self.text, self.indent = Text(text) if isinstance(text, str) else text, indent
 
-    def __rich_console__(self, console: Console, options):
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
         pad = Segment(" " * self.indent)
         for line in self.text.wrap(console, max(1, options.max_width - self.indent)):
             line.rstrip()
@@ -127,6 +200,8 @@ def problem_view(doc: dict) -> Group:
         f" ({pad} elements of padding)" if pad else "", "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
+        (f" ({p['arch']}, {p['wave_lanes']}-lane waves; each instruction's bank count and phases are its own)"
+         if "arch" in p else ""),
     )
     rows = []
     for a in p["accesses"]:
@@ -134,9 +209,9 @@ def problem_view(doc: dict) -> Group:
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
         rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
                      f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
-    parts = [head, table("Access patterns (all must be fast at once)",
+    parts: list[RenderableType] = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
-                         right={2, 3, 4})]
+                         right={2, 3, 4}, key=1)]
     for a in p["accesses"]:
         f = a.get("floor")
         if f:
@@ -145,6 +220,8 @@ def problem_view(doc: dict) -> Group:
                 f"{f['vector_bytes']}-byte vectors of {f['vectors_of']} whole: one phase reaches "
                 f"{f['vectors_at_one_position']} of those vectors at one word position, and a wavefront serves "
                 f"{f['slots_per_wavefront']} vectors there; only narrower vectors lift this floor", style=BAD), 2))
+    for text in doc.get("warnings", []):  # report.problem_warnings
+        parts.append(Wrapped(Text(f"warning: {text}", style=FLOOR), 2))
     if len(parts) > 2:
         parts.append(Text())
     return Group(*parts)
@@ -168,7 +245,7 @@ def candidates_view(doc: dict, title: str) -> Group:
                        for a in base],
                      str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base))])
     numeric = range(3, 4 + len(specs))  # the per-access cells and the excess
-    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric),
+    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric, key=2),
                  Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
                       + ("yellow: at the access's floor, which no layout goes below\n" if any(floors) else "")
                       + "excess: the sum over accesses of worst - lower bound", style="dim"))
@@ -184,6 +261,20 @@ def _bits_lines(labels: list[str], row_labels: list[str], rows: list[list[int]],
         cells = " ".join(f"{'1' if b else '.':>{width}}" for b in bits)
         lines.append(Text.assemble((f"{name:>{head}} ", "dim"), cells))
     return lines
+
+
+class SideBySide:
+    """Two blocks of lines (a matrix and its echelon form) side by side when the output is wide
+    enough, else one above the other."""
+
+    def __init__(self, left: list[Text], right: list[Text]):
+        self.left, self.right = left, right
+
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
+        lines = columns(list(zip(self.left, self.right)), sep="    ", indent="  ")
+        if lines[0].cell_len > options.max_width:
+            lines = [Text("  ") + line for line in [*self.left, Text(), *self.right]]
+        yield lines_text(lines)
 
 
 def evidence_view(doc: dict) -> Group:
@@ -226,7 +317,7 @@ def evidence_view(doc: dict) -> Group:
         if gf and gf["varying"] and gf["bank_bits"]:  # the matrix and its echelon form side by side
             matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
             rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
-            parts += [lines_text(columns(list(zip(matrix, rref)), sep="    ", indent="  ")), Text()]
+            parts += [SideBySide(matrix, rref), Text()]
         lanes = acc["worst_placement"]["lanes"]
         shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
         more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
@@ -255,6 +346,9 @@ def families_view(doc: dict) -> Group | None:
     for f in doc["proof"]["families"]:
         line = Text()
         line.append(f"{f['family']}: ", style="bold")
+        if f.get("searched") is False:  # one line: why it could not win (solving.cannot_win)
+            parts.append(Wrapped(line.append(f["covered"], style="dim")))
+            continue
         if f["reaches_lower_bound"]:
             line.append(f"reaches the lower bound ({f['best']})", style=OK)
         elif f["best"] is None:
@@ -294,8 +388,27 @@ def code_view(doc: dict) -> Group:
         mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
         rows.append(("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}"))
     rows.append(("C", f"phys(r, c) = {ans['expression']}"))
+    indent = max(len(label) for label, _ in rows) + 2
     return Group(Text("Code", style="bold underline"),
-                 lines_text(columns([(Text(label, style="bold"), value) for label, value in rows], sep="  ")))
+                 *(Hanging(Text(label, style="bold"), value, indent) for label, value in rows))
+
+
+class Hanging:
+    """A label, then its value wrapped at spaces to the output width, its continuation lines under
+    the value's first column (``indent``). No line is cut inside a word."""
+
+    def __init__(self, label: Text, value: str, indent: int):
+        self.label, self.value, self.indent = label, value, indent
+
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
+        text = Text(self.value, overflow="ignore")
+        for i, line in enumerate(text.wrap(console, max(20, options.max_width - self.indent))):
+            line.rstrip()
+            head = self.label.copy() if i == 0 else Text()
+            head.append(" " * (self.indent - head.cell_len))
+            yield from head.render(console)
+            yield from line.render(console)
+            yield Segment.line()
 
 
 def _bytes(n: int) -> str:
@@ -347,14 +460,17 @@ def _verdict(doc: dict) -> Text:
     ans = doc["answer"]
     if "check" in doc:
         chk = doc["check"]
-        if chk["invalid"]:
-            return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}", style=BAD)
         if chk["passed"]:
             return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
+        minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
+                   "for its proof)" if chk.get("minimal") else
+                   "\nminimal: none (no layout of the searched families is conflict-free)")
+        if chk["invalid"]:
+            return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
         best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
             if doc["proof"].get("optimal_over_all_layouts") else ""
-        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}",
-                    style=BAD)
+        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}"
+                    f"{minimal}", style=BAD)
     if doc["status"] == "timeout":
         return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
                     f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
@@ -430,5 +546,29 @@ def print_batch(rows: list[dict], console: Console | None = None) -> None:
     cells = [[Text("ok" if r["ok"] else "FAIL", style=OK if r["ok"] else BAD), r["answer"], r["status"],
               r["expected"], r["name"]] for r in rows]
     failed = sum(not r["ok"] for r in rows)
-    console.print(Group(table("Batch", ["ok", "answer", "status", "expected", "case"], cells),
-                        Text(f"{len(rows) - failed} passed, {failed} failed")), crop=False)
+    hints = [Wrapped(Text(f"{r['name']}: {r['hint']}", style=BAD)) for r in rows if r.get("hint")]
+    header = ["ok", "answer", "status", "expected", "case"]
+    batch: Table | BatchNarrow = table("Batch", header, cells)
+    if columns([header, *cells])[0].cell_len + 2 > console.width:
+        batch = BatchNarrow(cells)
+    console.print(Group(batch, *hints, Text(f"{len(rows) - failed} passed, {failed} failed")), crop=False)
+
+
+class BatchNarrow:
+    """The batch table for an output too narrow for its one-line rows (case names are free text,
+    answers and expectations can be long): ok, status and answer aligned on the case's first line,
+    then its expectation and name wrapped under it."""
+
+    def __init__(self, cells: list[list]):
+        self.cells = cells
+
+    def __rich_console__(self, console: RichConsole, options: ConsoleOptions) -> RenderResult:
+        lines = columns([[Text(h, style="bold") for h in ("ok", "status", "answer")],
+                         *([ok, status, answer] for ok, answer, status, _, _ in self.cells)], indent="  ")
+        rule = lines[0].cell_len  # before lines_text strips the header's trailing spaces
+        yield lines_text([Text("Batch (expected and case under each row)", style="italic"), Text(), lines[0]])
+        yield _Rule(rule)
+        for line, (_, _, _, expected, name) in zip(lines[1:], self.cells, strict=True):
+            yield from _fold_rows([line], options.max_width)[0]
+            yield Wrapped(Text(f"expected {expected}: {name}", style="dim"), len(FOLD_INDENT))
+        yield Text()

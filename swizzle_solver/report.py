@@ -19,15 +19,41 @@ SCHEMA_VERSION = 1
 
 def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
+    arch = {} if b.name == "nvidia" else {"arch": b.name, "wave_lanes": b.wave_lanes}  # NVIDIA: as before
     return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
-            "banks": b.banks, "bank_bytes": b.bank_bytes,
+            "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 
 
 def access_json(p: Pattern) -> dict:
     return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
-            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.lower_bound,
+            "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.instruction_lower_bound,
             "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
+
+
+def problem_warnings(problem: Problem) -> list[str]:
+    """The document's top-level ``warnings``: what the answer rests on that the input does not say.
+    Each is one sentence; the rich report prints them under the problem."""
+    found: list[str] = []
+    for p in problem.patterns:  # a block's phase split, then the unverified hardware cells it relies on
+        for text in [*_block_split_warning(problem, p), *p.warnings]:  # (hardware.Rule.warning)
+            if text not in found:
+                found.append(text)
+    return found
+
+
+def _block_split_warning(problem: Problem, p: Pattern) -> list[str]:
+    """A block (MxN) that reads more than one wavefront in one placement: the hardware splits such a
+    request into phases by the instruction that issues it (ldmatrix's matrices, a vector load's
+    quarter- or half-warps), which an MxN spec does not name, and the answer depends on the split."""
+    wavefront = problem.bank_model.wavefront_bytes
+    if p.kind != "block" or p.phase_bytes <= wavefront:
+        return []
+    return [f"access {p.spec} reads {p.phase_bytes} B in one placement, more than one wavefront ({wavefront} B): "
+            f"how the hardware splits it into phases depends on the instruction, and a layout conflict-free under "
+            f"the split assumed here (lanes in row-major order, {p.vector_bytes} B each) can conflict under "
+            f"another; name the instruction to say it exactly: ldmatrix.x4 (or .x2, .trans, stmatrix), "
+            f"warp:RxC:MxN, or --phases FILE"]
 
 
 def placement_phases(p: Pattern) -> list[list[list[int]]]:
@@ -42,6 +68,10 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
     snippets = emit_all(TARGETS, problem, layout)
+    per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
+    excess = ranked.excess
+    if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
+        excess = sum(a["worst_wavefronts"] - a["lower_bound"] for a in per_access)
     return {
         "family": layout.family,
         "name": layout.name,
@@ -51,14 +81,23 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "tma_mode": snippets["tma"].mode,
         "expressible_in": [t for t, s in snippets.items() if s.expressible],
         "expression": layout.expression(problem.tile),
-        "excess_wavefronts": ranked.excess,
+        "excess_wavefronts": excess,
         "storage_bytes": ranked.storage_bytes,
         **extras_json(problem, layout),
-        "per_access": [{"spec": r.pattern.spec, "worst_wavefronts": r.worst, "total_wavefronts": r.total,
-                        "lower_bound": r.pattern.lower_bound, "baseline_worst_wavefronts": base.worst,
-                        "baseline_total_wavefronts": base.total}
-                       for r, base in zip(ranked.results, baseline.results)],
+        "per_access": per_access,
     }
+
+
+def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:
+    """One access's cost, per instruction for instruction-level forms (the sum over its phases;
+    DESIGN.md section 9), and on AMD targets the SQ_LDS_BANK_CONFLICT that rocprof would count for
+    its worst instruction (worst - lower bound: the stall cycles beyond one per phase)."""
+    worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
+    out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
+           "baseline_worst_wavefronts": int(base.instruction_costs().max()), "baseline_total_wavefronts": base.total}
+    if problem.bank_model.amd:
+        out["counter"] = {"SQ_LDS_BANK_CONFLICT": worst - lower}
+    return out
 
 
 def extras_json(problem: Problem, layout: Layout) -> dict:
@@ -81,6 +120,8 @@ def families_json(solution: Solution) -> list[dict]:
                  "reaches_lower_bound": ranked is not None and ranked.conflict_free,
                  "best": ranked.layout.name if ranked else None,
                  "best_excess_wavefronts": ranked.excess if ranked else None}
+        if not f.searched:  # skipped: no member could rank before the answer (solving.cannot_win)
+            entry["searched"] = False
         if f.smt is not None:
             entry["smt"] = f.smt
         contains = record(f.family).contains
@@ -97,6 +138,12 @@ def families_json(solution: Solution) -> list[dict]:
                                 "collision": collision_json(problem, ranked, i)}
         out.append(entry)
     return out
+
+
+def search_json(f) -> dict:
+    """A family's search record; ``searched`` only when False (a skipped family), so that the
+    documents of searched families keep their shape."""
+    return {k: v for k, v in vars(f).items() if k != "searched" or not v}
 
 
 def matrix_json(m: BankMatrix) -> dict:
@@ -118,7 +165,7 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    tile, hardware = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.bank_model.serving(result.pattern.banks)
     phys = layout_table(tile, ranked.layout)
     lanes = simulate.bank_list(tile, hardware, result.pattern, phys, result.worst_placement)
     matrix = bank_matrix(tile, hardware, result.pattern, ranked.layout.bases(tile))
@@ -187,12 +234,13 @@ def solution_json(solution: Solution) -> dict:
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
+        "warnings": problem_warnings(problem),
         "status": solution.status,
         "answer": layout_json(problem, solution.answer, solution.baseline),
         "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
-        "search": {"families": [vars(f) for f in solution.families], "extended": solution.extended,
+        "search": {"families": [search_json(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),
                    "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "
@@ -241,13 +289,16 @@ def check_passed(ranked: Candidate, why: str | None) -> bool:
     return why is None and ranked.conflict_free
 
 
-def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None) -> dict:
+def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
+               minimal: str | None = None) -> dict:
+    """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None)."""
     passed = check_passed(ranked, why)
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
+        "warnings": problem_warnings(problem),
         "status": ranked.status,
-        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why},
+        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal},
         "answer": layout_json(problem, ranked, baseline),
         "alternatives": [],
         "proof": evidence_json(problem, ranked),

@@ -17,7 +17,7 @@ def simulated_worst(problem: Problem, layout, pattern, placements=None) -> int:
     """One member's simulated worst over ``placements`` (default all) of ``pattern``."""
     fn = lambda r, c: layout.phys(problem.tile, r, c)  # noqa: E731
     words = simulate.lane_words(problem.tile, problem.bank_model, pattern, fn, placements)
-    return int(simulate.placement_costs(words, problem.bank_model.banks).max())
+    return int(simulate.placement_costs(words, problem.bank_model.serving(pattern.banks).banks).max())
 
 
 def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, placements: np.ndarray) -> np.ndarray:
@@ -33,7 +33,7 @@ def sampled_worsts(problem: Problem, module, params: list[tuple], pattern, place
         offsets = phys_many(module, batch, tile, rows, cols)
         offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
         words = simulate.words_of(tile, bank_model, offsets)
-        out.append(simulate.placement_costs(words, bank_model.banks).reshape(len(batch), -1).max(axis=1))
+        out.append(simulate.placement_costs(words, bank_model.serving(pattern.banks).banks).reshape(len(batch), -1).max(axis=1))
     return np.concatenate(out)
 
 

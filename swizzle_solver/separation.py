@@ -51,7 +51,7 @@ def offset_bits_of_slot(unit_shift: int, slot_mask: int) -> list[int]:
 
 def slot_bits(tile: Tile, bank_model: Hardware, pattern: Pattern) -> list[int]:
     """The offset bits that choose the slot of the pattern's widest lanes (where XORs can help)."""
-    geometry = bank_model.geometry(tile.elem_bytes, int(pattern.lane_bytes.max()))
+    geometry = bank_model.serving(pattern.banks).geometry(tile.elem_bytes, int(pattern.lane_bytes.max()))
     return geometry.slot_offset_bits if geometry.fits else []
 
 
@@ -60,7 +60,7 @@ def units(tile: Tile, bank_model: Hardware, pattern: Pattern) -> tuple[int, int]
     placement's cost is then the most distinct units in one slot (under a layout keeping units
     whole). None otherwise."""
     width = int(pattern.lane_bytes[0, 0])
-    geometry = bank_model.geometry(tile.elem_bytes, width)
+    geometry = bank_model.serving(pattern.banks).geometry(tile.elem_bytes, width)
     if not geometry.fits or (pattern.lane_bytes != width).any():
         return None
     return geometry.unit_shift, geometry.slot_mask

@@ -96,11 +96,17 @@ class AccessResult:
     def excess(self) -> int:
         return self.worst - self.pattern.lower_bound
 
+    def instruction_costs(self) -> np.ndarray:
+        """Cost of each instruction (DESIGN.md section 9): the sum over its phases; for forms
+        that are not instruction-level, the phases themselves."""
+        k = self.pattern.instruction_phases
+        return self.costs if k <= 1 else self.costs.reshape(-1, k).sum(axis=1)
+
 
 def simulate(tile: Tile, bank_model: Hardware, patterns, phys: np.ndarray) -> list[AccessResult]:
     """Every placement of every pattern under the layout ``phys[r, c]``."""
     fn = table(phys)
-    return [AccessResult(p, placement_costs(lane_words(tile, bank_model, p, fn), bank_model.banks))
+    return [AccessResult(p, placement_costs(lane_words(tile, bank_model, p, fn), bank_model.serving(p.banks).banks))
             for p in patterns]
 
 
@@ -127,7 +133,7 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
 
 def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):
     """For one placement: each distinct lane (row, col, bytes) with the banks of its words."""
-    e = tile.elem_bytes
+    e, bank_model = tile.elem_bytes, bank_model.serving(pattern.banks)
     out = []
     for r, c, nbytes in pattern.phase_lanes(placement):
         words = sorted({w for k in range(nbytes // e) for w in bank_model.words_of_element(int(phys[r, c + k]), e)})

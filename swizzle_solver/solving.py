@@ -121,25 +121,51 @@ def admit_for(problem: Problem, targets) -> Admit:
     return lambda layout: len(expressible_in(problem, layout, wanted)) == len(wanted)
 
 
+def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]) -> str | None:
+    """Why no member of the later ``family`` can rank before a candidate already ``found``, or None.
+
+    The rule is written against a lower bound on every member's rank key rather than the key itself,
+    so that it holds whether storage comes before the family in the order or after it: a member
+    leaves at least ``least`` excess (0, or the floors'), needs at least the family's least storage
+    (extended.min_storage), and has the family's rank. A found candidate at that excess, with no more
+    storage and an earlier family, ranks strictly before every member whichever of the two comes first.
+    """
+    from .extended import min_storage
+
+    rank, storage = FAMILY_RANK[family], min_storage(problem, family)
+    for c in ranked(found):
+        if c.excess != least:
+            break
+        if FAMILY_RANK[c.layout.family] < rank and c.layout.storage(problem.tile) <= storage:
+            what = "is conflict-free" if least == 0 else f"leaves the least excess any layout can ({least})"
+            return (f"{c.layout.name} ({c.layout.family}) {what} in no more storage and ranks before every "
+                    f"{family} member (--exhaustive searches it)")
+    return None
+
+
 def solve(problem: Problem, families=FAMILIES, budget: Budget | None = None, extend: bool = True,
-          engine: str | None = None, table: bool = True, keep_pitch: bool = False, targets=()) -> Solution:
+          engine: str | None = None, table: bool = True, exhaustive: bool = False, keep_pitch: bool = False,
+          targets=()) -> Solution:
     """The minimal layout over ``families`` (and with ``extend``, the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
     overrides each later family's default engine. ``table``: build the candidates table too.
-    ``keep_pitch``: only layouts of the given row length (no padding added or dropped).
-    A tile given with a row length above its columns is also tried at the smaller pitches (less
-    shared memory ranks first). ``targets`` (--for): only layouts every one of these emit targets
-    expresses exactly; the solution then also holds the unrestricted answer (the price)."""
+    A later family that cannot rank before a candidate already found (``cannot_win``) is not
+    searched, unless ``exhaustive``. ``keep_pitch``: only layouts of the given row length (no
+    padding added or dropped). A tile given with a row length above its columns is also tried at
+    the smaller pitches (less shared memory ranks first). ``targets`` (--for): only layouts every one
+    of these emit targets expresses exactly; the solution then also holds the unrestricted answer
+    (the price)."""
     budget = budget or Budget()
     if not targets:
-        return _solve(problem, families, budget, extend, engine, table, keep_pitch, None)
-    free = _solve(problem, families, budget, extend, engine, False, keep_pitch, None)
-    found = _solve(problem, families, budget, extend, engine, table, keep_pitch, admit_for(problem, targets))
+        return _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch, None)
+    free = _solve(problem, families, budget, extend, engine, False, exhaustive, keep_pitch, None)
+    found = _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch,
+                   admit_for(problem, targets))
     return replace(found, targets=tuple(targets), unrestricted=free.answer)
 
 
 def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
-           keep_pitch: bool, admit: Admit) -> Solution:
+           exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
     invalid = None if admit is None else (
         lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
     first = first_conflict_free(problem, families, budget, invalid=invalid)
@@ -174,7 +200,8 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     if extended:  # extended.py and its families are imported only here (start-up)
         from .extended import search_extended
 
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, keep_pitch, admit)
+        skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit)
         found += more
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).

@@ -4,6 +4,11 @@ Panels: the logical tile before (unswizzled) and after, each element coloured by
 worst placement of the chosen access outlined (red where a bank is over-subscribed); the physical
 memory of the answer as lines of one wavefront (banks across), each word labelled with the element
 it holds; the footprint's lanes and their banks; and per access the wavefronts before and after.
+
+Size: a tile has up to tens of thousands of cells, so a cell is one ``<use>`` of its bank's symbol
+(a coloured square with the bank number, defined once in ``<defs>``), text takes its font from one
+style rule, and each panel draws at most MAX_DRAWN cells (the note under it says what was left
+out): a 256 x 256 tile's figure stays under 1 MB.
 """
 from __future__ import annotations
 
@@ -23,8 +28,9 @@ from .model import InputError, Problem
 CELL_W, CELL_H = 22, 16  # logical cell
 WORD_W = 34  # physical word cell (holds an "r,c" label)
 MAX_CELLS = 128  # rows and columns of the logical tile drawn
-MAX_LINES = 256  # wavefront lines of the physical view drawn
-FONT = "font-family='DejaVu Sans Mono, Menlo, Consolas, monospace'"
+MAX_DRAWN = 8192  # cells of one logical panel drawn (a 128 x 64 tile whole; of a larger one, its first rows)
+MAX_LINES = 128  # wavefront lines of the physical view drawn
+FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 
 
 def check_writable(path: str) -> None:
@@ -91,14 +97,47 @@ def write(path: str, text: str) -> None:
 class _Canvas:
     def __init__(self):
         self.parts: list[str] = []
+        self.symbols: dict[str, str] = {}  # id -> its <g> in <defs>
 
     def rect(self, x, y, w, h, fill, stroke="#ffffff", width=0.5):
         self.parts.append(f"<rect x='{x}' y='{y}' width='{w}' height='{h}' fill='{fill}' stroke='{stroke}' "
                           f"stroke-width='{width}'/>")
 
     def text(self, x, y, s, size=10, anchor="start", weight="normal", fill="#000000"):
-        self.parts.append(f"<text x='{x}' y='{y}' font-size='{size}' text-anchor='{anchor}' font-weight='{weight}' "
-                          f"fill='{fill}' {FONT}>{escape(str(s))}</text>")
+        extra = "".join(f" {k}='{v}'" for k, v, default in (("text-anchor", anchor, "start"),
+                                                            ("font-weight", weight, "normal"),
+                                                            ("fill", fill, "#000000")) if v != default)
+        self.parts.append(f"<text x='{x}' y='{y}' font-size='{size}'{extra}>{escape(str(s))}</text>")
+
+    def cell(self, x, y, w, h, fill, label=None):
+        """A coloured cell with an optional label that repeats (a bank number): one <use> of a symbol."""
+        key = f"s{len(self.symbols)}"
+        body = (f"<rect width='{w}' height='{h}' fill='{fill}' stroke='#ffffff' stroke-width='0.5'/>"
+                + ("" if label is None else f"<text x='{w / 2:g}' y='11' font-size='8' "
+                                            f"text-anchor='middle'>{escape(str(label))}</text>"))
+        key = self.symbols.setdefault(body, key)
+        self.parts.append(f"<use href='#{key}' x='{x:g}'" + (f" y='{y:g}'/>" if y else "/>"))
+
+    def row(self, y) -> None:
+        """Start a row of cells at height y (their own y is then 0); end it with end_row."""
+        self.parts.append(f"<g transform='translate(0,{y:g})'>")
+
+    def end_row(self) -> None:
+        self.parts.append("</g>")
+
+    def label(self, x, y, s):
+        """A small centred label (a physical word's element), styled by the `l` class."""
+        self.parts.append(f"<text x='{x:g}' y='{y:g}' class='l'>{escape(str(s))}</text>")
+
+    def svg(self, width, height) -> str:
+        defs = "".join(f"<g id='{key}'>{body}</g>\n" for body, key in self.symbols.items())
+        return (f"<?xml version='1.0' encoding='UTF-8'?>\n"
+                f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{height}' "
+                f"viewBox='0 0 {width} {height}'>\n"
+                f"<style>text {{ font-family: {FONT}; }} .l {{ font-size: 7px; text-anchor: middle; }}</style>\n"
+                f"<defs>\n{defs}</defs>\n"
+                f"<rect x='0' y='0' width='{width}' height='{height}' fill='#ffffff'/>\n"
+                + "\n".join(self.parts) + "\n</svg>\n")
 
 
 def _outline(cv: _Canvas, x, y, w, h, conflict: bool):
@@ -106,7 +145,7 @@ def _outline(cv: _Canvas, x, y, w, h, conflict: bool):
 
 
 def _tile(cv: _Canvas, view: BankMap, banks: int, x0: int, y0: int, heading: str) -> tuple[int, int]:
-    rows, cols = min(view.banks.shape[0], MAX_CELLS), min(view.banks.shape[1], MAX_CELLS)
+    rows, cols = drawn(view.banks.shape)
     cv.text(x0, y0 + 12, f"{heading}: {view.layout}", 12, weight="bold")
     ok = view.worst == view.lower_bound
     cv.text(x0, y0 + 27, f"{view.spec}: worst placement {view.worst} wavefront(s), lower bound "
@@ -118,13 +157,14 @@ def _tile(cv: _Canvas, view: BankMap, banks: int, x0: int, y0: int, heading: str
     for r in range(rows):
         y = top + r * CELL_H
         cv.text(x0 + 20, y + 11, r, 8, "end", fill="#666666")
+        cv.row(y)
         for c in range(cols):
             bank = int(view.banks[r, c])
             x = x0 + 24 + c * CELL_W
-            cv.rect(x, y, CELL_W, CELL_H, bank_colour(bank, banks))
-            cv.text(x + CELL_W / 2, y + 11, bank, 8, "middle")
+            cv.cell(x, 0, CELL_W, CELL_H, bank_colour(bank, banks), bank)
             if (r, c) in view.footprint:
-                _outline(cv, x, y, CELL_W, CELL_H, (r, c) in view.conflicted)
+                _outline(cv, x, 0, CELL_W, CELL_H, (r, c) in view.conflicted)
+        cv.end_row()
     return 24 + cols * CELL_W, 44 + rows * CELL_H
 
 
@@ -147,15 +187,17 @@ def _physical(cv: _Canvas, problem: Problem, view: BankMap, x0: int, y0: int) ->
     for line in range(lines):
         y = top + line * CELL_H
         cv.text(x0 + 26, y + 11, line * model.wavefront_bytes, 7, "end", fill="#666666")
+        cv.row(y)
         for b in range(model.banks):
             word = line * model.banks + b
             x = x0 + 30 + b * WORD_W
             cell = owner.get(word)
-            cv.rect(x, y, WORD_W, CELL_H, bank_colour(b, model.banks) if cell else "#f4f4f4")
+            cv.cell(x, 0, WORD_W, CELL_H, bank_colour(b, model.banks) if cell else "#f4f4f4")
             if cell:
-                cv.text(x + WORD_W / 2, y + 11, f"{cell[0]},{cell[1]}", 7, "middle")
+                cv.label(x + WORD_W // 2, 11, f"{cell[0]},{cell[1]}")
             if word in read:
-                _outline(cv, x, y, WORD_W, CELL_H, word in hot)
+                _outline(cv, x, 0, WORD_W, CELL_H, word in hot)
+        cv.end_row()
     note = "" if lines * model.wavefront_bytes >= tile.storage_bytes else f" (first {lines} lines shown)"
     cv.text(x0, top + lines * CELL_H + 14, f"byte offset at the left{note}", 9, fill="#666666")
     return 30 + model.banks * WORD_W, 30 + lines * CELL_H + 20
@@ -193,6 +235,12 @@ def _table(cv: _Canvas, per_access: list[dict], answer: str, x0: int, y0: int) -
     return y - y0
 
 
+def drawn(shape: tuple[int, int]) -> tuple[int, int]:
+    """(rows, cols) of a logical panel drawn: at most MAX_CELLS each way and MAX_DRAWN cells in all."""
+    cols = min(shape[1], MAX_CELLS)
+    return min(shape[0], MAX_CELLS, MAX_DRAWN // cols), cols
+
+
 def svg_text(problem: Problem, before: BankMap, after: BankMap, per_access: list[dict]) -> str:
     """The whole figure as SVG text."""
     t, banks = problem.tile, problem.bank_model.banks
@@ -202,15 +250,13 @@ def svg_text(problem: Problem, before: BankMap, after: BankMap, per_access: list
     w1, h1 = _tile(cv, before, banks, 10, 34, "before")
     w2, h2 = _tile(cv, after, banks, 10 + w1 + 30, 34, "after")
     y = 34 + max(h1, h2) + 20
-    if max(t.rows, t.cols) > MAX_CELLS:
-        cv.text(10, y, f"(logical tiles: first {MAX_CELLS} rows and columns shown)", 9, fill="#666666")
+    rows, cols = drawn((t.rows, t.cols))
+    if (rows, cols) != (t.rows, t.cols):
+        cv.text(10, y, f"(logical tiles: the first {rows} rows and {cols} columns shown)", 9, fill="#666666")
         y += 16
     w3, h3 = _physical(cv, problem, after, 10, y)
     y += h3 + 10
     width = max(w1 + w2 + 30, w3, 640) + 20
     y += _lanes(cv, after, 10, y, width) + 10
     y += _table(cv, per_access, after.layout, 10, y) + 10
-    head = (f"<?xml version='1.0' encoding='UTF-8'?>\n"
-            f"<svg xmlns='http://www.w3.org/2000/svg' width='{width}' height='{y}' viewBox='0 0 {width} {y}'>\n"
-            f"<rect x='0' y='0' width='{width}' height='{y}' fill='#ffffff'/>\n")
-    return head + "\n".join(cv.parts) + "\n</svg>\n"
+    return cv.svg(width, y)

@@ -135,6 +135,7 @@ def test_python_dash_m_and_version():
     assert (r.returncode, r.stdout, r.stderr) == (0, f"swizzle-solve {__version__}\n", "")
 
 
+@pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 def test_determinism():
     argv = ("--rows", "8", "--cols", "24", "--access", "4x2", "--access", "row")
     first, second = proc(*argv), proc(*argv)
@@ -239,7 +240,7 @@ def test_quiet_builds_no_json_document(capsys, monkeypatch):
     assert run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8", "-q") == \
         (0, "Swizzle<1,3,3>\n", "")
     assert run(capsys, "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8", "--check", "none",
-               "-q") == (1, "none failed\n", "")
+               "-q") == (1, "none failed; minimal: Swizzle<1,3,3>\n", "")
     code, out, _ = run(capsys, "batch", EXAMPLES, "--case", "4x2 blocks")
     assert code == 0 and "Swizzle<2,1,2>" in out
 
@@ -315,7 +316,8 @@ def test_batch_check_cases(capsys, tmp_path):
     assert code == 1
     assert [(c["name"], c["ok"]) for c in cases] == [("tma128", True), ("plain, known 2-way", True),
                                                      ("leaves the row", False), ("conflicts", False)]
-    assert cases[0]["result"]["check"] == {"layout": "Swizzle<3,3,3>", "passed": True, "invalid": None}
+    assert cases[0]["result"]["check"] == {"layout": "Swizzle<3,3,3>", "passed": True, "invalid": None,
+                                           "minimal": None}
     assert "leaves the 24-column row" in cases[2]["result"]["check"]["invalid"]
     code, out, _ = run(capsys, "batch", str(f), "--case", "tma128")
     assert code == 0 and "check: conflict-free" in out

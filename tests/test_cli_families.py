@@ -74,6 +74,12 @@ def test_row_interleave_json_and_padding_alternative():
     assert ans["family"] == "row-interleave"
     phys = evaluate(ans["expression"], 8, 9)
     assert sorted(phys.ravel().tolist()) == list(range(72))
+    # padding cannot rank before a conflict-free row interleave in the tile's own storage: not
+    # searched (solving.cannot_win), unless --exhaustive
+    skipped = next(f for f in doc["proof"]["families"] if f["family"] == "padding")
+    assert skipped["searched"] is False and not any(a["family"] == "padding" for a in doc["alternatives"])
+    doc = solve_json([*INTERLEAVE, "--exhaustive"])
+    assert doc["answer"]["name"] == ans["name"]
     pads = [a for a in doc["alternatives"] if a["family"] == "padding"]
     assert pads and pads[0]["padding"]["extra_bytes"] == 8 * (pads[0]["padding"]["row_length"] - 9) * 4
     # padding reaches the same wavefronts but is never the answer over a swizzle that does
@@ -90,6 +96,7 @@ def test_timeout_prints_the_best_found_and_exits_1():
     assert rich.returncode == 1 and "NOT proven minimal" in rich.stdout
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_bad_timeout_is_an_input_error():
     for bad in ("0", "-3", "inf", "nan"):  # a non-number is click's usage error (main's handler)
         out = run(*INTERLEAVE, "--timeout", bad)
@@ -97,6 +104,7 @@ def test_bad_timeout_is_an_input_error():
         assert len(out.stderr.strip().splitlines()) == 1 and "--timeout" in out.stderr
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_a_huge_timeout_reaches_z3_as_its_largest():
     """1e308 s is finite: z3 gets its largest timeout (an unsigned int of ms), not an OverflowError."""
     out = run(*DIAGONAL, "--timeout", "1e308", "--quiet")
@@ -136,6 +144,7 @@ def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():
     assert rich.returncode == 0 and "extra bytes" in rich.stdout
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_padding_tries_xor_cols_on_the_padded_tile():
     """bf16 rows of 96 (12 chunks of 16 B) read 8 rows apart by 1 and by 2: no swizzle of pitch 96
     serves both (xor-cols can only move chunk bits 0 and 1, the row's parity decides bit 2), and no
@@ -176,6 +185,7 @@ def test_padding_with_a_cute_swizzle_names_its_composition():
     assert "composition(Swizzle<1,3,3>, (64,64):(72,1))" in rich.stdout
 
 
+@pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 @pytest.mark.parametrize("args", [DIAGONAL, TWO_LEVEL], ids=["linear (z3)", "two-level"])
 def test_extended_search_is_deterministic(args):
     """Byte for byte, z3's models included: the SMT input is sorted and the model is fixed by the
@@ -209,6 +219,7 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
                                                 "column-panels"] and found
 
 
+@pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 def test_z3_giving_up_is_not_a_timeout(monkeypatch, capsys):
     """z3 gives up on linear after smt.MAX_BLOCKED refuted models (1 here: with the lemmas learned
     from refuted models this case is settled after one, unsat). The answer (a row interleave) is
@@ -273,6 +284,7 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_row_interleave_keeps_explicit_vectors_whole(tmp_path):
     """Pitch 20 f16 = 40-byte rows: a 16-byte lane at row 30 is aligned (byte 1200), but moved to a
     row starting 8 bytes off a 16-byte boundary it would be split. Such members are not valid."""

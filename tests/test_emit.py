@@ -56,8 +56,8 @@ def example_cases():
     out = []
     for case in EXAMPLES:
         p = make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"),
-                         elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), case.get("banks", 32),
-                         case.get("bank_bytes", 4))
+                         elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), case.get("banks"),
+                         case.get("bank_bytes"), arch=case.get("arch", "nvidia"))
         out.append((case["name"], p, solve(p).answer.layout))
     return out
 

@@ -137,11 +137,19 @@ def test_the_later_families_aim_at_the_floors():
     """64x40 f64, pitch 48: col's floor (4) is above its lower bound (2), and the best of none / cute /
     xor-cols leaves 3 excess, above the floors' 2. The later families then look for members at every
     floor (col at 4, the others at their lower bounds) rather than for conflict-free ones, which
-    cannot exist: two swizzles reach it, and so does a linear member (z3: sat)."""
+    cannot exist: two swizzles reach it, and so does a linear member (z3: sat). (Two-level at the
+    floors ranks before every later member in no less storage: a plain solve skips those families,
+    --exhaustive searches them.)"""
     from swizzle_solver.solving import solve
 
     p = problem(64, 40, ["2x2:2", "2x8:2", "col"], row_length=48, elem_bytes=8)
-    s = solve(p, keep_pitch=True)  # the given pitch (without, a narrower pitch reaching the floors wins)
+    # the given pitch (without --keep-pitch, a narrower pitch reaching the floors wins: below)
+    plain = solve(p, keep_pitch=True)
+    # two-level at the floors ranks before every later member in no less storage: skipped
+    assert [f.family for f in plain.families if not f.searched] == ["linear", "row-interleave", "column-panels"]
+    assert all("least excess any layout can (2)" in f.covered for f in plain.families if not f.searched)
+    s = solve(p, exhaustive=True, keep_pitch=True)
+    assert s.answer.layout == plain.answer.layout
     families = {f.family: f for f in s.families}
     assert s.extended and s.answer.layout.family == "two-level"
     assert [r.worst for r in s.answer.results] == [1, 1, 4] and s.answer.excess == 2 and s.unproven is None

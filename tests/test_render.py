@@ -47,12 +47,28 @@ def test_table_looks_like_a_simple_head_table():
     ]
 
 
-def test_table_lines_are_never_wrapped_or_cropped():
+def test_a_table_too_wide_breaks_between_cells_never_inside_one():
     row = ["x" * 30, "y" * 30]
+    lines = printed(table("T", ["a", "b"], [row]), width=40).splitlines()
+    assert f"  {'x' * 30}" in lines and f"      {'y' * 30}" in lines  # the row continues, indented
+    assert all(len(line) <= 40 for line in lines) and " " + "─" * 39 in lines  # the rule stops at the edge
     lines = printed(table("T", ["a", "b"], [row]), width=20).splitlines()
-    assert f"  {'x' * 30}   {'y' * 30}" in lines and " " + "─" * 65 in lines  # a file: the whole table
-    lines = printed(table("T", ["a", "b"], [row]), width=20, force_terminal=True, color_system=None).splitlines()
-    assert f"  {'x' * 30}   {'y' * 30}" in lines and " " + "─" * 19 in lines  # the rule stops at the edge
+    assert f"  {'x' * 30}" in lines and f"      {'y' * 30}" in lines  # a cell wider than the output stays whole
+    lines = printed(table("T", ["a", "b"], [row]), width=80).splitlines()
+    assert f"  {'x' * 30}   {'y' * 30}" in lines and " " + "─" * 65 in lines  # fits: one line, as before
+
+
+def test_a_table_with_key_columns_splits_into_parts_that_repeat_them():
+    header = ["name", *(f"access{i}" for i in range(8))]
+    rows = [["layout-a", *(f"{i} / {10 * i}" for i in range(8))], ["layout-b", *(f"{i + 1} / 9" for i in range(8))]]
+    text = printed(table("T", header, rows, right=set(range(1, 9)), key=1), width=40)
+    lines = text.splitlines()
+    assert all(len(line) <= 40 for line in lines)
+    parts = [line for line in lines if line.startswith("T (part")]
+    assert len(parts) > 1 and parts[-1].endswith(f"of {len(parts)})")
+    for name, cells in ((r[0], r[1:]) for r in rows):  # every cell on a line of its row's key
+        mine = " ".join(line for line in lines if line.startswith(f"  {name}"))
+        assert all(cell in mine for cell in cells) and mine.count(name) == len(parts)
 
 
 def test_colours_only_on_a_terminal():
@@ -86,15 +102,29 @@ def test_report_tables_align_and_colour_the_bound():
         assert answer.index(cell, header.index("family")) + len(cell) == header.index(label) + len(label)
 
 
+BATCH = [{"name": "one", "answer": "none", "status": "conflict-free", "expected": "none", "ok": True},
+         {"name": "second case", "answer": "Swizzle<1,2,3>", "status": "conflicts", "expected": "-", "ok": False}]
+
+
 def test_batch_table():
     out = io.StringIO()
-    print_batch([{"name": "one", "answer": "none", "status": "conflict-free", "expected": "none", "ok": True},
-                 {"name": "second case", "answer": "Swizzle<1,2,3>", "status": "conflicts", "expected": "-",
-                  "ok": False}], Console(file=out, width=40))
+    print_batch(BATCH, Console(file=out, width=80))
     lines = out.getvalue().splitlines()
     assert lines[2].split() == ["ok", "answer", "status", "expected", "case"]
     assert lines[5].split() == ["FAIL", "Swizzle<1,2,3>", "conflicts", "-", "second", "case"]  # whole, not wrapped
     assert lines[4].index("none") == lines[5].index("Swizzle") and lines[4].rindex("one") == lines[5].index("second")
+    assert lines[-1] == "1 passed, 1 failed"
+
+
+def test_batch_table_narrower_than_its_rows_puts_expectation_and_case_under_each_row():
+    out = io.StringIO()
+    print_batch(BATCH, Console(file=out, width=40))
+    lines = out.getvalue().splitlines()
+    assert all(len(line) <= 40 for line in lines)
+    assert lines[2].split() == ["ok", "status", "answer"]
+    fail = lines.index(next(line for line in lines if line.startswith("  FAIL")))
+    assert lines[fail].split() == ["FAIL", "conflicts", "Swizzle<1,2,3>"]  # grep FAIL: the answer on the line
+    assert lines[fail + 1] == "      expected -: second case"
     assert lines[-1] == "1 passed, 1 failed"
 
 

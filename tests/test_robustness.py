@@ -309,6 +309,7 @@ def test_a_runs_caps_do_not_outlive_it():
     assert len(make_problem(8, 24, ["4x2", "8x1"]).patterns) == 2
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_warp_splitting_is_not_quadratic():
     """The issue's tile: 16384 requests of 32 one-byte lanes took 24 s to split (a max per phase)."""
     from swizzle_solver.access import make_problem
@@ -690,6 +691,7 @@ main()
 """
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 def test_sigterm_during_a_long_call_into_c_exits_143():
     start = time.monotonic()
     result = subprocess.run([sys.executable, "-c", SIGTERM_IN_C_SCRIPT], cwd=ROOT, capture_output=True, text=True,

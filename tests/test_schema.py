@@ -77,7 +77,7 @@ def cli_json(*argv: str) -> tuple[int, dict]:
 
 def case_argv(case: dict) -> list[str]:
     argv = ["--rows", str(case["rows"]), "--cols", str(case["cols"])]
-    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes"):
+    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch"):
         if key in case:
             argv += ["--" + key.replace("_", "-"), str(case[key])]
     for spec in case.get("access", []):
@@ -98,6 +98,7 @@ def test_examples_validate(case):
     validate(doc)
 
 
+@pytest.mark.slow  # over a second of CPU: in the slow tier (tests/conftest.py)
 @pytest.mark.parametrize("argv, family", [
     (["--rows", "8", "--cols", "9", "--banks", "8", "--access", "4x2"], "row-interleave"),
     (["--rows", "16", "--cols", "256", "--dtype", "f16", "--access", "8x8", "--phases",

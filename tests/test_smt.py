@@ -188,6 +188,7 @@ def test_two_level_smt_agrees_with_enumeration(args):
             assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess > xor.excess
 
 
+@pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 def test_z3_is_capped_without_a_timeout(monkeypatch):
     """Without --timeout, z3 stops at extended.SMT_RLIMIT resource units: the family is unknown, the
     answer is what it measures and marked not proven minimal, the status is not "timeout", and the

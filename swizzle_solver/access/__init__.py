@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..hardware import DEFAULT, Hardware
+from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
 from .limits import check_count, check_patterns
-from .tile import dtype_bytes, elem_bytes_of, make_hardware, make_tile
+from .tile import dtype_bytes, elem_bytes_of, find_target, make_hardware, make_tile
 
-__all__ = ["dtype_bytes", "elem_bytes_of", "make_hardware", "make_problem", "make_tile", "parse_access"]
+__all__ = ["dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem", "make_tile", "parse_access"]
 
-_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma")
+_WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -39,18 +39,24 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
-                 elem_bytes: int = 4, banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_bytes,
-                 phases_files: Sequence[str] = (), layout_files: Sequence[str] = ()) -> Problem:
+                 elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
+                 phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia") -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used)."""
     tile = make_tile(rows, cols, row_length, elem_bytes)
-    hardware = make_hardware(banks, bank_bytes)
+    target = find_target(arch)
+    hardware = target if banks is None and bank_bytes is None else make_hardware(
+        target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)
     if not accesses and not phases_files and not layout_files:
         raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
     check_count(len(accesses) + len(layout_files))  # caps on the problem's size, checked as it grows
     patterns = []
     for spec in accesses:
         patterns.append(parse_access(spec, tile, hardware))
+        if patterns[-1].op:  # an instruction: where its cell is disputed, the other reading too
+            from .warp import other_reading
+
+            patterns += other_reading(patterns[-1], lambda hw, spec=spec: parse_access(spec, tile, hw), hardware)
         check_patterns(patterns)
     if phases_files:
         from .phases_file import load_phases

@@ -16,7 +16,7 @@ from ..hardware import Hardware
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .inputfile import load_json, load_toml, printable, read_text
 from .limits import check_count, check_size
-from .warp import distinct_bytes
+from .warp import as_instruction, distinct_bytes, instruction_rule, other_reading, tile_pattern
 
 MAX_LANES = 1024  # per phase; a warp phase has at most 32
 
@@ -25,11 +25,48 @@ def load_phases(path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
     where = f"phases file {printable(path)}"
     text = read_text(path, "phases file")
     doc = load_json(text, where) if path.lower().endswith(".json") else load_toml(text, where)
-    patterns = doc.get("pattern") if isinstance(doc, dict) else None
-    if not isinstance(patterns, list) or not patterns:
-        raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases")
-    check_count(len(patterns))
-    return [_pattern(p, i, printable(path), tile, hardware) for i, p in enumerate(patterns)]
+    patterns = doc.get("pattern", []) if isinstance(doc, dict) else None
+    instructions = doc.get("instruction", []) if isinstance(doc, dict) else None
+    if (not isinstance(patterns, list) or not isinstance(instructions, list)
+            or not (patterns or instructions)):
+        raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases, or "
+                         f"[[instruction]] tables with name, op and lanes")
+    check_count(len(patterns) + len(instructions))
+    return ([_pattern(p, i, printable(path), tile, hardware) for i, p in enumerate(patterns)]
+            + [q for i, p in enumerate(instructions) for q in _instructions(p, i, printable(path), tile, hardware)])
+
+
+def _instructions(p, i: int, path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
+    """One [[instruction]], and where its cell is disputed the same under the other reading."""
+    first = _instruction(p, i, path, tile, hardware)
+    return [first] + other_reading(first, lambda hw: _instruction(p, i, path, tile, hw), hardware)
+
+
+def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """One [[instruction]]: op and the (row, col) of the first element of each lane of the wave,
+    split into the (arch, op) phases; one placement, as given (DESIGN.md section 9)."""
+    where = f"phases file {path}, instruction #{i + 1}"
+    if not isinstance(p, dict) or not isinstance(p.get("name"), str) or not p["name"].strip():
+        raise InputError(f"{where}: every instruction needs name = \"...\", op = \"...\" and lanes = [[row, col], ...]")
+    where = f"phases file {path}, instruction {p['name']!r}"
+    op, lanes = p.get("op"), p.get("lanes")
+    if not isinstance(op, str):
+        raise InputError(f"{where}: op must be an instruction name, e.g. op = \"ds_read_b128\"")
+    rule = instruction_rule(where, op, tile, hardware)
+    wave = hardware.wave_lanes
+    if (not isinstance(lanes, list) or len(lanes) != wave
+            or not all(isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                   for v in x) for x in lanes)):
+        raise InputError(f"{where}: lanes must list [row, col] for each of the {wave} lanes of a {hardware.name} "
+                         f"wave, lane 0 first")
+    for r, c in lanes:
+        if not (0 <= r < tile.rows and 0 <= c < tile.cols):
+            raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
+    served = hardware.for_rule(rule)
+    template = served.split_request([(r, c, rule.lane_bytes) for r, c in lanes])
+    pattern = tile_pattern(p["name"], "instruction", template, tile.rows, tile.cols,
+                           f"1 {rule.op} ({len(template)} phases)", tile, served)
+    return as_instruction(pattern, hardware, rule, len(template))
 
 
 def _pattern(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..hardware import DEFAULT, Hardware
+from ..hardware import DEFAULT, Hardware, target, target_names
 from ..model import MAX_STORAGE_BYTES, MAX_VECTOR_BYTES, InputError, Tile, is_pow2
 
 DTYPES: dict[str, int] = {
@@ -45,6 +45,15 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
         raise InputError(f"tile storage {tile.storage_bytes} B (rows x row-length x elem-bytes) is above the "
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
     return tile
+
+def find_target(arch: str) -> Hardware:
+    """The ``--arch`` target by name or alias (hardware.TARGETS, hardware.ALIASES)."""
+    found = target(arch) if isinstance(arch, str) else None
+    if found is None:
+        raise InputError(f"unknown --arch {arch!r}: use one of {target_names()} "
+                         f"(or an alias: cdna3, mi300x, mi355x, gfx1100, gfx1201, ...)")
+    return found
+
 
 def make_hardware(banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_bytes,
                   target: Hardware = DEFAULT) -> Hardware:

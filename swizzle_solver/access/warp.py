@@ -15,14 +15,27 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
     stmatrix.xK[.trans][:AxB]   (default 1x1, 2x1, 2x2; numbered down the columns first)
     mma-c[:m16n8]          the m16n8 MMA accumulator stored from registers: lane l holds rows
                            l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per row pair
+    mfma-a:MxNxK, mfma-b:MxNxK   (AMD CDNA) one MFMA operand read, K-contiguous: lane l reads
+                           row l % M (A; column of B, stored N x K), K elements kl*(l // M) ..
+                           + kl - 1, kl = K*M/64; MxNxK = 16x16x16, 16x16x32, 32x32x8, 32x32x16
+    OP:RxC[:MxN][:down]    an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
+                           ds_write_b64, ds_read_u16, ds_read_b64_tr_b16, lds128, sts32: the wave's
+                           lanes as R x C like warp: (:down: lane l at (l % R, l // R)), each
+                           covering an M x N block (default one vector: 1 x width/elem) as
+                           M * N*elem/width instructions of OP.
+
+On an instruction (OP forms, and the warp: form on AMD targets, read as ds_read of its vector
+width) the bank count and the phases are the (arch, OP) cell's, and one instruction's cost is the
+sum of its phases' costs (DESIGN.md section 9; Pattern.instruction_phases).
 """
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import numpy as np
 
-from ..hardware import Hardware, Lane
+from ..hardware import Hardware, Lane, Rule
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from .grammar import default_vector_bytes
 from .limits import check_size
@@ -35,7 +48,108 @@ def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return _per_lane(spec, text, tile, hardware)
     if text.startswith(("ldmatrix", "stmatrix")):
         return _matrix(spec, text, tile, hardware)
-    return _mma_c(spec, text, tile, hardware)
+    if text.startswith("mfma"):
+        return _mfma_operand(spec, text, tile, hardware)
+    if text.startswith("mma"):
+        return _mma_c(spec, text, tile, hardware)
+    return _instruction_form(spec, text, tile, hardware)
+
+
+def instruction_rule(spec: str, op: str, tile: Tile, hardware: Hardware) -> Rule:
+    """The (arch, op) cell, checked against the element size."""
+    rule = hardware.rule(op)
+    if rule is None:
+        raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}: use one of "
+                         f"{', '.join(hardware.op_names())}")
+    if rule.lane_bytes not in (1, 2, 4, 8, 16):
+        raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes}-byte lanes, which the simulator cannot "
+                         f"model yet (power-of-two lanes only): use a b32/b64/b128 form")
+    if rule.lane_bytes % tile.elem_bytes:
+        raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes} B per lane, less than one "
+                         f"{tile.elem_bytes}-byte element: use a wider instruction or a narrower --dtype")
+    return rule
+
+
+def as_instruction(pattern: Pattern, hardware: Hardware, rule: Rule, phases: int) -> Pattern:
+    """``pattern`` (built under ``hardware.for_rule(rule)``) marked as instructions of ``phases`` phases each."""
+    warning = rule.warning(hardware.name)
+    banks = 0 if hardware.fixed_banks or rule.banks == hardware.banks else rule.banks
+    return replace(pattern, banks=banks, instruction_phases=phases, warnings=(warning,) if warning else (),
+                   op=rule.op)
+
+
+def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
+    """Where the sources disagree on an instruction's cell (hardware.Rule.alternative: gfx950
+    ds_read_b32), the same access under the other reading too, so an answer meets both (the
+    robust reading); with --banks there is one bank count and nothing to add."""
+    rule = hardware.rule(pattern.op) if pattern.op else None
+    if rule is None or rule.alternative is None or hardware.fixed_banks:
+        return []
+    other = parse(hardware.with_rule(rule.alternative))
+    return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
+
+
+_MFMA = re.compile(r"^mfma-([ab]):(16x16x16|16x16x32|32x32x8|32x32x16)$")
+
+
+def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """The A (or B) operand of one MFMA MxNxK, K-contiguous, read from the tile by one wave: lane l
+    holds A[l % M][kl * (l // M) ... + kl - 1], kl = K * M / 64 (the AMD Matrix Instruction
+    Calculator's register layout of the A and B matrices; B, stored N x K, is read alike). The
+    lane's kl elements are one ds_read of kl * elem bytes."""
+    match = _MFMA.match(text)
+    if not match or not hardware.amd or hardware.wave_lanes != 64:
+        raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
+                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16, on a CDNA --arch (gfx90a, gfx942, "
+                         f"gfx950)")
+    m, _, k = (int(x) for x in match[2].split("x"))
+    kl = k * m // 64
+    nbytes = kl * tile.elem_bytes
+    if nbytes not in (4, 8, 16):
+        raise InputError(f"access {spec!r}: {kl} elements of {tile.elem_bytes} B per lane is not one ds_read "
+                         f"(4, 8 or 16 B): use --dtype f16/bf16 or fp8 as the instruction takes")
+    rule = instruction_rule(spec, f"ds_read_b{8 * nbytes}", tile, hardware)
+    return _lanes_as_instructions(spec, tile, hardware, rule, m, 64 // m, 1, kl, down=True)
+
+
+_INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$")
+
+
+def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    match = _INSTRUCTION.match(text)
+    if not match:
+        raise InputError(f"unknown access {spec!r}: write an instruction as OP:RxC[:MxN] (e.g. ds_read_b128:64x1, "
+                         f"lds128:32x1:1x8), or warp:RxC:MxN, ldmatrix.x4, mma-c:m16n8, MxN, row, col")
+    rule = instruction_rule(spec, match[1], tile, hardware)
+    lr, lc = int(match[2]), int(match[3])
+    step = rule.lane_bytes // tile.elem_bytes
+    m, n = (int(match[4]), int(match[5])) if match[4] else (1, step)
+    return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n, down=bool(match[6]))
+
+
+def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule, lr: int, lc: int,
+                           m: int, n: int, down: bool = False) -> Pattern:
+    wave = hardware.wave_lanes
+    if lr * lc != wave:
+        raise InputError(f"access {spec!r}: a wave of --arch {hardware.name} has {wave} lanes, but {lr}x{lc} lays "
+                         f"out {lr * lc}: use R x C = {wave} (e.g. {wave}x1)")
+    v, e = rule.lane_bytes, tile.elem_bytes
+    if m < 1 or n < 1 or (n * e) % v:
+        raise InputError(f"access {spec!r}: each lane covers M x N elements with M, N >= 1 and N * {e} B a "
+                         f"multiple of the instruction's {v} B")
+    check_footprint(spec, lr * m, lc * n, tile)
+    served = hardware.for_rule(rule)
+    # :down numbers the lanes down the lane columns (lane l at (l % R, l // R)), e.g. the
+    # K-contiguous MFMA operand shapes, where lane l reads row l % M and K-chunk l // M.
+    lanes = [(i % lr, i // lr) if down else (i // lc, i % lc) for i in range(wave)]
+    template: list[list[Lane]] = []
+    for row in range(m):
+        for op in range(n * e // v):
+            template += served.split_request([(a * m + row, b * n + op * (v // e), v) for a, b in lanes])
+    ops = m * n * e // v
+    summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} {rule.op} each"
+    pattern = tile_pattern(spec, "instruction", template, lr * m, lc * n, summary, tile, served)
+    return as_instruction(pattern, hardware, rule, len(rule.phases))
 
 
 # --- the forms ----------------------------------------------------------------------------------
@@ -64,6 +178,10 @@ def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     else:
         # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
         v = max(e, default_vector_bytes(run, tile.row_length * e))
+    if hardware.amd:  # the wave's reads are ds_read instructions of the vector width
+        read = {1: "ds_read_u8", 2: "ds_read_u16"}.get(v, f"ds_read_b{8 * v}")
+        return _lanes_as_instructions(spec, tile, hardware, instruction_rule(spec, read, tile, hardware),
+                                      lr, lc, m, n)
     check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
     step = v // e
     lanes = [(i // lc, i % lc) for i in range(wave)]
@@ -163,7 +281,7 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
     phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
-    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes), spec=spec.strip(), kind=kind, rows=height,
+    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.amd), spec=spec.strip(), kind=kind, rows=height,
                    cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
                    lower_bound=hardware.lower_bound(phase_bytes),
@@ -171,7 +289,8 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                    phases_per_placement=len(template), summary=summary)
 
 
-def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray) -> tuple | None:
+def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray,
+               general: bool = False) -> tuple | None:
     """The varying offset bits when every phase is a coset of one subspace spanned by offset bits.
 
     Then the GF(2) bank matrix (proof.py) decides every phase at once, as for MxN blocks. With a
@@ -189,9 +308,38 @@ def coset_bits(tile: Tile, row: np.ndarray, col: np.ndarray, nbytes: np.ndarray)
     distinct = 1 + np.count_nonzero(diffs[:, 1:] != diffs[:, :-1], axis=1)
     mask, pitch_bits = int(masks[0]), tile.row_length.bit_length() - 1
     if np.any(distinct != 1 << mask.bit_count()):
-        return None
+        return coset_span(diffs, distinct, pitch_bits) if general else None
     bits = [i for i in range(mask.bit_length()) if mask >> i & 1]
     return tuple(("c", i) if i < pitch_bits else ("r", i - pitch_bits) for i in bits)
+
+
+def coset_span(diffs: np.ndarray, distinct: np.ndarray, pitch_bits: int) -> tuple | None:
+    """Phases that are cosets of one subspace not spanned by single offset bits (AMD's
+    non-contiguous phases, e.g. lanes {0-3, 20-23}: span(l0, l1, l2 ^ l4)): its reduced basis as
+    ("x", row mask, col mask) entries, or None. Each phase's XORs must be the whole subspace
+    (2^rank distinct values) and every phase must span the same one."""
+    spans = set()
+    for row, n in zip(diffs.tolist(), distinct.tolist(), strict=True):
+        basis = _reduced_basis(row)
+        if 1 << len(basis) != n:
+            return None
+        spans.add(tuple(basis))
+    if len(spans) != 1:
+        return None
+    low = (1 << pitch_bits) - 1
+    return tuple(("x", v >> pitch_bits, v & low) for v in spans.pop())
+
+
+def _reduced_basis(vectors: list[int]) -> list[int]:
+    """The reduced row echelon basis of span(vectors) over GF(2), highest pivot first (unique)."""
+    basis: list[int] = []
+    for v in vectors:
+        for b in basis:
+            v = min(v, v ^ b)
+        if v:
+            basis = [min(b, b ^ v) for b in basis] + [v]
+            basis.sort(reverse=True)
+    return basis
 
 
 def distinct_bytes(lanes: list[Lane], elem_bytes: int) -> int:

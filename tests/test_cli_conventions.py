@@ -1,0 +1,257 @@
+"""CLI conventions (issue 15 items 3 and 4): --help, shell completion, output that fits the width,
+--pitch, -q with --emit, a failing check that names the minimal layout, batch's check = hint, the
+SVG's size, progress on a terminal, and the warning for a block larger than one wavefront."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from swizzle_solver.api import check, problem, solve
+from swizzle_solver.cli import main
+from swizzle_solver.emit import emit
+from swizzle_solver.progress import LazyProgress
+
+ROOT = Path(__file__).resolve().parents[1]
+F16 = ["--rows", "64", "--cols", "64", "--dtype", "f16"]
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def proc(*argv, env=None):
+    return subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True,
+                          cwd=ROOT, env=env)
+
+
+# --- --help and completion ---------------------------------------------------------------------------
+
+def test_help_has_examples_exit_codes_and_no_command_in_usage(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0
+    usage = out.splitlines()[0]
+    assert usage == "Usage: swizzle-solve [OPTIONS] [batch FILE]" and "COMMAND" not in usage
+    assert "Examples:" in out and "Exit codes:" in out
+    for code_line in ("0  conflict-free", "1  no conflict-free layout", "2  bad input"):
+        assert code_line in out
+    assert "--pitch" in out and "--install-completion" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    # every example in the help runs and exits 0 or 1 (never bad input)
+    examples = out[out.index("Examples:"):out.index("Exit codes:")].replace("\\\n", " ").splitlines()[1:]
+    commands = [line.split("swizzle-solve", 1)[1].split() for line in examples if "swizzle-solve" in line]
+    assert len(commands) == 5
+    for argv in commands:
+        argv = [a.strip("'") for a in argv]
+        assert main(argv) in (0, 1), argv
+        capsys.readouterr()
+
+
+def test_bash_completion_completes_options_and_the_batch_command():
+    env = dict(os.environ, _SWIZZLE_SOLVE_COMPLETE="complete_bash", COMP_WORDS="swizzle-solve --ro", COMP_CWORD="1")
+    r = proc(env=env)
+    assert r.returncode == 0 and r.stdout.split() == ["--rows", "--row-length"]
+    env.update(COMP_WORDS="swizzle-solve ba")
+    assert proc(env=env).stdout.split() == ["batch"]
+
+
+# --- --pitch ------------------------------------------------------------------------------------------
+
+def test_pitch_is_row_length(capsys, tmp_path):
+    a = run(capsys, "--rows", "8", "--cols", "24", "--pitch", "28", "--access", "4x2", "--json")
+    b = run(capsys, "--rows", "8", "--cols", "24", "--row-length", "28", "--access", "4x2", "--json")
+    assert a == b and json.loads(a[1])["problem"]["row_length"] == 28
+    case = '[[case]]\nname = "p"\nrows = 8\ncols = 24\n{}\naccess = ["4x2"]\n'
+    path = tmp_path / "cases.toml"
+    path.write_text(case.format("pitch = 28"))
+    code, out, _ = run(capsys, "batch", str(path), "--json")
+    assert code == 0 and json.loads(out)["cases"][0]["result"]["problem"]["row_length"] == 28
+    path.write_text(case.format("pitch = 28\nrow_length = 28"))
+    code, out, err = run(capsys, "batch", str(path))
+    assert (code, out) == (2, "") and "pitch or row_length" in err
+
+
+# --- -q with --emit -----------------------------------------------------------------------------------
+
+def test_quiet_with_emit_prints_the_answer_then_the_code(capsys):
+    code, out, err = run(capsys, *F16, "--access", "8x8", "-q", "--emit", "cuda", "--emit", "triton")
+    p = problem(64, 64, ["8x8"], dtype="f16")
+    layout = solve(p).layout
+    expected = "\n".join(emit(t, p, layout).code.rstrip("\n") + "\n" for t in ("cuda", "triton"))
+    assert (code, err) == (0, "") and out == "Swizzle<3,3,3>\n\n" + expected
+    assert "swizzle_phys" in out and "SwizzledSharedLayout" in out
+
+
+# --- a failing check names the minimal layout -------------------------------------------------------
+
+def test_failing_check_names_the_minimal_layout_that_passes(capsys):
+    argv = (*F16, "--access", "8x8", "--access", "row", "--check", "none")
+    code, out, _ = run(capsys, *argv, "-q")
+    minimal = solve(problem(64, 64, ["8x8", "row"], dtype="f16")).name
+    assert (code, out) == (1, f"none failed; minimal: {minimal}\n")
+    assert check(minimal, rows=64, cols=64, dtype="f16", access=["8x8", "row"]).passed  # it does pass
+    code, out, _ = run(capsys, *argv, "--json")
+    assert json.loads(out)["check"]["minimal"] == minimal
+    code, out, _ = run(capsys, *argv)
+    assert f"minimal: {minimal}" in out and "CHECK FAILED" in out
+    code, out, _ = run(capsys, *F16, "--access", "8x8", "--check", minimal, "--json")
+    assert code == 0 and json.loads(out)["check"]["minimal"] is None
+
+
+def test_failing_check_where_nothing_is_conflict_free(capsys):
+    # f32 float4 reads and a column: no layout keeping the vectors whole is conflict-free
+    code, out, _ = run(capsys, "--rows", "32", "--cols", "64", "--access", "8x4", "--access", "col",
+                       "--check", "none", "--json")
+    assert code == 1 and json.loads(out)["check"]["minimal"] is None
+
+
+def test_batch_expect_of_a_valid_non_minimal_layout_suggests_check(capsys, tmp_path):
+    path = tmp_path / "cases.toml"
+    case = '[[case]]\nname = "pinned"\nrows = 64\ncols = 64\ndtype = "f16"\naccess = ["8x8"]\nexpect = "{}"\n'
+    assert check("XorCols<3,3,0>", rows=64, cols=64, dtype="f16", access=["8x8"]).passed  # valid, not minimal
+    path.write_text(case.format("XorCols<3,3,0>"))
+    code, out, _ = run(capsys, "batch", str(path))
+    assert code == 1 and 'check = "XorCols<3,3,0>"' in " ".join(out.split())
+    code, out, _ = run(capsys, "batch", str(path), "--json")
+    assert 'check = "XorCols<3,3,0>"' in json.loads(out)["cases"][0]["hint"]
+    path.write_text(case.format("Swizzle<3,3,4>"))  # conflicts: a plain failure, no hint
+    assert not check("Swizzle<3,3,4>", rows=64, cols=64, dtype="f16", access=["8x8"]).passed
+    code, out, _ = run(capsys, "batch", str(path), "--json")
+    assert code == 1 and "hint" not in json.loads(out)["cases"][0]
+
+
+# --- the output fits the width ----------------------------------------------------------------------
+
+WIDE = [
+    ["--rows", "32", "--cols", "32", "--access", "8x4", "--access", "col", "--access", "row", "--access", "16x1:2"],
+    ["--rows", "16", "--cols", "32", "--access", "row", "--access", "col", "--show"],
+    [*F16, "--access", "16x16"],
+    ["batch", str(ROOT / "examples.toml")],
+]
+
+
+def _cells(text: str) -> list[str]:
+    """The words of an output, for comparing what two widths show."""
+    return sorted(w for w in re.split(r"[\s─]+", text) if w and not re.fullmatch(r"\(part|\d+|of|\d+\)", w))
+
+
+@pytest.mark.parametrize("argv", WIDE, ids=["4 accesses", "--show", "warning", "batch"])
+def test_piped_output_fits_80_columns(argv, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, *argv)
+    assert code in (0, 1)
+    assert max(len(line) for line in out.splitlines()) <= 80
+
+
+def test_narrow_candidates_keep_every_number(capsys, monkeypatch):
+    """Split into parts, the candidates table still shows every cell, each row on one line with
+    its layout's name."""
+    argv = WIDE[0]
+    doc = json.loads(run(capsys, *argv, "--json")[1])
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = run(capsys, *argv)[1]
+    for lay in [doc["answer"], *doc["alternatives"]]:
+        lines = [line for line in narrow.splitlines() if re.search(rf"\s{re.escape(lay['name'])}\s", line)]
+        cells = " ".join(lines)
+        for a in lay["per_access"]:
+            assert f"{a['worst_wavefronts']} / {a['total_wavefronts']}" in cells, lay["name"]
+
+
+def test_show_splits_wide_tiles_into_bands_not_cut_cells(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(capsys, *WIDE[1])[1]
+    assert "columns 0-" in out and "columns 24-31" in out
+    monkeypatch.setenv("COLUMNS", "300")
+    wide = run(capsys, *WIDE[1])[1]
+    assert "columns 0-" not in wide
+
+
+# --- the SVG's size -----------------------------------------------------------------------------------
+
+def test_svg_of_a_256x256_tile_is_under_1_mb(capsys, tmp_path):
+    path = tmp_path / "big.svg"
+    assert run(capsys, "--rows", "256", "--cols", "256", "--dtype", "f16", "--access", "row", "--access", "col",
+               "--svg", str(path), "-q")[0] in (0, 1)
+    assert path.stat().st_size < 1_000_000
+    root = ET.parse(path).getroot()
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    assert any(t and t.startswith("(logical tiles: the first") for t in texts)  # says what is left out
+    uses = list(root.iter("{http://www.w3.org/2000/svg}use"))
+    ids = {g.get("id") for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("id")}
+    assert uses and {u.get("href")[1:] for u in uses} <= ids  # every cell refers to a defined symbol
+
+
+# --- warnings -----------------------------------------------------------------------------------------
+
+def test_a_block_above_one_wavefront_is_warned(capsys):
+    code, out, _ = run(capsys, *F16, "--access", "16x16", "--json")
+    doc = json.loads(out)
+    assert len(doc["warnings"]) == 1
+    warning = doc["warnings"][0]
+    for form in ("16x16", "512 B", "ldmatrix.x4", "warp:RxC:MxN", "--phases"):
+        assert form in warning
+    # why it matters: the answer for 16x16 need not hold for the instruction that reads 16x16 blocks
+    answer = doc["answer"]["name"]
+    assert not check(answer, rows=64, cols=64, dtype="f16", access=["ldmatrix.x4"]).passed
+    rich = run(capsys, *F16, "--access", "16x16")[1]
+    assert "warning: access 16x16" in rich
+
+
+@pytest.mark.parametrize("access", [["8x8"], ["ldmatrix.x4"], ["row"], ["warp:8x4:1x8"]])
+def test_no_warning_where_the_phase_split_is_said(access, capsys):
+    argv = [*F16]
+    for a in access:
+        argv += ["--access", a]
+    code, out, _ = run(capsys, *argv, "--json")
+    assert json.loads(out)["warnings"] == []
+    code, out, _ = run(capsys, *argv, "--check", "none", "--json")
+    assert json.loads(out)["warnings"] == []
+
+
+# --- progress -----------------------------------------------------------------------------------------
+
+class _Recorder:
+    def __init__(self):
+        self.added, self.updates = [], []
+
+    def add_task(self, what, total=None):
+        self.added.append((what, total))
+        return len(self.added) - 1
+
+    def remove_task(self, task):
+        pass
+
+    def update(self, task, **kw):
+        self.updates.append((task, kw))
+
+    def start(self):
+        pass
+
+    def stop(self):
+        pass
+
+
+def test_progress_is_indeterminate_for_z3_and_counts_members_otherwise():
+    progress = LazyProgress(enabled=True, delay=0)
+    progress.bar = _Recorder()  # as if shown
+    progress.update("cute", 4, 10)
+    progress.update("linear (z3)", 0, 1)
+    assert progress.bar.added == [("searching cute", 10), ("solving with linear (z3)", None)]
+    assert progress.bar.updates == [(0, {"completed": 5})]  # z3's task gets no completion: no false 100%
+
+
+def test_progress_appears_after_the_delay_without_any_report():
+    with LazyProgress(enabled=True, delay=0.05) as progress:
+        time.sleep(0.5)
+        assert progress.bar is not None  # shown by the timer, although nothing was reported
+    quiet = LazyProgress(enabled=False, delay=0.0)
+    with quiet:
+        time.sleep(0.1)
+    assert quiet.bar is None
