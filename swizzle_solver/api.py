@@ -89,19 +89,27 @@ class Result:
 
 
 def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
-          exhaustive: bool = False, **kwargs) -> Result:
+          exhaustive: bool = False, keep_pitch: bool = False, for_targets=(), **kwargs) -> Result:
     """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
     skips the candidates table when a first conflict-free member answers (then ``json`` and
     ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout);
     ``exhaustive`` searches every later family, even those that cannot rank before an answer
-    already found (--exhaustive)."""
+    already found (--exhaustive); ``keep_pitch``: only layouts of the given row length
+    (--keep-pitch); ``for_targets``: only layouts every one of these emit targets expresses
+    exactly (--for; a name or a list)."""
     from .solving import solve as search
 
     if problem_ is None:
         problem_ = problem(**kwargs)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
-    return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive))
+    targets: tuple[str, ...] = ()
+    if for_targets:
+        from .emit import parse_targets
+
+        targets = tuple(parse_targets([for_targets] if isinstance(for_targets, str) else for_targets, "--for"))
+    return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
+                         targets=targets))
 
 
 @dataclass(frozen=True, eq=False)

@@ -3,8 +3,9 @@ found for it, and once measured the simulator's per-pattern results), how a fami
 (``FamilyReport``), and the measurement that is the ground truth (``measure``, ``recheck``).
 
 Order (DESIGN.md section 2): fewest total excess wavefronts (sum over patterns of worst - lower
-bound), then the simplest family, then the family's own order (fewest XOR bits, larger M, smaller
-shift): ``Candidate.rank_key``.
+bound), then the fewest bytes of shared memory (the layout's storage, padding included: dropping a
+padding the user gave and swizzling instead wins), then the simplest family, then the family's own
+order (fewest XOR bits, larger M, smaller shift): ``Candidate.rank_key``.
 """
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ class Candidate:
     excess: int
     layout: Layout  # a member of a family (families/*)
     results: tuple = ()  # a problem has at least one pattern, so measured ones are never empty
+    # Shared memory the layout needs on the problem's tile (layout.storage(tile) * elem_bytes):
+    # build with ``found`` or ``measure``, which know the tile; the rank needs it.
+    storage_bytes: int | None = None
 
     @property
     def measured(self) -> bool:
@@ -43,8 +47,25 @@ class Candidate:
         return "conflict-free" if self.conflict_free else "conflicts"
 
     @property
+    def family_rank(self) -> int:
+        return FAMILY_RANK.get(self.layout.family, len(FAMILY_RANK))
+
+    @property
     def rank_key(self) -> tuple:
-        return (self.excess, FAMILY_RANK.get(self.layout.family, len(FAMILY_RANK)), self.layout.order)
+        """(excess, storage bytes, family rank, family order): smaller is preferred."""
+        if self.storage_bytes is None:
+            raise AssertionError(f"internal error: {self.layout.name} was ranked without its storage (candidate.found)")
+        return (self.excess, self.storage_bytes, self.family_rank, self.layout.order)
+
+
+def storage_bytes(problem: Problem, layout) -> int:
+    """Bytes of shared memory ``layout`` needs for the problem's tile (padding included)."""
+    return layout.storage(problem.tile) * problem.tile.elem_bytes
+
+
+def found(problem: Problem, excess: int, layout) -> Candidate:
+    """A layout a search found with ``excess`` (not yet measured by the simulator)."""
+    return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout))
 
 
 @dataclass
@@ -72,7 +93,7 @@ def measure(problem: Problem, layout: Layout, table: np.ndarray | None = None) -
     its layout_table, if already built)."""
     table = layout_table(problem.tile, layout) if table is None else table
     results = tuple(simulate.simulate(problem.tile, problem.bank_model, problem.patterns, table))
-    return Candidate(sum(r.excess for r in results), layout, results)
+    return Candidate(sum(r.excess for r in results), layout, results, storage_bytes(problem, layout))
 
 
 def recheck(problem: Problem, found: Candidate) -> Candidate:

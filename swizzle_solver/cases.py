@@ -16,7 +16,7 @@ from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
-        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch"}
+        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -27,6 +27,8 @@ class Case:
     expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name
     expect_status: str | None
     check: Layout | None = None  # a layout to check instead of searching (names.parse_layout)
+    keep_pitch: bool = False  # only layouts of the given row length (--keep-pitch)
+    for_targets: tuple[str, ...] = ()  # only layouts these emit targets express (--for)
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -96,6 +98,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                                  f"inside it, or run batch --allow-outside")
     status = t.get("expect_status")
     check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
+    keep_pitch, targets = _restrictions(t, where)
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
@@ -103,7 +106,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                                [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
-    return Case(printable(name), problem, t.get("expect"), status, check)
+    return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets)
 
 
 def _check_keys(t: dict, where: str) -> None:
@@ -127,3 +130,22 @@ def _check_keys(t: dict, where: str) -> None:
     if "check" in t and "expect" in t:
         raise InputError(f"{where}: give check (the layout your kernel uses must be conflict-free) or expect "
                          f"(what the search must answer), not both")
+
+
+def _restrictions(t: dict, where: str) -> tuple[bool, tuple[str, ...]]:
+    """keep_pitch (--keep-pitch) and for (--for) of a case."""
+    keep_pitch = t.get("keep_pitch", False)
+    if not isinstance(keep_pitch, bool):
+        raise InputError(f"{where}: keep_pitch must be true or false")
+    targets = t.get("for", [])
+    targets = [targets] if isinstance(targets, str) else targets
+    if not isinstance(targets, list) or not all(isinstance(x, str) for x in targets):
+        raise InputError(f"{where}: for must be a list of emit targets, e.g. for = [\"tma\"]")
+    if not targets:
+        return keep_pitch, ()
+    from .emit import parse_targets
+
+    try:
+        return keep_pitch, tuple(parse_targets(targets, "for"))
+    except InputError as err:
+        raise InputError(f"{where}: {err}") from None

@@ -157,14 +157,16 @@ def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> st
 
 
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False) -> int:
+              show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False,
+              keep_pitch: bool = False, for_targets=()) -> int:
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
 
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
-        result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive)
+        result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive,
+                       keep_pitch=keep_pitch, for_targets=for_targets)
     _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
@@ -216,6 +218,10 @@ def main_command(
                                             "print the best found (not proven minimal), exit 1."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
                                     "cannot rank before an answer already found."),
+    keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
+                                    "added or dropped)."),
+    for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: cute, "
+                                           "cute-dsl, cuda, triton, mojo, tma; repeatable."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "
@@ -263,7 +269,7 @@ def main_command(
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive)
+        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive, keep_pitch, for_targets)
     raise typer.Exit(code)
 
 
@@ -319,7 +325,8 @@ def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]
         from .api import solve
         from .budget import Budget
 
-        result = solve(c.problem, budget=Budget(progress=progress), table=table)
+        result = solve(c.problem, budget=Budget(progress=progress), table=table, keep_pitch=c.keep_pitch,
+                       for_targets=c.for_targets)
         answer, status = result.name, result.status
         ok, make_doc = c.meets(status, answer), result.json
     row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}

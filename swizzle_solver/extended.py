@@ -29,6 +29,7 @@ from .candidate import (
     measure,
     vector_elems,
 )
+from .candidate import found as found_candidate
 from .families import cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
 from .families.two_level import TwoLevel
@@ -191,7 +192,7 @@ def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[li
         extent = f"cut by the time limit after {len(members)} of" if cut else "enumerated all"
         report.covered = (f"{extent} {report.candidates} distinct pairs of admissible CuTe swizzles, each tested "
                           f"on {oracle.covered()}")
-    kept = [Candidate(oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures)
+    kept = [found_candidate(problem, oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures)
     report.best_excess = kept[0].excess if kept else None
     return kept, report
 
@@ -242,7 +243,7 @@ def search_linear(problem: Problem, budget: Budget, later: Later) -> tuple[list[
         report.complete = not cut
         report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
                           f"each tested on {oracle.covered()}")
-    kept = [Candidate(oracle.excess, found)] if found is not None else []
+    kept = [found_candidate(problem, oracle.excess, found)] if found is not None else []
     report.best_excess = oracle.excess if found is not None else None
     return kept, report
 
@@ -309,7 +310,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
             first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
                                invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
-                swizzled = Candidate(least, padding.Padded(pitch, first.layout))
+                swizzled = found_candidate(problem, least, padding.Padded(pitch, first.layout))
     kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
     report.best_excess = kept[0].excess if kept else None
     goal = "every floor" if least else "no conflict"
@@ -327,6 +328,33 @@ SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], Fa
     row_interleave.FAMILY_RECORD.name: search_row_interleave, padding.FAMILY_RECORD.name: search_padding}
 
 
+def search_narrower(problem: Problem, budget: Budget, base: Callable, admit=None) -> Candidate | None:
+    """The first conflict-free layout at a pitch below the given row length (smallest pitch
+    first; plain, else with a cute or xor-cols swizzle of the narrower tile), of those ``admit``
+    admits (--for), or None."""
+    ok = admit or (lambda layout: True)
+    from dataclasses import replace
+
+    tile = problem.tile
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
+        if pitch >= tile.row_length:
+            break
+        plain = _sound_measured(problem, padding.Padded(pitch, Identity()))
+        if plain is not None and plain.excess == 0 and ok(plain.layout):
+            return plain
+        narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+
+        def invalid(inner, pitch=pitch):
+            padded = padding.Padded(pitch, inner)
+            return padded.invalid(tile) or (None if ok(padded) else "not expressible")
+
+        first = base(narrower, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, invalid=invalid)
+        if first is not None:
+            return found_candidate(problem, 0, padding.Padded(pitch, first.layout))
+    return None
+
+
 def min_storage(problem: Problem, family: str) -> int:
     """The least storage (elements) any member of a later family needs: padding's smallest aligned
     pitch, the tile's own storage for the others."""
@@ -341,15 +369,21 @@ Skip = Callable[[str, list], "str | None"]  # (family, candidates found so far) 
 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
-                    skip: Skip | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
+                    skip: Skip | None = None, keep_pitch: bool = False,
+                    admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
     """Every later family of the registry in rank order: their best few, and reports. ``base`` is
     the base search's first_conflict_free (padding asks it for a swizzle of each padded tile).
     ``skip`` (solving.py's rule) says why a family need not be searched, given what was found
-    before it: such a family gets a report with ``searched`` False."""
+    before it: such a family gets a report with ``searched`` False. ``keep_pitch``: padding (another
+    row length) is not searched. ``admit`` (--for): only the members it admits are kept; a family
+    whose best members it refuses all is reported as not covered whole (its search looks for the
+    best members, not for the best expressible ones)."""
     later = later_of(problem, base, engine)
     found: list[Candidate] = []
     reports: list[FamilyReport] = []
     for family in records(LATER):
+        if keep_pitch and family.name == padding.FAMILY_RECORD.name:
+            continue
         why = skip(family.name, found) if skip is not None else None
         if why is not None:
             method = "smt" if later.engine_of(family) == "smt" else "enumeration"
@@ -357,6 +391,12 @@ def search_extended(problem: Problem, budget: Budget, base: Callable, engine: st
             continue
         search = SEARCHES.get(family.name)
         kept, report = search(problem, budget, later) if search else _every_member(problem, budget, family)
+        if admit is not None:
+            admitted = [c for c in kept if admit(c.layout)]
+            if kept and not admitted:
+                report.complete = False
+                report.covered += "; --for: its best members are not expressible in the targets, none searched further"
+            kept = admitted
         found += kept
         reports.append(report)
     return found, reports

@@ -411,7 +411,52 @@ class Hanging:
             yield Segment.line()
 
 
+def _bytes(n: int) -> str:
+    return f"{n // 1024} KiB" if n % 1024 == 0 else f"{n} bytes"
+
+
+def given_pitch(doc: dict) -> str:
+    """When the answer drops to a smaller row length than the given one: what the given one
+    needs, and the memory it costs ("" otherwise: a larger pitch says so in its family's note)."""
+    given = doc.get("search", {}).get("given_pitch")
+    if not given or given["extra_bytes"] <= 0:
+        return ""
+    if given["best"] is None:
+        needs = "no layout found"
+    elif given["excess_wavefronts"]:
+        needs = f"the best, {given['best']}, leaves {given['excess_wavefronts']} excess wavefront(s)"
+    elif record(given["family"]).baseline:
+        needs = "none needed"
+    else:
+        needs = f"{given['best']} needed"
+    return f" (pitch {given['row_length']} as given: {needs}, {_bytes(given['extra_bytes'])} more)"
+
+
+def price_of_for(doc: dict) -> str:
+    """--for: what the restriction to the targets costs against the unrestricted answer."""
+    restricted = doc.get("search", {}).get("for")
+    if not restricted:
+        return ""
+    targets = " and ".join(restricted["targets"])
+    if not restricted["expressible"]:
+        return f" No layout searched is expressible in {targets}: the best shown is not."
+    costs = [f"{n} more excess wavefront(s)" for n in [restricted["extra_wavefronts"]] if n]
+    costs += [f"{_bytes(n)} more shared memory" for n in [restricted["extra_bytes"]] if n > 0]
+    if restricted["unrestricted"] == doc["answer"]["name"] or not costs:
+        return f" For {targets}: the restriction costs nothing."
+    return (f" For {targets}: the restriction costs {' and '.join(costs)} (unrestricted: "
+            f"{restricted['unrestricted']}).")
+
+
 def verdict(doc: dict) -> Text:
+    text = _verdict(doc)
+    price = price_of_for(doc)
+    if price:
+        text.append(price)
+    return text
+
+
+def _verdict(doc: dict) -> Text:
     ans = doc["answer"]
     if "check" in doc:
         chk = doc["check"]
@@ -430,10 +475,11 @@ def verdict(doc: dict) -> Text:
         return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
                     f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
     unproven = doc["proof"].get("unproven")
+    given = given_pitch(doc)
     if doc["status"] == "conflict-free":
         family = record(ans["family"])
         what = f"{ans['name']}, NOT proven minimal ({unproven})" if unproven else family.found(ans)
-        what += family.note(ans)
+        what += given or family.note(ans)
         return Text(f"Conflict-free: {what}.", style=f"bold {OK}")
     if doc["proof"].get("optimal_over_all_layouts"):
         return Text(f"No layout that keeps the vectors whole is conflict-free (the floors above); the best, "

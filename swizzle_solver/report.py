@@ -63,8 +63,11 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 
 
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
+    from .emit import TARGETS, emit_all  # the emitters say what each target expresses (start-up: lazy)
+
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
+    snippets = emit_all(TARGETS, problem, layout)
     per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
     excess = ranked.excess
     if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
@@ -75,9 +78,11 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "swizzles": layout.swizzles(),
         "cute": sw.name if sw else None,
         "byte_cute": sw.byte_level(e).name if sw else None,
-        "tma_mode": sw.tma_mode(e) if sw else None,
+        "tma_mode": snippets["tma"].mode,
+        "expressible_in": [t for t, s in snippets.items() if s.expressible],
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": excess,
+        "storage_bytes": ranked.storage_bytes,
         **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
     }
@@ -239,8 +244,43 @@ def solution_json(solution: Solution) -> dict:
                                        if solution.extended else None),
                    "not_extended_reason": (f"the best of {every_solve(' and ')} meets every floor, so no layout of "
                                            "any family leaves fewer wavefronts" if solution.at_floor else None),
-                   "timed_out": solution.timed_out},
+                   "timed_out": solution.timed_out,
+                   "keep_pitch": solution.keep_pitch,
+                   "given_pitch": given_pitch_json(solution),
+                   "for": for_json(solution)},
     }, problem, solution.answer)
+
+
+def for_json(solution: Solution) -> dict | None:
+    """--for: the targets, whether the answer is expressible in each (false only when no layout
+    searched is), and the price of the restriction against the unrestricted answer."""
+    if not solution.targets:
+        return None
+    from .emit import expressible_in
+
+    free, answer = solution.unrestricted, solution.answer
+    assert free is not None and free.storage_bytes is not None and answer.storage_bytes is not None
+    wanted = solution.targets
+    return {"targets": list(wanted),
+            "expressible": len(expressible_in(solution.problem, answer.layout, wanted)) == len(wanted),
+            "unrestricted": free.layout.name,
+            "unrestricted_excess_wavefronts": free.excess,
+            "unrestricted_storage_bytes": free.storage_bytes,
+            "extra_wavefronts": answer.excess - free.excess,
+            "extra_bytes": answer.storage_bytes - free.storage_bytes}
+
+
+def given_pitch_json(solution: Solution) -> dict | None:
+    """When the answer changes the given row length: what the given one needs (its best layout
+    found, or None) and how many more bytes it takes than the answer."""
+    if not solution.changes_pitch:
+        return None
+    tile, given, answer = solution.problem.tile, solution.at_given_pitch, solution.answer
+    return {"row_length": tile.row_length, "best": given.layout.name if given else None,
+            "family": given.layout.family if given else None,
+            "excess_wavefronts": given.excess if given else None,
+            "storage_bytes": tile.storage_bytes,
+            "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0)}
 
 
 def check_passed(ranked: Candidate, why: str | None) -> bool:

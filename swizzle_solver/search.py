@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .budget import Budget
-from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, measure, vector_elems
+from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, found, measure, vector_elems
 from .families import apply_many, base
 from .layout import Family, Layout, layout_table
 from .model import Problem, Tile
@@ -128,9 +128,10 @@ def first_conflict_free(problem: Problem, families: Sequence[Family] | None = No
     return None
 
 
-def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY,
-                  budget: Budget | None = None) -> tuple[list[Candidate], FamilyReport]:
-    """The family's best ``keep`` sound members, and what was covered."""
+def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY, budget: Budget | None = None,
+                  admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], FamilyReport]:
+    """The family's best ``keep`` sound members (of those ``admit`` admits: --for), and what was
+    covered."""
     budget = budget or Budget()
     tile, patterns = problem.tile, problem.patterns
     lower = [p.lower_bound for p in patterns]
@@ -160,10 +161,12 @@ def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY,
         if soundness(tile, layout, patterns) is not None:
             report.invalid += 1
             continue
+        if admit is not None and not admit(layout):
+            continue
         report.evaluated += 1
         measured = [int(w) if x else simulated_worst(problem, layout, p)
                     for w, x, p in zip(worsts[i], exact, patterns)]
-        kept.append(Candidate(sum(w - lb for w, lb in zip(measured, lower)), layout))
+        kept.append(found(problem, sum(w - lb for w, lb in zip(measured, lower)), layout))
         kept.sort(key=lambda c: (c.excess, c.layout.order))
         del kept[keep:]
     report.best_excess = kept[0].excess if kept else None
@@ -174,13 +177,14 @@ def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY,
     return kept, report
 
 
-def search_families(problem: Problem, families: Sequence[Family] | None,
-                    budget: Budget) -> tuple[list[Candidate], list[FamilyReport]]:
-    """Branch and bound over each family (default: the every-solve families): its best few, and reports."""
-    found: list[Candidate] = []
+def search_families(problem: Problem, families: Sequence[Family] | None, budget: Budget,
+                    admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
+    """Branch and bound over each family (default: the every-solve families): its best few (of those
+    ``admit`` admits), and reports."""
+    best: list[Candidate] = []
     reports = []
     for family in base() if families is None else families:
-        kept, report = search_family(problem, family, budget=budget)
+        kept, report = search_family(problem, family, budget=budget, admit=admit)
         reports.append(report)
-        found += kept
-    return found, reports
+        best += kept
+    return best, reports

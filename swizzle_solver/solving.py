@@ -12,8 +12,9 @@ the package loads lazily under that name.)
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -23,6 +24,8 @@ from .layout import Family, Layout, layout_table
 from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
+
+Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +48,15 @@ class Solution:
     timed_out: bool = False  # --timeout cut a family that could still beat the answer
     unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
     at_floor: bool = False  # conflicts, but the best of the base families meets every floor: nothing beyond searched
+    keep_pitch: bool = False  # --keep-pitch: no layout that changes the given row length was a candidate
+    # When the answer changes the given row length: the best layout found at the given one (None
+    # when the search found none there), for the report's "pitch P as given: ..." line.
+    at_given_pitch: Candidate | None = None
+    changes_pitch: bool = False
+    # --for: the targets every candidate had to be expressible in, and the answer without that
+    # restriction (the price of the restriction is the difference); () and None without --for.
+    targets: tuple[str, ...] = ()
+    unrestricted: Candidate | None = None
 
     def _table(self) -> Table:
         if self.table is None:
@@ -75,6 +87,40 @@ def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports:
     return Table([recheck(problem, c) for c in runners_up], reports, measure(problem, Identity()))
 
 
+def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
+    return candidate.layout.padded_form(problem.tile) is not None
+
+
+def _narrower(problem: Problem, budget: Budget, admit: Admit) -> Candidate | None:
+    """A conflict-free layout at a row length below the given one (padding dropped, swizzled
+    instead), the smallest such pitch first; None when the given row length is the columns'."""
+    if problem.tile.row_length == problem.tile.cols:
+        return None
+    from .extended import search_narrower  # only for a padded tile (start-up)
+
+    return search_narrower(problem, budget, first_conflict_free, admit)
+
+
+def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Solution:
+    """Say what the given pitch needs when the answer changes it."""
+    if not _changes_pitch(problem, solution.answer):
+        return solution
+    given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
+    at_given = recheck(problem, given[0]) if given else None
+    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
+
+
+def admit_for(problem: Problem, targets) -> Admit:
+    """--for: the layouts every target of ``targets`` expresses exactly, as its emitter says (the
+    same code that prints the snippet and the JSON's expressible_in); None: every layout."""
+    if not targets:
+        return None
+    from .emit import expressible_in  # only with --for (start-up)
+
+    wanted = tuple(targets)
+    return lambda layout: len(expressible_in(problem, layout, wanted)) == len(wanted)
+
+
 def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]) -> str | None:
     """Why no member of the later ``family`` can rank before a candidate already ``found``, or None.
 
@@ -98,26 +144,49 @@ def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]
 
 
 def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None,
-          extend: bool = True, engine: str | None = None, table: bool = True, exhaustive: bool = False) -> Solution:
+          extend: bool = True, engine: str | None = None, table: bool = True, exhaustive: bool = False,
+          keep_pitch: bool = False, targets: Sequence[str] = ()) -> Solution:
     """The minimal layout over ``families`` (default: the every-solve families; and with ``extend``,
     the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
     overrides each later family's default engine. ``table``: build the candidates table too.
     A later family that cannot rank before a candidate already found (``cannot_win``) is not
-    searched, unless ``exhaustive``."""
+    searched, unless ``exhaustive``. ``keep_pitch``: only layouts of the given row length (no
+    padding added or dropped). A tile given with a row length above its columns is also tried at
+    the smaller pitches (less shared memory ranks first). ``targets`` (--for): only layouts every one
+    of these emit targets expresses exactly; the solution then also holds the unrestricted answer
+    (the price)."""
     budget = budget or Budget()
-    first = first_conflict_free(problem, families, budget)
+    if not targets:
+        return _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch, None)
+    free = _solve(problem, families, budget, extend, engine, False, exhaustive, keep_pitch, None)
+    found = _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch,
+                   admit_for(problem, targets))
+    return replace(found, targets=tuple(targets), unrestricted=free.answer)
+
+
+def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
+           exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
+    invalid = None if admit is None else (
+        lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
+    first = first_conflict_free(problem, families, budget, invalid=invalid)
     if first is not None:
+        narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit)  # padding: a later family
         if not table:
-            return Solution(problem, first)
+            answer = first if narrower is None else recheck(problem, narrower)
+            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch), [first] + ([narrower] if narrower else []))
         # The table's branch and bound is not bound by --timeout (its answer is already known).
-        found, reports = search_families(problem, families, Budget())
+        found, reports = search_families(problem, families, Budget(), admit)
         best = ranked(found)[0]
         if best.layout != first.layout or best.excess != first.excess:
             raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
                                  f"the branch and bound says {best.layout.name} (excess {best.excess})")
-        return Solution(problem, first, _table(problem, first, found, reports))
-    found, reports = search_families(problem, families, budget)
+        if narrower is not None:
+            found.append(narrower)
+        answer = recheck(problem, ranked(found)[0])
+        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports), keep_pitch=keep_pitch),
+                       found)
+    found, reports = search_families(problem, families, budget, admit)
     best_excess = min((c.excess for c in found), default=None)
     least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
     if best_excess:  # conflicts (floors.py is imported only on this path: start-up)
@@ -133,7 +202,7 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
         from .extended import search_extended
 
         skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip)
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit)
         found += more
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).
@@ -144,13 +213,13 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
     # status stays what the answer measures).
     open_families = [r.family for r in reports
-                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.rank_key[1])]
+                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.family_rank)]
     if needed and not extended:
         open_families.append("the families beyond none / cute / xor-cols")
     unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
     timed_out = unproven is not None and budget.expired()
-    return Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
-                    extended, timed_out, unproven, at_floor)
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
+                                     extended, timed_out, unproven, at_floor, keep_pitch), found)
 
 
 def check(problem: Problem, layout: Layout) -> tuple[Candidate, str | None]:

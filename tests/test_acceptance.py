@@ -24,7 +24,7 @@ def problem_of(case):
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])
 def test_worked_example(case):
-    solution = solve(problem_of(case))
+    solution = solve(problem_of(case), keep_pitch=case.get("keep_pitch", False), targets=tuple(case.get("for", ())))
     assert solution.status == case.get("expect_status", "conflict-free")
     if "expect" in case:
         assert solution.answer.layout.name == case["expect"]
@@ -61,7 +61,8 @@ def test_examples_ship_every_reference_case_with_its_answer():
 
 def test_stage2_cases_search_the_extended_families_and_stage1_does_not():
     for case in EXAMPLES:
-        solution = solve(problem_of(case))
+        solution = solve(problem_of(case), keep_pitch=case.get("keep_pitch", False),
+                         targets=tuple(case.get("for", ())))
         assert solution.extended == (case.get("stage", 1) == 2), case["name"]
 
 

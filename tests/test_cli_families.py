@@ -215,7 +215,8 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
     assert one_lane["worst_wavefronts"] == one_lane["lower_bound"] == 1
     found, reports = search_extended(problem(32, 96, ["16x1:2", "2x16", "1x8"], dtype="f8"), Budget(),
                                      first_conflict_free)
-    assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding"] and found
+    assert [r.family for r in reports] == ["two-level", "linear", "row-interleave", "padding",
+                                                "column-panels"] and found
 
 
 @pytest.mark.slow  # long: in the slow tier (tests/conftest.py)

@@ -36,6 +36,7 @@ from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.linear import XorLinear
+from swizzle_solver.families.panels import ColumnPanels
 from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.two_level import TwoLevel
 from swizzle_solver.families.xor_cols import XorCols
@@ -86,6 +87,10 @@ def extra_cases():
         ("padding + cute, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, Swizzle(2, 0, 3))),
         ("padding + xor-cols", f16(64, 96, ["8x8", "8x8:2"]), padding.Padded(104, XorCols(1, 3, 3))),
         ("padding + xor-cols, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 0, 0))),
+        ("panels 128B f16", f16(64, 128, ["8x8"]), ColumnPanels(128)),
+        ("panels 64B f32", problem(16, 64, ["8x4"]), ColumnPanels(64)),
+        ("panels 32B i8, 3 panels", problem(8, 96, ["8x16"], elem_bytes=1), ColumnPanels(32)),
+        ("panels 128B f16, 24 rows", f16(24, 192, ["8x8"]), ColumnPanels(128)),
     ]
 
 
@@ -137,6 +142,18 @@ def test_cuda_function_compiled_matches_simulator(i, c_tables):
 
 def pycute_layout(p, code):
     """The layout a cute snippet declares, rebuilt with pycute (None if it declares none)."""
+    panels = re.search(r"Shape<cute::Int<(\d+)>, cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>>,[\s/]*"
+                       r"cute::Stride<cute::Int<(\d+)>, cute::Stride<cute::Int<1>, cute::Int<(\d+)>>>", code)
+    if panels is not None:  # column panels: ((R), (w, n)) : ((w), (1, R * w)) under the atom's swizzle
+        r, w, n, a, b = map(int, panels.groups())
+        sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>(?:;|\{\})", code)
+        return pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, pycute.Layout((r, (w, n)), (a, (1, b))))
+    bands = re.search(r"Shape<cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Int<(\d+)>>,\s*"
+                      r"cute::Stride<cute::Stride<cute::Int<(\d+)>, cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Int<1>>", code)
+    if bands is not None:  # rows permuted in bands: ((T/k, k, R/T), C) : ((kP, P, TP), 1)
+        s0, s1, s2, c, d0, d1, d2 = map(int, bands.groups())
+        assert (s0 * s1 * s2, c) == (p.tile.rows, p.tile.cols)
+        return pycute.Layout(((s0, s1, s2), c), ((d0, d1, d2), 1))
     shape = re.search(r"Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Stride<cute::Int<(\d+)>, cute::Int<1>>",
                       code)
     if shape is None or "cannot express" in code:
@@ -144,7 +161,13 @@ def pycute_layout(p, code):
     r, c, pitch = map(int, shape.groups())
     assert (r, c) == (p.tile.rows, p.tile.cols)
     plain = pycute.Layout((r, c), (pitch, 1))
-    sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+    nested = re.findall(r"using SmemSwizzle\d+ = cute::Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+    if nested:  # make_composed_layout(Sw2, 0, composition(Sw1, layout)): Sw1 first, then Sw2
+        layout = plain
+        for triple in nested:
+            layout = pycute.ComposedLayout(pycute.Swizzle(*map(int, triple)), 0, layout)
+        return layout
+    sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>(?:;|\{\})", code)
     return plain if sw is None else pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, plain)
 
 
@@ -160,6 +183,15 @@ def test_cute_snippet_matches_pycute(i):
     assert (rebuilt is not None) == snippet.expressible
     if rebuilt is not None:
         assert np.array_equal(table_of(rebuilt, p), truth(p, layout))
+        atom = re.search(r"tile_to_shape\(cute::GMMA::Layout_K_SW(\d+)_Atom<T>", snippet.code)
+        if atom:  # the GMMA atom swizzles byte addresses: Swizzle<B,4,3> of the bytes of its K-major tiling
+            width = int(atom[1])
+            t = p.tile
+            w = width // t.elem_bytes
+            dense = pycute.Layout((t.rows, (w, t.cols // w)), (w, (1, t.rows * w)))  # tile_to_shape's order
+            byte_sw = Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3)
+            got = table_of(lambda r, c: byte_sw.apply(dense(r, c) * t.elem_bytes) // t.elem_bytes, p)
+            assert np.array_equal(got, truth(p, layout))
     else:
         assert "operator()(int r, int c)" in snippet.code
 
@@ -290,7 +322,12 @@ def test_mojo_swizzle_matches(i):
     expected = truth(p, layout)
     sw = re.search(r"Swizzle\((\d+), (\d+), (-?\d+)\)", snippet.code)
     plain = re.search(r"IntTuple\((\d+), 1\)", snippet.code)
-    if sw:
+    bands = re.search(r"Layout\(IntTuple\(IntTuple\((\d+), (\d+), (\d+)\), (\d+)\), "
+                      r"IntTuple\(IntTuple\((\d+), (\d+), (\d+)\), 1\)\)", snippet.code)
+    if bands:  # Mojo's Layout maps a coordinate as CuTe does (colexicographic): pycute evaluates it
+        s0, s1, s2, c, d0, d1, d2 = map(int, bands.groups())
+        assert np.array_equal(table_of(pycute.Layout(((s0, s1, s2), c), ((d0, d1, d2), 1)), p), expected)
+    elif sw:
         fn = mojo_swizzle(*map(int, sw.groups()))
         pitch = int(re.search(r"smem_swizzle\(r \* (\d+) \+ c\)", snippet.code)[1])
         assert np.array_equal(table_of(lambda r, c: fn(r * pitch + c), p), expected)
@@ -314,6 +351,17 @@ def test_tma_mode_is_the_byte_swizzle(i):
         assert "not a TMA" in snippet.code
         return
     logical_bytes = (np.arange(t.rows)[:, None] * t.row_length + np.arange(t.cols)[None, :]) * t.elem_bytes
+    boxes = re.search(r"box: (\d+) elements x (\d+) rows .*; (\d+) boxes", snippet.code)
+    if boxes is not None:  # one box per column panel, stored one after another, each swizzled
+        w, rows, n = map(int, boxes.groups())
+        width = int(mode[1][:-1])
+        assert w * t.elem_bytes == width and rows == t.rows and n * w == t.cols
+        assert f"aligned to {8 * width} B" in snippet.code
+        r, c = np.arange(t.rows)[:, None], np.arange(t.cols)[None, :]
+        panel_bytes = (r * w + c % w) * t.elem_bytes  # each box is written densely
+        phys_bytes = (c // w) * rows * width + Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3).apply(panel_bytes)
+        assert np.array_equal(phys_bytes // t.elem_bytes, truth(p, layout))
+        return
     if mode[1] == "NONE":
         phys_bytes = logical_bytes
     else:
@@ -347,12 +395,14 @@ def test_swizzle_recognised_from_any_equal_layout(rows, cols, e, data):
 
 
 def test_two_level_is_not_called_one_swizzle():
+    """Two swizzles are no single Swizzle<B,M,S>: C++ CuTe nests the composed layouts (checked against
+    pycute above); the CuTe DSL, Mojo's Swizzle and TMA take one swizzle."""
     p = problem(16, 32, ["8x4"])
     layout = TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))
     assert as_swizzle(p.tile, layout) is None
     snippets = emit_all(TARGETS, p, layout)
-    assert not snippets["cute"].expressible
-    assert "cannot express as one CuTe layout: Swizzle<1,0,3> then Swizzle<1,1,4>" in snippets["cute"].code
+    assert snippets["cute"].expressible and "make_composed_layout(SmemSwizzle2{}, cute::_0{}" in snippets["cute"].code
+    assert not snippets["cute-dsl"].expressible
     assert not snippets["mojo"].expressible and not snippets["tma"].expressible
     assert snippets["triton"].expressible and "SharedLinearLayout" in snippets["triton"].code
 
@@ -398,3 +448,16 @@ def test_every_case_is_pow2_where_triton_says_so():
         code = emit("triton", p, layout).code
         if not (is_pow2(p.tile.rows) and is_pow2(p.tile.cols)):
             assert "cannot express in Triton" in code
+
+
+@pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
+def test_mojo_snippet_is_current_mojo(i):
+    """Mojo 1.x removed `alias` (now `comptime`) and `fn` (now `def`); `layout` comes with the MAX
+    Mojo libraries, which the snippet names."""
+    _, p, layout = CASES[i]
+    code = emit("mojo", p, layout).code
+    assert not re.search(r"^\s*(alias|fn)\s", code, re.M)
+    if "from layout" in code:
+        assert "max-mojo-libs" in code
+    if "TensorMapSwizzle" in code:
+        assert "from layout.tma_async import TensorMapSwizzle" in code

@@ -139,19 +139,23 @@ def test_the_later_families_aim_at_the_floors():
     from swizzle_solver.solving import solve
 
     p = problem(64, 40, ["2x2:2", "2x8:2", "col"], row_length=48, elem_bytes=8)
-    plain = solve(p)
-    # padding is searched: a pitch of 40 needs less storage than the given 48 (it could rank first
-    # where storage comes before the family)
-    assert [f.family for f in plain.families if not f.searched] == ["linear", "row-interleave"]
+    # the given pitch (without --keep-pitch, a narrower pitch reaching the floors wins: below)
+    plain = solve(p, keep_pitch=True)
+    # two-level at the floors ranks before every later member in no less storage: skipped
+    assert [f.family for f in plain.families if not f.searched] == ["linear", "row-interleave", "column-panels"]
     assert all("least excess any layout can (2)" in f.covered for f in plain.families if not f.searched)
-    s = solve(p, exhaustive=True)
+    s = solve(p, exhaustive=True, keep_pitch=True)
     assert s.answer.layout == plain.answer.layout
     families = {f.family: f for f in s.families}
     assert s.extended and s.answer.layout.family == "two-level"
     assert [r.worst for r in s.answer.results] == [1, 1, 4] and s.answer.excess == 2 and s.unproven is None
     assert families["cute"].best_excess == 3
     assert families["linear"].complete and families["linear"].best_excess == 2
-    assert "aiming at every floor" in families["padding"].covered  # no swizzle of a padded tile is conflict-free
+    assert "padding" not in families  # --keep-pitch: no other row length is a candidate
+    free = solve(p)
+    assert "aiming at every floor" in {f.family: f for f in free.families}["padding"].covered
+    assert free.answer.excess == 2 and free.answer.storage_bytes < s.answer.storage_bytes  # the padding dropped
+    assert free.at_given_pitch is not None and free.at_given_pitch.excess == 2
 
 
 def test_a_pattern_at_its_floor_is_not_asked_for_one_wavefront():

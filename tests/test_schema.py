@@ -121,6 +121,16 @@ def test_conflicts_with_floors_validate():
     validate(doc)
 
 
+@pytest.mark.parametrize("extra", [[], ["--keep-pitch"], ["--for", "tma"], ["--for", "triton", "--for", "cute"]])
+def test_pitch_and_for_validate(extra):
+    """search.given_pitch (the padding dropped), search.keep_pitch and search.for (the price)."""
+    code, doc = cli_json("--rows", "64", "--cols", "32", "--row-length", "40", "--dtype", "f16", "--access",
+                         "ldmatrix.x4", "--access", "warp:8x4:1x8", *extra)
+    assert (doc["search"]["given_pitch"] is None) == bool(extra)
+    assert (doc["search"]["for"] is None) == ("--for" not in extra)
+    validate(doc)
+
+
 def test_timeout_validates():
     code, doc = cli_json("--rows", "32", "--cols", "32", "--access", "row", "--access", "col", "--phases",
                          str(ROOT / "phases" / "main-diagonal-32.toml"), "--timeout", "0.01")

@@ -54,8 +54,9 @@ TITLES = {module.TARGET: module.TITLE for module in _MODULES}
 EMITTERS = {module.TARGET: module.emit for module in _MODULES}
 
 
-def parse_targets(values) -> list[str]:
-    """`--emit` values (repeatable, comma lists, `all`) -> targets in TARGETS order, no repeats."""
+def parse_targets(values, option: str = "--emit") -> list[str]:
+    """`--emit` (or `--for`) values (repeatable, comma lists, `all`) -> targets in TARGETS order, no
+    repeats."""
     wanted: set[str] = set()
     for value in values:
         for name in str(value).split(","):
@@ -65,7 +66,7 @@ def parse_targets(values) -> list[str]:
             elif name in TARGETS:
                 wanted.add(name)
             else:
-                raise InputError(f"--emit {name!r} is not a target: use one of {', '.join(TARGETS)} or all")
+                raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(TARGETS)} or all")
     return [t for t in TARGETS if t in wanted]
 
 
@@ -79,4 +80,16 @@ def emit_all(targets, problem: Problem, layout: Layout) -> dict[str, Snippet]:
     return {t: emit(t, problem, layout) for t in targets}
 
 
-__all__ = ["EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "parse_targets"]
+def expressible_in(problem: Problem, layout: Layout, targets=TARGETS) -> list[str]:
+    """The targets (of ``targets``, in TARGETS order) whose snippet expresses the layout exactly:
+    what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters themselves."""
+    return [t for t in TARGETS if t in targets and emit(t, problem, layout).expressible]
+
+
+def tma_mode(problem: Problem, layout: Layout) -> str | None:
+    """The TMA swizzle mode ``--emit tma`` uses for the layout ("32B", "64B", "128B"), or None."""
+    return emit("tma", problem, layout).mode
+
+
+__all__ = ["EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
+           "tma_mode"]

@@ -13,11 +13,15 @@ CPP_TYPES = {1: "cute::uint8_t (or float_e4m3_t)", 2: "cute::half_t (or bfloat16
 
 @dataclass(frozen=True)
 class Snippet:
-    """One target's code; ``expressible`` is False when the target cannot say this layout."""
+    """One target's code; ``expressible`` is False when the target cannot say this layout (then the
+    code says why, and gives the exact function where one helps). ``mode``: the TMA swizzle mode
+    the snippet uses ("32B", "64B", "128B"), None otherwise: the JSON's ``tma_mode`` is read from
+    here, so that it and ``--emit tma`` never disagree."""
 
     target: str
     code: str
     expressible: bool
+    mode: str | None = None
 
 
 def header(problem: Problem, layout: Layout, comment: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..layout import Layout
 from ..model import Problem, Tile
 from .common import Snippet, cannot_cute, header, plain
-from .recognise import row_pitch, swizzled_rows
+from .recognise import panels_of, row_bands, row_pitch, swizzled_rows
 
 TARGET = "cute-dsl"
 TITLE = "CuTe DSL (Python)"
@@ -18,6 +18,19 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     pitch = row_pitch(tile, layout)
     if pitch:
         lines += [plain(tile, pitch, "#"), f"smem_layout = {_dsl_layout(tile, pitch)}"]
+        return Snippet("cute-dsl", "\n".join(lines), True)
+    panels = panels_of(tile, layout)
+    if panels is not None:
+        w, atom = panels.panel_cols(tile), panels.atom(tile)
+        lines += [f"# {tile.cols // w} column panels of {w} elements, each {atom.name} (the {panels.width}B atom)",
+                  f"smem_layout = cute.make_composed_layout(cute.make_swizzle({atom.B}, {atom.M}, {atom.S}), 0, "
+                  f"cute.make_layout(({tile.rows}, ({w}, {tile.cols // w})), stride=({w}, (1, {tile.rows * w}))))"]
+        return Snippet("cute-dsl", "\n".join(lines), True)
+    bands = row_bands(tile, layout)
+    if bands is not None:
+        (s0, s1, s2), (d0, d1, d2) = bands
+        lines += ["# a permutation of rows in bands: a hierarchical layout",
+                  f"smem_layout = cute.make_layout((({s0}, {s1}, {s2}), {tile.cols}), stride=(({d0}, {d1}, {d2}), 1))"]
         return Snippet("cute-dsl", "\n".join(lines), True)
     found = swizzled_rows(tile, layout)
     if found is None:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..families.cute import Swizzle
 from ..families.forms import as_swizzle, inverse_bases, row_col_xor
+from ..families.panels import WIDTHS, ColumnPanels
 from ..layout import Layout, layout_table
 from ..model import Tile, is_pow2, log2
 
@@ -18,6 +19,8 @@ __all__ = [
     "as_swizzle",
     "linear_offset_bases",
     "padding_of",
+    "panels_of",
+    "row_bands",
     "row_pitch",
     "swizzle_chain",
     "swizzled_rows",
@@ -56,20 +59,56 @@ def swizzled_rows(tile: Tile, layout: Layout) -> tuple[int, Swizzle] | None:
     return (pitch, sw) if np.array_equal(sw.apply(r * pitch + c), layout_table(tile, layout)) else None
 
 
+def _runs(mask: int) -> list[tuple[int, int]]:
+    """(low bit, length) of each run of ones in ``mask``."""
+    out, i = [], 0
+    while mask >> i:
+        if mask >> i & 1:
+            n = 0
+            while mask >> (i + n) & 1:
+                n += 1
+            out.append((i, n))
+            i += n
+        else:
+            i += 1
+    return out
+
+
+def _chains(listed: list[dict]) -> list[list[Swizzle]]:
+    """Swizzle chains the listed steps may be: a chain as listed (two-level), or for XOR steps that
+    each read the original offset (linear), one swizzle per run of each mask, in the listed order and
+    reversed (either may equal the simultaneous steps; the table decides)."""
+    if all(x.get("unit", "element") == "element" and not x.get("applies_to") for x in listed):
+        return [[Swizzle(x["B"], x["M"], x["S"]) for x in listed]]
+    if not all(x.get("kind") == "xor-mask" and x.get("shift", 0) > 0 for x in listed):
+        return []
+    steps = []
+    for x in listed:
+        for low, n in _runs(x["mask"]):
+            if x["shift"] < n:
+                return []
+            steps.append(Swizzle(n, low, x["shift"]))
+    return [steps, steps[::-1]]
+
+
 def swizzle_chain(tile: Tile, layout: Layout) -> list[Swizzle] | None:
-    """The CuTe swizzles a layout lists (``swizzles()``, applied in order), when they reproduce it."""
+    """CuTe swizzles that, applied in turn to r * row_length + c, reproduce the layout (from its
+    listed steps, ``swizzles()``), when two or more do: C++ CuTe nests them as composed layouts."""
     try:
-        listed = layout.swizzles()
-        chain = [Swizzle(x["B"], x["M"], x["S"]) for x in listed]
-    except (AttributeError, KeyError, TypeError):
-        return None
-    if len(chain) < 2 or any(x.get("unit", "element") != "element" or x.get("applies_to") for x in listed):
+        chains = _chains(layout.swizzles())
+    except (AttributeError, KeyError, TypeError, ValueError):
         return None
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
-    p = r * tile.row_length + c
-    for sw in chain:
-        p = sw.apply(p)
-    return chain if np.array_equal(p, layout_table(tile, layout)) else None
+    table = layout_table(tile, layout)
+    for chain in chains:
+        if len(chain) < 2:
+            continue
+        p = r * tile.row_length + c
+        for sw in chain:
+            p = sw.apply(p)
+        if np.array_equal(p, table):
+            return chain
+    return None
 
 
 def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
@@ -83,6 +122,37 @@ def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
         return None
     width = 16 << sw.B
     return width if tile.row_length * tile.elem_bytes == width and tile.row_length == tile.cols else None
+
+
+def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
+    """The column panels of TMA swizzle atoms (families/panels.py) the layout equals on every
+    element of the tile, if any: then TMA loads it as one box per panel."""
+    table = None
+    for width in WIDTHS:
+        panels = ColumnPanels(width)
+        if panels.invalid(tile) is None:
+            table = layout_table(tile, layout) if table is None else table
+            if np.array_equal(table, layout_table(tile, panels)):
+                return panels
+    return None
+
+
+def row_bands(tile: Tile, layout: Layout) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """(shape, stride) of the row mode when the layout is a permutation of rows inside bands that a
+    hierarchical layout says: logical row r = r0 + (T/k) r1 + T r2 (r0 < T/k, r1 < k) stored at
+    row k r0 + r1 + T r2, i.e. the row mode (T/k, k, R/T) : (k P, P, T P) with columns (C) : (1).
+    Read off the layout's listed row permutation (``swizzles()``) and checked on every element."""
+    steps = [x for x in layout.swizzles() if x.get("kind") == "row-permutation"]
+    if len(steps) != 1 or len(layout.swizzles()) != 1:
+        return None
+    T, k, P = steps[0]["T"], steps[0]["k"], tile.row_length
+    if T % k or tile.rows % T:
+        return None
+    shape, stride = (T // k, k, tile.rows // T), (k * P, P, T * P)
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    r0, r1, r2 = r % shape[0], r // shape[0] % k, r // T
+    phys = r0 * stride[0] + r1 * stride[1] + r2 * stride[2] + c
+    return (shape, stride) if np.array_equal(phys, layout_table(tile, layout)) else None
 
 
 def triton_swizzled_params(tile: Tile, layout: Layout) -> tuple[int, int, int] | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..layout import Layout
 from ..model import Problem
 from .common import Snippet, header
-from .recognise import as_swizzle, row_pitch, tma_width
+from .recognise import as_swizzle, panels_of, row_pitch, tma_width
 
 TARGET = "tma"
 TITLE = "TMA (CUtensorMapSwizzle)"
@@ -21,6 +21,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     pitch = row_pitch(tile, layout)
     form = layout.padded_form(tile)
     rows_apart = pitch or (form[0] if form else tile.cols)  # plain rows, or a padded layout's
+    panels = panels_of(tile, layout)
+    if panels is not None:
+        return _panels(problem, layout, panels, head)
     if rows_apart != tile.cols:
         return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
                               f"{rows_apart - tile.cols} padding element(s) per row", False)
@@ -51,4 +54,21 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B "
         f"<= {width} B (the swizzle width)",
         f"// box outer extent: {tile.rows} rows (at most 256 per box: load taller tiles as several boxes)",
-        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True)
+        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True,
+        f"{width}B")
+
+
+def _panels(problem: Problem, layout: Layout, panels, head: str) -> Snippet:
+    """One box per column panel: each panel is stored whole and swizzled by the W-byte mode."""
+    tile = problem.tile
+    w, width = panels.panel_cols(tile), panels.width
+    n, panel_bytes = tile.cols // w, tile.rows * panels.width
+    return Snippet("tma", "\n".join([
+        head,
+        f"CUtensorMapSwizzle swizzle = {TMA_ENUM[width]};  // byte form {panels.atom(tile).byte_level(tile.elem_bytes).name}",
+        f"// box: {w} elements x {tile.rows} rows ({width} B inner extent = the swizzle width); {n} boxes, one per "
+        f"column panel:",
+        f"// box i loads columns [{w} * i, {w} * i + {w}) to smem + i * {panel_bytes} B (panels stored one after another)",
+        "// rows per box at most 256 (load taller tiles as several boxes per panel)",
+        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True,
+        f"{width}B")

@@ -41,6 +41,7 @@ _ENTRIES: list[Family | Lazy] = [
     Lazy("linear", 4, "linear"),
     Lazy("row-interleave", 5, "row_interleave"),
     Lazy("padding", 6, "padding"),
+    Lazy("column-panels", 7, "panels"),
 ]
 
 # Derived from the registry (kept in step by register / unregister): the rank of each family's

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..layout import LATER, MAX_ROWS, Family, LayoutBase, in_range
 from ..model import Tile, is_pow2, log2
+from .identity import nbits
 
 MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 
@@ -59,6 +60,16 @@ class RowInterleave(LayoutBase):
                 return f"rows {seen[pr]} and {r} would both be stored at row {pr}"
             seen[pr] = r
         return None
+
+    def bases(self, tile: Tile) -> list[int] | None:
+        """GF(2)-linear when the pitch, the rows, T and k are powers of two (and k divides T): the
+        physical row is then a rotation of the band's row bits, (r' * k) mod T the low bits moved
+        up and r' div (T / k) the top ones moved down, so each offset bit goes to one bit."""
+        if not (tile.pitch_is_pow2 and is_pow2(tile.rows) and is_pow2(self.T) and is_pow2(self.k)) \
+                or self.invalid(tile) is not None:
+            return None
+        return [int(self.phys(tile, (1 << i) // tile.row_length, (1 << i) % tile.row_length))
+                for i in range(nbits(tile))]
 
     def expression(self, tile: Tile) -> str:
         """Only + - * << >> & ^ |: mod and div by a power of two are masks and shifts; by any

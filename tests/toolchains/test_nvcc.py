@@ -259,7 +259,15 @@ def test_tma_mode_compiles_and_its_swizzle_is_expression(nvcc, built, answers, c
     assert mode in TMA_SWIZZLE_BITS, f"{case}: CUtensorMapSwizzle {mode} is not one of the sm_90 modes NONE/32B/64B/128B"
     size, cols, bits = doc["problem"]["elem_bytes"], doc["problem"]["cols"], TMA_SWIZZLE_BITS[mode]
     mask = ((1 << bits) - 1) << 4
-    byte = [(r * cols + c) * size for r in range(doc["problem"]["rows"]) for c in range(cols)]
+    rows = doc["problem"]["rows"]
+    boxes = re.search(r"box: (\d+) elements x (\d+) rows .*?; (\d+) boxes", snippet)
+    if boxes:  # one box per column panel: box i (columns [w i, w i + w)) written densely at smem + i * stride
+        w, box_rows, n = map(int, boxes.groups())
+        stride = int(re.search(r"to smem \+ i \* (\d+) B", snippet)[1])
+        assert box_rows == rows and w * n == cols, f"{case}: the boxes do not tile the {rows} x {cols} tile"
+        byte = [(c // w) * stride + (r * w + c % w) * size for r in range(rows) for c in range(cols)]
+    else:  # one dense box
+        byte = [(r * cols + c) * size for r in range(rows) for c in range(cols)]
     got = [(b ^ ((b >> 3) & mask)) // size for b in byte]  # Swizzle<B,4,3>: bits 7.. onto bits 4..
     bad = mismatches(got, expected(doc), cols)
     assert not bad, f"{case} tma (mode {mode}): {bad}\n{snippet}"

@@ -24,8 +24,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 21 solved answers (c..) and 14 layouts pinned with --check (k..): the families none, cute,
-# xor-cols, two-level, linear, row-interleave and padding; 1-, 2- and 4-byte elements; row lengths and
+# 23 solved answers (c..) and 17 layouts pinned with --check (k..): the families none, cute,
+# xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2- and 4-byte elements; row lengths and
 # pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 96, 104, 128 and 256.
 CASES = {
     "c01": "--rows 16 --cols 32 --dtype f16 --access 8x8 --access row",
@@ -63,6 +63,12 @@ CASES = {
     "k12": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check RowInterleave<T=8,k=2>",
     "k13": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'pitch 32 + XorCols<2,0,0>'",
     "k14": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'pitch 32 + Swizzle<2,0,3>'",
+    # column panels (the tiled GMMA atom, one TMA box per panel), --for, and a dropped padding
+    "c22": "--rows 64 --cols 128 --dtype f16 --access 8x8 --access row --for tma",
+    "c23": "--rows 64 --cols 32 --row-length 40 --dtype f16 --access ldmatrix.x4 --access warp:8x4:1x8",
+    "k15": "--rows 16 --cols 64 --dtype f32 --access 8x4 --check Panels<64B>",
+    "k16": "--rows 8 --cols 96 --dtype i8 --access 8x16 --check Panels<32B>",
+    "k17": "--rows 32 --cols 32 --dtype f32 --access 8x4 --check 'Linear[b0^=b5, b1^=b7, b2^=b5]'",
 }
 
 
