@@ -96,8 +96,10 @@ def test_a_family_that_may_use_less_storage_is_searched():
     from swizzle_solver.api import solve
 
     result = solve(rows=16, cols=96, row_length=97, dtype="f32", access=["16x4", "8x1:2"])
-    assert all(f.searched for f in result.solution.families)
+    searched = {f.family: f.searched for f in result.solution.families}
+    assert searched["padding"] and all(searched[name] for name in ("two-level", "linear", "row-interleave"))
     assert result.name == "pitch 96 + Swizzle<3,2,4>"
+    assert not searched["column-panels"]  # after the answer, in no less storage: it cannot win
 
 
 def test_two_level_members_come_in_family_order():
