@@ -142,14 +142,22 @@ def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule
     # :down numbers the lanes down the lane columns (lane l at (l % R, l // R)), e.g. the
     # K-contiguous MFMA operand shapes, where lane l reads row l % M and K-chunk l // M.
     lanes = [(i % lr, i // lr) if down else (i // lc, i % lc) for i in range(wave)]
-    template: list[list[Lane]] = []
-    for row in range(m):
-        for op in range(n * e // v):
-            template += served.split_request([(a * m + row, b * n + op * (v // e), v) for a, b in lanes])
+    template = _block_phases(lanes, m, n, v, e, served)
     ops = m * n * e // v
     summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} {rule.op} each"
     pattern = tile_pattern(spec, "instruction", template, lr * m, lc * n, summary, tile, served)
     return as_instruction(pattern, hardware, rule, len(rule.phases))
+
+
+def _block_phases(lanes: list[tuple[int, int]], m: int, n: int, v: int, e: int,
+                  hardware: Hardware) -> list[list[Lane]]:
+    """Lane (a, b) of the wave reads rows a*m .. a*m + m-1, columns b*n .. b*n + n-1, as ``v``-byte
+    ops: one request per row of the block and per op in that row, split into the hardware's phases."""
+    phases: list[list[Lane]] = []
+    for row in range(m):
+        for op in range(n * e // v):
+            phases += hardware.split_request([(a * m + row, b * n + op * (v // e), v) for a, b in lanes])
+    return phases
 
 
 # --- the forms ----------------------------------------------------------------------------------
@@ -183,13 +191,8 @@ def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
         return _lanes_as_instructions(spec, tile, hardware, instruction_rule(spec, read, tile, hardware),
                                       lr, lc, m, n)
     check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
-    step = v // e
     lanes = [(i // lc, i % lc) for i in range(wave)]
-    template = []
-    for row in range(m):  # one instruction per row of the lane's block and per op in that row
-        for op in range(run // v):
-            request = [(a * m + row, b * n + op * step, v) for a, b in lanes]
-            template += hardware.split_request(request)
+    template = _block_phases(lanes, m, n, v, e, hardware)
     ops = m * run // v
     summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} op{'s' if ops > 1 else ''} each"  # ops of the vector width
     return tile_pattern(spec, "warp", template, lr * m, lc * n, summary, tile, hardware)

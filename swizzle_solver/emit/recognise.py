@@ -6,14 +6,17 @@ always confirmed element by element on the table.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..families.cute import Swizzle
 from ..families.forms import as_swizzle, inverse_bases, row_col_xor
-from ..families.panels import WIDTHS, ColumnPanels
 from ..layout import Layout, layout_table
 from ..model import Tile, is_pow2, log2
+
+if TYPE_CHECKING:  # a later family, imported by panels_of when it is used
+    from ..families.panels import ColumnPanels
 
 __all__ = [
     "as_swizzle",
@@ -127,6 +130,8 @@ def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
 def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
     """The column panels of TMA swizzle atoms (families/panels.py) the layout equals on every
     element of the tile, if any: then TMA loads it as one box per panel."""
+    from ..families.panels import WIDTHS, ColumnPanels  # a later family: loaded only when emitting
+
     table = None
     for width in WIDTHS:
         panels = ColumnPanels(width)
