@@ -25,7 +25,6 @@ from ..model import Tile, is_pow2, log2
 from .cute import Swizzle
 from .identity import nbits
 
-FAMILY = "column-panels"
 WIDTHS = (32, 64, 128)  # bytes of a panel's row: the TMA swizzle modes
 ATOM_ROWS = 8  # rows of a swizzle atom (its period: 8 rows of W bytes)
 
@@ -33,7 +32,7 @@ ATOM_ROWS = 8  # rows of a swizzle atom (its period: 8 rows of W bytes)
 @dataclass(frozen=True)
 class ColumnPanels(LayoutBase):
     width: int  # bytes of a panel's row, one of WIDTHS
-    family = FAMILY
+    family = "column-panels"
 
     @property
     def name(self) -> str:
@@ -120,5 +119,5 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
 
 
 FAMILY_RECORD = Family(
-    name=FAMILY, rank=7, stage=LATER, layout=ColumnPanels, parse=parse, printed=r"Panels<(32|64|128)B>",
+    name=ColumnPanels.family, rank=7, stage=LATER, layout=ColumnPanels, parse=parse, printed=r"Panels<(32|64|128)B>",
     syntax="'Panels<128B>'", candidates=candidates, bounds=bounds, engine="enum", code_rows=_code_rows)
