@@ -409,8 +409,11 @@ def test_sigint_at_any_moment_exits_130_with_one_line(after):
     if code == 130:
         assert err.splitlines() == ["swizzle-solve: error: interrupted"], err
         assert out == ""
-    elif "init_import_site" in err:  # the interpreter's own start-up, before any code of the tool runs
-        pytest.skip("the signal came while Python was starting up")
+    elif "init_import_site" in err or ("Traceback" in err and "swizzle_solver" not in err):
+        # the interpreter's own start-up (site, or runpy still reading the package's files): no line of
+        # the tool has run yet, so nothing of it can catch the signal; a frame of the tool's own
+        # files in the traceback is still a failure
+        pytest.skip("the signal came while Python was starting up, before the tool's first line")
     else:  # the signal came before Python installed its handler: killed by it, no traceback
         assert code == -signal.SIGINT and "Traceback" not in err, (code, err)
 
