@@ -21,7 +21,7 @@ def simulated_worst(problem: Problem, layout: Layout, pattern: Pattern, placemen
     return int(simulate.placement_costs(words, problem.bank_model.serving(pattern.banks).banks).max())
 
 
-def sampled_worsts(problem: Problem, family: Family, params: list[tuple], pattern: Pattern,
+def sampled_worsts(problem: Problem, family: Family, params: list[tuple] | np.ndarray, pattern: Pattern,
                    placements: np.ndarray) -> np.ndarray:
     """The simulated worst over some placements of each member of a family (given by its grid
     ``params``), a batch of members at a time."""

@@ -102,8 +102,9 @@ class Swizzle(LayoutBase):
 
     def invalid(self, tile: Tile) -> str | None:
         # Only the ZZZ bits change, so p stays in its aligned block of 2^(top ZZZ bit + 1), and the
-        # map is an involution there ("into" is "onto").
-        return partial_block_invalid(self.apply, self.mask.bit_length() and 1 << self.mask.bit_length(), tile)
+        # map is an involution there ("into" is "onto"). With S >= 0 no bit below M is read or changed.
+        return partial_block_invalid(self.apply, self.mask.bit_length() and 1 << self.mask.bit_length(), tile,
+                                     low=self.M if self.S >= 0 else 0)
 
     def bases(self, tile: Tile) -> list[int] | None:
         if not tile.pitch_is_pow2:

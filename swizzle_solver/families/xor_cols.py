@@ -52,10 +52,14 @@ class XorCols(LayoutBase):
         """Why not every row's columns stay in its first ``within`` elements (default cols: onto
         themselves; padding passes its pitch, whose spare columns are storage too)."""
         within = within or tile.cols
-        for x in sorted({self.xor_of_row(r) for r in range(tile.rows)}):
-            worst = max(c ^ x for c in range(tile.cols))
-            if worst >= within:
-                return f"column {worst ^ x} XOR {x} = {worst} leaves the {within}-column row"
+        used = np.zeros(1 << (self.B + self.M), dtype=bool)  # the distinct XORs of the rows, in order
+        used[self.xor_of_row(np.arange(tile.rows))] = True
+        xs = np.flatnonzero(used)
+        worst = (xs[:, None] ^ np.arange(tile.cols)[None, :]).max(axis=1)
+        bad = np.flatnonzero(worst >= within)
+        if bad.size:
+            x, w = int(xs[bad[0]]), int(worst[bad[0]])
+            return f"column {w ^ x} XOR {x} = {w} leaves the {within}-column row"
         return None
 
     def invalid_padded(self, tile: Tile, pitch: int) -> str | None:
