@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import simulate
 from .budget import Budget
 from .candidate import (
     KEEP_PER_FAMILY,
@@ -154,12 +155,16 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
                               f"seconds); --timeout SECONDS allows more")
 
 
+def _sound_table(problem: Problem, layout: Layout) -> np.ndarray | None:
+    """The layout's table, when it is sound (soundness.py); else None."""
+    table = layout_table(problem.tile, layout)
+    return None if soundness(problem.tile, layout, problem.patterns, table) is not None else table
+
+
 def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
     """The layout measured, when it is sound (soundness.py); else None."""
-    table = layout_table(problem.tile, layout)
-    if soundness(problem.tile, layout, problem.patterns, table) is not None:
-        return None
-    return measure(problem, layout, table)
+    table = _sound_table(problem, layout)
+    return None if table is None else measure(problem, layout, table)
 
 
 def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None = None,
@@ -319,11 +324,26 @@ def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[lis
     return kept, report
 
 
+def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
+    """Every pattern simulated at or below its target, the smallest pattern first, stopping at the
+    first above it. No sound layout leaves a pattern below its target (floors.targets), so this is
+    the layout leaving the least excess any layout can."""
+    tile, banks = problem.tile, problem.bank_model
+    for pattern in sorted(problem.patterns, key=lambda p: p.lane_row.size):  # stable: the given order within a size
+        if simulate.simulate(tile, banks, [pattern], table)[0].worst > target[pattern]:
+            return False
+    return True
+
+
 def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
     """The smallest pitch that needs no swizzle, and the smallest that works with one (the first
     cute or xor-cols member of the padded tile, in their order, by the base search). "Works" is
     every pattern at its target: its lower bound, or its floor (floors.py) when that is above.
-    A pitch at which a lane's vector no longer starts aligned is not sound, and skipped."""
+    A pitch at which a lane's vector no longer starts aligned is not sound, and skipped.
+
+    A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
+    miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
+    is kept)."""
     from dataclasses import replace
 
     report = FamilyReport(padding.FAMILY_RECORD.name)
@@ -333,24 +353,27 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
     report.candidates = len(pitches)
     plain = swizzled = None
-    closest = []
+    missed = []  # sound plain pitches above some target, in order
     for _, pitch in budget.walk(report, pitches):
-        measured = _sound_measured(problem, padding.Padded(pitch, Identity()))
-        if measured is None:
+        layout = padding.Padded(pitch, Identity())
+        table = _sound_table(problem, layout)
+        if table is None:
             report.invalid += 1
             continue
         report.evaluated += 1
-        if measured.excess == least:
-            plain = measured
+        if _at_targets(problem, table, target):
+            plain = measure(problem, layout, table)
             break
-        closest.append(measured)
+        missed.append(layout)
         if swizzled is None:
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
             first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
                                invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = found_candidate(problem, least, padding.Padded(pitch, first.layout))
-    kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
+    kept = [c for c in (swizzled, plain) if c is not None]
+    if not kept:  # nothing works: the closest plain pitch
+        kept = best([measure(problem, layout) for layout in missed], 1)
     report.best_excess = kept[0].excess if kept else None
     goal = "every floor" if least else "no conflict"
     report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "

@@ -243,3 +243,117 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
     want = best(picked, KEEP_PER_FAMILY)
     assert [(c.layout, c.excess) for c in kept] == [(c.layout, c.excess) for c in want]
     assert all(c.measured for c in kept)
+
+
+# Padding (issue 16 item 2) and the lane differences, against the direct computation.
+
+def direct_padding(problem, later):
+    """Padding's search as first written: every sound plain pitch measured whole, in order."""
+    from dataclasses import replace
+
+    from swizzle_solver.candidate import best
+    from swizzle_solver.candidate import found as found_candidate
+    from swizzle_solver.extended import _sound_measured
+    from swizzle_solver.families import cute, padding, xor_cols
+    from swizzle_solver.families.identity import Identity
+    from swizzle_solver.model import Problem
+
+    tile, target, least = problem.tile, later.oracle.target, later.oracle.excess
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    plain = swizzled = None
+    closest, invalid, evaluated = [], 0, 0
+    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
+        measured = _sound_measured(problem, padding.Padded(pitch, Identity()))
+        if measured is None:
+            invalid += 1
+            continue
+        evaluated += 1
+        if measured.excess == least:
+            plain = measured
+            break
+        closest.append(measured)
+        if swizzled is None:
+            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), None, target=target,
+                               invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
+            if first is not None:
+                swizzled = found_candidate(problem, least, padding.Padded(pitch, first.layout))
+    kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
+    return [(c.layout, c.excess) for c in kept], invalid, evaluated
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.sampled_from([8, 16, 32]), cols=st.integers(8, 48), pad=st.integers(0, 5), elem=st.sampled_from([2, 4]),
+       accesses=st.lists(st.sampled_from(["row", "col", "8x1", "4x8", "16x2", "8x4:2", "8x16", "2x16", "8x2v8"]),
+                         min_size=1, max_size=3, unique=True))
+def test_padding_search_is_the_direct_search(rows, cols, pad, elem, accesses):
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.extended import later_of, search_padding
+    from swizzle_solver.search import first_conflict_free
+
+    try:
+        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    later = later_of(problem, first_conflict_free)
+    kept, report = search_padding(problem, Budget(), later)
+    assert ([(c.layout, c.excess) for c in kept], report.invalid, report.evaluated) == direct_padding(problem, later)
+    assert all(c.measured for c in kept if c.layout.inner.family == "none")
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.sampled_from([8, 16, 32, 64, 128]), cols=st.integers(8, 130), pad=st.integers(0, 9),
+       elem=st.sampled_from([1, 2, 4]),
+       access=st.sampled_from(["row", "col", "8x1", "4x8", "16x2", "8x4:2", "2x16", "1x32", "8x8"]))
+def test_lane_differences_of_distinct_placements_are_all_of_them(rows, cols, pad, elem, access):
+    from swizzle_solver import separation
+
+    try:
+        problem = make_problem(rows, cols, [access], row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    tile, pattern = problem.tile, problem.patterns[0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(separation, "DISTINCT_FIRST", 1 << 62)
+        direct = separation.separation(tile, problem.bank_model, pattern)
+        assume(direct is not None)
+        patch.setattr(separation, "DISTINCT_FIRST", 0)
+        assert np.array_equal(separation.separation(tile, problem.bank_model, pattern).diffs, direct.diffs)
+
+
+def test_distinct_rows_keeps_rows_whose_hashes_collide(monkeypatch):
+    from swizzle_solver import separation
+
+    rows = np.array([[0, 1, 2], [0, 2, 1], [0, 1, 2], [0, 3, 0]], dtype=np.int64)
+    monkeypatch.setattr(separation, "_WEIGHTS", np.ones(8, dtype=np.int64))  # every row above sums to 3
+    got = {tuple(r) for r in separation.distinct_rows(rows).tolist()}
+    assert got == {(0, 1, 2), (0, 2, 1), (0, 3, 0)}
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.sampled_from([8, 16, 32, 64]), cols=st.integers(8, 96), pad=st.integers(0, 5), elem=st.sampled_from([2, 4]),
+       accesses=st.lists(st.sampled_from(["row", "col", "8x1", "4x8", "16x2", "8x16", "8x2v8"]), min_size=1, max_size=3,
+                         unique=True))
+def test_base_screen_is_the_direct_screen(rows, cols, pad, elem, accesses):
+    # Screen.passes (uint32 differences, sampling only the members still alive) against every
+    # member screened on every pattern in int64
+    from swizzle_solver.families import apply_many, base
+    from swizzle_solver.sampling import placement_sample, sampled_worsts
+    from swizzle_solver.search import Screen, screened
+
+    try:
+        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    screen = Screen(problem)
+    for family in base():
+        params, _ = screened(family, problem.tile, vector_elems(problem))
+        want = np.ones(len(params), dtype=bool)
+        if family.apply_many is not None and screen.diffs.size and params:
+            images = apply_many(family, params, screen.diffs)
+            want &= np.all((images >> screen.unit_shift) & screen.slot_mask, axis=-1)
+        for pattern, separated in zip(problem.patterns, screen.separated, strict=True):
+            if params and not (separated and family.apply_many is not None):
+                sample = placement_sample(problem.tile, pattern)
+                want &= sampled_worsts(problem, family, params, pattern, sample) <= screen.target[pattern]
+        assert np.array_equal(screen.passes(family, params), want)

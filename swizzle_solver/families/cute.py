@@ -36,6 +36,8 @@ def swizzle(p, B, M, S):
     low = (1 << B) - 1
     if isinstance(S, np.ndarray):
         if S.min(initial=0) >= 0:  # the search's members: the S >= 0 form, as fast as it can be
+            if isinstance(p, np.ndarray) and p.dtype == np.uint32:  # numpy shifts 32-bit lanes several times faster
+                return p ^ ((p >> S.astype(np.uint32)) & (low << M).astype(np.uint32))
             return p ^ ((p >> S) & (low << M))
         yyy = low << (M + np.maximum(S, 0))
         moved = p & yyy
