@@ -81,12 +81,6 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 
-def params(member: TwoLevel) -> tuple:
-    """The six parameters of a member, as ``make`` takes them."""
-    a, b = member.first, member.second
-    return (a.B, a.M, a.S, b.B, b.M, b.S)
-
-
 @dataclass(frozen=True, eq=False)
 class Pairs:
     """The family's members in family order, as indices into the single swizzles: a member is
