@@ -19,6 +19,7 @@ are measured by the simulator.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,7 +79,21 @@ def distinct_rows(rows: np.ndarray) -> np.ndarray:
     return np.concatenate([rows[heads], rows[order[~same]]])
 
 
+# The last separation of each pattern, with the tile and bank model it was built for: the base
+# search's screen and the later families' oracle ask for the same ones on one solve.
+_BUILT: weakref.WeakKeyDictionary[Pattern, tuple[Tile, Hardware, Separation | None]] = weakref.WeakKeyDictionary()
+
+
 def separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:
+    built = _BUILT.get(pattern)
+    if built is not None and built[0] == tile and built[1] is bank_model:
+        return built[2]
+    found = _separation(tile, bank_model, pattern)
+    _BUILT[pattern] = (tile, bank_model, found)
+    return found
+
+
+def _separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:
     unit = units(tile, bank_model, pattern)
     if pattern.lower_bound != 1 or unit is None:
         return None

@@ -315,10 +315,10 @@ def test_lane_differences_of_distinct_placements_are_all_of_them(rows, cols, pad
     tile, pattern = problem.tile, problem.patterns[0]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(separation, "DISTINCT_FIRST", 1 << 62)
-        direct = separation.separation(tile, problem.bank_model, pattern)
+        direct = separation._separation(tile, problem.bank_model, pattern)
         assume(direct is not None)
         patch.setattr(separation, "DISTINCT_FIRST", 0)
-        assert np.array_equal(separation.separation(tile, problem.bank_model, pattern).diffs, direct.diffs)
+        assert np.array_equal(separation._separation(tile, problem.bank_model, pattern).diffs, direct.diffs)
 
 
 def test_distinct_rows_keeps_rows_whose_hashes_collide(monkeypatch):
