@@ -38,7 +38,7 @@ from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
-from .soundness import soundness, table_soundness
+from .soundness import storage, table_soundness
 
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
@@ -68,15 +68,18 @@ def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Lat
 
 def walsh(diffs: np.ndarray, top: int) -> np.ndarray:
     """The Walsh-Hadamard transform of the set ``diffs`` of top-bit offsets: W(v) = sum over d in
-    diffs of (-1)^popcount(v & d), for every v below 2^top (integers, exact)."""
-    w: np.ndarray = np.zeros(1 << top, dtype=np.int64)
+    diffs of (-1)^popcount(v & d), for every v below 2^top (integers, exact: |W| <= len(diffs) fits
+    int32, which halves the memory each butterfly streams)."""
+    w: np.ndarray = np.zeros(1 << top, dtype=np.int32)
     w[diffs] = 1
     h = 1
-    while h < w.size:  # one butterfly per bit: (a, b) -> (a + b, a - b)
+    while h < w.size:  # one butterfly per bit, in place: (a, b) -> (a + b, a - b)
         pairs = w.reshape(-1, 2, h)
-        w = np.concatenate([pairs[:, 0] + pairs[:, 1], pairs[:, 0] - pairs[:, 1]], axis=1)
+        a = pairs[:, 0].copy()
+        pairs[:, 0] += pairs[:, 1]
+        np.subtract(a, pairs[:, 1], out=pairs[:, 1])
         h *= 2
-    return w.reshape(-1)
+    return w
 
 
 def failures_many(oracle: XorOracle, members: Pairs | Sequence[TwoLevel], budget: Budget | None = None) -> np.ndarray:
@@ -157,9 +160,13 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
 
 
 def _sound_table(problem: Problem, layout: Layout) -> np.ndarray | None:
-    """The layout's table, when it is sound (soundness.py); else None."""
-    table = layout_table(problem.tile, layout)
-    return None if soundness(problem.tile, layout, problem.patterns, table) is not None else table
+    """The layout's table, when it is sound (soundness.py); else None. The table is built only past
+    the family's structural check (most row-interleave members fail it)."""
+    tile = problem.tile
+    if layout.invalid(tile) is not None:
+        return None
+    table = layout_table(tile, layout)
+    return None if table_soundness(tile, table, storage(tile, layout), problem.patterns) is not None else table
 
 
 def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
@@ -179,7 +186,7 @@ def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None 
     at every target at least one more. Once KEEP_PER_FAMILY measured members leave that, a missed
     member after the last of them in family order cannot displace one: it is checked for
     soundness (it counts towards BEST_EFFORT) but not measured."""
-    problem, tile = oracle.problem, oracle.problem.tile
+    problem = oracle.problem
     failures = failures_many(oracle, members) if failures is None else failures
     missed = failures > 0 if missed is None else missed
     kept: list[tuple[int, int, Candidate]] = []  # (excess, member, measured), best first
@@ -188,10 +195,8 @@ def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None 
     # failures alone gives it without building 56,000 order tuples
     for i in np.argsort(failures, kind="stable").tolist():
         layout = members[i]
-        if layout.invalid(tile) is not None:
-            continue
-        table = layout_table(tile, layout)
-        if table_soundness(tile, table, layout.storage(tile), problem.patterns) is not None:
+        table = _sound_table(problem, layout)
+        if table is None:
             continue
         sound += 1
         # (excess, order) of this member is at least (least + 1, i) when it missed a target
