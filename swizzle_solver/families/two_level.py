@@ -110,11 +110,10 @@ class Pairs:
         """The first n members."""
         return Pairs(self.singles, self.first[:n], self.second[:n])
 
-    def steps(self, which: np.ndarray | None = None) -> np.ndarray:
-        """(S1, mask1, S2, mask2) of each member (of ``which``, indices, if given): shape (n, 4)."""
+    def steps(self) -> np.ndarray:
+        """(S1, mask1, S2, mask2) of each member, its two XOR steps p ^ ((p >> S) & mask): shape (n, 4)."""
         one = np.array([[sw.S, sw.mask] for sw in self.singles], dtype=np.int64).reshape(-1, 2)
-        i, j = (self.first, self.second) if which is None else (self.first[which], self.second[which])
-        return np.concatenate([one[i], one[j]], axis=1)
+        return np.concatenate([one[self.first], one[self.second]], axis=1)
 
     def grid(self, which: np.ndarray) -> np.ndarray:
         """The six parameters (as ``make`` takes them) of the members ``which``: shape (n, 6)."""
