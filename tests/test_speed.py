@@ -357,3 +357,14 @@ def test_base_screen_is_the_direct_screen(rows, cols, pad, elem, accesses):
                 sample = placement_sample(problem.tile, pattern)
                 want &= sampled_worsts(problem, family, params, pattern, sample) <= screen.target[pattern]
         assert np.array_equal(screen.passes(family, params), want)
+
+
+def test_xor_cols_invalid_of_names_past_int64():
+    # --check takes B, M, a up to 31 each: the vectorised check must not allocate by 2^(B + M) nor overflow
+    from swizzle_solver.families.xor_cols import XorCols
+    from swizzle_solver.model import Tile
+
+    tile = Tile(8, 24, 24, 4)
+    assert XorCols(4, 31, 0).invalid(tile) == "column 23 XOR 2147483648 = 2147483671 leaves the 24-column row"
+    assert XorCols(31, 31, 31).invalid(tile) is None  # every row's bits above 31 are 0: XOR 0
+    assert XorCols(3, 2, 1).invalid(tile) == "column 23 XOR 8 = 31 leaves the 24-column row"
