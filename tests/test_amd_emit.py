@@ -125,4 +125,4 @@ def test_amd_padding_is_padded_shared_and_a_swizzle_on_padded_rows_is_refused_in
     assert not refused.expressible
     lines = refused.code.splitlines()
     assert lines[-1].startswith("# cannot express in Triton: ") and "padding mixed with a swizzle" in lines[-1]
-    assert sum("cannot express" in line for line in lines) == 1 and "ttgl." not in refused.code
+    assert sum("cannot express" in line for line in lines) == 1 and "= ttgl." not in refused.code
