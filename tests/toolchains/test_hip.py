@@ -10,7 +10,7 @@ that Triton's AMD backend ships in `triton/backends/amd/include`):
 - host code: g++ (where the same header defines the qualifiers away, as for any host compiler), one
   program that prints swizzle_phys(r, c) for every element, compared with answer.expression.
 
-hipcc and the ROCm runtime are not on PyPI: nothing here links against the HIP runtime or runs on
+hipcc and the ROCm runtime could not be installed from PyPI: nothing here links against the HIP runtime or runs on
 an AMD GPU. Neither is needed to know that the function compiles for the device and computes the
 offsets: the same source is compiled for both sides.
 """
