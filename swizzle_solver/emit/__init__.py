@@ -1,10 +1,10 @@
 """Code to paste: one module per target (cute, cute_dsl, cuda, triton, mojo, tma), each with its
 TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --emit accepts for it)
-and a pure ``emit(problem, layout) -> Snippet``. The problem's hardware (``problem.bank_model``)
-says the arch: on an AMD ``--arch``, ``cuda`` is the HIP function, ``triton`` the AMD backend's
-encodings (no NVMMA), and ``tma`` says that AMD GPUs have none. The
-modules are found here (pkgutil), so adding a target is adding its module; what the targets share
-is in common.py (the Snippet, headers) and recognise.py (a layout's recognisable forms).
+and a pure ``emit(problem, layout) -> Snippet``. The modules are found here (pkgutil), so adding a
+target is adding its module; what the targets share is in common.py (the Snippet, headers) and
+recognise.py (a layout's recognisable forms). The problem's hardware (``problem.bank_model``) says
+the arch: on an AMD ``--arch``, ``cuda`` is the HIP function, ``triton`` the AMD backend's
+encodings (no NVMMA), and ``tma`` says that AMD GPUs have none.
 
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
