@@ -126,3 +126,14 @@ def test_amd_padding_is_padded_shared_and_a_swizzle_on_padded_rows_is_refused_in
     lines = refused.code.splitlines()
     assert lines[-1].startswith("# cannot express in Triton: ") and "padding mixed with a swizzle" in lines[-1]
     assert sum("cannot express" in line for line in lines) == 1 and "= ttgl." not in refused.code
+
+
+def test_no_nvidia_hardware_forms_on_amd_in_cute_and_mojo():
+    """The GMMA atom and make_tma_copy (CuTe), TensorMapSwizzle (Mojo) are NVIDIA's TMA/wgmma forms:
+    on an AMD --arch the element-level layout is the code (test_emit.py evaluates it)."""
+    nvidia, amd = _problem("nvidia", access=["ldmatrix.x4"]), _problem("gfx942")
+    for target, nvidia_only in (("cute", "GMMA::Layout_K_SW128_Atom"), ("mojo", "TensorMapSwizzle")):
+        assert nvidia_only in emit(target, nvidia, Swizzle(3, 3, 3)).code
+        assert nvidia_only not in emit(target, amd, Swizzle(3, 3, 3)).code
+    cute = emit("cute", amd, Swizzle(3, 3, 3)).code
+    assert re.search(r"^auto smem_layout = cute::composition\(SmemSwizzle\{\},", cute, re.M)
