@@ -7,6 +7,7 @@ expected numbers are the published rocprof SQ_LDS_BANK_CONFLICT values.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -321,3 +322,40 @@ def test_mfma_operand_reads(shape, op):
 def test_mfma_operand_needs_a_cdna_target():
     with pytest.raises(InputError, match="CDNA"):
         api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch="rdna4")
+
+
+# --- MFMA lane maps against AMD's Matrix Instruction Calculator -----------------------------------
+
+MFMA_DATA = "mfma_register_layout.json"  # tests/data: its "source" names the calculator commit and command
+
+
+def _calculator_layouts():
+    from pathlib import Path
+
+    doc = json.loads((Path(__file__).resolve().parent / "data" / MFMA_DATA).read_text())
+    return doc["layouts"]
+
+
+@pytest.mark.parametrize("entry", _calculator_layouts(), ids=lambda e: f"{e['arch']}-{e['instruction']}-{e['matrix']}")
+def test_mfma_lane_maps_equal_amds_calculator(entry):
+    """mfma-a / mfma-b read, per lane, exactly the elements AMD's calculator (ROCm/amd_matrix_instruction_calculator
+    2ef9189, `--matrix-layout --csv`) puts in that lane's A / B registers, in register order, as one contiguous
+    ds_read (lane l: [i, k_0, k_1, ...] means A[i][k_j], or B[k_j][i] for B stored N x K)."""
+    shape = re.search(r"_(\d+x\d+x\d+)", entry["instruction"])[1]
+    dtype = "f16" if re.search(r"f16|bf16", entry["instruction"].rsplit("_", 1)[-1]) else "i8"
+    elem = {"f16": 2, "i8": 1}[dtype]
+    arch = {"CDNA2": "gfx90a", "CDNA3": "gfx942"}[entry["arch"]]
+    m, n, k = (int(x) for x in shape.split("x"))
+    rows = m if entry["matrix"] == "A" else n
+    p = api.problem(rows, k, [f"mfma-{entry['matrix'].lower()}:{shape}"], dtype=dtype, arch=arch).patterns[0]
+    assert p.placements == p.instruction_phases  # the tile is one operand: one instruction
+    hw = TARGETS[arch]
+    phases = hw.for_rule(hw.rule(p.op)).phase_indices(64, int(p.lane_bytes.max()))
+    got = {}
+    for j, phase in enumerate(phases):
+        for slot, lane in enumerate(phase):
+            got[lane] = (int(p.lane_row[j, slot]), int(p.lane_col[j, slot]), int(p.lane_bytes[j, slot]))
+    for lane, (i, k0, *ks) in enumerate(entry["lanes"]):
+        ks = [k0, *ks]
+        assert ks == list(range(k0, k0 + len(ks))), (lane, ks)  # contiguous in register order: one ds_read
+        assert got[lane] == (i, k0, len(ks) * elem), (lane, got[lane], (i, k0, len(ks)))
