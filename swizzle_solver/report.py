@@ -204,6 +204,9 @@ def evidence_json(problem: Problem, ranked: Candidate) -> dict:
         matrix = bank_matrix(problem.tile, problem.bank_model, p, bases)
         if matrix is not None:
             entry["gf2"] = matrix_json(matrix)
+        elif p.vector_bytes & (p.vector_bytes - 1):  # ds_read_b96: say why there is no rank proof
+            entry["gf2_unavailable"] = (f"{p.vector_bytes}-byte lanes are not a power of two bytes, so a phase is "
+                                        f"not a coset of unit addresses: the exhaustive count is the proof")
         collision = collision_json(problem, ranked, i)
         if collision is not None:
             entry["collision"] = collision

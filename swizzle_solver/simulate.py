@@ -121,14 +121,16 @@ def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
 
 
 def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
-    """Every lane's elements stay contiguous and aligned to the lane's size after the layout."""
+    """Every lane's elements stay contiguous and aligned to the lane's size (a 12-byte lane: to
+    4 bytes, its largest power-of-two factor) after the layout."""
     if int(pattern.lane_bytes.max()) == tile.elem_bytes:
         return True  # one element per lane: nothing to keep together, and every offset is aligned to 1
     rows, cols = lane_elements(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
     elems = pattern.lane_bytes // tile.elem_bytes
+    align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)  # b96: a dword
     got = phys[rows, cols]
     want = got[..., :1] + np.minimum(np.arange(rows.shape[-1]), elems[..., None] - 1)
-    return not np.any(got[..., 0] % elems) and np.array_equal(got, want)
+    return not np.any(got[..., 0] % align) and np.array_equal(got, want)
 
 
 def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):
