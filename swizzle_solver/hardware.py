@@ -236,7 +236,8 @@ VERIFIED = ("D", "M", "R", "C")
 class Rule:
     """One (arch, instruction) cell: bytes per lane, read or write, banks, the lane sets of its phases,
     and where that comes from. The phases of every rule below are the cosets of a GF(2) subspace of
-    lane-id bits (``cosets``), so the rank proof carries over (research section 4)."""
+    lane-id bits (``cosets``; for a two-address op, of slot bits: the address index is the bit above
+    the lane id), so the rank proof carries over (research section 4)."""
 
     op: str
     lane_bytes: int
