@@ -356,6 +356,8 @@ _NONE = "no source (contiguous default)"
 # ds_read2/ds_write2 (research sections 3.1, 3.4, 9): two single-address accesses, served one after the
 # other on CDNA3 (S3 L279, ds_read2_b64), both at once on gfx1250 (S7 Utility.cpp, ds_load_2addr_b64).
 _TWO_PASS = "two passes (every lane's first address, then its second)"
+_TR1250 = ("S7 Triton Utility.cpp: each cycle two shuffle groups of 8 lanes (16 lanes) load (C); the groups "
+           "taken as consecutive lanes; names from LLVM PR #163900")
 _BOTH = "S7 Triton Utility.cpp: gfx1250 serves the two addresses simultaneously (ds_load_2addr_b64, C); lane sets inferred"
 
 TARGETS: dict[str, Hardware] = {
@@ -433,6 +435,10 @@ TARGETS: dict[str, Hardware] = {
         ("ds_write_b64", 64, None, _NONE, "I"),
         ("ds_write_b96", 64, None, _NONE, "I"),
         ("ds_write_b128", 64, None, _NONE, "I"),
+        ("ds_load_tr4_b64", 64, 16, _TR1250, "I"),
+        ("ds_load_tr8_b64", 64, 16, _TR1250, "I"),
+        ("ds_load_tr16_b128", 64, 16, _TR1250, "I"),
+        ("ds_load_tr6_b96", 64, 16, _TR1250, "I"),
         ("ds_read2_b32", 64, cosets(64, (1, 2, 4, 8, 16, 32)), _BOTH + "; 32 lanes x 2 x 4 B per phase", "I"),
         ("ds_read2_b64", 64, cosets(64, (1, 2, 4, 8, 32)), _BOTH + "; 16 lanes x 2 x 8 B per phase", "I"),
         ("ds_write2_b32", 64, cosets(64, (1, 2, 4, 8, 16, 32)), _BOTH + " (as the load); 32 lanes per phase", "I"),

@@ -249,3 +249,28 @@ def test_b96_search_and_evidence():
 def test_b96_needs_whole_elements():
     with pytest.raises(InputError, match="less than one"):
         api.problem(64, 96, ["ds_read_b96:64x1"], dtype="f64", arch="gfx942")
+
+
+def test_b96_and_two_address_json_validate():
+    """The JSON of a b96 solve (gf2_unavailable) and of a ds_read2 check follow the published schema."""
+    from test_schema import cli_json, validate
+
+    for argv in (["--arch", "gfx950", "--rows", "64", "--cols", "96", "--dtype", "f32", "--access", "ds_read_b96:64x1"],
+                 ["--arch", "gfx1250", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access",
+                  "ds_read2_b64:32x1", "--check", "none"]):
+        code, doc = cli_json(*argv)
+        validate(doc)
+        assert code in (0, 1)
+
+
+def test_gfx1250_transposed_loads(tmp_path):
+    """S7: on gfx1250 two shuffle groups of 8 lanes (16 lanes) load per cycle, on 64 banks: 32 lanes of
+    ds_load_tr16_b128 reading 16 B at a 256 B stride are 16-way in each of the 2 phases (30 extra);
+    at a 272 B stride (one 16 B column of padding) they are conflict-free. The 12-byte form simulates."""
+    for pitch, expected in ((64, 30), (68, 0)):
+        p = api.problem(32, 4, ["ds_load_tr16_b128:32x1"], row_length=pitch, dtype="f32", arch="gfx1250")
+        assert conflicts(p) == [expected]
+    p = api.problem(32, 3, ["ds_load_tr6_b96:32x1"], row_length=64, dtype="f32", arch="gfx1250")
+    assert conflicts(p) == [30]  # 3 dwords per lane, every lane at bank 0-2: 16-way per phase
+    with pytest.raises(InputError, match="not an instruction of --arch gfx950"):
+        api.problem(32, 4, ["ds_load_tr16_b128:64x1"], dtype="f32", arch="gfx950")
