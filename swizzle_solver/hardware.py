@@ -24,6 +24,7 @@ This module imports nothing from the package: it is the bottom layer.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache
 
 import numpy as np
 
@@ -268,6 +269,7 @@ class Rule:
                 f"{len(self.phases[0])} {what}, {self.banks} banks [{self.source}]")
 
 
+@cache  # the tables share a few shapes (contiguous 16 or 32 of 64, ...): built once each at import
 def cosets(wave: int, basis: tuple[int, ...]) -> Phases:
     """The cosets of span(``basis``) (lane-id bit masks) among lanes 0..wave-1, each sorted, in
     order of their smallest lane: one phase each."""
