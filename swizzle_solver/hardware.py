@@ -143,9 +143,10 @@ class Hardware:
     def rule(self, op: str) -> Rule | None:
         """How instruction ``op`` is served here (None: not an instruction of this target)."""
         op = op.strip().lower()
-        for r in self.rules:
-            if r.op == op:
-                return r
+        for name in (op, gfx12_name(op)) if self.amd else (op,):
+            for r in self.rules:
+                if r.op == name:
+                    return r
         width = _NVIDIA_OPS.get(op) if not self.amd else None
         if width is None:
             return None
@@ -267,6 +268,21 @@ class Rule:
         what = "lanes" if self.addresses == 1 else "lane addresses"
         return (f"{arch} {self.op}: unverified ({why}): {len(self.phases)} phase(s) of "
                 f"{len(self.phases[0])} {what}, {self.banks} banks [{self.source}]")
+
+
+# LLVM's gfx11+/gfx12 assembler names of the same DS instructions (ds_load_2addr_b64 = ds_read2_b64, ...).
+_GFX12_NAMES = (("ds_load_2addr_stride64_", "ds_read2st64_"), ("ds_store_2addr_stride64_", "ds_write2st64_"),
+                ("ds_load_2addr_", "ds_read2_"), ("ds_store_2addr_", "ds_write2_"), ("ds_load_", "ds_read_"),
+                ("ds_store_", "ds_write_"))
+
+
+def gfx12_name(op: str) -> str:
+    """The ds_read/ds_write name of an instruction given by its gfx11+ name (ds_load_b128 ->
+    ds_read_b128, ds_store_2addr_b32 -> ds_write2_b32); other names unchanged."""
+    for new, old in _GFX12_NAMES:
+        if op.startswith(new):
+            return old + op[len(new):]
+    return op
 
 
 @cache  # the tables share a few shapes (contiguous 16 or 32 of 64, ...): built once each at import

@@ -274,3 +274,17 @@ def test_gfx1250_transposed_loads(tmp_path):
     assert conflicts(p) == [30]  # 3 dwords per lane, every lane at bank 0-2: 16-way per phase
     with pytest.raises(InputError, match="not an instruction of --arch gfx950"):
         api.problem(32, 4, ["ds_load_tr16_b128:64x1"], dtype="f32", arch="gfx950")
+
+
+@pytest.mark.parametrize("arch,gfx12,name", [("gfx1250", "ds_load_2addr_b64", "ds_read2_b64"),
+                                             ("rdna4", "ds_store_2addr_stride64_b32", "ds_write2st64_b32"),
+                                             ("gfx1250", "ds_load_b128", "ds_read_b128"),
+                                             ("rdna3", "ds_store_b16", "ds_write_b16")])
+def test_gfx12_assembler_names(arch, gfx12, name):
+    """LLVM spells the DS instructions ds_load_*/ds_store_* (and _2addr_, _2addr_stride64_) from gfx11 on;
+    both names give the same cell and the same placements."""
+    wave = TARGETS[arch].wave_lanes
+    a = api.problem(64, 64, [f"{gfx12}:{wave}x1"], dtype="f16", arch=arch).patterns[0]
+    b = api.problem(64, 64, [f"{name}:{wave}x1"], dtype="f16", arch=arch).patterns[0]
+    assert a.op == b.op == name and a.instruction_phases == b.instruction_phases
+    assert np.array_equal(a.lane_row, b.lane_row) and np.array_equal(a.lane_col, b.lane_col)
