@@ -181,16 +181,17 @@ def test_rank_proof_equals_exhaustive_count_for_two_address_forms(arch, op, lane
 
 # --- 12-byte lanes (b96) ----------------------------------------------------------------------------
 
-def brute_force(words_per_lane, phases, banks):
+def brute_force(words_per_lane, phases, banks, by_position=True):
     """Extra cycles of one instruction, from first principles: per phase, the most distinct dwords
-    in one bank, minus 1."""
+    in one bank, minus 1; ``by_position``: a lane's k-th dword competes only with other lanes' k-th
+    dwords (the reading S8's b96 bank sweep measured, simulate.pattern_costs)."""
     extra = 0
     for ph in phases:
-        per_bank: dict[int, set[int]] = {}
+        per_slot: dict[tuple[int, int], set[int]] = {}
         for lane in ph:
-            for w in words_per_lane[lane]:
-                per_bank.setdefault(w % banks, set()).add(w)
-        extra += max(map(len, per_bank.values())) - 1
+            for k, w in enumerate(words_per_lane[lane]):
+                per_slot.setdefault((k if by_position else 0, w % banks), set()).add(w)
+        extra += max(map(len, per_slot.values())) - 1
     return extra
 
 
@@ -200,7 +201,7 @@ def brute_force(words_per_lane, phases, banks):
 def test_b96_counts_equal_brute_force(arch, op, pitch_words, rotate):
     """ds_read_b96 / ds_write_b96: lane l reads 3 dwords at row (l * 5 + rotate) % wave of an f32 tile
     of `pitch_words` dwords per row: the simulator's count equals the brute-force count over the
-    (arch, op) phases and banks."""
+    (arch, op) phases and banks; with 16-byte-aligned rows it is also the plain dword count."""
     hw = TARGETS[arch]
     rule, wave = hw.rule(op), hw.wave_lanes
     rows = [(lane * 5 + rotate) % wave for lane in range(wave)]
@@ -208,6 +209,29 @@ def test_b96_counts_equal_brute_force(arch, op, pitch_words, rotate):
                     phases=[_file([("b96", op, [(r, 0) for r in rows])])])
     words = [[r * pitch_words + j for j in range(3)] for r in rows]
     assert conflicts(p) == [brute_force(words, rule.phases, rule.banks)]
+    if pitch_words % 4 == 0:
+        assert conflicts(p) == [brute_force(words, rule.phases, rule.banks, by_position=False)]
+
+
+def test_s8_b96_bank_sweep():
+    """S8 (HipKittens gfx950 ds_read_b96 bank_results.txt): lane 0 reads dwords 0-2, lane 1 dwords N..N+2
+    for N = 3 .. 127 (the other lanes idle): measured conflicts at N = 32, 64, 96 only. Reproduced; the
+    plain dword count would also flag N = 30, 31, 33, 34, ... where the dwords share banks at other
+    positions, which the hardware did not count."""
+    hw = TARGETS["gfx950"]
+    rule = hw.rule("ds_read_b96")
+    found = []
+    for n in range(3, 128):
+        lanes = [(0, 0)] + [(0, n)] + [(0, 0)] * 62  # idle lanes repeat lane 0 (same dwords: no cost)
+        p = api.problem(1, 131, dtype="f32", arch="gfx950", phases=[_file([("sweep", "ds_read_b96", lanes)])])
+        if conflicts(p) != [0]:
+            found.append(n)
+        words = [[0, 1, 2], [n, n + 1, n + 2]] + [[0, 1, 2]] * 62
+        assert brute_force(words, rule.phases, rule.banks) == conflicts(p)[0]
+    assert found == [32, 64, 96]
+    plain = [n for n in range(3, 128)
+             if brute_force([[0, 1, 2], [n, n + 1, n + 2]] + [[0, 1, 2]] * 62, rule.phases, rule.banks, False)]
+    assert plain == [30, 31, 32, 33, 34, 62, 63, 64, 65, 66, 94, 95, 96, 97, 98, 126, 127]
 
 
 def _file(items):
