@@ -356,3 +356,27 @@ def test_mfma_lane_maps_equal_amds_calculator(entry):
         ks = [k0, *ks]
         assert ks == list(range(k0, k0 + len(ks))), (lane, ks)  # contiguous in register order: one ds_read
         assert got[lane] == (i, k0, len(ks) * elem), (lane, got[lane], (i, k0, len(ks)))
+
+
+def _hipkittens_matrices():
+    from pathlib import Path
+
+    return json.loads((Path(__file__).resolve().parent / "data" / "hipkittens_gfx950_phase_matrices.json").read_text())
+
+
+@pytest.mark.parametrize("op", sorted(_hipkittens_matrices()["matrices"]))
+def test_v5_gfx950_measured_conflict_matrix(op):
+    """V5 with the raw data: HipKittens' measured 64 x 64 pairwise conflict matrix on gfx950 (S8,
+    tests/data/hipkittens_gfx950_phase_matrices.json: its source names the commit and files), lanes i
+    and j active at byte 256 i and 256 j, all others idle. The (gfx950, op) cell reproduces every
+    entry: extra cycles = 1 exactly where the hardware counted a conflict."""
+    rows = [int(x, 16) for x in _hipkittens_matrices()["matrices"][op]]
+    hw = TARGETS["gfx950"]
+    rule = hw.rule(op)
+    per_lane = rule.lane_bytes // 4
+    for i in range(64):
+        for j in range(i + 1, 64):
+            words = [[64 * lane + w for lane in ph if lane in (i, j) for w in range(per_lane)] or [0]
+                     for ph in hw.for_rule(rule).phase_indices(64, rule.lane_bytes)]
+            extra = sum(int(simulate.placement_costs(np.array([w]), rule.banks)[0]) - 1 for w in words)
+            assert extra == rows[i] >> j & 1, (op, i, j)
