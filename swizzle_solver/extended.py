@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import balance
 from .budget import Budget
 from .candidate import (
     KEEP_PER_FAMILY,
@@ -215,9 +216,11 @@ def search_linear(problem: Problem, budget: Budget, later: Later) -> tuple[list[
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
+        rows = balance.family_rows(problem, oracle.rest, oracle.target, targets, oracle.top)
         result = smt.min_linear(oracle.seps, targets, oracle.top, oracle.refute, *smt_limits(budget),
                                 core=lambda layout: conflict_bits(oracle, layout),
-                                lemmas=lambda layout: conflict_lemmas(oracle, layout), storage=problem.tile.size)
+                                lemmas=lambda layout: conflict_lemmas(oracle, layout), storage=problem.tile.size,
+                                rows=rows)
         report.smt = result.proof()
         report.complete = result.status != "unknown"
         found = result.layout
