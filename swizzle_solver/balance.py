@@ -30,7 +30,8 @@ from .hardware import slot_offset_bits
 from .model import Pattern, Problem
 from .separation import units
 
-MAX_CELLS = 1 << 22  # placements x candidate rows per slot bit transformed (32 MiB of int64, ~0.1 s); above, skipped
+MAX_CELLS = 1 << 20  # placements x candidate rows transformed per slot bit (4 MiB of int32, ~25 ms): past it,
+# a sample of the placements, evenly spread (any subset gives a necessary condition, only a weaker one)
 MAX_ROWS = 1 << 12  # candidate rows of one slot bit handed to z3 as a constraint (its allowed or forbidden values)
 
 
@@ -54,7 +55,7 @@ class RowBalance:
 
 def walsh_rows(h: np.ndarray) -> np.ndarray:
     """The Walsh-Hadamard transform of each row of ``h`` (length a power of two), exact integers."""
-    w = h.astype(np.int64, copy=True)
+    w = h
     n = w.shape[1]
     step = 1
     while step < n:
@@ -81,9 +82,10 @@ def placement_units(problem: Problem, pattern: Pattern) -> tuple[int, int, np.nd
 
 def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int], top: int) -> Iterator[RowBalance]:
     """Per slot bit of ``pattern`` (the highest first, the cheapest), the rows that keep at most
-    ``most`` units of each placement in each slot, as far as the balance bound can tell; slot bits
-    whose transform would exceed MAX_CELLS are left out (no condition). Nothing when the pattern has
-    no units (mixed lane sizes, units wider than a wavefront)."""
+    ``most`` units of each placement in each slot, as far as the balance bound can tell: on every
+    placement, or on MAX_CELLS / 2^(sources) of them spread evenly when they are more (a slot bit
+    with more sources than MAX_CELLS is left out: no condition). Nothing when the pattern has no
+    units (mixed lane sizes, units wider than a wavefront)."""
     found = placement_units(problem, pattern)
     if found is None:
         return
@@ -92,18 +94,18 @@ def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int
     n = distinct.sum(axis=1)  # distinct units per placement
     slack = (most << k) - n  # the bound on |W_S(v)| of each placement
     for bit in reversed(slot_offset_bits(u, slot_mask)):
-        width = top - bit - 1 if bit in targets else 0  # sources above the bit a term may take
-        cells = offsets.shape[0] << width
-        if cells > MAX_CELLS:
+        width = max(0, top - bit - 1) if bit in targets else 0  # sources above the bit a term may take
+        take = min(offsets.shape[0], MAX_CELLS >> width)  # placements transformed: all, or evenly spread
+        if not take:
             continue
-        sign = np.where((offsets >> bit) & 1, -1, 1) * distinct
-        index = (offsets >> (bit + 1)) & ((1 << width) - 1) if width else np.zeros_like(offsets)
-        rows = np.arange(offsets.shape[0])[:, None]
-        h = np.zeros((offsets.shape[0], 1 << width), dtype=np.int64)
-        np.add.at(h, (np.broadcast_to(rows, index.shape), index), sign)
-        w = walsh_rows(h) if width else h
-        allowed = (np.abs(w) <= slack[:, None]).all(axis=0)
-        yield RowBalance(pattern, bit, allowed, int(n.max()), most, 1 << k, offsets.shape[0])
+        pick = np.arange(take) * offsets.shape[0] // take
+        units_, ones = offsets[pick], distinct[pick]
+        sign = np.where((units_ >> bit) & 1, -1, 1) * ones
+        index = (np.arange(take)[:, None] << width) | ((units_ >> (bit + 1)) & ((1 << width) - 1))  # (placement, bits above)
+        h = np.bincount(index.ravel(), weights=sign.ravel(), minlength=take << width).astype(np.int32)
+        w = walsh_rows(h.reshape(take, 1 << width))
+        allowed = (np.abs(w) <= slack[pick, None]).all(axis=0)
+        yield RowBalance(pattern, bit, allowed, int(n[pick].max()), most, 1 << k, take)
 
 
 def family_rows(problem: Problem, patterns, target: dict, targets: list[int], top: int) -> list[RowBalance]:
@@ -118,6 +120,12 @@ def family_rows(problem: Problem, patterns, target: dict, targets: list[int], to
     return out
 
 
+def _share(r: RowBalance) -> str:
+    """How many of a placement's units each slot bit must be 1 on."""
+    half = r.most * r.slots // 2  # units in the slots where a slot bit is 1 (or 0), at most
+    return f"exactly {half}" if 2 * half == r.units else f"{max(0, r.units - half)} to {half}"
+
+
 def covered(rows: list[RowBalance]) -> list[str]:
     """The conditions in words, one line per pattern."""
     by_pattern: dict[str, list[RowBalance]] = {}
@@ -126,10 +134,25 @@ def covered(rows: list[RowBalance]) -> list[str]:
     lines = []
     for spec, rs in by_pattern.items():
         r = rs[0]
-        half = r.most * r.slots // 2  # units in the slots where a slot bit is 1 (or 0), at most
-        share = (f"exactly {half}" if 2 * half == r.units else f"{max(0, r.units - half)} to {half}")
         passing = ", ".join(f"b{x.bit} {int(x.allowed.sum())} of {x.allowed.size}" for x in rs)
         lines.append(f"{spec}: at most {r.most} of a placement's {r.units} units in one of {r.slots} slots, so each "
-                     f"slot bit is 1 on {share} of them, on each of its {r.placements} placements (rows that can: "
+                     f"slot bit is 1 on {_share(r)} of them, on each of its {r.placements} placements (rows that can: "
                      f"{passing})")
     return lines
+
+
+def refuted_because(r: RowBalance) -> str:
+    """Why no member passes, for a slot bit that refutes the family (``r.refuted``)."""
+    moved = (f"slot bit b{r.bit}, which no XOR term can change," if r.allowed.size == 1 else
+             f"whatever offset bits above it are XORed into slot bit b{r.bit} ({r.allowed.size} choices), it")
+    return (f"{r.pattern.spec} keeps at most {r.most} of a placement's {r.units} units in each of {r.slots} slots only "
+            f"if each slot bit is 1 on {_share(r)} of them; {moved} misses that on some of the {r.placements} "
+            f"placements")
+
+
+def refutation(r: RowBalance, variables: int) -> dict:
+    """The family's proof record when slot bit ``r`` refutes it, in the shape of z3's record
+    (smt.SmtResult.proof): no solver ran, the condition is the whole proof."""
+    return {"engine": "balance condition (balance.py), no z3", "result": "unsat", "variables": variables,
+            "constraints": 1, "solver_checks": 0, "models_refuted": 0, "lemmas_learned": 0, "no_member_below": None,
+            "covered": covered([r])}
