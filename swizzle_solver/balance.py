@@ -15,9 +15,12 @@ Walsh-Hadamard transform of S's units (bit j as the sign, the bits above it as t
 When T * 2^k = N (the 64 words of a 16 x 4 f32 block in 32 banks, two each) the bound is 0: every
 slot bit must be 1 on exactly half of every placement.
 
-``row_balance`` returns, per slot bit, which rows pass on every placement. A slot bit with none
-refutes the whole family (smt.min_linear then starts from false); the others narrow z3's search
-to the rows that pass. Only a necessary condition: a member whose rows all pass may still fail.
+A placement here is one row of the pattern's lanes, what the simulator costs alone (a phase), and
+T is the pattern's target (floors.targets), so the condition holds for every member the oracle
+accepts. ``row_balance`` returns, per slot bit, which rows pass on every placement. A slot bit with
+none refutes the whole family, and extended.search_linear then runs no z3 at all; the others are
+asserted in z3 (smt.min_linear's ``rows``) and narrow its search to the rows that pass. Only a
+necessary condition: a member whose rows all pass may still fail.
 """
 from __future__ import annotations
 
@@ -66,9 +69,9 @@ def walsh_rows(h: np.ndarray) -> np.ndarray:
 
 
 def placement_units(problem: Problem, pattern: Pattern) -> tuple[int, int, np.ndarray, np.ndarray] | None:
-    """(u, slot mask, units, distinct) for a one-phase pattern with units (separation.units): the
-    element offsets of each placement's lanes rounded down to their unit, shape (placements,
-    lanes), each row sorted with repeats marked False in ``distinct``. None otherwise."""
+    """(u, slot mask, units, distinct) for a pattern with units (separation.units): the element
+    offsets of each placement's lanes rounded down to their unit, shape (placements, lanes), each
+    row sorted with repeats marked False in ``distinct``. None otherwise."""
     tile = problem.tile
     unit = units(tile, problem.bank_model, pattern)
     if unit is None:
