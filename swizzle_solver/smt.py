@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import z3
 
-from . import balance as balance_
+from . import balance
 from .families.cute import Swizzle
 from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
@@ -183,7 +183,7 @@ def _rows_in(rows) -> list[str]:
         if not ok:
             out.append("(assert false)")
             continue
-        if min(len(ok), len(bad)) > balance_.MAX_ROWS:
+        if min(len(ok), len(bad)) > balance.MAX_ROWS:
             continue
         width = allowed.size.bit_length() - 1
         if len(ok) <= len(bad):  # one of the passing rows
@@ -229,7 +229,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
     n = len(distinct) + len(bijective) + len(balanced)
     covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
-                                if bijective and storage is not None else []) + (balance_.covered(rows) if balanced else [])
+                                if bijective and storage is not None else []) + (balance.covered(rows) if balanced else [])
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=covered, limit=limit)
     order = [x[t] for t in terms]
 
