@@ -1,7 +1,10 @@
 """Code to paste: one module per target (cute, cute_dsl, cuda, triton, mojo, tma), each with its
-TARGET name, TITLE, ORDER in the --emit list and a pure ``emit(problem, layout) -> Snippet``. The
-modules are found here (pkgutil), so adding a target is adding its module; what the targets share
-is in common.py (the Snippet, headers) and recognise.py (a layout's recognisable forms).
+TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --emit accepts for it)
+and a pure ``emit(problem, layout) -> Snippet``. The modules are found here (pkgutil), so adding a
+target is adding its module; what the targets share is in common.py (the Snippet, headers) and
+recognise.py (a layout's recognisable forms). The problem's hardware (``problem.bank_model``) says
+the arch: on an AMD ``--arch``, ``cuda`` is the HIP function, ``triton`` the AMD backend's
+encodings (no NVMMA), and ``tma`` says that AMD GPUs have none.
 
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
@@ -50,6 +53,7 @@ def _targets() -> list[ModuleType]:
 
 _MODULES = _targets()
 TARGETS = tuple(module.TARGET for module in _MODULES)
+ALIASES = {alias: module.TARGET for module in _MODULES for alias in getattr(module, "ALIASES", ())}
 TITLES = {module.TARGET: module.TITLE for module in _MODULES}
 EMITTERS = {module.TARGET: module.emit for module in _MODULES}
 
@@ -63,8 +67,8 @@ def parse_targets(values, option: str = "--emit") -> list[str]:
             name = name.strip().lower()
             if name == "all":
                 wanted.update(TARGETS)
-            elif name in TARGETS:
-                wanted.add(name)
+            elif name in TARGETS or name in ALIASES:
+                wanted.add(ALIASES.get(name, name))
             else:
                 raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(TARGETS)} or all")
     return [t for t in TARGETS if t in wanted]
@@ -91,5 +95,5 @@ def tma_mode(problem: Problem, layout: Layout) -> str | None:
     return emit("tma", problem, layout).mode
 
 
-__all__ = ["EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
+__all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
            "tma_mode"]
