@@ -175,6 +175,52 @@ def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
     return None if table is None else measure(problem, layout, table)
 
 
+class XorSoundness:
+    """soundness.soundness(...) is None, for the members of an XOR family of offsets (two-level:
+    ``OnOffset`` maps whose XORs go from higher bits into bits ``low`` and up), without building
+    each member's table: its structural check, then once per (pattern, low) the identity's table.
+
+    Why that is the same check. The structural check (``invalid``: partial_block_invalid) passing
+    says L is a bijection of the storage [0, size); the tile's offsets p = r * row_length + c are
+    distinct and in it when cols <= row_length, so the table is injective into the storage. L reads
+    and changes no bit below ``low``, so L(q + l) = L(q) + l for q a multiple of 2^low and l below
+    it, and L(p) = p modulo 2^low. A lane of n elements from offset p that stays inside one block
+    of 2^low (p mod 2^low + n <= 2^low) therefore stays contiguous under L, and its start's
+    alignment (a power of two dividing 2^low) is p's: when every lane of a pattern is like that,
+    L keeps the pattern's vectors whole exactly when the identity does. Otherwise (a lane across
+    two blocks, an alignment above 2^low, cols > row_length) the member's table is checked as
+    soundness.py does. (tests/test_speed.py: the same answer as the table check on random tiles.)"""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+        self.identity = layout_table(problem.tile, Identity())
+        self._by_pattern: list[tuple[int, bool]] | None = None
+
+    def by_pattern(self) -> list[tuple[int, bool]]:
+        """Per pattern: the least ``low`` at which every lane lies inside one block of 2^low and
+        every alignment divides it (a lane from p to e = p + n - 1 lies inside one such block iff
+        p ^ e < 2^low), and whether the identity keeps its vectors whole."""
+        if self._by_pattern is None:
+            tile, self._by_pattern = self.problem.tile, []
+            for pattern in self.problem.patterns:
+                rows, cols = simulate.lane_elements(tile, pattern)
+                first, last = self.identity[rows[..., 0], cols[..., 0]], self.identity[rows[..., -1], cols[..., -1]]
+                align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)
+                least = max(int(np.bitwise_or.reduce(first ^ last, axis=None)).bit_length(),
+                            int(align.max()).bit_length() - 1)
+                self._by_pattern.append((least, simulate.admissible(tile, pattern, self.identity)))
+        return self._by_pattern
+
+    def sound(self, layout: TwoLevel) -> bool:
+        tile = self.problem.tile
+        if layout.invalid(tile) is not None:
+            return False
+        low = min(t for t, _ in layout.terms())
+        if tile.cols > tile.row_length or any(low < least for least, _ in self.by_pattern()):
+            return _sound_table(self.problem, layout) is not None
+        return all(whole for _, whole in self.by_pattern())
+
+
 def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None = None,
                  missed: np.ndarray | None = None) -> list[Candidate]:
     """No member is conflict-free: of the first BEST_EFFORT sound members in (failures, family
@@ -191,18 +237,18 @@ def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None 
     missed = failures > 0 if missed is None else missed
     kept: list[tuple[int, int, Candidate]] = []  # (excess, member, measured), best first
     sound = 0
+    check = XorSoundness(problem)
     # (failures, order): members come in family order (two_level.pairs), so a stable sort on the
     # failures alone gives it without building 56,000 order tuples
     for i in np.argsort(failures, kind="stable").tolist():
         layout = members[i]
-        table = _sound_table(problem, layout)
-        if table is None:
+        if not check.sound(layout):
             continue
         sound += 1
         # (excess, order) of this member is at least (least + 1, i) when it missed a target
         cannot_enter = len(kept) == KEEP_PER_FAMILY and missed[i] and kept[-1][:2] <= (oracle.excess + 1, i)
         if not cannot_enter:
-            measured = measure(problem, layout, table)
+            measured = measure(problem, layout)
             kept = sorted([*kept, (measured.excess, i, measured)], key=lambda t: t[:2])[:KEEP_PER_FAMILY]
         if sound == BEST_EFFORT:
             break
@@ -324,23 +370,54 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
 
 def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[list[Candidate], FamilyReport]:
     """Every member the family lists (its ``candidates``), each sound one simulated: the search of a
-    later family that has no engine of its own."""
+    later family that has no engine of its own. Its best KEEP_PER_FAMILY in (excess, order)."""
     report = FamilyReport(family.name)
     members = family.candidates(problem.tile, vector_elems(problem)) if family.candidates else []
     report.candidates = len(members)
-    measured = []
+    sound = []
     for _, layout in budget.walk(report, members):
-        found = _sound_measured(problem, layout)
-        if found is None:
+        table = _sound_table(problem, layout)
+        if table is None:
             report.invalid += 1
         else:
-            measured.append(found)
-    report.evaluated = len(measured)
-    kept = best(measured, KEEP_PER_FAMILY)
+            sound.append((layout, table))
+    report.evaluated = len(sound)
+    kept = _best_bounded(problem, sound, KEEP_PER_FAMILY)
     report.best_excess = kept[0].excess if kept else None
     report.covered = (f"every listed member: {len(members)}, {report.invalid} not sound (not a bijection or "
                       f"splitting vectors), the rest simulated")
     return kept, report
+
+
+def sampled_excess(problem: Problem, table: np.ndarray) -> int:
+    """A lower bound on a layout's excess (given by its table): the sum over patterns of the worst
+    over a sample of placements (placement_sample) minus the pattern's lower bound. The true worst
+    is the maximum over all placements, so it is at least the sampled one, pattern by pattern."""
+    fn = simulate.table(table)
+    tile, banks = problem.tile, problem.bank_model
+    total = 0
+    for pattern in problem.patterns:
+        words = simulate.lane_words(tile, banks, pattern, fn, placement_sample(tile, pattern))
+        total += int(simulate.pattern_costs(tile, banks, pattern, words).max()) - pattern.lower_bound
+    return total
+
+
+def _best_bounded(problem: Problem, sound: list[tuple[Layout, np.ndarray]], keep: int) -> list[Candidate]:
+    """best(every member of ``sound`` measured, keep), measuring only the members that can enter it.
+
+    Each member's excess is bounded below by ``sampled_excess``; members are measured in (bound,
+    order), and once ``keep`` are measured, a member whose (bound, order) comes after the last
+    kept one's (excess, order) cannot displace it: its own (excess, order) comes after too, and so
+    do those of every member after it (their bounds are no smaller). On 512 x 506 f16 `8x1 8x16
+    col`, 3 of the 15 sound row-interleave members measured instead of all."""
+    bounded = sorted(((sampled_excess(problem, table), layout.order, k) for k, (layout, table) in enumerate(sound)),
+                     key=lambda t: t[:2])
+    kept: list[Candidate] = []
+    for bound, order, k in bounded:
+        if len(kept) == keep and (bound, order) > (kept[-1].excess, kept[-1].layout.order):
+            break
+        kept = best([*kept, measure(problem, *sound[k])], keep)
+    return kept
 
 
 def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:

@@ -368,3 +368,56 @@ def test_xor_cols_invalid_of_names_past_int64():
     assert XorCols(4, 31, 0).invalid(tile) == "column 23 XOR 2147483648 = 2147483671 leaves the 24-column row"
     assert XorCols(31, 31, 31).invalid(tile) is None  # every row's bits above 31 are 0: XOR 0
     assert XorCols(3, 2, 1).invalid(tile) == "column 23 XOR 8 = 31 leaves the 24-column row"
+
+
+# The tail of the 512-row tiles (issue 16): two-level's soundness without tables, row interleave
+# measuring only the members that can enter its best three.
+
+ACCESSES = st.lists(st.sampled_from(["row", "col", "8x1", "8x16", "8x4:2", "4x8", "2x8", "8x8v4", "16x4", "1x8"]),
+                    min_size=1, max_size=3, unique=True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES, data=st.data())
+def test_xor_soundness_is_the_table_check(shape, accesses, data):
+    from swizzle_solver.extended import XorSoundness
+    from swizzle_solver.soundness import soundness
+
+    rows, cols, pad, elem = shape
+    try:
+        problem = make_problem(rows, cols, accesses, cols + pad, elem)
+    except InputError:
+        assume(False)
+    members = two_level.pairs(problem.tile, 1)  # vector 1: members that split vectors too
+    assume(len(members) > 0)
+    check = XorSoundness(problem)
+    picks = data.draw(st.lists(st.integers(0, len(members) - 1), min_size=1, max_size=30))
+    for k in picks:
+        m = members[k]
+        assert check.sound(m) == (soundness(problem.tile, m, problem.patterns) is None), m.name
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.sampled_from([8, 16, 24, 32, 48, 64]), cols=st.integers(8, 80), pad=st.sampled_from([0, 1, 2, 6]),
+       elem=st.sampled_from([1, 2, 4]), accesses=ACCESSES)
+def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, elem, accesses):
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.candidate import KEEP_PER_FAMILY, best
+    from swizzle_solver.extended import _sound_measured, later_of, sampled_excess, search_row_interleave
+    from swizzle_solver.families import row_interleave
+    from swizzle_solver.layout import layout_table
+    from swizzle_solver.search import first_conflict_free
+
+    try:
+        problem = make_problem(rows, cols, accesses, cols + pad, elem)
+    except InputError:
+        assume(False)
+    kept, report = search_row_interleave(problem, Budget(), later_of(problem, first_conflict_free))
+    every = [_sound_measured(problem, m) for m in row_interleave.candidates(problem.tile, vector_elems(problem))]
+    measured = [c for c in every if c is not None]
+    assume(measured)
+    want = best(measured, KEEP_PER_FAMILY)
+    assert [(c.layout, c.excess) for c in kept] == [(c.layout, c.excess) for c in want]
+    assert all(c.measured for c in kept) and report.evaluated == len(measured)
+    for c in measured:  # the bound the search orders by is one
+        assert sampled_excess(problem, layout_table(problem.tile, c.layout)) <= c.excess
