@@ -440,3 +440,30 @@ def test_quick_soundness_of_row_permutations_on_an_odd_pitch(tmp_path):
     assert answers == {m.name: soundness(problem.tile, m, problem.patterns) is None
                        for m in row_interleave.candidates(problem.tile, 1)}
     assert True in answers.values() and False in answers.values()
+
+
+@settings(max_examples=30, deadline=None)
+@given(words=st.lists(st.lists(st.integers(-64, 1 << 12), min_size=1, max_size=40), min_size=1, max_size=20),
+       banks=st.sampled_from([1, 2, 3, 8, 32, 64, 96]))
+def test_placement_costs_count_distinct_words_per_bank(words, banks):
+    # the simulator's count (a bank by & for powers of two) against the definition, row by row
+    from swizzle_solver.simulate import placement_costs
+
+    k = min(len(row) for row in words)
+    rows = [row[:k] for row in words]
+    direct = [max(len({w for w in row if w % banks == b}) for b in range(banks)) for row in rows]
+    assert placement_costs(np.array(rows, dtype=np.int64), banks).tolist() == direct
+
+
+@pytest.mark.parametrize("access", [["8x1", "8x16", "col"], ["row", "col"], ["8x8"]])
+def test_the_tables_baseline_is_the_identity_measured(access):
+    # the table reuses the identity's measurement when the answer or a runner-up is the identity
+    from swizzle_solver import api
+    from swizzle_solver.candidate import measure
+    from swizzle_solver.families.identity import Identity
+
+    solution = api.solve(rows=64, cols=58, dtype="f16", access=access).solution
+    direct = measure(solution.problem, Identity())
+    got = solution.baseline
+    assert got.layout == Identity() and got.excess == direct.excess and got.storage_bytes == direct.storage_bytes
+    assert [r.costs.tolist() for r in got.results] == [r.costs.tolist() for r in direct.results]
