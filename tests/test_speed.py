@@ -467,3 +467,28 @@ def test_the_tables_baseline_is_the_identity_measured(access):
     got = solution.baseline
     assert got.layout == Identity() and got.excess == direct.excess and got.storage_bytes == direct.storage_bytes
     assert [r.costs.tolist() for r in got.results] == [r.costs.tolist() for r in direct.results]
+
+
+@settings(max_examples=20, deadline=None)
+@given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES)
+def test_base_search_hands_on_what_it_measured(shape, accesses):
+    # where no pattern is decided by one placement, the branch and bound simulates every kept
+    # member whole: it hands on the measurement (the table does not repeat it), equal to measure()
+    from swizzle_solver.candidate import measure
+    from swizzle_solver.families import base
+    from swizzle_solver.sampling import one_placement_decides
+    from swizzle_solver.search import search_family
+
+    rows, cols, pad, elem = shape
+    try:
+        problem = make_problem(rows, cols, accesses, cols + pad, elem)
+    except InputError:
+        assume(False)
+    whole = not any(one_placement_decides(problem.tile, p) for p in problem.patterns)
+    for family in base():
+        kept, _ = search_family(problem, family)
+        for c in kept:
+            direct = measure(problem, c.layout)
+            assert c.measured == whole and c.excess == direct.excess
+            if whole:
+                assert [r.costs.tolist() for r in c.results] == [r.costs.tolist() for r in direct.results]
