@@ -23,6 +23,7 @@ This module imports nothing from the package: it is the bottom layer.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -311,7 +312,15 @@ def _rule(wave: int, banks: int, op: str, phases: Phases | int | None, source: s
     return Rule(op, width, op.startswith("ds_write"), banks, phases, source, confidence)
 
 
-def _amd(name: str, wave: int, banks: int, cells: list[tuple[str, int, Phases | int | None, str, str]]) -> Hardware:
+_Cell = tuple[str, int, Phases | int | None, str, str]  # (op, banks, phases, source, confidence)
+
+
+def _amd(name: str, wave: int, banks: int, cells: list[_Cell]) -> Callable[[], Hardware]:
+    """The recipe of one AMD target: its rules are built when the target is first read (TARGETS)."""
+    return lambda: _amd_target(name, wave, banks, cells)
+
+
+def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell]) -> Hardware:
     rules = tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells)
     if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
         rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
@@ -324,6 +333,33 @@ def _amd(name: str, wave: int, banks: int, cells: list[tuple[str, int, Phases | 
                     rules=rules, amd=True)
 
 
+class Targets(MutableMapping[str, Hardware]):
+    """Target name -> Hardware, in the order listed. An entry may be a recipe (a function of no
+    arguments, as ``_amd`` gives): it is built the first time it is read and kept, so a solve
+    builds only the tables of the target it uses (start-up: bench/startup.py)."""
+
+    def __init__(self, entries: dict[str, Hardware | Callable[[], Hardware]]) -> None:
+        self._entries = dict(entries)
+
+    def __getitem__(self, name: str) -> Hardware:
+        entry = self._entries[name]
+        if not isinstance(entry, Hardware):
+            entry = self._entries[name] = entry()
+        return entry
+
+    def __setitem__(self, name: str, hardware: Hardware) -> None:
+        self._entries[name] = hardware
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
 _GCN = "S14 AMD APP guide (GCN half-wave); S13 omniperf MI200 N-1 example"
 _CK = "S1 CK lds_bank_conflicts.rst, S2 rocm-blogs lds-bank-conflict"
 _NOD = "S3 nod-ai amdgpu_kernel_optimization_guide.md"
@@ -331,7 +367,7 @@ _EMP = "S4 nod-ai empirical-lds"
 _HK = "S8 HipKittens phases (gfx950 pairwise SQ_LDS_BANK_CONFLICT)"
 _NONE = "no source (contiguous default)"
 
-TARGETS: dict[str, Hardware] = {
+TARGETS = Targets({
     "nvidia": Hardware(),
     "gfx90a": _amd("gfx90a", 64, 32, [
         ("ds_read_b32", 32, 32, _GCN, "D+M"),
@@ -421,7 +457,7 @@ TARGETS: dict[str, Hardware] = {
         ("ds_write_b96", 32, None, _NONE, "I"),
         ("ds_write_b128", 32, None, _NONE, "I"),
     ]),
-}
+})
 DEFAULT = TARGETS["nvidia"]
 
 ALIASES: dict[str, str] = {
