@@ -82,9 +82,12 @@ class Solution:
         return self.answer.status
 
 
-def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport]) -> Table:
+def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
+           sound: bool) -> Table:
+    """``sound``: every candidate not yet measured comes from search_family, which has run the
+    soundness check on it: each is measured and its count checked, not checked for soundness twice."""
     runners_up = [c for c in ranked(found) if c.layout != answer.layout]
-    return Table([recheck(problem, c) for c in runners_up], reports, measure(problem, Identity()))
+    return Table([recheck(problem, c, sound) for c in runners_up], reports, measure(problem, Identity()))
 
 
 def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
@@ -183,8 +186,10 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
                                  f"the branch and bound says {best.layout.name} (excess {best.excess})")
         if narrower is not None:
             found.append(narrower)
-        answer = recheck(problem, ranked(found)[0])
-        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports), keep_pitch=keep_pitch),
+        best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
+        answer = first if best.layout == first.layout else recheck(problem, best)
+        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
+                                        keep_pitch=keep_pitch),
                        found)
     found, reports = search_families(problem, families, budget, admit)
     best_excess = min((c.excess for c in found), default=None)
@@ -218,7 +223,8 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         open_families.append("the families beyond none / cute / xor-cols")
     unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
     timed_out = unproven is not None and budget.expired()
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
+                                     if table else None,
                                      extended, timed_out, unproven, at_floor, keep_pitch), found)
 
 
