@@ -1,7 +1,10 @@
 """Code to paste: one module per target (cute, cute_dsl, cuda, triton, mojo, tma), each with its
 TARGET name, TITLE, ORDER in the --emit list and a pure ``emit(problem, layout) -> Snippet``. The
 modules are found here (pkgutil), so adding a target is adding its module; what the targets share
-is in common.py (the Snippet, headers) and recognise.py (a layout's recognisable forms).
+is in common.py (the Snippet, headers) and recognise.py (a layout's recognisable forms). They are
+found and imported when the registry (TARGETS, TITLES, EMITTERS) is first read, not with this
+package: the rich report of a plain solve prints only the answer's TMA mode (``tma_mode``, which
+imports the tma module alone), so it does not import the other targets (start-up).
 
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
@@ -30,8 +33,9 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 from __future__ import annotations
 
 import importlib
-import pkgutil
-from types import ModuleType
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 from ..layout import Layout
 from ..model import InputError, Problem
@@ -39,56 +43,77 @@ from .common import Snippet
 
 _SHARED = {"common", "recognise"}  # the modules of this package that are not targets
 
+Emitter = Callable[[Problem, Layout], Snippet]
 
-def _targets() -> list[ModuleType]:
-    """Every target module of this package (one with TARGET, TITLE, ORDER and emit), in ORDER:
-    adding a target is adding its module."""
+# The registry, made on first read (module __getattr__ below):
+TARGETS: tuple[str, ...]  # every target's name, in ORDER
+TITLES: dict[str, str]
+EMITTERS: dict[str, Emitter]
+
+
+@cache
+def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, Emitter]]:
+    """(TARGETS, TITLES, EMITTERS) from every target module of this package (one with TARGET, TITLE,
+    ORDER and emit), in ORDER: adding a target is adding its module. Also set as this module's
+    attributes, once made."""
+    import pkgutil
+
     found = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
              if m.name not in _SHARED and not m.name.startswith("_")]
-    return sorted(found, key=lambda module: module.ORDER)
+    modules = sorted(found, key=lambda module: module.ORDER)
+    made = (tuple(module.TARGET for module in modules), {module.TARGET: module.TITLE for module in modules},
+            {module.TARGET: module.emit for module in modules})
+    globals().update(TARGETS=made[0], TITLES=made[1], EMITTERS=made[2])
+    return made
 
 
-_MODULES = _targets()
-TARGETS = tuple(module.TARGET for module in _MODULES)
-TITLES = {module.TARGET: module.TITLE for module in _MODULES}
-EMITTERS = {module.TARGET: module.emit for module in _MODULES}
+def __getattr__(name: str) -> Any:  # PEP 562: asked only for names not set yet (the registry before it is made)
+    if name in ("TARGETS", "TITLES", "EMITTERS"):
+        _registry()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_targets(values, option: str = "--emit") -> list[str]:
     """`--emit` (or `--for`) values (repeatable, comma lists, `all`) -> targets in TARGETS order, no
     repeats."""
+    targets = _registry()[0]
     wanted: set[str] = set()
     for value in values:
         for name in str(value).split(","):
             name = name.strip().lower()
             if name == "all":
-                wanted.update(TARGETS)
-            elif name in TARGETS:
+                wanted.update(targets)
+            elif name in targets:
                 wanted.add(name)
             else:
-                raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(TARGETS)} or all")
-    return [t for t in TARGETS if t in wanted]
+                raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(targets)} or all")
+    return [t for t in targets if t in wanted]
 
 
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
-    if target not in EMITTERS:
-        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(TARGETS)}")
-    return EMITTERS[target](problem, layout)
+    targets, _, emitters = _registry()
+    if target not in emitters:
+        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
+    return emitters[target](problem, layout)
 
 
 def emit_all(targets, problem: Problem, layout: Layout) -> dict[str, Snippet]:
     return {t: emit(t, problem, layout) for t in targets}
 
 
-def expressible_in(problem: Problem, layout: Layout, targets=TARGETS) -> list[str]:
-    """The targets (of ``targets``, in TARGETS order) whose snippet expresses the layout exactly:
-    what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters themselves."""
-    return [t for t in TARGETS if t in targets and emit(t, problem, layout).expressible]
+def expressible_in(problem: Problem, layout: Layout, targets=None) -> list[str]:
+    """The targets (of ``targets``, default all, in TARGETS order) whose snippet expresses the layout
+    exactly: what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters."""
+    return [t for t in _registry()[0] if (targets is None or t in targets) and emit(t, problem, layout).expressible]
 
 
 def tma_mode(problem: Problem, layout: Layout) -> str | None:
-    """The TMA swizzle mode ``--emit tma`` uses for the layout ("32B", "64B", "128B"), or None."""
-    return emit("tma", problem, layout).mode
+    """The TMA swizzle mode ``--emit tma`` uses for the layout ("32B", "64B", "128B"), or None: from
+    the tma target's own snippet (its module alone is imported: the rich report's answer)."""
+    from . import tma
+
+    return tma.emit(problem, layout).mode
 
 
 __all__ = ["EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
