@@ -10,6 +10,7 @@ order (fewest XOR bits, larger M, smaller shift): ``Candidate.rank_key``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,8 +23,9 @@ from .soundness import verify
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
 
-@dataclass(frozen=True, eq=False)
-class Candidate:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Candidate(NamedTuple):
     """A layout a search found, with its excess wavefronts; ``results`` (simulate.AccessResult per
     pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""
 

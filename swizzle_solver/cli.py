@@ -7,8 +7,7 @@ with one line on stderr and nothing on stdout.
 
 import gc
 import sys
-from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, List, NamedTuple, Optional
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -69,8 +68,9 @@ EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
 _click_errors = sys.modules[typer.BadParameter.__module__]
 
 
-@dataclass(frozen=True)
-class Outputs:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Outputs(NamedTuple):
     """What to print besides the answer: code snippets, the terminal picture, the SVG file."""
 
     targets: tuple = ()

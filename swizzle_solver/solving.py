@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -28,8 +28,9 @@ from .soundness import soundness
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
 
-@dataclass(frozen=True, eq=False)
-class Table:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Table(NamedTuple):
     """What the report shows beside the answer, every layout measured by the simulator."""
 
     alternatives: list[Candidate]  # the runners-up in rank order, without the answer
