@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,8 +43,9 @@ def slot_offset_bits(unit_shift: int, slot_mask: int) -> list[int]:
     return [unit_shift + j for j in range(slot_mask.bit_length())]
 
 
-@dataclass(frozen=True)
-class Geometry:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Geometry(NamedTuple):
     """The bank geometry seen by lanes of one width (DESIGN.md section 3; proof.py, separation.py).
 
     A lane's *unit* is max(lane, bank word) bytes: the bytes of one unit are served together (a

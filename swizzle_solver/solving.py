@@ -13,7 +13,6 @@ the package loads lazily under that name.)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from .budget import Budget
@@ -38,8 +37,9 @@ class Table(NamedTuple):
     baseline: Candidate  # the unswizzled tile
 
 
-@dataclass(frozen=True, eq=False)
-class Solution:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Solution(NamedTuple):
     """The answer, measured by the simulator, and (when asked for) the candidates table."""
 
     problem: Problem
@@ -111,7 +111,7 @@ def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Sol
         return solution
     given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
     at_given = recheck(problem, given[0]) if given else None
-    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
+    return solution._replace(changes_pitch=True, at_given_pitch=at_given)
 
 
 def admit_for(problem: Problem, targets) -> Admit:
@@ -166,7 +166,7 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     free = _solve(problem, families, budget, extend, engine, False, exhaustive, keep_pitch, None)
     found = _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch,
                    admit_for(problem, targets))
-    return replace(found, targets=tuple(targets), unrestricted=free.answer)
+    return found._replace(targets=tuple(targets), unrestricted=free.answer)
 
 
 def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
