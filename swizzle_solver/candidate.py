@@ -86,8 +86,10 @@ class FamilyReport:
 
 
 def vector_elems(problem: Problem) -> int:
-    """Elements in the widest lane of any pattern."""
-    return max(int(p.lane_bytes.max()) for p in problem.patterns) // problem.tile.elem_bytes
+    """Elements in the widest lane of any pattern, rounded up to a power of two (a 12-byte b96 lane:
+    the XOR families keep it whole only with chunks of 4 dwords or more)."""
+    elems = max(int(p.lane_bytes.max()) for p in problem.patterns) // problem.tile.elem_bytes
+    return 1 << (elems - 1).bit_length()
 
 
 def measure(problem: Problem, layout: Layout, table: np.ndarray | None = None) -> Candidate:

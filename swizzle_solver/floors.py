@@ -49,8 +49,8 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
     vectors of q overlap at different positions (then no layout keeps both whole)."""
     tile, bb = problem.tile, problem.bank_model.bank_bytes
     v = q.vector_bytes
-    if v <= bb:
-        return None  # one word per vector: its position fixes nothing
+    if v <= bb or v & (v - 1):
+        return None  # one word per vector: its position fixes nothing; b96 (3 words): no slot view
     wide = q.lane_bytes == v
     rows, cols = q.lane_row[wide], q.lane_col[wide]  # first element of each vector
     k = np.arange(v // tile.elem_bytes)

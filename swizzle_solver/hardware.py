@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -65,8 +66,11 @@ class Geometry(NamedTuple):
 
     @property
     def fits(self) -> bool:
-        """A unit is whole elements and fits one wavefront: the slot view applies."""
-        return self.elem_bytes <= self.unit_bytes <= self.wavefront_bytes
+        """A unit is whole elements, a power of two of them, and fits one wavefront: the slot view
+        applies. (A 12-byte ds_read_b96 lane is 3 words: no slot view, no rank proof; the simulator
+        counts it.)"""
+        return (self.elem_bytes <= self.unit_bytes <= self.wavefront_bytes
+                and self.unit_bytes & (self.unit_bytes - 1) == 0)
 
     @property
     def unit_shift(self) -> int:
@@ -142,9 +146,10 @@ class Hardware:
     def rule(self, op: str) -> Rule | None:
         """How instruction ``op`` is served here (None: not an instruction of this target)."""
         op = op.strip().lower()
-        for r in self.rules:
-            if r.op == op:
-                return r
+        for name in (op, gfx12_name(op)) if self.amd else (op,):
+            for r in self.rules:
+                if r.op == name:
+                    return r
         width = _NVIDIA_OPS.get(op) if not self.amd else None
         if width is None:
             return None
@@ -236,7 +241,8 @@ VERIFIED = ("D", "M", "R", "C")
 class Rule:
     """One (arch, instruction) cell: bytes per lane, read or write, banks, the lane sets of its phases,
     and where that comes from. The phases of every rule below are the cosets of a GF(2) subspace of
-    lane-id bits (``cosets``), so the rank proof carries over (research section 4)."""
+    lane-id bits (``cosets``; for a two-address op, of slot bits: the address index is the bit above
+    the lane id), so the rank proof carries over (research section 4)."""
 
     op: str
     lane_bytes: int
@@ -248,6 +254,9 @@ class Rule:
     # "disputed": the other reading (gfx950 ds_read_b32: 64 banks, one 64-lane phase). The robust
     # answer meets both (research section 4), so an access of this op is also checked under it.
     alternative: Rule | None = None
+    # ds_read2/ds_write2: each lane gives ``addresses`` addresses, and ``phases`` are sets of *slots*,
+    # slot l + a * wave being address a of lane l (research section 9: two single-address accesses).
+    addresses: int = 1
 
     @property
     def verified(self) -> bool:
@@ -259,10 +268,27 @@ class Rule:
         why = ("sources disagree; the access is also checked under the other reading, so the answer meets both"
                if self.confidence == "disputed"
                else "no source documents or measures it; the contiguous default or an inference is used")
+        what = "lanes" if self.addresses == 1 else "lane addresses"
         return (f"{arch} {self.op}: unverified ({why}): {len(self.phases)} phase(s) of "
-                f"{len(self.phases[0])} lanes, {self.banks} banks [{self.source}]")
+                f"{len(self.phases[0])} {what}, {self.banks} banks [{self.source}]")
 
 
+# LLVM's gfx11+/gfx12 assembler names of the same DS instructions (ds_load_2addr_b64 = ds_read2_b64, ...).
+_GFX12_NAMES = (("ds_load_2addr_stride64_", "ds_read2st64_"), ("ds_store_2addr_stride64_", "ds_write2st64_"),
+                ("ds_load_2addr_", "ds_read2_"), ("ds_store_2addr_", "ds_write2_"), ("ds_load_", "ds_read_"),
+                ("ds_store_", "ds_write_"))
+
+
+def gfx12_name(op: str) -> str:
+    """The ds_read/ds_write name of an instruction given by its gfx11+ name (ds_load_b128 ->
+    ds_read_b128, ds_store_2addr_b32 -> ds_write2_b32); other names unchanged."""
+    for new, old in _GFX12_NAMES:
+        if op.startswith(new):
+            return old + op[len(new):]
+    return op
+
+
+@cache  # the tables share a few shapes (contiguous 16 or 32 of 64, ...): built once each at import
 def cosets(wave: int, basis: tuple[int, ...]) -> Phases:
     """The cosets of span(``basis``) (lane-id bit masks) among lanes 0..wave-1, each sorted, in
     order of their smallest lane: one phase each."""
@@ -305,13 +331,28 @@ def _disputed(rule: Rule, banks: int, phases: int, source: str) -> Rule:
 
 
 def _rule(wave: int, banks: int, op: str, phases: Phases | int | None, source: str, confidence: str) -> Rule:
-    """A rule: ``phases`` as lane sets, as a contiguous phase size, or None (the default)."""
+    """A rule: ``phases`` as lane (slot) sets, as a contiguous phase size, or None (the default).
+    For a two-address op (ds_read2_*) a contiguous size or the default serves the first addresses
+    of every lane, then the second ones: two passes (slots l + a * wave, research section 3.1)."""
     width = _WIDTHS[op.rsplit("_", 1)[-1]] if "_tr_" not in op else 8
+    addresses = 2 if op.startswith(("ds_read2", "ds_write2")) else 1
     if phases is None:
-        phases = default_phases(wave, banks, width)
+        phases = contiguous(wave * addresses, len(default_phases(wave, banks, width)[0]))
     elif isinstance(phases, int):
-        phases = contiguous(wave, phases)
-    return Rule(op, width, op.startswith("ds_write"), banks, phases, source, confidence)
+        phases = contiguous(wave * addresses, phases)
+    return Rule(op, width, op.startswith("ds_write"), banks, phases, source, confidence, addresses=addresses)
+
+
+def _st64(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
+    """Each ds_read2/ds_write2 rule, and its st64 form (offsets scaled by 64 elements: the same
+    phases, as the tool takes every lane's addresses as given)."""
+    out = []
+    for r in rules:
+        out.append(r)
+        if r.addresses == 2:
+            out.append(replace(r, op=r.op.replace("2_", "2st64_"),
+                               source=f"as {r.op} (st64 only scales the immediate offsets by 64): {r.source}"))
+    return tuple(out)
 
 
 _Cell = tuple[str, int, Phases | int | None, str, str]  # (op, banks, phases, source, confidence)
@@ -323,7 +364,7 @@ def _amd(name: str, wave: int, banks: int, cells: list[_Cell]) -> Callable[[], H
 
 
 def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell]) -> Hardware:
-    rules = tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells)
+    rules = _st64(tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells))
     if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
         rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
                       if r.confidence == "disputed" else r for r in rules)
@@ -368,6 +409,12 @@ _NOD = "S3 nod-ai amdgpu_kernel_optimization_guide.md"
 _EMP = "S4 nod-ai empirical-lds"
 _HK = "S8 HipKittens phases (gfx950 pairwise SQ_LDS_BANK_CONFLICT)"
 _NONE = "no source (contiguous default)"
+# ds_read2/ds_write2 (research sections 3.1, 3.4, 9): two single-address accesses, served one after the
+# other on CDNA3 (S3 L279, ds_read2_b64), both at once on gfx1250 (S7 Utility.cpp, ds_load_2addr_b64).
+_TWO_PASS = "two passes (every lane's first address, then its second)"
+_TR1250 = ("S7 Triton Utility.cpp: each cycle two shuffle groups of 8 lanes (16 lanes) load (C); the groups "
+           "taken as consecutive lanes; names from LLVM PR #163900")
+_BOTH = "S7 Triton Utility.cpp: gfx1250 serves the two addresses simultaneously (ds_load_2addr_b64, C); lane sets inferred"
 
 TARGETS = Targets({
     "nvidia": Hardware(),
@@ -384,6 +431,10 @@ TARGETS = Targets({
         ("ds_write_b64", 32, 16, "assumed as reads", "I"),
         ("ds_write_b96", 32, None, _NONE, "I"),
         ("ds_write_b128", 32, 8, "assumed as gfx942", "I"),
+        ("ds_read2_b32", 32, 32, _TWO_PASS + " (b32 half-waves)", "I"),
+        ("ds_read2_b64", 32, 16, _TWO_PASS + " (b64 quarter-waves), as gfx942 (S3 L279)", "I"),
+        ("ds_write2_b32", 32, 32, _TWO_PASS + " (b32 half-waves)", "I"),
+        ("ds_write2_b64", 32, 16, _TWO_PASS + " (b64 quarter-waves)", "I"),
     ]),
     "gfx942": _amd("gfx942", 64, 32, [
         ("ds_read_b32", 32, 32, f"{_NOD} L273, {_GCN}; {_EMP} cdna3 sweep (V1)", "D+M+R"),
@@ -398,6 +449,11 @@ TARGETS = Targets({
         ("ds_write_b64", 32, 16, "inferred from gfx950's measured ds_write_b64 (S8) and GCN", "I"),
         ("ds_write_b96", 32, None, _NONE, "I"),
         ("ds_write_b128", 32, 8, f"{_CK}; {_NOD} L294; CK tutorial-14 01 writes (V2)", "D+R"),
+        ("ds_read2_b32", 32, 32, _TWO_PASS + " of ds_read_b32's half-waves, as S3 L279 says of ds_read2_b64", "I"),
+        ("ds_read2_b64", 32, 16, f"{_NOD} L279 (first addresses in 4x16, then the second addresses)", "D"),
+        ("ds_write2_b32", 32, 32, _TWO_PASS + " of b32 half-waves; CK tutorial-14 03 counter consistent (V2-03)",
+         "I"),
+        ("ds_write2_b64", 32, 16, _TWO_PASS + " of b64 quarter-waves, as S3 L279 says of ds_read2_b64", "I"),
     ]),
     "gfx950": _amd("gfx950", 64, 64, [
         ("ds_read_b32", 32, 32, "disputed: 64 banks 1x64 (S3, S4, S5) vs 32 banks (S12, S7); "
@@ -416,6 +472,11 @@ TARGETS = Targets({
         ("ds_write_b64", 32, 16, f"{_HK} ds_write_b64 (V5)", "M"),
         ("ds_write_b96", 32, None, _NONE, "I"),
         ("ds_write_b128", 32, 8, "S12 rocRoller (writes: 32 banks); S17 8x8 (second-hand)", "C"),
+        ("ds_read2_b32", 32, 32, "32 banks (S12, S7 'others'); phases unknown: " + _TWO_PASS, "I"),
+        ("ds_read2_b64", 32, 16, "32 banks: S7 Triton Utility.cpp (ds_read2_b64 uses 32 banks); phases "
+         "unknown on CDNA4: " + _TWO_PASS + " of 16 lanes, as gfx942 (S3 L279)", "I"),
+        ("ds_write2_b32", 32, 32, "32 banks (writes, S12, S7); phases unknown: " + _TWO_PASS, "I"),
+        ("ds_write2_b64", 32, 16, "32 banks (writes, S12, S7); phases unknown: " + _TWO_PASS, "I"),
     ]),
     "gfx1250": _amd("gfx1250", 32, 64, [
         ("ds_read_b32", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
@@ -430,6 +491,14 @@ TARGETS = Targets({
         ("ds_write_b64", 64, None, _NONE, "I"),
         ("ds_write_b96", 64, None, _NONE, "I"),
         ("ds_write_b128", 64, None, _NONE, "I"),
+        ("ds_load_tr4_b64", 64, 16, _TR1250, "I"),
+        ("ds_load_tr8_b64", 64, 16, _TR1250, "I"),
+        ("ds_load_tr16_b128", 64, 16, _TR1250, "I"),
+        ("ds_load_tr6_b96", 64, 16, _TR1250, "I"),
+        ("ds_read2_b32", 64, cosets(64, (1, 2, 4, 8, 16, 32)), _BOTH + "; 32 lanes x 2 x 4 B per phase", "I"),
+        ("ds_read2_b64", 64, cosets(64, (1, 2, 4, 8, 32)), _BOTH + "; 16 lanes x 2 x 8 B per phase", "I"),
+        ("ds_write2_b32", 64, cosets(64, (1, 2, 4, 8, 16, 32)), _BOTH + " (as the load); 32 lanes per phase", "I"),
+        ("ds_write2_b64", 64, cosets(64, (1, 2, 4, 8, 32)), _BOTH + " (as the load); 16 lanes per phase", "I"),
     ]),
     "rdna3": _amd("rdna3", 32, 32, [
         ("ds_read_b32", 32, 32, f"{_EMP} rdna3info (W7900)", "M"),
@@ -444,6 +513,10 @@ TARGETS = Targets({
         ("ds_write_b64", 32, None, _NONE, "I"),
         ("ds_write_b96", 32, None, _NONE, "I"),
         ("ds_write_b128", 32, None, _NONE, "I"),
+        ("ds_read2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        ("ds_read2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        ("ds_write2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        ("ds_write2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
     ]),
     "rdna4": _amd("rdna4", 32, 32, [
         ("ds_read_b32", 32, 32, f"{_EMP} rdna4info (RX 9070 XT)", "M"),
@@ -458,6 +531,10 @@ TARGETS = Targets({
         ("ds_write_b64", 32, None, _NONE, "I"),
         ("ds_write_b96", 32, None, _NONE, "I"),
         ("ds_write_b128", 32, None, _NONE, "I"),
+        ("ds_read2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        ("ds_read2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        ("ds_write2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        ("ds_write2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
     ]),
 })
 DEFAULT = TARGETS["nvidia"]

@@ -79,7 +79,8 @@ class Pattern:
     Invariants: ``lane_row``, ``lane_col`` and ``lane_bytes`` have shape (placements, lanes); a
     phase with fewer lanes than the widest one is padded by repeating its first lane (a repeated
     lane reads the same words: broadcast, no cost). Every lane is inside the tile and reads a
-    power-of-two number of bytes that is a multiple of elem_bytes, aligned to its own size.
+    power-of-two number of bytes that is a multiple of elem_bytes, aligned to its own size (or, for
+    AMD's 12-byte ds_read_b96/ds_write_b96 lanes, 3 dwords aligned to a dword).
     """
 
     spec: str

@@ -310,8 +310,9 @@ def evidence_view(doc: dict) -> Group:
                              style=BAD)
         else:
             ok = acc["worst_wavefronts"] == acc["lower_bound"]
+            why = f" (no rank proof: {acc['gf2_unavailable']})" if "gf2_unavailable" in acc else ""
             lines.append(f"exhaustive check of all {acc['placements_checked']} placements: worst "
-                         f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}",
+                         f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}{why}",
                          style=OK if ok else BAD)
         parts += [Text(), Wrapped(lines)]
         if gf and gf["varying"] and gf["bank_bits"]:  # the matrix and its echelon form side by side

@@ -189,14 +189,18 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
         # the proof's witness, checked by the simulator: different words of one bank
         assert w0 != w1 and hardware.bank(w1) == bank, (ranked.layout.name, result.pattern.spec, d)
         return {"bank": bank, "a": {"row": r0, "col": c0, "word": w0}, "b": {"row": r1, "col": c1, "word": w1}}
-    owner: dict[int, tuple] = {}  # bank -> (lane, word) first seen
+    # (position, bank) -> (lane, word) first seen; the position counts only for 12-byte lanes, whose
+    # k-th dwords compete only with each other (simulate.pattern_costs)
+    by_position = result.pattern.vector_bytes & (result.pattern.vector_bytes - 1) != 0
+    owner: dict[tuple[int, int], tuple] = {}
     for lane, words, banks in lanes:
         for w, b in zip(words, banks):
-            if b in owner and owner[b][1] != w:
-                (r0, c0, _), w0 = owner[b]
+            key = (w - words[0] if by_position else 0, b)
+            if key in owner and owner[key][1] != w:
+                (r0, c0, _), w0 = owner[key]
                 return {"bank": b, "a": {"row": r0, "col": c0, "word": w0},
                         "b": {"row": lane[0], "col": lane[1], "word": w}}
-            owner.setdefault(b, (lane, w))
+            owner.setdefault(key, (lane, w))
     return None
 
 
@@ -215,6 +219,9 @@ def evidence_json(problem: Problem, ranked: Candidate) -> dict:
         matrix = bank_matrix(problem.tile, problem.bank_model, p, bases)
         if matrix is not None:
             entry["gf2"] = matrix_json(matrix)
+        elif p.vector_bytes & (p.vector_bytes - 1):  # ds_read_b96: say why there is no rank proof
+            entry["gf2_unavailable"] = (f"{p.vector_bytes}-byte lanes are not a power of two bytes, so a phase is "
+                                        f"not a coset of unit addresses: the exhaustive count is the proof")
         collision = collision_json(problem, ranked, i)
         if collision is not None:
             entry["collision"] = collision

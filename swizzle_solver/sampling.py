@@ -18,7 +18,7 @@ def simulated_worst(problem: Problem, layout: Layout, pattern: Pattern, placemen
     """One member's simulated worst over ``placements`` (default all) of ``pattern``."""
     fn = lambda r, c: layout.phys(problem.tile, r, c)  # noqa: E731
     words = simulate.lane_words(problem.tile, problem.bank_model, pattern, fn, placements)
-    return int(simulate.placement_costs(words, problem.bank_model.serving(pattern.banks).banks).max())
+    return int(simulate.pattern_costs(problem.tile, problem.bank_model, pattern, words).max())
 
 
 def sampled_worsts(problem: Problem, family: Family, params: list[tuple], pattern: Pattern,
@@ -35,7 +35,7 @@ def sampled_worsts(problem: Problem, family: Family, params: list[tuple], patter
         offsets = phys_many(family, batch, tile, rows, cols)
         offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
         words = simulate.words_of(tile, bank_model, offsets)
-        out.append(simulate.placement_costs(words, bank_model.serving(pattern.banks).banks).reshape(len(batch), -1).max(axis=1))
+        out.append(simulate.pattern_costs(tile, bank_model, pattern, words).reshape(len(batch), -1).max(axis=1))
     return np.concatenate(out)
 
 

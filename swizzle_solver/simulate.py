@@ -29,6 +29,27 @@ def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
     return np.bincount(key[first], minlength=n * banks).reshape(n, banks).max(axis=1)
 
 
+def pattern_costs(tile: Tile, bank_model: Hardware, pattern: Pattern, words: np.ndarray) -> np.ndarray:
+    """placement_costs of ``words`` (rows in lane_words order) on the banks ``pattern`` uses.
+
+    A 12-byte lane (ds_read_b96, 3 dwords, dword-aligned) is counted per dword position: its k-th
+    dword competes only with the other lanes' k-th dwords (equivalently: two such lanes conflict
+    iff they start in the same bank). HipKittens' gfx950 ds_read_b96 bank sweep (S8) measured
+    exactly that: lane 0 at dword 0 and lane 1 at dword N conflict only for N = 32, 64, 96, not for
+    N = 30, 31, 33, 34 where their dwords overlap in banks at different positions. For aligned
+    power-of-two lanes the two readings agree (a dword's bank fixes its position), so they keep
+    the plain count."""
+    banks = bank_model.serving(pattern.banks).banks
+    width = int(pattern.lane_bytes.max())
+    if width & (width - 1) == 0:
+        return placement_costs(words, banks)
+    per_lane = width // bank_model.bank_bytes  # dword positions in one lane
+    elems = width // tile.elem_bytes  # lane_elements: every lane of such a pattern has this width
+    position = (np.arange(words.shape[1]) % elems) * tile.elem_bytes // bank_model.bank_bytes
+    keys = (words // banks) * (banks * per_lane) + position * banks + words % banks  # (position, bank) slots
+    return placement_costs(keys, banks * per_lane)
+
+
 PhysFn = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (r, c) -> physical element offsets
 
 
@@ -107,8 +128,7 @@ class AccessResult(NamedTuple):
 def simulate(tile: Tile, bank_model: Hardware, patterns, phys: np.ndarray) -> list[AccessResult]:
     """Every placement of every pattern under the layout ``phys[r, c]``."""
     fn = table(phys)
-    return [AccessResult(p, placement_costs(lane_words(tile, bank_model, p, fn), bank_model.serving(p.banks).banks))
-            for p in patterns]
+    return [AccessResult(p, pattern_costs(tile, bank_model, p, lane_words(tile, bank_model, p, fn))) for p in patterns]
 
 
 def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
@@ -122,14 +142,16 @@ def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
 
 
 def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
-    """Every lane's elements stay contiguous and aligned to the lane's size after the layout."""
+    """Every lane's elements stay contiguous and aligned to the lane's size (a 12-byte lane: to
+    4 bytes, its largest power-of-two factor) after the layout."""
     if int(pattern.lane_bytes.max()) == tile.elem_bytes:
         return True  # one element per lane: nothing to keep together, and every offset is aligned to 1
     rows, cols = lane_elements(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
     elems = pattern.lane_bytes // tile.elem_bytes
+    align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)  # b96: a dword
     got = phys[rows, cols]
     want = got[..., :1] + np.minimum(np.arange(rows.shape[-1]), elems[..., None] - 1)
-    return not np.any(got[..., 0] % elems) and np.array_equal(got, want)
+    return not np.any(got[..., 0] % align) and np.array_equal(got, want)
 
 
 def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):

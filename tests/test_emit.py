@@ -114,7 +114,7 @@ def c_tables(tmp_path_factory):
     cc = _cc()
     if cc is None:
         pytest.skip("no C compiler (cc/gcc) installed")
-    src = ["#include <stdio.h>", "#define __host__", "#define __device__"]
+    src = ["#include <stdio.h>", "#define __host__", "#define __device__", "#define __forceinline__ inline"]
     calls = []
     for i, (_, p, layout) in enumerate(CASES):
         code = emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}")

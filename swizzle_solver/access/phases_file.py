@@ -53,17 +53,20 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
     if not isinstance(op, str):
         raise InputError(f"{where}: op must be an instruction name, e.g. op = \"ds_read_b128\"")
     rule = instruction_rule(where, op, tile, hardware)
-    wave = hardware.wave_lanes
+    wave, k = hardware.wave_lanes, rule.addresses
     if (not isinstance(lanes, list) or len(lanes) != wave
-            or not all(isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
-                                                                   for v in x) for x in lanes)):
-        raise InputError(f"{where}: lanes must list [row, col] for each of the {wave} lanes of a {hardware.name} "
+            or not all(isinstance(x, list) and len(x) == 2 * k and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                       for v in x) for x in lanes)):
+        entry = "[row, col]" if k == 1 else "[row, col, row2, col2] (its two addresses)"
+        raise InputError(f"{where}: lanes must list {entry} for each of the {wave} lanes of a {hardware.name} "
                          f"wave, lane 0 first")
-    for r, c in lanes:
-        if not (0 <= r < tile.rows and 0 <= c < tile.cols):
-            raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
+    for x in lanes:
+        for r, c in zip(x[::2], x[1::2], strict=True):
+            if not (0 <= r < tile.rows and 0 <= c < tile.cols):
+                raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
     served = hardware.for_rule(rule)
-    template = served.split_request([(r, c, rule.lane_bytes) for r, c in lanes])
+    # a two-address op: every lane's first address, then every lane's second (hardware.Rule.addresses)
+    template = served.split_request([(x[2 * a], x[2 * a + 1], rule.lane_bytes) for a in range(k) for x in lanes])
     pattern = tile_pattern(p["name"], "instruction", template, tile.rows, tile.cols,
                            f"1 {rule.op} ({len(template)} phases)", tile, served)
     return as_instruction(pattern, hardware, rule, len(template))

@@ -22,7 +22,10 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
                            ds_write_b64, ds_read_u16, ds_read_b64_tr_b16, lds128, sts32: the wave's
                            lanes as R x C like warp: (:down: lane l at (l % R, l // R)), each
                            covering an M x N block (default one vector: 1 x width/elem) as
-                           M * N*elem/width instructions of OP.
+                           M * N*elem/width instructions of OP. A two-address OP (ds_read2_b64,
+                           ds_write2_b32, ...; hardware.Rule.addresses) takes the lane's vectors two
+                           at a time in row order (default block: two consecutive vectors); any other
+                           pairing is written with [[instruction]] in a --phases file.
 
 On an instruction (OP forms, and the warp: form on AMD targets, read as ds_read of its vector
 width) the bank count and the phases are the (arch, OP) cell's, and one instruction's cost is the
@@ -61,9 +64,6 @@ def instruction_rule(spec: str, op: str, tile: Tile, hardware: Hardware) -> Rule
     if rule is None:
         raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}: use one of "
                          f"{', '.join(hardware.op_names())}")
-    if rule.lane_bytes not in (1, 2, 4, 8, 16):
-        raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes}-byte lanes, which the simulator cannot "
-                         f"model yet (power-of-two lanes only): use a b32/b64/b128 form")
     if rule.lane_bytes % tile.elem_bytes:
         raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes} B per lane, less than one "
                          f"{tile.elem_bytes}-byte element: use a wider instruction or a narrower --dtype")
@@ -123,7 +123,8 @@ def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> P
     rule = instruction_rule(spec, match[1], tile, hardware)
     lr, lc = int(match[2]), int(match[3])
     step = rule.lane_bytes // tile.elem_bytes
-    m, n = (int(match[4]), int(match[5])) if match[4] else (1, step)
+    # default: one instruction per lane (a ds_read2 form: its two addresses are consecutive vectors)
+    m, n = (int(match[4]), int(match[5])) if match[4] else (1, step * rule.addresses)
     return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n, down=bool(match[6]))
 
 
@@ -133,30 +134,35 @@ def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule
     if lr * lc != wave:
         raise InputError(f"access {spec!r}: a wave of --arch {hardware.name} has {wave} lanes, but {lr}x{lc} lays "
                          f"out {lr * lc}: use R x C = {wave} (e.g. {wave}x1)")
-    v, e = rule.lane_bytes, tile.elem_bytes
-    if m < 1 or n < 1 or (n * e) % v:
+    v, e, k = rule.lane_bytes, tile.elem_bytes, rule.addresses
+    if m < 1 or n < 1 or (n * e) % v or (m * n * e // v) % k:
+        pairs = f", and M * N * {e} B a multiple of {k * v} B (the addresses of one instruction)" if k > 1 else ""
         raise InputError(f"access {spec!r}: each lane covers M x N elements with M, N >= 1 and N * {e} B a "
-                         f"multiple of the instruction's {v} B")
+                         f"multiple of the instruction's {v} B{pairs}")
     check_footprint(spec, lr * m, lc * n, tile)
     served = hardware.for_rule(rule)
     # :down numbers the lanes down the lane columns (lane l at (l % R, l // R)), e.g. the
     # K-contiguous MFMA operand shapes, where lane l reads row l % M and K-chunk l // M.
     lanes = [(i % lr, i // lr) if down else (i // lc, i % lc) for i in range(wave)]
-    template = _block_phases(lanes, m, n, v, e, served)
-    ops = m * n * e // v
+    template = _block_phases(lanes, m, n, v, e, served, k)
+    ops = m * n * e // v // k
     summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} {rule.op} each"
     pattern = tile_pattern(spec, "instruction", template, lr * m, lc * n, summary, tile, served)
     return as_instruction(pattern, hardware, rule, len(rule.phases))
 
 
 def _block_phases(lanes: list[tuple[int, int]], m: int, n: int, v: int, e: int,
-                  hardware: Hardware) -> list[list[Lane]]:
+                  hardware: Hardware, addresses: int = 1) -> list[list[Lane]]:
     """Lane (a, b) of the wave reads rows a*m .. a*m + m-1, columns b*n .. b*n + n-1, as ``v``-byte
-    ops: one request per row of the block and per op in that row, split into the hardware's phases."""
+    ops: one request per row of the block and per op in that row, split into the hardware's phases.
+    A two-address instruction (ds_read2) takes the lane's vectors two at a time in that order (the
+    next vector of the row, or the next row): its request lists every lane's first address, then
+    every lane's second (slot l + a * wave, as hardware.Rule.phases number them)."""
+    vectors = [(row, op * (v // e)) for row in range(m) for op in range(n * e // v)]
     phases: list[list[Lane]] = []
-    for row in range(m):
-        for op in range(n * e // v):
-            phases += hardware.split_request([(a * m + row, b * n + op * (v // e), v) for a, b in lanes])
+    for i in range(0, len(vectors), addresses):
+        phases += hardware.split_request([(a * m + r, b * n + c, v) for r, c in vectors[i:i + addresses]
+                                          for a, b in lanes])
     return phases
 
 
@@ -276,12 +282,13 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
         r, c, b = int(row[tuple(i)]), int(col[tuple(i)]), int(nbytes[tuple(i)])
         raise InputError(f"access {spec!r}: the {b}-byte vector at ({r}, {c}) runs past the tile's {tile.cols} "
                          f"columns: use a vector width that ends inside the row")
-    misaligned = ((row * tile.row_length + col) * tile.elem_bytes) % nbytes != 0
+    align = nbytes & -nbytes  # a vector's alignment: its size, or its largest power-of-two factor (b96: 4)
+    misaligned = ((row * tile.row_length + col) * tile.elem_bytes) % align != 0
     if misaligned.any():
         i = np.argwhere(misaligned)[0]
         r, c, b = int(row[tuple(i)]), int(col[tuple(i)]), int(nbytes[tuple(i)])
         raise InputError(f"access {spec!r}: the {b}-byte vector at ({r}, {c}) is misaligned (byte "
-                         f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b}): "
+                         f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b & -b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
     phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
     return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.amd), spec=spec.strip(), kind=kind, rows=height,

@@ -1,10 +1,15 @@
 """Code to paste: one module per target (cute, cute_dsl, cuda, triton, mojo, tma), each with its
-TARGET name, TITLE, ORDER in the --emit list and a pure ``emit(problem, layout) -> Snippet``. The
-modules are found here (pkgutil), so adding a target is adding its module; what the targets share
-is in common.py (the Snippet, headers) and recognise.py (a layout's recognisable forms). They are
-found and imported when the registry (TARGETS, TITLES, EMITTERS) is first read, not with this
-package: the rich report of a plain solve prints only the answer's TMA mode (``tma_mode``, which
-imports the tma module alone), so it does not import the other targets (start-up).
+TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --emit accepts for it)
+and a pure ``emit(problem, layout) -> Snippet``. The modules are found here (pkgutil), so adding a
+target is adding its module; what the targets share is in common.py (the Snippet, headers) and
+recognise.py (a layout's recognisable forms). The problem's hardware (``problem.bank_model``) says
+the arch: on an AMD ``--arch``, ``cuda`` is the HIP function, ``triton`` the AMD backend's
+encodings (no NVMMA), and ``tma`` says that AMD GPUs have none.
+
+The target modules are found and imported when the registry (TARGETS, ALIASES, TITLES, EMITTERS)
+is first read, not with this package: the rich report of a plain solve prints only the answer's
+TMA mode (``tma_mode``, which imports the tma module alone), so it does not import the other
+targets (start-up).
 
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
@@ -47,28 +52,31 @@ Emitter = Callable[[Problem, Layout], Snippet]
 
 # The registry, made on first read (module __getattr__ below):
 TARGETS: tuple[str, ...]  # every target's name, in ORDER
+ALIASES: dict[str, str]  # other names --emit accepts -> the target
 TITLES: dict[str, str]
 EMITTERS: dict[str, Emitter]
 
 
 @cache
-def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, Emitter]]:
-    """(TARGETS, TITLES, EMITTERS) from every target module of this package (one with TARGET, TITLE,
-    ORDER and emit), in ORDER: adding a target is adding its module. Also set as this module's
-    attributes, once made."""
+def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
+    """(TARGETS, ALIASES, TITLES, EMITTERS) from every target module of this package (one with
+    TARGET, TITLE, ORDER and emit), in ORDER: adding a target is adding its module. Also set as
+    this module's attributes, once made."""
     import pkgutil
 
     found = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
              if m.name not in _SHARED and not m.name.startswith("_")]
     modules = sorted(found, key=lambda module: module.ORDER)
-    made = (tuple(module.TARGET for module in modules), {module.TARGET: module.TITLE for module in modules},
+    made = (tuple(module.TARGET for module in modules),
+            {alias: module.TARGET for module in modules for alias in getattr(module, "ALIASES", ())},
+            {module.TARGET: module.TITLE for module in modules},
             {module.TARGET: module.emit for module in modules})
-    globals().update(TARGETS=made[0], TITLES=made[1], EMITTERS=made[2])
+    globals().update(TARGETS=made[0], ALIASES=made[1], TITLES=made[2], EMITTERS=made[3])
     return made
 
 
 def __getattr__(name: str) -> Any:  # PEP 562: asked only for names not set yet (the registry before it is made)
-    if name in ("TARGETS", "TITLES", "EMITTERS"):
+    if name in ("TARGETS", "ALIASES", "TITLES", "EMITTERS"):
         _registry()
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -77,22 +85,22 @@ def __getattr__(name: str) -> Any:  # PEP 562: asked only for names not set yet 
 def parse_targets(values, option: str = "--emit") -> list[str]:
     """`--emit` (or `--for`) values (repeatable, comma lists, `all`) -> targets in TARGETS order, no
     repeats."""
-    targets = _registry()[0]
+    targets, aliases, _, _ = _registry()
     wanted: set[str] = set()
     for value in values:
         for name in str(value).split(","):
             name = name.strip().lower()
             if name == "all":
                 wanted.update(targets)
-            elif name in targets:
-                wanted.add(name)
+            elif name in targets or name in aliases:
+                wanted.add(aliases.get(name, name))
             else:
                 raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(targets)} or all")
     return [t for t in targets if t in wanted]
 
 
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
-    targets, _, emitters = _registry()
+    targets, _, _, emitters = _registry()
     if target not in emitters:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
     return emitters[target](problem, layout)
@@ -116,5 +124,5 @@ def tma_mode(problem: Problem, layout: Layout) -> str | None:
     return tma.emit(problem, layout).mode
 
 
-__all__ = ["EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
+__all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
            "tma_mode"]

@@ -1,4 +1,9 @@
-"""--emit cute: CuTe (C++)."""
+"""--emit cute: CuTe (C++).
+
+When the layout is a TMA/GMMA swizzle mode, the form ``make_tma_copy`` and GMMA take (the atom
+over a shared-memory pointer) comes first; on an AMD ``--arch`` (no TMA, no GMMA) the element-level
+layout is the code, and column panels are the composition of their swizzle atom.
+"""
 from __future__ import annotations
 
 from ..layout import Layout
@@ -16,7 +21,7 @@ GMMA_ATOM = {32: "Layout_K_SW32_Atom", 64: "Layout_K_SW64_Atom", 128: "Layout_K_
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
-    tile = problem.tile
+    tile, amd = problem.tile, problem.bank_model.amd
     head = header(problem, layout, "//")
     pitch = row_pitch(tile, layout)
     if pitch:
@@ -24,7 +29,11 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                                f"auto smem_layout = {cpp_layout(tile, pitch)};", True)
     panels = panels_of(tile, layout)
     if panels is not None:
-        return _panels(tile, panels, head)
+        return _panels(tile, panels, head) if not amd else Snippet("cute", "\n".join([
+            head, f"// {tile.cols // panels.panel_cols(tile)} column panels of {panels.panel_cols(tile)} elements, "
+                  f"each the swizzle {panels.atom(tile).name}",
+            f"auto smem_layout = cute::composition(cute::{panels.atom(tile).name}{{}},\n    {panel_layout(tile, panels)});"]),
+            True)
     bands = row_bands(tile, layout)
     if bands is not None:
         return Snippet("cute", "\n".join([
@@ -50,7 +59,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         lines.append(f"// equal to {sw.name} on every element of this tile")
     byte = sw.byte_level(tile.elem_bytes)
     width = tma_width(tile, sw) if pitch == tile.row_length else None
-    if width and tile.rows % 8 == 0:  # the form make_tma_copy and GMMA take first
+    if width and tile.rows % 8 == 0 and not amd:  # the form make_tma_copy and GMMA take first
         lines += [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
                   f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
                   f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",

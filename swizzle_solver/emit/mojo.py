@@ -48,7 +48,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
-    width = tma_width(tile, sw) if pitch == tile.row_length else None
+    width = tma_width(tile, sw) if pitch == tile.row_length and not problem.bank_model.amd else None  # no TMA on AMD
     if width:
         lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B](), with\n"
                      f"#   from layout.tma_async import TensorMapSwizzle")

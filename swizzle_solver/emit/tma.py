@@ -17,6 +17,10 @@ TMA_ENUM = {32: "CU_TENSOR_MAP_SWIZZLE_32B", 64: "CU_TENSOR_MAP_SWIZZLE_64B", 12
 def emit(problem: Problem, layout: Layout) -> Snippet:
     tile = problem.tile
     head = header(problem, layout, "//")
+    if problem.bank_model.amd:  # the tensor memory accelerator is NVIDIA's (sm_90 on)
+        return Snippet("tma", f"{head}\n// not a TMA layout on --arch {problem.bank_model.name}: AMD GPUs have no TMA "
+                              f"(CUtensorMap is NVIDIA's, sm_90 on); the layout is written by ds_write or "
+                              f"direct-to-LDS loads", False)
     row_bytes = tile.cols * tile.elem_bytes
     pitch = row_pitch(tile, layout)
     form = layout.padded_form(tile)

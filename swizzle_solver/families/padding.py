@@ -5,7 +5,8 @@
 It costs rows * (pitch - cols) elements of shared memory, so it is ranked last and shown as
 an alternative the user chooses knowingly; the search reports the smallest pitch that needs no
 swizzle and the smallest pitch that works with a swizzle (cute or xor-cols) on the padded tile.
-Pitches keep every vector aligned (pitch * elem_bytes a multiple of the widest vector).
+Pitches keep every vector aligned (pitch * elem_bytes a multiple of the widest vector, or of its
+largest power-of-two factor: a 12-byte b96 lane is dword-aligned).
 
 Order inside the family: smaller pitch (less memory), then the inner layout's family and order.
 """
@@ -85,7 +86,7 @@ def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
     pitches repeat these), except the given row length itself (that is the unpadded search)."""
     span = max(1, wavefront_bytes // tile.elem_bytes)
     return [p for p in range(tile.cols, tile.row_length + span + 1)
-            if p != tile.row_length and (p * tile.elem_bytes) % vector_bytes == 0]
+            if p != tile.row_length and (p * tile.elem_bytes) % (vector_bytes & -vector_bytes) == 0]
 
 
 _NAME = re.compile(r"pitch\s+(\d{1,18})(?:\s*\+\s*(.+))?", re.IGNORECASE)

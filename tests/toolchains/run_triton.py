@@ -1,20 +1,29 @@
 """Check each `--emit triton` snippet with Triton's own parser and linear layouts (Triton 3.9, CPU).
 
-Usage: python run_triton.py IN.json OUT.json, IN = {case: {"snippet", "rows", "cols", "elem_bytes"}},
+Usage: python run_triton.py IN.json OUT.json, IN = {case: {"snippet", "rows", "cols", "elem_bytes",
+"arch", "wave"}} (arch: "nvidia" or an AMD --arch, whose backend the snippet is for),
 OUT = {case: {"layouts": [{"name", "kind", "offsets", "alignment"}], "attributes": [...]} or
 {"error": "..."}}. Run in its own process by test_triton.py (Triton aborts the process, LLVM ERROR,
 when asked for the linear layout of a padded encoding, so this script never asks).
 
 - The snippet's code runs as Python: every Gluon shared layout object it builds is kept.
 - Every `#ttg....` attribute its comments print is the encoding of a `ttg.local_alloc` memdesc of the
-  tile's shape in a module that `ir.parse_mlir_module` parses and `verify` accepts; the layout read
+  tile's shape in a module (of the arch's target: cuda:90, or hip:gfx942 with 64-lane waves, ...)
+  that `ir.parse_mlir_module` parses and `verify` accepts; the layout read
   back (`get_gluon_layout_from_memdesc`) is reported, for the test to find among the objects.
 - Each object's offsets: Triton's C++ `to_linear_layout` (offset bit -> [row, col]), inverted over the
   tile; for a `PaddedSharedLayout` (no linear layout in Triton) its own offset bases, inverted, plus
   the padding rule of its docstring (after every `interval` elements, `padding` more; summed).
 - Each object is the shared layout of a Gluon kernel that stores the tile to shared memory and loads
-  it back, compiled by `triton.compile` for sm_90 down to a cubin (no GPU needed); the shared
-  encodings of its TTGIR are reported, for the test to find the snippet's attribute text among them.
+  it back, compiled by `triton.compile` for the arch (sm_90 down to a cubin; an AMD arch by Triton's
+  AMD backend down to an hsaco code object; no GPU needed); the shared encodings of its TTGIR are
+  reported, for the test to find the snippet's attribute text among them.
+- On an AMD case with an MFMA operand read (IN's "mfma": [M, K], the A operand of MxMxK, 16-byte
+  K-contiguous lanes), each object is also the shared layout of a kernel that writes the tile to LDS
+  and loads it as that operand (Triton's MFMA dot-operand layout, kWidth 16 B), compiled for the
+  arch; the LDS instructions of its AMDGCN are reported ("ds_ops"): Triton's own code generator
+  reading the tile the way the problem describes (ds_read_b128 only when the layout keeps every
+  lane's 16 bytes whole and aligned).
 """
 import dataclasses
 import json
@@ -33,8 +42,8 @@ def roundtrip_kernel():
     from triton.experimental.gluon import language as ttgl
 
     @gluon.jit
-    def roundtrip(x_ptr, ROWS: ttgl.constexpr, COLS: ttgl.constexpr, SMEM: ttgl.constexpr):
-        blocked: ttgl.constexpr = ttgl.BlockedLayout([1, 1], [1, 32], [4, 1], [1, 0])
+    def roundtrip(x_ptr, ROWS: ttgl.constexpr, COLS: ttgl.constexpr, SMEM: ttgl.constexpr, WAVE: ttgl.constexpr):
+        blocked: ttgl.constexpr = ttgl.BlockedLayout([1, 1], [WAVE // 32, 32], [4, 1], [1, 0])
         rows = ttgl.arange(0, ROWS, layout=ttgl.SliceLayout(1, blocked))
         cols = ttgl.arange(0, COLS, layout=ttgl.SliceLayout(0, blocked))
         offsets = rows[:, None] * COLS + cols[None, :]
@@ -45,23 +54,81 @@ def roundtrip_kernel():
     return roundtrip
 
 
-def compile_for_sm90(kernel, layout, rows: int, cols: int, elem_bytes: int) -> list[str]:
-    """Compile the round trip through `layout` for sm_90 to a cubin; the TTGIR's shared encodings."""
+AMD_TARGETS = {"rdna3": "gfx1100", "rdna4": "gfx1201"}  # an --arch that is not a gfx name -> Triton's arch
+
+
+def operand_kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as ttgl
+
+    @gluon.jit
+    def operand(x_ptr, y_ptr, ROWS: ttgl.constexpr, COLS: ttgl.constexpr, SMEM: ttgl.constexpr,
+                LOAD: ttgl.constexpr, DOT: ttgl.constexpr):
+        rows = ttgl.arange(0, ROWS, layout=ttgl.SliceLayout(1, LOAD))
+        cols = ttgl.arange(0, COLS, layout=ttgl.SliceLayout(0, LOAD))
+        tile = ttgl.load(x_ptr + rows[:, None] * COLS + cols[None, :])
+        smem = ttgl.allocate_shared_memory(tile.dtype, [ROWS, COLS], SMEM, tile)
+        a = smem.load(DOT)  # the MFMA A operand, read from LDS by Triton's own lowering
+        rd = ttgl.arange(0, ROWS, layout=ttgl.SliceLayout(1, DOT))
+        cd = ttgl.arange(0, COLS, layout=ttgl.SliceLayout(0, DOT))
+        ttgl.store(y_ptr + rd[:, None] * COLS + cd[None, :], a)
+
+    return operand
+
+
+MFMA_VERSION = {"gfx90a": 2, "gfx942": 3, "gfx950": 4}
+
+
+def operand_ds_ops(kernel, layout, rows: int, cols: int, elem_bytes: int, target: tuple, mfma: list[int]) -> list[str]:
+    """The LDS instructions of the tile written row-major (16 B per lane) and read as the MFMA A
+    operand of MxMxK (gfx950's K; gfx942 has K/2 for the same kWidth, two MFMAs per read)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon import language as ttgl
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    (m, k), (_, arch, wave) = mfma, target
+    width = 16 // elem_bytes  # elements per 16-byte lane
+    lanes_per_row = min(wave, cols // width)
+    load = ttgl.BlockedLayout([1, width], [wave // lanes_per_row, lanes_per_row], [4, 1], [1, 0])
+    instr_k = k if arch == "gfx950" else k // 2
+    mfma_layout = ttgl.amd.AMDMFMALayout(version=MFMA_VERSION[arch], instr_shape=[m, m, instr_k], transposed=True,
+                                         warps_per_cta=[4, 1])
+    dot = ttgl.DotOperandLayout(operand_index=0, parent=mfma_layout, k_width=width)
+    signature = {"x_ptr": POINTER_TYPE[elem_bytes], "y_ptr": POINTER_TYPE[elem_bytes], "ROWS": "constexpr",
+                 "COLS": "constexpr", "SMEM": "constexpr", "LOAD": "constexpr", "DOT": "constexpr"}
+    constexprs = {"ROWS": rows, "COLS": cols, "SMEM": layout, "LOAD": load, "DOT": dot}
+    compiled = triton.compile(GluonASTSource(kernel, signature=signature, constexprs=constexprs), target=GPUTarget(*target))
+    return sorted(set(re.findall(r"\bds_(?:read|write)\w*", compiled.asm["amdgcn"])))
+
+
+def target_of(arch: str, wave: int) -> tuple[str, str | int, int]:
+    """(backend, arch, wave) of Triton's GPUTarget for the case's --arch: sm_90 for nvidia."""
+    return ("cuda", 90, 32) if arch == "nvidia" else ("hip", AMD_TARGETS.get(arch, arch), wave)
+
+
+def compile_for(kernel, layout, rows: int, cols: int, elem_bytes: int, target: tuple) -> list[str]:
+    """Compile the round trip through `layout` for the target down to its binary (a cubin, or an AMD
+    hsaco); the TTGIR's shared encodings."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
 
-    signature = {"x_ptr": POINTER_TYPE[elem_bytes], "ROWS": "constexpr", "COLS": "constexpr", "SMEM": "constexpr"}
-    source = GluonASTSource(kernel, signature=signature, constexprs={"ROWS": rows, "COLS": cols, "SMEM": layout})
-    compiled = triton.compile(source, target=GPUTarget("cuda", 90, 32))
-    assert compiled.asm.get("cubin"), "no cubin"
+    signature = {"x_ptr": POINTER_TYPE[elem_bytes], "ROWS": "constexpr", "COLS": "constexpr", "SMEM": "constexpr",
+                 "WAVE": "constexpr"}
+    constexprs = {"ROWS": rows, "COLS": cols, "SMEM": layout, "WAVE": target[2]}
+    compiled = triton.compile(GluonASTSource(kernel, signature=signature, constexprs=constexprs), target=GPUTarget(*target))
+    binary = "cubin" if target[0] == "cuda" else "hsaco"
+    assert compiled.asm.get(binary), f"no {binary}"
     return re.findall(r"^#shared\d* = (#ttg\.\w+<.*>)\s*$", compiled.asm["ttgir"], re.M)
 
 
-def module_text(attribute: str, rows: int, cols: int, elem_bytes: int) -> str:
+def module_text(attribute: str, rows: int, cols: int, elem_bytes: int, target: tuple) -> str:
+    backend, arch, wave = target
+    name = f"{backend}:{arch}"
     return f"""#shared = {attribute}
 #smem = #ttg.shared_memory
-module attributes {{"ttg.num-warps" = 4 : i32, "ttg.num-ctas" = 1 : i32, "ttg.threads-per-warp" = 32 : i32, ttg.target = "cuda:90"}} {{
+module attributes {{"ttg.num-warps" = 4 : i32, "ttg.num-ctas" = 1 : i32, "ttg.threads-per-warp" = {wave} : i32, ttg.target = "{name}"}} {{
   tt.func public @tile() {{
     %0 = ttg.local_alloc : () -> !ttg.memdesc<{rows}x{cols}x{MLIR_TYPE[elem_bytes]}, #shared, #smem, mutable>
     tt.return
@@ -104,11 +171,12 @@ def main(src: str, dst: str) -> None:
     context = ir.context()
     ir.load_dialects(context)
     builder = gluon_ir.GluonOpBuilder(context)
-    kernel = roundtrip_kernel()
+    kernel, operand = roundtrip_kernel(), operand_kernel()
     cases = json.load(open(src))
     results = {}
     for case, spec in cases.items():
         rows, cols, snippet = spec["rows"], spec["cols"], spec["snippet"]
+        target = target_of(spec.get("arch", "nvidia"), spec.get("wave", 32))
         try:
             space: dict = {}
             exec(compile(snippet, f"<{case} triton>", "exec"), space)
@@ -124,14 +192,21 @@ def main(src: str, dst: str) -> None:
                     ll = builder.to_linear_layout(obj._to_ir(builder), [rows, cols])
                     offsets, alignment = invert(ll.offset_bases, rows, cols), ll.alignment
                 try:
-                    ttgir = compile_for_sm90(kernel, obj, rows, cols, spec["elem_bytes"])
+                    ttgir = compile_for(kernel, obj, rows, cols, spec["elem_bytes"], target)
                 except Exception as error:  # reported by the test with the layout's name
                     ttgir = f"{type(error).__name__}: {error}"[-3000:]
-                layouts.append({"name": name, "repr": repr(obj), "offsets": offsets, "alignment": alignment, "ttgir": ttgir})
+                ds_ops = None
+                if spec.get("mfma"):
+                    try:
+                        ds_ops = operand_ds_ops(operand, obj, rows, cols, spec["elem_bytes"], target, spec["mfma"])
+                    except Exception as error:  # reported by the test with the layout's name
+                        ds_ops = f"{type(error).__name__}: {error}"[-3000:]
+                layouts.append({"name": name, "repr": repr(obj), "offsets": offsets, "alignment": alignment, "ttgir": ttgir,
+                                "ds_ops": ds_ops})
             attributes = []
             for attribute in re.findall(r"^\s*#.*?(#ttg\.\w+<.*>)\s*$", snippet, re.M):
                 path = Path(f"{case}-{len(attributes)}.mlir")
-                path.write_text(module_text(attribute, rows, cols, spec["elem_bytes"]))
+                path.write_text(module_text(attribute, rows, cols, spec["elem_bytes"], target))
                 module = ir.parse_mlir_module(str(path), context)
                 module.context = context
                 allocs = []

@@ -24,9 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 23 solved answers (c..) and 17 layouts pinned with --check (k..): the families none, cute,
+# 23 solved answers (c..) and 17 layouts pinned with --check (k..) on nvidia: the families none, cute,
 # xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2- and 4-byte elements; row lengths and
-# pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 96, 104, 128 and 256.
+# pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 96, 104, 128 and 256. Then 12 AMD cases (a..).
 CASES = {
     "c01": "--rows 16 --cols 32 --dtype f16 --access 8x8 --access row",
     "c02": "--rows 64 --cols 64 --dtype f16 --access 8x8 --access row",
@@ -69,6 +69,27 @@ CASES = {
     "k15": "--rows 16 --cols 64 --dtype f32 --access 8x4 --check Panels<64B>",
     "k16": "--rows 8 --cols 96 --dtype i8 --access 8x16 --check Panels<32B>",
     "k17": "--rows 32 --cols 32 --dtype f32 --access 8x4 --check 'Linear[b0^=b5, b1^=b7, b2^=b5]'",
+    # AMD targets (--arch): the MFMA A-operand tile of examples.toml, read with ds_read_b128 and written
+    # with ds_write_b128, on gfx942 and gfx950: swizzled (a01-a04, a10 bf16), padded (a05, a06: Triton's
+    # padded_shared), linear (a07 solved, a08 checked: the shared linear layout), and a tile Triton
+    # cannot say (a09, 40 columns); a11 is a wave32 target (rdna4, Triton's gfx1201); a12 column panels
+    # (CuTe's element-level composition: no GMMA atom on AMD). The cuda snippet of these is the HIP
+    # function (test_hip.py).
+    "a01": "--arch gfx942 --rows 128 --cols 64 --dtype f16 --access mfma-a:16x16x32 --access ds_write_b128:8x8",
+    "a02": "--arch gfx942 --rows 128 --cols 64 --dtype f16 --access mfma-a:32x32x16 --access ds_write_b128:8x8",
+    "a03": "--arch gfx950 --rows 128 --cols 64 --dtype f16 --access mfma-a:16x16x32 --access ds_write_b128:8x8",
+    "a04": "--arch gfx950 --rows 128 --cols 64 --dtype f16 --access mfma-a:32x32x16 --access ds_write_b128:8x8",
+    "a05": "--arch gfx942 --rows 128 --cols 64 --row-length 72 --keep-pitch --dtype f16 --access mfma-a:32x32x16 "
+           "--access ds_write_b128:8x8",
+    "a06": "--arch gfx950 --rows 128 --cols 64 --row-length 80 --keep-pitch --dtype f16 --access mfma-a:16x16x32 "
+           "--access ds_write_b128:8x8",
+    "a07": "--arch gfx950 --rows 64 --cols 64 --dtype f16 --access mfma-a:32x32x16 --access ds_read_b64_tr_b16:16x4",
+    "a08": "--arch gfx942 --rows 16 --cols 32 --dtype f32 --access ds_read_b128:16x4 "
+           "--check 'Swizzle<1,0,3> then Swizzle<1,1,4>'",
+    "a09": "--arch gfx950 --rows 64 --cols 40 --dtype f16 --access ds_read_b128:64x1",
+    "a10": "--arch gfx942 --rows 128 --cols 64 --dtype bf16 --access mfma-a:16x16x32 --access ds_write_b128:8x8",
+    "a11": "--arch rdna4 --rows 32 --cols 64 --dtype f16 --access ds_write_b128:4x8 --access ds_read_b128:32x1",
+    "a12": "--arch gfx942 --rows 64 --cols 128 --dtype f16 --access ds_write_b128:8x8 --check Panels<128B>",
 }
 
 
