@@ -15,8 +15,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import z3
 
+from . import balance
 from .families.cute import Swizzle
 from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
@@ -148,9 +150,52 @@ def _on_storage(x: dict, targets: list[int], top: int, size: int) -> list[str]:
     return [f"(assert {_below(x, p, size, top)})" for p in range(size - size % block, size)]
 
 
+def _row_literals(bit: int, h: int, width: int) -> list[str]:
+    """The terms (bit, bit + 1 + i) chosen or not as bit i of h says: the row bit ^ (h << (bit + 1))."""
+    return [_term(bit, bit + 1 + i) if h >> i & 1 else f"(not {_term(bit, bit + 1 + i)})" for i in range(width)]
+
+
+def _negated(literal: str) -> str:
+    return literal[5:-1] if literal.startswith("(not ") else f"(not {literal})"
+
+
+def _all(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
+
+
+def _any(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else f"(or {' '.join(parts)})"
+
+
+def _rows_in(rows) -> list[str]:
+    """Assertions that each slot bit's row is one the balance condition lets pass (balance.py):
+    row j is bit j plus the sources s of the chosen terms (j, s), so h's bit i is term (j, j + 1 + i).
+    Rows of one slot bit from several patterns must pass all of them. A slot bit with no passing row
+    is false; one whose passing (or failing) rows are too many to list gets no assertion."""
+    passing: dict[int, np.ndarray] = {}
+    for r in rows:
+        passing[r.bit] = passing[r.bit] & r.allowed if r.bit in passing else r.allowed
+    out = []
+    for bit, allowed in sorted(passing.items(), reverse=True):
+        ok, bad = np.flatnonzero(allowed).tolist(), np.flatnonzero(~allowed).tolist()
+        if not bad:
+            continue
+        if not ok:
+            out.append("(assert false)")
+            continue
+        if min(len(ok), len(bad)) > balance.MAX_ROWS:
+            continue
+        width = allowed.size.bit_length() - 1
+        if len(ok) <= len(bad):  # one of the passing rows
+            out.append(f"(assert {_any([_all(_row_literals(bit, h, width)) for h in ok])})")
+        else:  # none of the failing rows
+            out += [f"(assert {_any([_negated(lit) for lit in _row_literals(bit, h, width)])})" for h in bad]
+    return out
+
+
 def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,  # noqa: C901 (one z3 session; issue 16 reworks it)
                rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None,
-               storage: int | None = None) -> SmtResult:
+               storage: int | None = None, rows=()) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject.
 
@@ -165,7 +210,11 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     same placements, and an UNSAT answer stays a proof.
 
     ``storage`` (elements): members must map [0, storage) onto itself, asserted exactly, so that no
-    model is refuted for leaving it."""
+    model is refuted for leaving it.
+
+    ``rows`` (balance.RowBalance): the rows each slot bit may have on a pattern measured by the
+    simulator, a condition every acceptable member meets (balance.py), asserted up front: when one
+    slot bit has none, the first check is UNSAT and no model is ever refuted."""
     terms = all_terms(targets, top)
     solver = _Solver(deadline, rlimit)
     x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
@@ -175,11 +224,12 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     # same model, every run): z3 parses it 6x faster than the Python API builds the same terms.
     declarations = "".join(f"(declare-const {_term(*t)} Bool)" for t in terms)
     bijective = _on_storage(x, targets, top, storage) if storage is not None and targets else []
-    solver.s.from_string(declarations + "".join(bijective) + "".join(
+    balanced = _rows_in(rows)
+    solver.s.from_string(declarations + "".join(bijective) + "".join(balanced) + "".join(
         f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
-    n = len(distinct) + len(bijective)
+    n = len(distinct) + len(bijective) + len(balanced)
     covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
-                                if bijective and storage is not None else [])
+                                if bijective and storage is not None else []) + (balance.covered(rows) if balanced else [])
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=covered, limit=limit)
     order = [x[t] for t in terms]
 

@@ -221,16 +221,24 @@ def test_a_pattern_with_no_lane_differences_in_the_extended_search():
 
 @pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 def test_z3_giving_up_is_not_a_timeout(monkeypatch, capsys):
-    """z3 gives up on linear after smt.MAX_BLOCKED refuted models (1 here: with the lemmas learned
-    from refuted models this case is settled after one, unsat). The answer (a row interleave) is
-    conflict-free, so exit 0 and status conflict-free, but it is marked not proven minimal."""
-    from swizzle_solver import smt
+    """z3 gives up on linear after smt.MAX_BLOCKED refuted models (1 here: without the balance rows,
+    with the lemmas learned from refuted models this case is settled after one, unsat). The answer
+    (a row interleave) is conflict-free, so exit 0 and status conflict-free, but it is marked not
+    proven minimal."""
+    from swizzle_solver import balance, smt
     from swizzle_solver.cli import main
 
     args = ["--rows", "64", "--cols", "250", "--access", "8x8", "--access", "8x16", "--access", "1x8"]
-    assert main([*args, "--json"]) == 0
-    settled = next(f for f in json.loads(capsys.readouterr().out)["proof"]["families"] if f["family"] == "linear")
-    assert settled["complete"] and settled["smt"]["result"] == "unsat" and settled["smt"]["models_refuted"] == 1
+
+    def linear_smt():
+        assert main([*args, "--json"]) == 0
+        found = next(f for f in json.loads(capsys.readouterr().out)["proof"]["families"] if f["family"] == "linear")
+        assert found["complete"] and found["smt"]["result"] == "unsat"
+        return found["smt"]
+
+    assert linear_smt()["models_refuted"] == 0  # bank bit 4 cannot split every 8x8 placement evenly: no model
+    monkeypatch.setattr(balance, "MAX_CELLS", 0)  # no balance rows: z3 finds a model, refuted, then unsat
+    assert linear_smt()["models_refuted"] == 1
 
     monkeypatch.setattr(smt, "MAX_BLOCKED", 1)
     assert main([*args, "--json"]) == 0

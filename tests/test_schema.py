@@ -113,6 +113,15 @@ def test_later_families_validate(argv, family):
     validate(doc)
 
 
+def test_a_linear_family_refuted_without_z3_validates():
+    """The balance condition's record (balance.refutation) has z3's record's keys."""
+    code, doc = cli_json("--rows", "16", "--cols", "96", "--row-length", "97", "--dtype", "f32",
+                         "--access", "16x4", "--access", "8x1:2")
+    linear = next(f for f in doc["proof"]["families"] if f["family"] == "linear")
+    assert code == 0 and linear["smt"]["solver_checks"] == 0 and linear["best_known_member"]
+    validate(doc)
+
+
 def test_conflicts_with_floors_validate():
     """An answer with conflicts: floors, collisions, witnesses of the families."""
     code, doc = cli_json("--rows", "32", "--cols", "32", "--dtype", "f32", "--access", "8x4", "--access", "col")
