@@ -27,18 +27,17 @@ from .candidate import (
     Candidate,
     FamilyReport,
     best,
-    measure,
     vector_elems,
 )
 from .candidate import found as found_candidate
 from .families import cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
 from .families.two_level import TwoLevel
-from .layout import LATER, Family, Layout, layout_table
+from .layout import LATER, Family, Layout
 from .model import Problem, is_pow2
+from .narrower import sound_measured
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
-from .soundness import soundness
 
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
@@ -137,14 +136,6 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
                               f"seconds); --timeout SECONDS allows more")
 
 
-def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
-    """The layout measured, when it is sound (soundness.py); else None."""
-    table = layout_table(problem.tile, layout)
-    if soundness(problem.tile, layout, problem.patterns, table) is not None:
-        return None
-    return measure(problem, layout, table)
-
-
 def _best_effort(oracle: XorOracle, members: Sequence[TwoLevel], failures: np.ndarray | None = None) -> list[Candidate]:
     """No member is conflict-free: measure the sound members that fail the fewest differences
     (``failures``: failures_many(oracle, members), if already counted)."""
@@ -154,7 +145,7 @@ def _best_effort(oracle: XorOracle, members: Sequence[TwoLevel], failures: np.nd
     # the failures alone gives it without building 56,000 order tuples
     for i in np.argsort(failures, kind="stable").tolist():
         if members[i].invalid(oracle.problem.tile) is None:
-            measured = _sound_measured(oracle.problem, members[i])
+            measured = sound_measured(oracle.problem, members[i])
             if measured is not None:
                 picked.append(measured)
                 if len(picked) == BEST_EFFORT:
@@ -279,7 +270,7 @@ def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[lis
     report.candidates = len(members)
     measured = []
     for _, layout in budget.walk(report, members):
-        found = _sound_measured(problem, layout)
+        found = sound_measured(problem, layout)
         if found is None:
             report.invalid += 1
         else:
@@ -308,7 +299,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     plain = swizzled = None
     closest = []
     for _, pitch in budget.walk(report, pitches):
-        measured = _sound_measured(problem, padding.Padded(pitch, Identity()))
+        measured = sound_measured(problem, padding.Padded(pitch, Identity()))
         if measured is None:
             report.invalid += 1
             continue
@@ -338,33 +329,6 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
 SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], FamilyReport]]] = {
     two_level.FAMILY_RECORD.name: search_two_level, linear.FAMILY_RECORD.name: search_linear,
     row_interleave.FAMILY_RECORD.name: search_row_interleave, padding.FAMILY_RECORD.name: search_padding}
-
-
-def search_narrower(problem: Problem, budget: Budget, base: Callable, admit=None) -> Candidate | None:
-    """The first conflict-free layout at a pitch below the given row length (smallest pitch
-    first; plain, else with a cute or xor-cols swizzle of the narrower tile), of those ``admit``
-    admits (--for), or None."""
-    ok = admit or (lambda layout: True)
-    from dataclasses import replace
-
-    tile = problem.tile
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
-        if pitch >= tile.row_length:
-            break
-        plain = _sound_measured(problem, padding.Padded(pitch, Identity()))
-        if plain is not None and plain.excess == 0 and ok(plain.layout):
-            return plain
-        narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-
-        def invalid(inner, pitch=pitch):
-            padded = padding.Padded(pitch, inner)
-            return padded.invalid(tile) or (None if ok(padded) else "not expressible")
-
-        first = base(narrower, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, invalid=invalid)
-        if first is not None:
-            return found_candidate(problem, 0, padding.Padded(pitch, first.layout))
-    return None
 
 
 def min_storage(problem: Problem, family: str) -> int:

@@ -100,7 +100,7 @@ def _narrower(problem: Problem, budget: Budget, admit: Admit) -> Candidate | Non
     instead), the smallest such pitch first; None when the given row length is the columns'."""
     if problem.tile.row_length == problem.tile.cols:
         return None
-    from .extended import search_narrower  # only for a padded tile (start-up)
+    from .narrower import search_narrower  # only for a padded tile (start-up)
 
     return search_narrower(problem, budget, first_conflict_free, admit)
 
