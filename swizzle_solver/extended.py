@@ -20,24 +20,26 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import balance
+from . import balance, simulate
 from .budget import Budget
 from .candidate import (
     KEEP_PER_FAMILY,
     Candidate,
     FamilyReport,
     best,
+    measure,
     vector_elems,
 )
 from .candidate import found as found_candidate
 from .families import cute, linear, padding, records, row_interleave, two_level, xor_cols
 from .families.identity import Identity
-from .families.two_level import TwoLevel
-from .layout import LATER, Family, Layout
+from .families.two_level import Pairs, TwoLevel
+from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
 from .narrower import sound_measured
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
+from .soundness import storage, table_soundness
 
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
@@ -46,7 +48,7 @@ BEST_EFFORT = 16  # members measured exactly to find a family's best when none i
 # not proven minimal; --timeout allows more. Units, not seconds: the output must not depend on the
 # machine's speed or load (the same input gives the same bytes).
 SMT_RLIMIT = 30_000_000
-FAILURES_BATCH = 1 << 20  # members x offset bits per batch of failures_many (8 MiB of int64)
+FAILURES_BATCH = 1 << 20  # members x slot-bit subsets per batch of failures_many (4 MiB of uint32)
 
 
 @dataclass(frozen=True)
@@ -67,18 +69,21 @@ def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Lat
 
 def walsh(diffs: np.ndarray, top: int) -> np.ndarray:
     """The Walsh-Hadamard transform of the set ``diffs`` of top-bit offsets: W(v) = sum over d in
-    diffs of (-1)^popcount(v & d), for every v below 2^top (integers, exact)."""
-    w: np.ndarray = np.zeros(1 << top, dtype=np.int64)
+    diffs of (-1)^popcount(v & d), for every v below 2^top (integers, exact: |W| <= len(diffs) fits
+    int32, which halves the memory each butterfly streams)."""
+    w: np.ndarray = np.zeros(1 << top, dtype=np.int32)
     w[diffs] = 1
     h = 1
-    while h < w.size:  # one butterfly per bit: (a, b) -> (a + b, a - b)
+    while h < w.size:  # one butterfly per bit, in place: (a, b) -> (a + b, a - b)
         pairs = w.reshape(-1, 2, h)
-        w = np.concatenate([pairs[:, 0] + pairs[:, 1], pairs[:, 0] - pairs[:, 1]], axis=1)
+        a = pairs[:, 0].copy()
+        pairs[:, 0] += pairs[:, 1]
+        np.subtract(a, pairs[:, 1], out=pairs[:, 1])
         h *= 2
-    return w.reshape(-1)
+    return w
 
 
-def failures_many(oracle: XorOracle, members: Sequence[TwoLevel], budget: Budget | None = None) -> np.ndarray:
+def failures_many(oracle: XorOracle, members: Pairs | Sequence[TwoLevel], budget: Budget | None = None) -> np.ndarray:
     """Differences sent to slot 0 by each two-level member, all members at once; when ``budget``
     runs out first, only for a prefix of them (the result is that long).
 
@@ -89,42 +94,61 @@ def failures_many(oracle: XorOracle, members: Sequence[TwoLevel], budget: Budget
 
     (the mean over S of the characters of D), W_D the Walsh-Hadamard transform of D (``walsh``),
     computed once per pattern: each member then costs 2^k lookups (k <= 5 slot bits) instead of
-    one test per difference (a 512 x 506 tile: 56,000 members x 5,600 differences, 1.6 s -> 0.3 s).
+    one test per difference (a 512 x 506 f16 tile: 117,432 members x 9,090 differences, 1.6 s ->
+    0.3 s; with the transposed steps below, in uint32, 0.04 s).
+
+    The XOR of the rows of S is the row vector x_S L, x_S the slot bits of S: L = second . first,
+    and x . (p -> p ^ ((p >> shift) & mask)) = x ^ ((x & mask) << shift) (the transposed step), so
+    x_S L = first^T(second^T(x_S)), bits at or above the top dropped (no offset has them).
     """
-    top, k_of = oracle.top, [len(sep.slot_bits) for sep in oracle.seps]
-    seps = [(sep, walsh(sep.diffs, top), k) for sep, k in zip(oracle.seps, k_of, strict=True)
-            if sep.diffs.size]  # no two lanes of a phase in different units (one 8-byte lane): nothing to fail
-    params = np.array([[m.first.S, m.first.mask, m.second.S, m.second.mask] for m in members],
-                      dtype=np.int64).reshape(-1, 4)
+    top = oracle.top
+    # Patterns with the same slot bits look W up at the same points: their transforms add up (the
+    # sum is still a multiple of 2^k), one lookup for all of them.
+    transforms: dict[tuple[int, ...], np.ndarray] = {}
+    for sep in oracle.seps:
+        if sep.diffs.size:  # no two lanes of a phase in different units (one 8-byte lane): nothing to fail
+            key = tuple(sep.slot_bits)
+            transforms[key] = transforms[key] + walsh(sep.diffs, top) if key in transforms else walsh(sep.diffs, top)
+    seps = []
+    for key, w in transforms.items():
+        slots = np.array(key, dtype=np.int64)
+        subsets = np.arange(1 << len(slots))
+        x = np.bitwise_or.reduce(((subsets[:, None] >> np.arange(len(slots))) & 1) << slots, axis=1)
+        seps.append((w, x.astype(np.uint32), len(slots)))
+    if not isinstance(members, Pairs):
+        members = Pairs.of(members)
+    steps = members.steps().astype(np.uint32)  # (S1, mask1, S2, mask2), uint32: numpy shifts it faster
     out = np.zeros(len(members), dtype=np.int64)
-    bits = (1 << np.arange(top, dtype=np.int64))[None, :]
-    step = max(1, FAILURES_BATCH // max(top, 1))
+    below_top = np.uint32((1 << top) - 1)
+    step = max(1, FAILURES_BATCH // 32)  # at most 5 slot bits: 32 subsets
     for start in range(0, len(members), step):
         if budget is not None and budget.expired():
             return out[:start]
-        s1, m1, s2, m2 = (params[start:start + step, i:i + 1] for i in range(4))
-        image = bits ^ ((bits >> s1) & m1)  # the image of each offset bit: first swizzle, then second
-        image ^= (image >> s2) & m2
-        for sep, w, k in seps:
-            rows = [((image >> b) & 1) @ bits[0] for b in sep.slot_bits]  # row_j as a top-bit integer
-            v = np.zeros((len(image), 1 << k), dtype=np.int64)  # XOR of the rows of every subset
-            for subset in range(1, 1 << k):
-                low = (subset & -subset).bit_length() - 1
-                v[:, subset] = v[:, subset & (subset - 1)] ^ rows[low]
+        s1, m1, s2, m2 = (steps[start:start + step, i:i + 1] for i in range(4))
+        for w, x, k in seps:
+            v = x[None, :] ^ ((x[None, :] & m2) << s2)  # x_S L for every subset S, each member a row
+            v ^= (v & m1) << s1
+            v &= below_top
             out[start:start + step] += w[v].sum(axis=1) >> k
     return out
 
 
-def sample_passes(oracle: XorOracle, members: Sequence[TwoLevel]) -> np.ndarray:
-    """Per two-level member: False when a pattern without a separation already exceeds its lower
-    bound on a sample of placements (refute would reject it); True when it may pass. All members
-    at once, so that refute simulates only these."""
-    passed = np.ones(len(members), dtype=bool)
-    if members and oracle.rest:
-        params = [two_level.params(m) for m in members]
+def sample_passes(oracle: XorOracle, members: Pairs, which: np.ndarray) -> np.ndarray:
+    """Per two-level member of ``which`` (indices into ``members``): False when a pattern without a
+    separation already exceeds its target on a sample of placements (refute would reject it);
+    True when it may pass. All members at once, so that refute simulates only these; one placement
+    at a time, each simulated only for the members every earlier one left (most fail on the first)."""
+    passed = np.ones(len(which), dtype=bool)
+    if len(which) and oracle.rest:
+        grid = members.grid(which)
         for pattern in oracle.rest:
-            sample = placement_sample(oracle.problem.tile, pattern)
-            passed &= sampled_worsts(oracle.problem, two_level.FAMILY_RECORD, params, pattern, sample) <= oracle.target[pattern]
+            for placement in placement_sample(oracle.problem.tile, pattern).tolist():
+                alive = np.flatnonzero(passed)
+                if not alive.size:
+                    return passed
+                worst = sampled_worsts(oracle.problem, two_level.FAMILY_RECORD, grid[alive], pattern,
+                                       np.array([placement]))
+                passed[alive] = worst <= oracle.target[pattern]
     return passed
 
 
@@ -136,29 +160,56 @@ def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
                               f"seconds); --timeout SECONDS allows more")
 
 
-def _best_effort(oracle: XorOracle, members: Sequence[TwoLevel], failures: np.ndarray | None = None) -> list[Candidate]:
-    """No member is conflict-free: measure the sound members that fail the fewest differences
-    (``failures``: failures_many(oracle, members), if already counted)."""
+def _sound_table(problem: Problem, layout: Layout) -> np.ndarray | None:
+    """The layout's table, when it is sound (soundness.py); else None. The table is built only past
+    the family's structural check (most row-interleave members fail it)."""
+    tile = problem.tile
+    if layout.invalid(tile) is not None:
+        return None
+    table = layout_table(tile, layout)
+    return None if table_soundness(tile, table, storage(tile, layout), problem.patterns) is not None else table
+
+
+def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None = None,
+                 missed: np.ndarray | None = None) -> list[Candidate]:
+    """No member is conflict-free: of the first BEST_EFFORT sound members in (failures, family
+    order), the best KEEP_PER_FAMILY in (excess, family order), each measured by the simulator.
+    ``failures``: failures_many(oracle, members), if already counted; ``missed``: the members
+    known not to be at every target (default: those with failures).
+
+    A sound member leaves at least the least excess any layout can (``oracle.excess``), and one not
+    at every target at least one more. Once KEEP_PER_FAMILY measured members leave that, a missed
+    member after the last of them in family order cannot displace one: it is checked for
+    soundness (it counts towards BEST_EFFORT) but not measured."""
+    problem = oracle.problem
     failures = failures_many(oracle, members) if failures is None else failures
-    picked = []
-    # (failures, order): members come in family order (two_level.candidates), so a stable sort on
-    # the failures alone gives it without building 56,000 order tuples
+    missed = failures > 0 if missed is None else missed
+    kept: list[tuple[int, int, Candidate]] = []  # (excess, member, measured), best first
+    sound = 0
+    # (failures, order): members come in family order (two_level.pairs), so a stable sort on the
+    # failures alone gives it without building 56,000 order tuples
     for i in np.argsort(failures, kind="stable").tolist():
-        if members[i].invalid(oracle.problem.tile) is None:
-            measured = sound_measured(oracle.problem, members[i])
-            if measured is not None:
-                picked.append(measured)
-                if len(picked) == BEST_EFFORT:
-                    break
-    return best(picked, KEEP_PER_FAMILY)
+        layout = members[i]
+        table = _sound_table(problem, layout)
+        if table is None:
+            continue
+        sound += 1
+        # (excess, order) of this member is at least (least + 1, i) when it missed a target
+        cannot_enter = len(kept) == KEEP_PER_FAMILY and missed[i] and kept[-1][:2] <= (oracle.excess + 1, i)
+        if not cannot_enter:
+            measured = measure(problem, layout, table)
+            kept = sorted([*kept, (measured.excess, i, measured)], key=lambda t: t[:2])[:KEEP_PER_FAMILY]
+        if sound == BEST_EFFORT:
+            break
+    return [c for _, _, c in kept]
 
 
 def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
     oracle, engine = later.oracle, later.engine_of(two_level.FAMILY_RECORD)
     report = FamilyReport(two_level.FAMILY_RECORD.name, method="smt" if engine == "smt" else "enumeration")
-    members = two_level.candidates(problem.tile, vector_elems(problem))
+    members = two_level.pairs(problem.tile, vector_elems(problem))
     report.candidates = len(members)
-    found, failures = [], None
+    found, failures, missed = [], None, None
     if engine == "smt":
         from . import smt
         budget.tick(f"{report.family} (z3)", 0, 1)
@@ -171,11 +222,15 @@ def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[li
     else:
         failures = failures_many(oracle, members, budget)
         cut = len(failures) < len(members)
-        members = members[:len(failures)]  # a prefix in family order: all of them unless time ran out
+        members = members.prefix(len(failures))  # in family order: all of them unless time ran out
         separated = np.flatnonzero(failures == 0)  # only these can be conflict-free: sample just them
-        maybe = separated[sample_passes(oracle, [members[i] for i in separated.tolist()])].tolist()
-        for _, i in budget.walk(report, maybe):  # family order
-            if not oracle.refute(members[i]):
+        passes = sample_passes(oracle, members, separated)
+        missed = failures > 0  # known not to be at every target (for the best effort's bound)
+        missed[separated[~passes]] = True
+        for _, i in budget.walk(report, separated[passes].tolist()):  # family order
+            if oracle.refute(members[i]):
+                missed[i] = True
+            else:
                 found.append(members[i])
                 if len(found) == KEEP_PER_FAMILY:
                     break
@@ -184,7 +239,7 @@ def search_two_level(problem: Problem, budget: Budget, later: Later) -> tuple[li
         extent = f"cut by the time limit after {len(members)} of" if cut else "enumerated all"
         report.covered = (f"{extent} {report.candidates} distinct pairs of admissible CuTe swizzles, each tested "
                           f"on {oracle.covered()}")
-    kept = [found_candidate(problem, oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures)
+    kept = [found_candidate(problem, oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures, missed)
     report.best_excess = kept[0].excess if kept else None
     return kept, report
 
@@ -283,11 +338,26 @@ def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[lis
     return kept, report
 
 
+def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
+    """Every pattern simulated at or below its target, the smallest pattern first, stopping at the
+    first above it. No sound layout leaves a pattern below its target (floors.targets), so this is
+    the layout leaving the least excess any layout can."""
+    tile, banks = problem.tile, problem.bank_model
+    for pattern in sorted(problem.patterns, key=lambda p: p.lane_row.size):  # stable: the given order within a size
+        if simulate.simulate(tile, banks, [pattern], table)[0].worst > target[pattern]:
+            return False
+    return True
+
+
 def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
     """The smallest pitch that needs no swizzle, and the smallest that works with one (the first
     cute or xor-cols member of the padded tile, in their order, by the base search). "Works" is
     every pattern at its target: its lower bound, or its floor (floors.py) when that is above.
-    A pitch at which a lane's vector no longer starts aligned is not sound, and skipped."""
+    A pitch at which a lane's vector no longer starts aligned is not sound, and skipped.
+
+    A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
+    miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
+    is kept)."""
     from dataclasses import replace
 
     report = FamilyReport(padding.FAMILY_RECORD.name)
@@ -297,24 +367,27 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
     report.candidates = len(pitches)
     plain = swizzled = None
-    closest = []
+    missed = []  # sound plain pitches above some target, in order
     for _, pitch in budget.walk(report, pitches):
-        measured = sound_measured(problem, padding.Padded(pitch, Identity()))
-        if measured is None:
+        layout = padding.Padded(pitch, Identity())
+        table = _sound_table(problem, layout)
+        if table is None:
             report.invalid += 1
             continue
         report.evaluated += 1
-        if measured.excess == least:
-            plain = measured
+        if _at_targets(problem, table, target):
+            plain = measure(problem, layout, table)
             break
-        closest.append(measured)
+        missed.append(layout)
         if swizzled is None:
             padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
             first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
                                invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
                 swizzled = found_candidate(problem, least, padding.Padded(pitch, first.layout))
-    kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
+    kept = [c for c in (swizzled, plain) if c is not None]
+    if not kept:  # nothing works: the closest plain pitch
+        kept = best([measure(problem, layout) for layout in missed], 1)
     report.best_excess = kept[0].excess if kept else None
     goal = "every floor" if least else "no conflict"
     report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "

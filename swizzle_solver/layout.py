@@ -210,8 +210,8 @@ class Family(NamedTuple):
     candidates: Callable[[Tile, int], Sequence[Layout]] | None = None
     grid: Callable[[Tile, int], Sequence[tuple]] | None = None
     make: Callable[..., Layout] | None = None
-    phys_many: Callable[[Sequence[tuple], Tile, np.ndarray, np.ndarray], np.ndarray] | None = None
-    apply_many: Callable[[Sequence[tuple], np.ndarray], np.ndarray] | None = None
+    phys_many: Callable[[Sequence[tuple] | np.ndarray, Tile, np.ndarray, np.ndarray], np.ndarray] | None = None
+    apply_many: Callable[[Sequence[tuple] | np.ndarray, np.ndarray], np.ndarray] | None = None
     bounds: Callable[[Tile, int], str] | None = None
     engine: str = "screen"
     code_rows: Callable[[dict, dict], list[tuple[str, str]]] = _no_rows
@@ -234,21 +234,30 @@ def columns(params, ndim: int) -> list[np.ndarray]:
     return [col.reshape(-1, *[1] * ndim) for col in array.T]
 
 
-def partial_block_invalid(apply: Callable[[np.ndarray], np.ndarray], block: int, tile: Tile) -> str | None:
+def partial_block_invalid(apply: Callable[[np.ndarray], np.ndarray], block: int, tile: Tile, low: int = 0) -> str | None:
     """Why an XOR map of offsets that changes only bits below ``block`` (a power of two; 0: it
     changes none) is not a bijection of the tile's storage [0, size), or None. Such a map keeps
     each aligned block of ``block`` offsets, and is a bijection of it (an involution: CuTe's
     swizzle; unitriangular: two-level, linear), so only the last, partial block can leave the
-    storage (smt._on_storage asserts the same in SMT-LIB)."""
-    start = tile.size - tile.size % block if block else tile.size
-    if start == tile.size:
+    storage (smt._on_storage asserts the same in SMT-LIB).
+
+    ``low`` (at most log2(block)): the map changes no bit below it and reads none (every XOR goes
+    from a higher bit to a lower one, into bits ``low`` and up), so p = q + l (q a multiple of
+    2^low, l below it) goes to apply(q) + l: one image per 2^low offsets decides the block, and
+    the first offset that leaves the storage is q + max(0, size - apply(q))."""
+    size = tile.size
+    start = size - size % block if block else size
+    if start == size:
         return None
-    p = np.arange(start, tile.size, dtype=np.int64)
-    out = apply(p)
-    bad = np.flatnonzero(out >= tile.size)
+    step = 1 << low
+    q = np.arange(start, size, step, dtype=np.int64)  # start is a multiple of block, hence of step
+    image = apply(q)  # a multiple of step too
+    first = np.maximum(size - image, 0)  # the least l with image + l outside the storage
+    bad = np.flatnonzero(first < np.minimum(step, size - q))  # ... that q + l still has in the storage
     if bad.size:
         i = int(bad[0])
-        return f"not a bijection of the {tile.size}-element storage: offset {int(p[i])} maps to {int(out[i])}"
+        return (f"not a bijection of the {size}-element storage: offset {int(q[i] + first[i])} maps to "
+                f"{int(image[i] + first[i])}")
     return None
 
 

@@ -21,7 +21,7 @@ def simulated_worst(problem: Problem, layout: Layout, pattern: Pattern, placemen
     return int(simulate.pattern_costs(problem.tile, problem.bank_model, pattern, words).max())
 
 
-def sampled_worsts(problem: Problem, family: Family, params: list[tuple], pattern: Pattern,
+def sampled_worsts(problem: Problem, family: Family, params: list[tuple] | np.ndarray, pattern: Pattern,
                    placements: np.ndarray) -> np.ndarray:
     """The simulated worst over some placements of each member of a family (given by its grid
     ``params``), a batch of members at a time."""

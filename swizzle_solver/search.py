@@ -89,13 +89,19 @@ class Screen:
             return passed
         if xor_linear and self.diffs.size:
             step = max(1, BATCH_ELEMENTS // self.diffs.size)  # members x differences: bounded temporaries
+            # offsets have at most 19 bits: in uint32 (where a family's apply_many takes it) numpy shifts faster
+            diffs, shift, mask = (a.astype(np.uint32) for a in (self.diffs, self.unit_shift, self.slot_mask))
             for start in range(0, len(params), step):
-                images = apply_many(family, params[start:start + step], self.diffs)
-                passed[start:start + step] &= np.all((images >> self.unit_shift) & self.slot_mask, axis=-1)
+                images = apply_many(family, params[start:start + step], diffs)
+                passed[start:start + step] &= np.all((images >> shift) & mask, axis=-1)
         for pattern, separated in zip(self.problem.patterns, self.separated):
             if not (separated and xor_linear):
+                alive = np.flatnonzero(passed)  # simulated only for the members nothing has rejected yet
+                if not alive.size:
+                    break
                 sample = placement_sample(self.problem.tile, pattern)
-                passed &= sampled_worsts(self.problem, family, params, pattern, sample) <= self.target[pattern]
+                worst = sampled_worsts(self.problem, family, [params[i] for i in alive.tolist()], pattern, sample)
+                passed[alive] = worst <= self.target[pattern]
         return passed
 
 

@@ -67,14 +67,21 @@ def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]
     A narrower lane repeats its last element (same words). Computed once per pattern: the search
     simulates the same placements under many layouts.
     """
+    _, rows, cols, _ = _lanes(tile, pattern)
+    return rows, cols
+
+
+def _lanes(tile: Tile, pattern: Pattern) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """(elem bytes, rows, cols, steps): lane_elements, and each element's column after its lane's
+    first (0, 1, ..., n - 1, then n - 1 repeated), computed once per pattern."""
     cached = _ELEMENTS.get(pattern)
     if cached is None or cached[0] != tile.elem_bytes:
         elems = pattern.lane_bytes // tile.elem_bytes  # elements per lane
-        k = np.arange(int(elems.max()))
-        cols = pattern.lane_col[..., None] + np.minimum(k, elems[..., None] - 1)
+        steps = np.minimum(np.arange(int(elems.max())), elems[..., None] - 1)
+        cols = pattern.lane_col[..., None] + steps
         rows = np.ascontiguousarray(np.broadcast_to(pattern.lane_row[..., None], cols.shape))
-        cached = _ELEMENTS[pattern] = (tile.elem_bytes, rows, cols)
-    return cached[1], cached[2]
+        cached = _ELEMENTS[pattern] = (tile.elem_bytes, rows, cols, steps)
+    return cached
 
 
 def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
@@ -146,12 +153,10 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
     4 bytes, its largest power-of-two factor) after the layout."""
     if int(pattern.lane_bytes.max()) == tile.elem_bytes:
         return True  # one element per lane: nothing to keep together, and every offset is aligned to 1
-    rows, cols = lane_elements(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
-    elems = pattern.lane_bytes // tile.elem_bytes
+    _, rows, cols, steps = _lanes(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
     align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)  # b96: a dword
     got = phys[rows, cols]
-    want = got[..., :1] + np.minimum(np.arange(rows.shape[-1]), elems[..., None] - 1)
-    return not np.any(got[..., 0] % align) and np.array_equal(got, want)
+    return not np.any(got[..., 0] % align) and np.array_equal(got, got[..., :1] + steps)
 
 
 def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):

@@ -108,3 +108,263 @@ def test_two_level_members_come_in_family_order():
     members = two_level.candidates(problem.tile, vector_elems(problem))
     orders = [m.order for m in members]
     assert len(members) > 1000 and all(a < b for a, b in zip(orders, orders[1:], strict=False))
+
+
+# The two-level screen's fast paths (issue 16), each against the direct computation.
+
+def tiles(max_rows=64, max_cols=64):
+    return st.tuples(st.sampled_from([8, 16, 24, 32, 64]).filter(lambda r: r <= max_rows),
+                     st.integers(8, max_cols), st.integers(0, 9), st.sampled_from([1, 2, 4]))
+
+
+def direct_pairs(tile, vector_elems):
+    """Every ordered pair of different swizzles in family order, kept when its map on the offset
+    bits (Python ints, bit by bit) is new: the family's definition, without numpy."""
+    from swizzle_solver.families import cute
+
+    singles = cute.candidates(tile, vector_elems)
+    bits = [1 << b for b in range(tile.offset_bits)]
+    seen = {tuple(bits)} | {tuple(sw.apply(b) for b in bits) for sw in singles}
+    out = []
+    for a, b in sorted(((a, b) for a in singles for b in singles if a != b),
+                       key=lambda ab: (ab[0].B + ab[1].B, ab[0].order, ab[1].order)):
+        image = tuple(b.apply(a.apply(x)) for x in bits)
+        if image not in seen:
+            seen.add(image)
+            out.append(two_level.TwoLevel(a, b))
+    return out
+
+
+@settings(max_examples=12, deadline=None)
+@given(shape=tiles(max_rows=32, max_cols=40), vector=st.sampled_from([1, 2, 4]))
+def test_two_level_pairs_are_the_distinct_maps_in_family_order(shape, vector):
+    rows, cols, pad, elem = shape
+    tile = make_problem(rows, cols, ["row"], row_length=cols + pad, elem_bytes=elem).tile
+    assert two_level.candidates(tile, vector) == direct_pairs(tile, vector)
+
+
+@settings(max_examples=15, deadline=None)
+@given(shape=tiles(), accesses=st.lists(st.sampled_from(["row", "col", "4x2", "8x1", "2x8", "8x4:2", "4x4", "8x8"]),
+                                         min_size=1, max_size=3, unique=True), data=st.data())
+def test_failures_many_on_any_members(shape, accesses, data):
+    # members from anywhere in the family (the cross terms of the later pairs), not only its start
+    rows, cols, pad, elem = shape
+    try:
+        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    oracle = XorOracle(problem)
+    assume(any(s.diffs.size for s in oracle.seps))
+    members = two_level.pairs(problem.tile, vector_elems(problem))
+    assume(len(members))
+    which = data.draw(st.lists(st.integers(0, len(members) - 1), min_size=1, max_size=200))
+    picked = [members[i] for i in which]
+    assert np.array_equal(failures_many(oracle, picked), direct_failures(oracle, picked))
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=tiles(max_rows=64, max_cols=100), data=st.data())
+def test_partial_block_reads_one_offset_per_low_block(shape, data):
+    # invalid() of two-level (and cute) checks one offset per 2^(lowest target bit): the same
+    # answer and the same first offset as every offset of the partial block
+    from swizzle_solver.families import cute
+    from swizzle_solver.layout import partial_block_invalid
+
+    rows, cols, pad, elem = shape
+    tile = make_problem(rows, cols, ["row"], row_length=cols + pad, elem_bytes=elem).tile
+    members = two_level.candidates(tile, 1)
+    assume(members)
+    for i in data.draw(st.lists(st.integers(0, len(members) - 1), min_size=1, max_size=30)):
+        m = members[i]
+        targets = [t for t, _ in m.terms()]
+        assert m.invalid(tile) == partial_block_invalid(m.apply, 1 << (max(targets) + 1), tile)
+    for sw in cute.candidates(tile, 1):
+        assert sw.invalid(tile) == partial_block_invalid(sw.apply, 1 << sw.mask.bit_length(), tile)
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=tiles(max_rows=64, max_cols=100), within=st.integers(0, 16))
+def test_xor_cols_invalid_is_the_direct_check(shape, within):
+    from swizzle_solver.families import xor_cols
+
+    rows, cols, pad, elem = shape
+    tile = make_problem(rows, cols, ["row"], row_length=cols + pad, elem_bytes=elem).tile
+    for m in xor_cols.candidates(tile, 1):
+        limit = cols + within
+        expected = None
+        for x in sorted({m.xor_of_row(r) for r in range(rows)}):
+            worst = max(c ^ x for c in range(cols))
+            if worst >= limit:
+                expected = f"column {worst ^ x} XOR {x} = {worst} leaves the {limit}-column row"
+                break
+        assert m.invalid(tile, within=limit) == expected
+
+
+NO_TWO_LEVEL = st.lists(st.sampled_from(["8x1", "8x16", "col", "row", "16x2", "8x4:2", "4x8"]), min_size=2, max_size=3,
+                        unique=True)
+
+
+@settings(max_examples=12, deadline=None)
+@given(rows=st.sampled_from([16, 32, 64]), cols=st.integers(20, 64), accesses=NO_TWO_LEVEL)
+def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, accesses):
+    # the search (failures, the placement-at-a-time sample, the best effort's bound) against the
+    # same search done directly: every sampled placement at once, every best-effort member measured
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.candidate import KEEP_PER_FAMILY, best
+    from swizzle_solver.extended import BEST_EFFORT, _sound_measured, later_of, sample_passes, search_two_level
+    from swizzle_solver.sampling import placement_sample, sampled_worsts
+    from swizzle_solver.search import first_conflict_free
+
+    try:
+        problem = make_problem(rows, cols, accesses, elem_bytes=2)
+    except InputError:
+        assume(False)
+    later = later_of(problem, first_conflict_free)
+    oracle = later.oracle
+    members = two_level.pairs(problem.tile, vector_elems(problem))
+    failures = failures_many(oracle, members)
+    separated = np.flatnonzero(failures == 0)
+    direct = np.ones(len(separated), dtype=bool)
+    for pattern in oracle.rest:
+        worst = sampled_worsts(problem, two_level.FAMILY_RECORD, members.grid(separated), pattern,
+                               placement_sample(problem.tile, pattern))
+        direct &= worst <= oracle.target[pattern]
+    assert np.array_equal(sample_passes(oracle, members, separated), direct)
+    kept, _ = search_two_level(problem, Budget(), later)
+    found = [members[i] for i in separated[direct].tolist() if not oracle.refute(members[i])]
+    assume(not found)  # the best effort's case
+    picked = []
+    for i in np.argsort(failures, kind="stable").tolist():
+        measured = _sound_measured(problem, members[i])
+        if measured is not None:
+            picked.append(measured)
+            if len(picked) == BEST_EFFORT:
+                break
+    want = best(picked, KEEP_PER_FAMILY)
+    assert [(c.layout, c.excess) for c in kept] == [(c.layout, c.excess) for c in want]
+    assert all(c.measured for c in kept)
+
+
+# Padding (issue 16 item 2) and the lane differences, against the direct computation.
+
+def direct_padding(problem, later):
+    """Padding's search as first written: every sound plain pitch measured whole, in order."""
+    from dataclasses import replace
+
+    from swizzle_solver.candidate import best
+    from swizzle_solver.candidate import found as found_candidate
+    from swizzle_solver.extended import _sound_measured
+    from swizzle_solver.families import cute, padding, xor_cols
+    from swizzle_solver.families.identity import Identity
+    from swizzle_solver.model import Problem
+
+    tile, target, least = problem.tile, later.oracle.target, later.oracle.excess
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    plain = swizzled = None
+    closest, invalid, evaluated = [], 0, 0
+    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
+        measured = _sound_measured(problem, padding.Padded(pitch, Identity()))
+        if measured is None:
+            invalid += 1
+            continue
+        evaluated += 1
+        if measured.excess == least:
+            plain = measured
+            break
+        closest.append(measured)
+        if swizzled is None:
+            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), None, target=target,
+                               invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
+            if first is not None:
+                swizzled = found_candidate(problem, least, padding.Padded(pitch, first.layout))
+    kept = [c for c in (swizzled, plain) if c is not None] or best(closest, 1)
+    return [(c.layout, c.excess) for c in kept], invalid, evaluated
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.sampled_from([8, 16, 32]), cols=st.integers(8, 48), pad=st.integers(0, 5), elem=st.sampled_from([2, 4]),
+       accesses=st.lists(st.sampled_from(["row", "col", "8x1", "4x8", "16x2", "8x4:2", "8x16", "2x16", "8x2v8"]),
+                         min_size=1, max_size=3, unique=True))
+def test_padding_search_is_the_direct_search(rows, cols, pad, elem, accesses):
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.extended import later_of, search_padding
+    from swizzle_solver.search import first_conflict_free
+
+    try:
+        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    later = later_of(problem, first_conflict_free)
+    kept, report = search_padding(problem, Budget(), later)
+    assert ([(c.layout, c.excess) for c in kept], report.invalid, report.evaluated) == direct_padding(problem, later)
+    assert all(c.measured for c in kept if c.layout.inner.family == "none")
+
+
+@settings(max_examples=25, deadline=None)
+@given(rows=st.sampled_from([8, 16, 32, 64, 128]), cols=st.integers(8, 130), pad=st.integers(0, 9),
+       elem=st.sampled_from([1, 2, 4]),
+       access=st.sampled_from(["row", "col", "8x1", "4x8", "16x2", "8x4:2", "2x16", "1x32", "8x8"]))
+def test_lane_differences_of_distinct_placements_are_all_of_them(rows, cols, pad, elem, access):
+    from swizzle_solver import separation
+
+    try:
+        problem = make_problem(rows, cols, [access], row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    tile, pattern = problem.tile, problem.patterns[0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(separation, "DISTINCT_FIRST", 1 << 62)
+        direct = separation._separation(tile, problem.bank_model, pattern)
+        assume(direct is not None)
+        patch.setattr(separation, "DISTINCT_FIRST", 0)
+        assert np.array_equal(separation._separation(tile, problem.bank_model, pattern).diffs, direct.diffs)
+
+
+def test_distinct_rows_keeps_rows_whose_hashes_collide(monkeypatch):
+    from swizzle_solver import separation
+
+    rows = np.array([[0, 1, 2], [0, 2, 1], [0, 1, 2], [0, 3, 0]], dtype=np.int64)
+    monkeypatch.setattr(separation, "_WEIGHTS", np.ones(8, dtype=np.int64))  # every row above sums to 3
+    got = {tuple(r) for r in separation.distinct_rows(rows).tolist()}
+    assert got == {(0, 1, 2), (0, 2, 1), (0, 3, 0)}
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.sampled_from([8, 16, 32, 64]), cols=st.integers(8, 96), pad=st.integers(0, 5), elem=st.sampled_from([2, 4]),
+       accesses=st.lists(st.sampled_from(["row", "col", "8x1", "4x8", "16x2", "8x16", "8x2v8"]), min_size=1, max_size=3,
+                         unique=True))
+def test_base_screen_is_the_direct_screen(rows, cols, pad, elem, accesses):
+    # Screen.passes (uint32 differences, sampling only the members still alive) against every
+    # member screened on every pattern in int64
+    from swizzle_solver.families import apply_many, base
+    from swizzle_solver.sampling import placement_sample, sampled_worsts
+    from swizzle_solver.search import Screen, screened
+
+    try:
+        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
+    except InputError:
+        assume(False)
+    screen = Screen(problem)
+    for family in base():
+        params, _ = screened(family, problem.tile, vector_elems(problem))
+        want = np.ones(len(params), dtype=bool)
+        if family.apply_many is not None and screen.diffs.size and params:
+            images = apply_many(family, params, screen.diffs)
+            want &= np.all((images >> screen.unit_shift) & screen.slot_mask, axis=-1)
+        for pattern, separated in zip(problem.patterns, screen.separated, strict=True):
+            if params and not (separated and family.apply_many is not None):
+                sample = placement_sample(problem.tile, pattern)
+                want &= sampled_worsts(problem, family, params, pattern, sample) <= screen.target[pattern]
+        assert np.array_equal(screen.passes(family, params), want)
+
+
+def test_xor_cols_invalid_of_names_past_int64():
+    # --check takes B, M, a up to 31 each: the vectorised check must not allocate by 2^(B + M) nor overflow
+    from swizzle_solver.families.xor_cols import XorCols
+    from swizzle_solver.model import Tile
+
+    tile = Tile(8, 24, 24, 4)
+    assert XorCols(4, 31, 0).invalid(tile) == "column 23 XOR 2147483648 = 2147483671 leaves the 24-column row"
+    assert XorCols(31, 31, 31).invalid(tile) is None  # every row's bits above 31 are 0: XOR 0
+    assert XorCols(3, 2, 1).invalid(tile) == "column 23 XOR 8 = 31 leaves the 24-column row"

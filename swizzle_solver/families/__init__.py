@@ -120,7 +120,7 @@ def base() -> tuple[Family, ...]:
     return tuple(records(EVERY_SOLVE))
 
 
-def phys_many(family: Family, params: list[tuple], tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+def phys_many(family: Family, params: list[tuple] | np.ndarray, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     """phys(tile, r, c) of every member given by its parameters (``params``, as the family's ``grid``
     gives them): shape (members, *r.shape). A family without a batch function is evaluated member
     by member (its ``make``)."""

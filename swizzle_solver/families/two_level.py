@@ -13,14 +13,15 @@ second's. Pairs whose composition equals a single CuTe swizzle, or an earlier pa
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..layout import LATER, Family, columns
+from ..layout import LATER, Family, columns, partial_block_invalid
 from ..model import Tile
 from . import cute
-from .linear import OnOffset, invalid_on_storage
+from .linear import OnOffset
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,9 @@ class TwoLevel(OnOffset):
         return [(sw.M + i, sw.M + sw.S + i) for sw in (self.first, self.second) for i in range(sw.B)]
 
     def invalid(self, tile: Tile) -> str | None:
-        return invalid_on_storage(self.apply, self.terms(), tile)
+        # as linear.invalid_on_storage, the image of one offset per 2^(lowest target bit) checked
+        targets = [t for t, _ in self.terms()]
+        return partial_block_invalid(self.apply, 1 << (max(targets) + 1), tile, low=min(targets))
 
     def expression(self, tile: Tile) -> str:
         p = f"(r * {tile.row_length} + c)"
@@ -78,33 +81,98 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 
-def params(member: TwoLevel) -> tuple:
-    """The six parameters of a member, as ``make`` takes them."""
-    a, b = member.first, member.second
-    return (a.B, a.M, a.S, b.B, b.M, b.S)
+@dataclass(frozen=True, eq=False)
+class Pairs:
+    """The family's members in family order, as indices into the single swizzles: a member is
+    ``singles[first[k]]`` then ``singles[second[k]]``. Tens of thousands of members are screened
+    as arrays (extended.failures_many); a ``TwoLevel`` is built only for the few a search keeps."""
+
+    singles: list[cute.Swizzle]
+    first: np.ndarray  # (members,) index of the first swizzle
+    second: np.ndarray  # (members,) index of the second
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def __getitem__(self, k: int) -> TwoLevel:
+        return TwoLevel(self.singles[int(self.first[k])], self.singles[int(self.second[k])])
+
+    @classmethod
+    def of(cls, members: Sequence[TwoLevel]) -> Pairs:
+        """The members given as objects, as indices (into their own swizzles)."""
+        singles = sorted({sw for m in members for sw in (m.first, m.second)}, key=lambda sw: sw.order)
+        index = {sw: k for k, sw in enumerate(singles)}
+        first = np.array([index[m.first] for m in members], dtype=np.int64)
+        second = np.array([index[m.second] for m in members], dtype=np.int64)
+        return cls(singles, first, second)
+
+    def prefix(self, n: int) -> Pairs:
+        """The first n members."""
+        return Pairs(self.singles, self.first[:n], self.second[:n])
+
+    def steps(self) -> np.ndarray:
+        """(S1, mask1, S2, mask2) of each member, its two XOR steps p ^ ((p >> S) & mask): shape (n, 4)."""
+        one = np.array([[sw.S, sw.mask] for sw in self.singles], dtype=np.int64).reshape(-1, 2)
+        return np.concatenate([one[self.first], one[self.second]], axis=1)
+
+    def grid(self, which: np.ndarray) -> np.ndarray:
+        """The six parameters (as ``make`` takes them) of the members ``which``: shape (n, 6)."""
+        one = np.array([[sw.B, sw.M, sw.S] for sw in self.singles], dtype=np.int64).reshape(-1, 3)
+        return np.concatenate([one[self.first[which]], one[self.second[which]]], axis=1)
 
 
-def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
+def _maps(top: int, steps: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The maps on the offset bits of XOR steps p ^ ((p >> shift) & mask), applied in the order of
+    ``steps`` (each a pair of arrays, one entry per map), as int64 words: equal maps, equal words.
+    Shape (maps, words).
+
+    Bit b goes to b and bits below it only (every step moves a bit down), so a map is its strictly
+    lower part, bits below 2^b for bit b: packed, the top bits of a 19-bit offset fill 3 words.
+    Computed in uint32, a bit at a time: numpy shifts 32-bit lanes several times faster than 64-bit
+    ones, and no (bits, maps) array is built."""
+    n = len(steps[0][0])
+    steps = [(shift.astype(np.uint32), mask.astype(np.uint32)) for shift, mask in steps]
+    words, word, used = [], np.zeros(n, dtype=np.int64), 0
+    for bit in range(top):
+        if used + bit > 63:
+            words.append(word)
+            word, used = np.zeros(n, dtype=np.int64), 0
+        one = np.uint32(1 << bit)
+        image = np.full(n, one, dtype=np.uint32)
+        for shift, mask in steps:
+            image ^= (image >> shift) & mask
+        word |= (image ^ one).astype(np.int64) << used
+        used += bit
+    words.append(word)
+    return np.stack(words, axis=1)
+
+
+def pairs(tile: Tile, vector_elems: int) -> Pairs:
+    """Every ordered pair of different admissible CuTe swizzles whose map on the offset bits no
+    single swizzle (nor the identity) and no earlier pair has, in family order."""
     singles = cute.candidates(tile, vector_elems)
-    top = tile.offset_bits
-    one = np.array([[sw.B, sw.M, sw.S, sw.mask] for sw in singles], dtype=np.int64).reshape(-1, 4)
-    i, j = np.nonzero(~np.eye(len(singles), dtype=bool))  # every ordered pair of different swizzles
-    a, b = one[i], one[j]
-    # family order: B1 + B2, then (B1, -M1, S1), then (B2, -M2, S2); lexsort's last key is primary
-    rank = np.lexsort((b[:, 2], -b[:, 1], b[:, 0], a[:, 2], -a[:, 1], a[:, 0], a[:, 0] + b[:, 0]))
-    i, j, a, b = i[rank], j[rank], a[rank], b[rank]
-    # The map of each pair (and of each single swizzle) on the offset bits, all at once: a pair is
-    # kept only if no single swizzle (nor the identity) and no earlier pair has the same map.
-    bits = (1 << np.arange(top, dtype=np.int64))[None, :]
-    q = bits ^ ((bits >> a[:, 2:3]) & a[:, 3:4])
-    q = q ^ ((q >> b[:, 2:3]) & b[:, 3:4])
-    maps = np.concatenate([bits, bits ^ ((bits >> one[:, 2:3]) & one[:, 3:4]), q])  # identity, singles, pairs
+    top, n = tile.offset_bits, len(singles)
+    b, s, mask = (np.array([getattr(sw, k) for sw in singles], dtype=np.int64) for k in ("B", "S", "mask"))
+    # family order: B1 + B2, then the first's order, then the second's; cute.grid lists the singles
+    # in their order, so that is (B1 + B2, i, j) on their indices
+    i, j = np.nonzero(~np.eye(n, dtype=bool))  # every ordered pair of different swizzles
+    rank = np.argsort((b[i] + b[j]) * (n * n) + i * n + j, kind="stable")
+    i, j = i[rank], j[rank]
+    # the identity, the singles, then the pairs: a pair is kept only if no map before it is its own
+    none = np.zeros(1, dtype=np.int64)
+    maps = _maps(top, [(np.concatenate([none, s, s[i]]), np.concatenate([none, mask, mask[i]])),
+                       (np.concatenate([none, none.repeat(n), s[j]]), np.concatenate([none, none.repeat(n), mask[j]]))])
     by_map = np.lexsort((np.arange(len(maps)), *maps.T))  # equal maps together, the earliest first
     first = np.ones(len(maps), dtype=bool)
     first[1:] = np.any(maps[by_map[1:]] != maps[by_map[:-1]], axis=1)
-    kept = np.sort(by_map[first]) - 1 - len(singles)  # back in family order; pairs count from 0
-    kept = kept[kept >= 0].tolist()
-    return [TwoLevel(singles[x], singles[y]) for x, y in zip(i[kept].tolist(), j[kept].tolist())]
+    kept = np.sort(by_map[first]) - 1 - n  # back in family order; pairs count from 0
+    kept = kept[kept >= 0]
+    return Pairs(singles, i[kept], j[kept])
+
+
+def candidates(tile: Tile, vector_elems: int) -> list[TwoLevel]:
+    found = pairs(tile, vector_elems)
+    return [TwoLevel(found.singles[x], found.singles[y]) for x, y in zip(found.first.tolist(), found.second.tolist())]
 
 
 _THEN = re.compile(r"\s+then\s+", re.IGNORECASE)

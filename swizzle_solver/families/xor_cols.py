@@ -52,8 +52,15 @@ class XorCols(LayoutBase):
         """Why not every row's columns stay in its first ``within`` elements (default cols: onto
         themselves; padding passes its pitch, whose spare columns are storage too)."""
         within = within or tile.cols
-        for x in sorted({self.xor_of_row(r) for r in range(tile.rows)}):
-            worst = max(c ^ x for c in range(tile.cols))
+        if self.a + self.B + self.M < 62:  # every XOR fits int64: all rows and columns at once
+            used = np.zeros(tile.rows, dtype=bool)  # the distinct row bits (r >> a) & (2^B - 1) <= r, in order
+            used[(np.arange(tile.rows) >> self.a) & ((1 << self.B) - 1)] = True
+            xs = (np.flatnonzero(used) << self.M).tolist()
+            worsts = (np.array(xs, dtype=np.int64)[:, None] ^ np.arange(tile.cols)[None, :]).max(axis=1).tolist()
+        else:  # a name given by hand (--check) may reach past int64: Python's integers
+            xs = sorted({self.xor_of_row(r) for r in range(tile.rows)})
+            worsts = [max(c ^ x for c in range(tile.cols)) for x in xs]
+        for x, worst in zip(xs, worsts, strict=True):
             if worst >= within:
                 return f"column {worst ^ x} XOR {x} = {worst} leaves the {within}-column row"
         return None
