@@ -36,6 +36,7 @@ from .families.identity import Identity
 from .families.two_level import Pairs, TwoLevel
 from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
+from .narrower import sound_measured
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import storage, table_soundness
@@ -167,12 +168,6 @@ def _sound_table(problem: Problem, layout: Layout) -> np.ndarray | None:
         return None
     table = layout_table(tile, layout)
     return None if table_soundness(tile, table, storage(tile, layout), problem.patterns) is not None else table
-
-
-def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
-    """The layout measured, when it is sound (soundness.py); else None."""
-    table = _sound_table(problem, layout)
-    return None if table is None else measure(problem, layout, table)
 
 
 def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None = None,
@@ -330,7 +325,7 @@ def _every_member(problem: Problem, budget: Budget, family: Family) -> tuple[lis
     report.candidates = len(members)
     measured = []
     for _, layout in budget.walk(report, members):
-        found = _sound_measured(problem, layout)
+        found = sound_measured(problem, layout)
         if found is None:
             report.invalid += 1
         else:
@@ -407,33 +402,6 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
 SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], FamilyReport]]] = {
     two_level.FAMILY_RECORD.name: search_two_level, linear.FAMILY_RECORD.name: search_linear,
     row_interleave.FAMILY_RECORD.name: search_row_interleave, padding.FAMILY_RECORD.name: search_padding}
-
-
-def search_narrower(problem: Problem, budget: Budget, base: Callable, admit=None) -> Candidate | None:
-    """The first conflict-free layout at a pitch below the given row length (smallest pitch
-    first; plain, else with a cute or xor-cols swizzle of the narrower tile), of those ``admit``
-    admits (--for), or None."""
-    ok = admit or (lambda layout: True)
-    from dataclasses import replace
-
-    tile = problem.tile
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
-        if pitch >= tile.row_length:
-            break
-        plain = _sound_measured(problem, padding.Padded(pitch, Identity()))
-        if plain is not None and plain.excess == 0 and ok(plain.layout):
-            return plain
-        narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-
-        def invalid(inner, pitch=pitch):
-            padded = padding.Padded(pitch, inner)
-            return padded.invalid(tile) or (None if ok(padded) else "not expressible")
-
-        first = base(narrower, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, invalid=invalid)
-        if first is not None:
-            return found_candidate(problem, 0, padding.Padded(pitch, first.layout))
-    return None
 
 
 def min_storage(problem: Problem, family: str) -> int:

@@ -13,8 +13,8 @@ linear encoding, a per-row column XOR) is read off them in one place: families/f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -168,8 +168,9 @@ def _nothing(answer: dict) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Family:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Family(NamedTuple):
     """One layout family, as the registry (families/__init__.py) holds it. Defined in the family's
     own module; adding a family is that module plus its registry entry.
 
@@ -217,7 +218,7 @@ class Family:
     found: Callable[[dict], str] = _minimal
     note: Callable[[dict], str] = _nothing
     baseline: bool = False
-    contains: Sequence[str] = field(default_factory=tuple)
+    contains: Sequence[str] = ()
     smt_unit: str = "bits"
 
 

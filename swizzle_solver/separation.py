@@ -20,7 +20,7 @@ are measured by the simulator.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,8 +28,9 @@ from .hardware import Hardware, slot_offset_bits
 from .model import Pattern, Tile
 
 
-@dataclass(frozen=True, eq=False)
-class Separation:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Separation(NamedTuple):
     pattern: Pattern
     unit_shift: int  # u: log2 of the unit in elements
     slot_mask: int  # slots - 1

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -101,8 +101,9 @@ def words_of(tile: Tile, bank_model: Hardware, offsets: np.ndarray) -> np.ndarra
     return bank_model.words(offsets, tile.elem_bytes)
 
 
-@dataclass(frozen=True, eq=False)
-class AccessResult:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class AccessResult(NamedTuple):
     """One pattern under one layout, as the simulator measured it."""
 
     pattern: Pattern

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,8 +22,9 @@ from ..model import Tile
 from . import cute, identity, xor_cols
 
 
-@dataclass(frozen=True)
-class Lazy:
+# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
+# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+class Lazy(NamedTuple):
     """A family whose module is imported on first use: what the registry knows before that (its
     record must agree, tests/test_families.py)."""
 
