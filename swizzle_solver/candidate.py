@@ -23,8 +23,7 @@ from .soundness import verify
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Candidate(NamedTuple):
     """A layout a search found, with its excess wavefronts; ``results`` (simulate.AccessResult per
     pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""

@@ -48,9 +48,10 @@ class _App(TyperGroup):
     def format_help(self, ctx, formatter) -> None:
         for param in self.params:  # (click's Parameter has no help: only its options do)
             if isinstance(param, TyperOption) and param.help and "{targets}" in param.help:
-                from .emit import TARGETS
+                from .emit import ALIASES, TARGETS
 
-                param.help = param.help.replace("{targets}", ", ".join(TARGETS))
+                names = [t + "".join(f" (or {a})" for a, to in ALIASES.items() if to == t) for t in TARGETS]
+                param.help = param.help.replace("{targets}", ", ".join(names))
         super().format_help(ctx, formatter)
 
 
@@ -68,8 +69,7 @@ EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
 _click_errors = sys.modules[typer.BadParameter.__module__]
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Outputs(NamedTuple):
     """What to print besides the answer: code snippets, the terminal picture, the SVG file."""
 

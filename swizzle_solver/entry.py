@@ -55,6 +55,9 @@ def main() -> int:
             from .cli import main as cli_main
         finally:
             gc.freeze()  # the imports' objects: modules, classes, functions, kept to the end anyway
+            # A solve makes few reference cycles but many young containers (rich's segments, numpy's
+            # views): at the default 700 the collector runs a dozen times for nothing (~2.5 ms).
+            gc.set_threshold(20_000, 10, 10)
             gc.enable()
         code = cli_main()
         try:

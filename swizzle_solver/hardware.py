@@ -44,8 +44,7 @@ def slot_offset_bits(unit_shift: int, slot_mask: int) -> list[int]:
     return [unit_shift + j for j in range(slot_mask.bit_length())]
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Geometry(NamedTuple):
     """The bank geometry seen by lanes of one width (DESIGN.md section 3; proof.py, separation.py).
 

@@ -168,8 +168,7 @@ def _nothing(answer: dict) -> str:
     return ""
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Family(NamedTuple):
     """One layout family, as the registry (families/__init__.py) holds it. Defined in the family's
     own module; adding a family is that module plus its registry entry.

@@ -29,8 +29,7 @@ from .hardware import Hardware
 from .model import Pattern, Tile, log2
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class BankMatrix(NamedTuple):
     """Slot bits (rows) as a function of a pattern's varying bits above the unit (columns)."""
 

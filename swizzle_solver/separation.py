@@ -28,8 +28,7 @@ from .hardware import Hardware, slot_offset_bits
 from .model import Pattern, Tile
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Separation(NamedTuple):
     pattern: Pattern
     unit_shift: int  # u: log2 of the unit in elements

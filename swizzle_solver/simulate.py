@@ -101,8 +101,7 @@ def words_of(tile: Tile, bank_model: Hardware, offsets: np.ndarray) -> np.ndarra
     return bank_model.words(offsets, tile.elem_bytes)
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class AccessResult(NamedTuple):
     """One pattern under one layout, as the simulator measured it."""
 

@@ -27,8 +27,7 @@ from .soundness import soundness
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Table(NamedTuple):
     """What the report shows beside the answer, every layout measured by the simulator."""
 
@@ -37,8 +36,7 @@ class Table(NamedTuple):
     baseline: Candidate  # the unswizzled tile
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Solution(NamedTuple):
     """The answer, measured by the simulator, and (when asked for) the candidates table."""
 

@@ -16,8 +16,7 @@ from typing import NamedTuple
 from ..model import InputError
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Limits(NamedTuple):
     patterns: int = 256
     placements: int = 1 << 21

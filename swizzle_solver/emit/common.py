@@ -11,8 +11,7 @@ CPP_TYPES = {1: "cute::uint8_t (or float_e4m3_t)", 2: "cute::half_t (or bfloat16
              8: "double"}
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Snippet(NamedTuple):
     """One target's code; ``expressible`` is False when the target cannot say this layout (then the
     code says why, and gives the exact function where one helps). ``mode``: the TMA swizzle mode

@@ -22,8 +22,7 @@ from ..model import Tile
 from . import cute, identity, xor_cols
 
 
-# A NamedTuple, not a dataclass: every solve makes this class at start-up, where a dataclass costs
-# 0.5 to 1.5 ms to make (bench/README.md); it is immutable all the same, and never compared.
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
 class Lazy(NamedTuple):
     """A family whose module is imported on first use: what the registry knows before that (its
     record must agree, tests/test_families.py)."""
