@@ -9,10 +9,15 @@ CPU time (user + system of the child), paired as in startup.py (the VM's speed d
 the differences measured, and a pair cancels the drift). Prints every ratio, then the worst, the
 median and the slowest five. Targets (issue 16): worst <= 7x, median <= 1.5x.
 
+``--baseline-checkout PATH`` (repeatable): each solve is also run by another checkout's CLI (its
+tree the working directory and first on PYTHONPATH, as in startup.py), paired with a floor run of
+its own, and this tree's ratio over that one's is printed beside (< 1: faster here): issue 11's
+before and after. A solve the other tree rejects (exit 2) is shown as n/a.
+
 ``--random N``: N random small tiles instead (8-64 rows, 8-128 columns, odd pitches included,
 1-3 patterns, one process each, --quiet), seeded (``--seed``); prints the p90. Target: p90 <= 2x.
 
-    python3 bench/kernel_tiles.py [--runs N] [--only REGEX]
+    python3 bench/kernel_tiles.py [--runs N] [--only REGEX] [--baseline-checkout PATH ...]
     python3 bench/kernel_tiles.py --random 40 [--seed 1]
 """
 from __future__ import annotations
@@ -25,7 +30,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from startup import timed  # noqa: E402  (the same environment and clocks as startup.py)
+from startup import accepts, timed  # noqa: E402  (the same environment and clocks as startup.py)
 
 WORST, MEDIAN, P90 = 7.0, 1.5, 2.0
 FLOOR = [sys.executable, "-c", "import typer, rich, numpy"]
@@ -75,6 +80,8 @@ TILES: dict[str, list[str]] = {
     "64x32 f16 pitch 40 ldmatrix.x4": tile(64, 32, "f16", "ldmatrix.x4", pitch=40),
     "64x64 f16 pitch 72 ldmatrix.x4": tile(64, 64, "f16", "ldmatrix.x4", pitch=72),
     "64x64 f16 pitch 72 8x8 row col": tile(64, 64, "f16", "8x8", "row", "col", pitch=72),
+    # bench/large.py's tile: 128 KiB, the candidates table's re-checks cost the most here
+    "256x256 f16 8x8 row col": tile(256, 256, "f16", "8x8", "row", "col"),
 }
 
 PATTERNS = ["row", "col", "8x4", "4x8", "8x1", "16x2", "2x16", "8x8", "8x4:2", "4x4", "8x2v8", "16x1:2", "1x32"]
@@ -99,7 +106,10 @@ def main() -> int:
     ap.add_argument("--only", default=None, help="only tiles whose name matches this regular expression")
     ap.add_argument("--random", type=int, default=0, help="this many random small tiles, --quiet only")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--baseline-checkout", type=Path, action="append", default=[], metavar="PATH",
+                    help="another checkout whose CLI solves the same tiles in the same run, for before/after")
     args = ap.parse_args()
+    others = [path.resolve() for path in args.baseline_checkout]
     tiles = random_tiles(args.random, args.seed) if args.random else TILES
     if args.only:
         tiles = {k: v for k, v in tiles.items() if re.search(args.only, k)}
@@ -110,11 +120,20 @@ def main() -> int:
     for name, argv in tiles.items():
         for form, extra in forms:
             pairs = []
+            theirs: list[list[float] | None] = [[] if accepts(SOLVE + argv + extra, tree) else None for tree in others]
             for _ in range(args.runs):
                 floor = timed(FLOOR)[1]
                 pairs.append(timed(SOLVE + argv + extra)[1] / floor)
+                for tree, its in zip(others, theirs):
+                    if its is not None:
+                        floor = timed(FLOOR)[1]
+                        its.append(timed(SOLVE + argv + extra, tree)[1] / floor)
             ratios[name, form] = statistics.median(pairs)
-            print(f"{ratios[name, form]:7.2f}x  {form:5}  {name}", flush=True)
+            beside = "".join(f"  | {tree.name}: n/a" if its is None else
+                             f"  | {tree.name}: {statistics.median(its):.2f}x, here/there "
+                             f"{statistics.median(h / t for h, t in zip(pairs, its)):.2f}"
+                             for tree, its in zip(others, theirs))
+            print(f"{ratios[name, form]:7.2f}x  {form:5}  {name}{beside}", flush=True)
     values = sorted(ratios.values())
     slowest = sorted(ratios.items(), key=lambda kv: -kv[1])[:5]
     print(f"\nworst {values[-1]:.2f}x, median {statistics.median(values):.2f}x over {len(values)} solves")

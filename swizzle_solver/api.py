@@ -76,11 +76,12 @@ class Result:
 
         return emit(target.strip().lower(), self.problem, self.layout).code
 
-    def json(self, emit=()) -> dict:
-        """The CLI's --json document, with answer.emit for the targets asked."""
+    def json(self, emit=(), terminal: bool = False) -> dict:
+        """The CLI's --json document, with answer.emit for the targets asked (``terminal``: the one
+        its rich report reads, report.solution_json)."""
         from .report import solution_json
 
-        return with_emit(solution_json(self.solution), self.problem, self.layout, emit)
+        return with_emit(solution_json(self.solution, terminal), self.problem, self.layout, emit)
 
     def svg(self, access: str | None = None) -> str:
         """The --svg figure as text, outlining the access given by spec or 1-based position
@@ -148,14 +149,15 @@ class Checked:
         """Worst wavefronts of each access, by spec."""
         return {r.pattern.spec: r.worst for r in self.measured.results}
 
-    def json(self, emit=()) -> dict:
-        """The CLI's --check --json document, with answer.emit for the targets asked."""
+    def json(self, emit=(), terminal: bool = False) -> dict:
+        """The CLI's --check --json document, with answer.emit for the targets asked (``terminal``:
+        the one its rich report reads, report.solution_json)."""
         from .candidate import measure
         from .families.identity import Identity
         from .report import check_json
 
         doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
-                         self.minimal_name)
+                         self.minimal_name, terminal)
         return with_emit(doc, self.problem, self.layout, emit)
 
 

@@ -10,6 +10,7 @@ order (fewest XOR bits, larger M, smaller shift): ``Candidate.rank_key``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,8 +23,8 @@ from .soundness import verify
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
 
-@dataclass(frozen=True, eq=False)
-class Candidate:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Candidate(NamedTuple):
     """A layout a search found, with its excess wavefronts; ``results`` (simulate.AccessResult per
     pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""
 
@@ -98,13 +99,16 @@ def measure(problem: Problem, layout: Layout, table: np.ndarray | None = None) -
     return Candidate(sum(r.excess for r in results), layout, results, storage_bytes(problem, layout))
 
 
-def recheck(problem: Problem, found: Candidate) -> Candidate:
+def recheck(problem: Problem, found: Candidate, sound: bool = False) -> Candidate:
     """Measure a found candidate with the simulator and insist it is sound and the search's count
-    agrees (a disagreement is a bug in a fast path)."""
+    agrees (a disagreement is a bug in a fast path). ``sound``: the search has already run the
+    soundness check on it (search.search_family does on every member it keeps), which is not run
+    twice (the candidates table: a run-up's table and its check cost as much as its measure)."""
     if found.measured:
         return found
     table = layout_table(problem.tile, found.layout)
-    verify(problem.tile, found.layout, problem.patterns, table)
+    if not sound:
+        verify(problem.tile, found.layout, problem.patterns, table)
     measured = measure(problem, found.layout, table)
     if measured.excess != found.excess:
         raise AssertionError(f"internal error: the search says {found.layout.name} has excess {found.excess}, "

@@ -7,8 +7,7 @@ with one line on stderr and nothing on stdout.
 
 import gc
 import sys
-from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, List, NamedTuple, Optional
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -49,9 +48,10 @@ class _App(TyperGroup):
     def format_help(self, ctx, formatter) -> None:
         for param in self.params:  # (click's Parameter has no help: only its options do)
             if isinstance(param, TyperOption) and param.help and "{targets}" in param.help:
-                from .emit import TARGETS
+                from .emit import ALIASES, TARGETS
 
-                param.help = param.help.replace("{targets}", ", ".join(TARGETS))
+                names = [t + "".join(f" (or {a})" for a, to in ALIASES.items() if to == t) for t in TARGETS]
+                param.help = param.help.replace("{targets}", ", ".join(names))
         super().format_help(ctx, formatter)
 
 
@@ -69,8 +69,8 @@ EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
 _click_errors = sys.modules[typer.BadParameter.__module__]
 
 
-@dataclass(frozen=True)
-class Outputs:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Outputs(NamedTuple):
     """What to print besides the answer: code snippets, the terminal picture, the SVG file."""
 
     targets: tuple = ()
@@ -101,14 +101,15 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
     return Outputs(targets, show, show_access, svg)
 
 
-def _output(make_doc: Callable[[], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
+def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
             layout: Layout, out: Outputs, show_phases: bool) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
-    (--quiet prints the answer line and --emit's code, so only --svg makes it need one)."""
+    (--quiet prints the answer line and --emit's code, so only --svg makes it need one), and whole
+    only when printed as JSON (``make_doc(terminal)``: report.solution_json)."""
     if quiet and out.svg is None:
         _write(quiet_text(answer_name, problem, layout, out.targets))
         return
-    doc = make_doc()
+    doc = make_doc(not json_out)
     if show_phases:
         from .report import placement_phases
 
@@ -167,7 +168,8 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
         result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive,
                        keep_pitch=keep_pitch, for_targets=for_targets)
-    _output(result.json, json_out, quiet, result.name, problem, result.layout, out, show_phases)
+    _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, result.name, problem, result.layout,
+            out, show_phases)
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
@@ -181,7 +183,8 @@ def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out
         line = f"{layout.name} passed"
         if not checked.passed:  # name the layout that passes (a solve of the same problem)
             line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
-    _output(checked.json, json_out, quiet, line, problem, layout, out, show_phases)
+    _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
+            show_phases)
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
 

@@ -169,12 +169,6 @@ def _sound_table(problem: Problem, layout: Layout) -> np.ndarray | None:
     return None if table_soundness(tile, table, storage(tile, layout), problem.patterns) is not None else table
 
 
-def _sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
-    """The layout measured, when it is sound (soundness.py); else None."""
-    table = _sound_table(problem, layout)
-    return None if table is None else measure(problem, layout, table)
-
-
 class QuickSoundness:
     """soundness.soundness(...) is None for members of two kinds of family, without building each
     member's table: the member's structural check, then facts about each pattern's lanes and the
@@ -501,33 +495,6 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
 SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], FamilyReport]]] = {
     two_level.FAMILY_RECORD.name: search_two_level, linear.FAMILY_RECORD.name: search_linear,
     row_interleave.FAMILY_RECORD.name: search_row_interleave, padding.FAMILY_RECORD.name: search_padding}
-
-
-def search_narrower(problem: Problem, budget: Budget, base: Callable, admit=None) -> Candidate | None:
-    """The first conflict-free layout at a pitch below the given row length (smallest pitch
-    first; plain, else with a cute or xor-cols swizzle of the narrower tile), of those ``admit``
-    admits (--for), or None."""
-    ok = admit or (lambda layout: True)
-    from dataclasses import replace
-
-    tile = problem.tile
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
-        if pitch >= tile.row_length:
-            break
-        plain = _sound_measured(problem, padding.Padded(pitch, Identity()))
-        if plain is not None and plain.excess == 0 and ok(plain.layout):
-            return plain
-        narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
-
-        def invalid(inner, pitch=pitch):
-            padded = padding.Padded(pitch, inner)
-            return padded.invalid(tile) or (None if ok(padded) else "not expressible")
-
-        first = base(narrower, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, invalid=invalid)
-        if first is not None:
-            return found_candidate(problem, 0, padding.Padded(pitch, first.layout))
-    return None
 
 
 def min_storage(problem: Problem, family: str) -> int:

@@ -23,8 +23,10 @@ This module imports nothing from the package: it is the bottom layer.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,8 +44,8 @@ def slot_offset_bits(unit_shift: int, slot_mask: int) -> list[int]:
     return [unit_shift + j for j in range(slot_mask.bit_length())]
 
 
-@dataclass(frozen=True)
-class Geometry:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Geometry(NamedTuple):
     """The bank geometry seen by lanes of one width (DESIGN.md section 3; proof.py, separation.py).
 
     A lane's *unit* is max(lane, bank word) bytes: the bytes of one unit are served together (a
@@ -352,7 +354,15 @@ def _st64(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
     return tuple(out)
 
 
-def _amd(name: str, wave: int, banks: int, cells: list[tuple[str, int, Phases | int | None, str, str]]) -> Hardware:
+_Cell = tuple[str, int, Phases | int | None, str, str]  # (op, banks, phases, source, confidence)
+
+
+def _amd(name: str, wave: int, banks: int, cells: list[_Cell]) -> Callable[[], Hardware]:
+    """The recipe of one AMD target: its rules are built when the target is first read (TARGETS)."""
+    return lambda: _amd_target(name, wave, banks, cells)
+
+
+def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell]) -> Hardware:
     rules = _st64(tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells))
     if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
         rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
@@ -363,6 +373,33 @@ def _amd(name: str, wave: int, banks: int, cells: list[tuple[str, int, Phases | 
     sets = ((16, by_op["ds_read_b128"].phases),) if by_op["ds_read_b128"].banks == banks else ()
     return Hardware(name=name, banks=banks, wave_lanes=wave, phase_lanes=sizes, phase_sets=sets,
                     rules=rules, amd=True)
+
+
+class Targets(MutableMapping[str, Hardware]):
+    """Target name -> Hardware, in the order listed. An entry may be a recipe (a function of no
+    arguments, as ``_amd`` gives): it is built the first time it is read and kept, so a solve
+    builds only the tables of the target it uses (start-up: bench/startup.py)."""
+
+    def __init__(self, entries: dict[str, Hardware | Callable[[], Hardware]]) -> None:
+        self._entries = dict(entries)
+
+    def __getitem__(self, name: str) -> Hardware:
+        entry = self._entries[name]
+        if not isinstance(entry, Hardware):
+            entry = self._entries[name] = entry()
+        return entry
+
+    def __setitem__(self, name: str, hardware: Hardware) -> None:
+        self._entries[name] = hardware
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 _GCN = "S14 AMD APP guide (GCN half-wave); S13 omniperf MI200 N-1 example"
@@ -378,7 +415,7 @@ _TR1250 = ("S7 Triton Utility.cpp: each cycle two shuffle groups of 8 lanes (16 
            "taken as consecutive lanes; names from LLVM PR #163900")
 _BOTH = "S7 Triton Utility.cpp: gfx1250 serves the two addresses simultaneously (ds_load_2addr_b64, C); lane sets inferred"
 
-TARGETS: dict[str, Hardware] = {
+TARGETS = Targets({
     "nvidia": Hardware(),
     "gfx90a": _amd("gfx90a", 64, 32, [
         ("ds_read_b32", 32, 32, _GCN, "D+M"),
@@ -498,7 +535,7 @@ TARGETS: dict[str, Hardware] = {
         ("ds_write2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
         ("ds_write2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
     ]),
-}
+})
 DEFAULT = TARGETS["nvidia"]
 
 ALIASES: dict[str, str] = {

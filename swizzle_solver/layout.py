@@ -13,8 +13,8 @@ linear encoding, a per-row column XOR) is read off them in one place: families/f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -168,8 +168,8 @@ def _nothing(answer: dict) -> str:
     return ""
 
 
-@dataclass(frozen=True)
-class Family:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Family(NamedTuple):
     """One layout family, as the registry (families/__init__.py) holds it. Defined in the family's
     own module; adding a family is that module plus its registry entry.
 
@@ -217,7 +217,7 @@ class Family:
     found: Callable[[dict], str] = _minimal
     note: Callable[[dict], str] = _nothing
     baseline: bool = False
-    contains: Sequence[str] = field(default_factory=tuple)
+    contains: Sequence[str] = ()
     smt_unit: str = "bits"
 
 

@@ -62,12 +62,24 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
     return [[list(lane) for lane in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 
-def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dict:
-    from .emit import TARGETS, emit_all  # the emitters say what each target expresses (start-up: lazy)
-
+def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all") -> dict:
+    """One layout's entry. ``verdicts``: "all" (every document read as JSON): its ``tma_mode`` and
+    ``expressible_in``, each from the emitters' own snippets; "tma": only ``tma_mode`` (the
+    rich report prints the answer's); "none": neither (the rich report's runners-up). The rich report
+    never prints the others, and asking every target imports every emitter (start-up)."""
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
-    snippets = emit_all(TARGETS, problem, layout)
+    targets: dict = {}
+    if verdicts == "all":
+        from .emit import TARGETS, emit_all  # (start-up: lazy)
+
+        snippets = emit_all(TARGETS, problem, layout)
+        targets = {"tma_mode": snippets["tma"].mode,
+                   "expressible_in": [t for t, s in snippets.items() if s.expressible]}
+    elif verdicts == "tma":
+        from .emit import tma_mode
+
+        targets = {"tma_mode": tma_mode(problem, layout)}
     per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
     excess = ranked.excess
     if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
@@ -78,8 +90,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate) -> dic
         "swizzles": layout.swizzles(),
         "cute": sw.name if sw else None,
         "byte_cute": sw.byte_level(e).name if sw else None,
-        "tma_mode": snippets["tma"].mode,
-        "expressible_in": [t for t, s in snippets.items() if s.expressible],
+        **targets,
         "expression": layout.expression(problem.tile),
         "excess_wavefronts": excess,
         "storage_bytes": ranked.storage_bytes,
@@ -235,15 +246,18 @@ def with_floors(doc: dict, problem: Problem, ranked: Candidate, usable: bool = T
     return doc
 
 
-def solution_json(solution: Solution) -> dict:
+def solution_json(solution: Solution, terminal: bool = False) -> dict:
+    """The document (DESIGN.md section 5). ``terminal``: the one the rich report reads, without the
+    emit targets' verdicts it never prints (layout_json's ``verdicts``); the same otherwise."""
     problem = solution.problem
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "warnings": problem_warnings(problem),
         "status": solution.status,
-        "answer": layout_json(problem, solution.answer, solution.baseline),
-        "alternatives": [layout_json(problem, r, solution.baseline) for r in solution.alternatives],
+        "answer": layout_json(problem, solution.answer, solution.baseline, "tma" if terminal else "all"),
+        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all")
+                         for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
         "search": {"families": [search_json(f) for f in solution.families], "extended": solution.extended,
@@ -296,8 +310,9 @@ def check_passed(ranked: Candidate, why: str | None) -> bool:
 
 
 def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
-               minimal: str | None = None) -> dict:
-    """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None)."""
+               minimal: str | None = None, terminal: bool = False) -> dict:
+    """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None);
+    ``terminal``: as in solution_json."""
     passed = check_passed(ranked, why)
     return with_floors({
         "schema_version": SCHEMA_VERSION,
@@ -305,7 +320,7 @@ def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: st
         "warnings": problem_warnings(problem),
         "status": ranked.status,
         "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal},
-        "answer": layout_json(problem, ranked, baseline),
+        "answer": layout_json(problem, ranked, baseline, "tma" if terminal else "all"),
         "alternatives": [],
         "proof": evidence_json(problem, ranked),
     }, problem, ranked, usable=why is None)

@@ -20,7 +20,7 @@ are measured by the simulator.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -28,8 +28,8 @@ from .hardware import Hardware, slot_offset_bits
 from .model import Pattern, Tile
 
 
-@dataclass(frozen=True, eq=False)
-class Separation:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Separation(NamedTuple):
     pattern: Pattern
     unit_shift: int  # u: log2 of the unit in elements
     slot_mask: int  # slots - 1

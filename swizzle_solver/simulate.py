@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -102,8 +102,8 @@ def words_of(tile: Tile, bank_model: Hardware, offsets: np.ndarray) -> np.ndarra
     return bank_model.words(offsets, tile.elem_bytes)
 
 
-@dataclass(frozen=True, eq=False)
-class AccessResult:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class AccessResult(NamedTuple):
     """One pattern under one layout, as the simulator measured it."""
 
     pattern: Pattern

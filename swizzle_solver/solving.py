@@ -13,8 +13,7 @@ the package loads lazily under that name.)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -28,8 +27,8 @@ from .soundness import soundness
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
 
-@dataclass(frozen=True, eq=False)
-class Table:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Table(NamedTuple):
     """What the report shows beside the answer, every layout measured by the simulator."""
 
     alternatives: list[Candidate]  # the runners-up in rank order, without the answer
@@ -37,8 +36,8 @@ class Table:
     baseline: Candidate  # the unswizzled tile
 
 
-@dataclass(frozen=True, eq=False)
-class Solution:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Solution(NamedTuple):
     """The answer, measured by the simulator, and (when asked for) the candidates table."""
 
     problem: Problem
@@ -82,8 +81,11 @@ class Solution:
         return self.answer.status
 
 
-def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport]) -> Table:
-    runners_up = [recheck(problem, c) for c in ranked(found) if c.layout != answer.layout]
+def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
+           sound: bool) -> Table:
+    """``sound``: every candidate not yet measured comes from search_family, which has run the
+    soundness check on it: each is measured and its count checked, not checked for soundness twice."""
+    runners_up = [recheck(problem, c, sound) for c in ranked(found) if c.layout != answer.layout]
     # the baseline is the identity measured: the answer or a runner-up already is, when it is one
     measured = [c for c in (answer, *runners_up) if c.layout == Identity()]
     return Table(runners_up, reports, measured[0] if measured else measure(problem, Identity()))
@@ -98,7 +100,7 @@ def _narrower(problem: Problem, budget: Budget, admit: Admit) -> Candidate | Non
     instead), the smallest such pitch first; None when the given row length is the columns'."""
     if problem.tile.row_length == problem.tile.cols:
         return None
-    from .extended import search_narrower  # only for a padded tile (start-up)
+    from .narrower import search_narrower  # only for a padded tile (start-up)
 
     return search_narrower(problem, budget, first_conflict_free, admit)
 
@@ -109,7 +111,7 @@ def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Sol
         return solution
     given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
     at_given = recheck(problem, given[0]) if given else None
-    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
+    return solution._replace(changes_pitch=True, at_given_pitch=at_given)
 
 
 def admit_for(problem: Problem, targets) -> Admit:
@@ -164,7 +166,7 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     free = _solve(problem, families, budget, extend, engine, False, exhaustive, keep_pitch, None)
     found = _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch,
                    admit_for(problem, targets))
-    return replace(found, targets=tuple(targets), unrestricted=free.answer)
+    return found._replace(targets=tuple(targets), unrestricted=free.answer)
 
 
 def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
@@ -185,8 +187,10 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
                                  f"the branch and bound says {best.layout.name} (excess {best.excess})")
         if narrower is not None:
             found.append(narrower)
-        answer = recheck(problem, ranked(found)[0])
-        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports), keep_pitch=keep_pitch),
+        best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
+        answer = first if best.layout == first.layout else recheck(problem, best)
+        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
+                                        keep_pitch=keep_pitch),
                        found)
     found, reports = search_families(problem, families, budget, admit)
     best_excess = min((c.excess for c in found), default=None)
@@ -220,7 +224,8 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         open_families.append("the families beyond none / cute / xor-cols")
     unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
     timed_out = unproven is not None and budget.expired()
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports) if table else None,
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
+                                     if table else None,
                                      extended, timed_out, unproven, at_floor, keep_pitch), found)
 
 

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console, Group
 from rich.text import Text
 
@@ -134,3 +135,44 @@ def test_plain_solve_imports_no_rich_table():
             "print(sorted(m for m in ('rich.table', 'rich.box', 'rich.padding', 'fractions') if m in sys.modules))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert run.returncode == 0 and run.stdout.splitlines()[-1] == "[]"
+
+
+def without_verdicts(doc: dict, answer_keeps_tma: bool) -> dict:
+    """``doc`` without what the emit targets say of each layout (report.layout_json's verdicts)."""
+    out = {**doc, "answer": dict(doc["answer"]), "alternatives": [dict(a) for a in doc["alternatives"]]}
+    out["answer"].pop("expressible_in")
+    if not answer_keeps_tma:
+        out["answer"].pop("tma_mode")
+    for alt in out["alternatives"]:
+        alt.pop("expressible_in")
+        alt.pop("tma_mode")
+    return out
+
+
+@pytest.mark.parametrize("rows, cols, elem, access", [
+    (64, 64, 2, ["ldmatrix.x4", "mma-c:m16n8"]), (8, 8, 4, ["row", "8x1"]), (32, 40, 4, ["8x4"]),
+    (16, 16, 2, ["8x8"]), (64, 128, 2, ["8x8", "row"]),
+])
+def test_the_terminal_document_is_the_json_one_without_the_verdicts_it_never_prints(rows, cols, elem, access):
+    """The rich report reads a document without the emit targets' verdicts (start-up: a plain solve
+    imports only the tma target): apart from them, it is the --json document, key for key."""
+    solution = solve(make_problem(rows, cols, access, elem_bytes=elem))
+    full, terminal = solution_json(solution), solution_json(solution, terminal=True)
+    assert terminal == without_verdicts(full, answer_keeps_tma=True)
+    assert "expressible_in" in full["answer"] and all("tma_mode" in a for a in full["alternatives"])
+    assert report_text(terminal) == report_text(full)
+
+
+def report_text(doc: dict) -> str:
+    out = io.StringIO()
+    print_solution(doc, Console(file=out, width=80, force_terminal=True, color_system="standard"), [])
+    return out.getvalue()
+
+
+def test_a_plain_solve_imports_one_emit_target():
+    code = ("import sys, io, contextlib; from swizzle_solver.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    main(['--rows', '64', '--cols', '64', '--dtype', 'f16', '--access', 'ldmatrix.x4'])\n"
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('swizzle_solver.emit.')))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 0 and run.stdout.splitlines()[-1] == "['common', 'recognise', 'tma']", run.stdout

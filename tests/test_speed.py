@@ -211,7 +211,8 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
     # same search done directly: every sampled placement at once, every best-effort member measured
     from swizzle_solver.budget import Budget
     from swizzle_solver.candidate import KEEP_PER_FAMILY, best
-    from swizzle_solver.extended import BEST_EFFORT, _sound_measured, later_of, sample_passes, search_two_level
+    from swizzle_solver.extended import BEST_EFFORT, later_of, sample_passes, search_two_level
+    from swizzle_solver.narrower import sound_measured
     from swizzle_solver.sampling import placement_sample, sampled_worsts
     from swizzle_solver.search import first_conflict_free
 
@@ -235,7 +236,7 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
     assume(not found)  # the best effort's case
     picked = []
     for i in np.argsort(failures, kind="stable").tolist():
-        measured = _sound_measured(problem, members[i])
+        measured = sound_measured(problem, members[i])
         if measured is not None:
             picked.append(measured)
             if len(picked) == BEST_EFFORT:
@@ -253,17 +254,17 @@ def direct_padding(problem, later):
 
     from swizzle_solver.candidate import best
     from swizzle_solver.candidate import found as found_candidate
-    from swizzle_solver.extended import _sound_measured
     from swizzle_solver.families import cute, padding, xor_cols
     from swizzle_solver.families.identity import Identity
     from swizzle_solver.model import Problem
+    from swizzle_solver.narrower import sound_measured
 
     tile, target, least = problem.tile, later.oracle.target, later.oracle.excess
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     plain = swizzled = None
     closest, invalid, evaluated = [], 0, 0
     for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
-        measured = _sound_measured(problem, padding.Padded(pitch, Identity()))
+        measured = sound_measured(problem, padding.Padded(pitch, Identity()))
         if measured is None:
             invalid += 1
             continue
@@ -405,9 +406,10 @@ def test_quick_soundness_is_the_table_check(shape, accesses, data):
 def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, elem, accesses):
     from swizzle_solver.budget import Budget
     from swizzle_solver.candidate import KEEP_PER_FAMILY, best
-    from swizzle_solver.extended import _sound_measured, later_of, sampled_excess, search_row_interleave
+    from swizzle_solver.extended import later_of, sampled_excess, search_row_interleave
     from swizzle_solver.families import row_interleave
     from swizzle_solver.layout import layout_table
+    from swizzle_solver.narrower import sound_measured
     from swizzle_solver.search import first_conflict_free
 
     try:
@@ -415,7 +417,7 @@ def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, ele
     except InputError:
         assume(False)
     kept, report = search_row_interleave(problem, Budget(), later_of(problem, first_conflict_free))
-    every = [_sound_measured(problem, m) for m in row_interleave.candidates(problem.tile, vector_elems(problem))]
+    every = [sound_measured(problem, m) for m in row_interleave.candidates(problem.tile, vector_elems(problem))]
     measured = [c for c in every if c is not None]
     assume(measured)
     want = best(measured, KEEP_PER_FAMILY)

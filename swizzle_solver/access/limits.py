@@ -11,13 +11,13 @@ the option that raises it (--max-patterns, --max-placements, --max-lanes).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..model import InputError
 
 
-@dataclass(frozen=True)
-class Limits:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Limits(NamedTuple):
     patterns: int = 256
     placements: int = 1 << 21
     lanes: int = 1 << 23

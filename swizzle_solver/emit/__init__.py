@@ -6,6 +6,11 @@ recognise.py (a layout's recognisable forms). The problem's hardware (``problem.
 the arch: on an AMD ``--arch``, ``cuda`` is the HIP function, ``triton`` the AMD backend's
 encodings (no NVMMA), and ``tma`` says that AMD GPUs have none.
 
+The target modules are found and imported when the registry (TARGETS, ALIASES, TITLES, EMITTERS)
+is first read, not with this package: the rich report of a plain solve prints only the answer's
+TMA mode (``tma_mode``, which imports the tma module alone), so it does not import the other
+targets (start-up).
+
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
 *recognised* from the layout's GF(2) bases or its table and then checked element by element
@@ -33,8 +38,9 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 from __future__ import annotations
 
 import importlib
-import pkgutil
-from types import ModuleType
+from collections.abc import Callable
+from functools import cache
+from typing import Any
 
 from ..layout import Layout
 from ..model import InputError, Problem
@@ -42,57 +48,80 @@ from .common import Snippet
 
 _SHARED = {"common", "recognise"}  # the modules of this package that are not targets
 
+Emitter = Callable[[Problem, Layout], Snippet]
 
-def _targets() -> list[ModuleType]:
-    """Every target module of this package (one with TARGET, TITLE, ORDER and emit), in ORDER:
-    adding a target is adding its module."""
+# The registry, made on first read (module __getattr__ below):
+TARGETS: tuple[str, ...]  # every target's name, in ORDER
+ALIASES: dict[str, str]  # other names --emit accepts -> the target
+TITLES: dict[str, str]
+EMITTERS: dict[str, Emitter]
+
+
+@cache
+def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
+    """(TARGETS, ALIASES, TITLES, EMITTERS) from every target module of this package (one with
+    TARGET, TITLE, ORDER and emit), in ORDER: adding a target is adding its module. Also set as
+    this module's attributes, once made."""
+    import pkgutil
+
     found = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
              if m.name not in _SHARED and not m.name.startswith("_")]
-    return sorted(found, key=lambda module: module.ORDER)
+    modules = sorted(found, key=lambda module: module.ORDER)
+    made = (tuple(module.TARGET for module in modules),
+            {alias: module.TARGET for module in modules for alias in getattr(module, "ALIASES", ())},
+            {module.TARGET: module.TITLE for module in modules},
+            {module.TARGET: module.emit for module in modules})
+    globals().update(TARGETS=made[0], ALIASES=made[1], TITLES=made[2], EMITTERS=made[3])
+    return made
 
 
-_MODULES = _targets()
-TARGETS = tuple(module.TARGET for module in _MODULES)
-ALIASES = {alias: module.TARGET for module in _MODULES for alias in getattr(module, "ALIASES", ())}
-TITLES = {module.TARGET: module.TITLE for module in _MODULES}
-EMITTERS = {module.TARGET: module.emit for module in _MODULES}
+def __getattr__(name: str) -> Any:  # PEP 562: asked only for names not set yet (the registry before it is made)
+    if name in ("TARGETS", "ALIASES", "TITLES", "EMITTERS"):
+        _registry()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def parse_targets(values, option: str = "--emit") -> list[str]:
     """`--emit` (or `--for`) values (repeatable, comma lists, `all`) -> targets in TARGETS order, no
     repeats."""
+    targets, aliases, _, _ = _registry()
     wanted: set[str] = set()
     for value in values:
         for name in str(value).split(","):
             name = name.strip().lower()
             if name == "all":
-                wanted.update(TARGETS)
-            elif name in TARGETS or name in ALIASES:
-                wanted.add(ALIASES.get(name, name))
+                wanted.update(targets)
+            elif name in targets or name in aliases:
+                wanted.add(aliases.get(name, name))
             else:
-                raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(TARGETS)} or all")
-    return [t for t in TARGETS if t in wanted]
+                raise InputError(f"{option} {name!r} is not a target: use one of {', '.join(targets)} or all")
+    return [t for t in targets if t in wanted]
 
 
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
-    if target not in EMITTERS:
-        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(TARGETS)}")
-    return EMITTERS[target](problem, layout)
+    targets, _, _, emitters = _registry()
+    if target not in emitters:
+        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
+    return emitters[target](problem, layout)
 
 
 def emit_all(targets, problem: Problem, layout: Layout) -> dict[str, Snippet]:
     return {t: emit(t, problem, layout) for t in targets}
 
 
-def expressible_in(problem: Problem, layout: Layout, targets=TARGETS) -> list[str]:
-    """The targets (of ``targets``, in TARGETS order) whose snippet expresses the layout exactly:
-    what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters themselves."""
-    return [t for t in TARGETS if t in targets and emit(t, problem, layout).expressible]
+def expressible_in(problem: Problem, layout: Layout, targets=None) -> list[str]:
+    """The targets (of ``targets``, default all, in TARGETS order) whose snippet expresses the layout
+    exactly: what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters."""
+    return [t for t in _registry()[0] if (targets is None or t in targets) and emit(t, problem, layout).expressible]
 
 
 def tma_mode(problem: Problem, layout: Layout) -> str | None:
-    """The TMA swizzle mode ``--emit tma`` uses for the layout ("32B", "64B", "128B"), or None."""
-    return emit("tma", problem, layout).mode
+    """The TMA swizzle mode ``--emit tma`` uses for the layout ("32B", "64B", "128B"), or None: from
+    the tma target's own snippet (its module alone is imported: the rich report's answer)."""
+    from . import tma
+
+    return tma.emit(problem, layout).mode
 
 
 __all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",

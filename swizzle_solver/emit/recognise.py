@@ -5,14 +5,18 @@ always confirmed element by element on the table.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from functools import lru_cache, wraps
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 
+from ..families import forms
 from ..families.cute import Swizzle
-from ..families.forms import as_swizzle, inverse_bases, row_col_xor
-from ..layout import Layout, layout_table
+from ..families.forms import inverse_bases, row_col_xor
+from ..layout import Layout
+from ..layout import layout_table as _layout_table
 from ..model import Tile, is_pow2, log2
 
 if TYPE_CHECKING:  # a later family, imported by panels_of when it is used
@@ -34,6 +38,38 @@ __all__ = [
 ]
 
 
+T = TypeVar("T")
+
+
+def _per_layout(ask: Callable[[Tile, Layout], T]) -> Callable[[Tile, Layout], T]:
+    """``ask(tile, layout)``, remembered for the last few (tile, layout) pairs: every target asks
+    these questions of each layout the report lists (expressible_in), and most answers cost a table
+    of the whole tile. Pure functions of their arguments (tiles and layouts are frozen values); a
+    layout that cannot be hashed is asked every time."""
+    remembered = lru_cache(maxsize=64)(ask)
+
+    @wraps(ask)
+    def answer(tile: Tile, layout: Layout) -> T:
+        try:
+            return remembered(tile, cast(Hashable, layout))
+        except TypeError:  # unhashable
+            return ask(tile, layout)
+
+    return answer
+
+
+@_per_layout
+def layout_table(tile: Tile, layout: Layout) -> np.ndarray:
+    """The layout's table (layout.layout_table), read-only: it is shared by every question asked here."""
+    table = _layout_table(tile, layout)
+    table.setflags(write=False)
+    return table
+
+
+as_swizzle = _per_layout(forms.as_swizzle)
+
+
+@_per_layout
 def row_pitch(tile: Tile, layout: Layout) -> int | None:
     """P when the layout is plain row-major with rows P elements apart (P = row_length: no swizzle;
     larger: padding), else None."""
@@ -45,6 +81,7 @@ def row_pitch(tile: Tile, layout: Layout) -> int | None:
     return pitch if np.array_equal(phys, r * pitch + c) else None
 
 
+@_per_layout
 def swizzled_rows(tile: Tile, layout: Layout) -> tuple[int, Swizzle] | None:
     """(P, sw) with layout(r, c) = sw(r * P + c) on every element of the tile, if there is one: P is
     the row length, or the pitch of a padded layout (CuTe: composition(sw, (R, C):(P, 1)))."""
@@ -94,6 +131,7 @@ def _chains(listed: list[dict]) -> list[list[Swizzle]]:
     return [steps, steps[::-1]]
 
 
+@_per_layout
 def swizzle_chain(tile: Tile, layout: Layout) -> list[Swizzle] | None:
     """CuTe swizzles that, applied in turn to r * row_length + c, reproduce the layout (from its
     listed steps, ``swizzles()``), when two or more do: C++ CuTe nests them as composed layouts."""
@@ -127,6 +165,7 @@ def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
     return width if tile.row_length * tile.elem_bytes == width and tile.row_length == tile.cols else None
 
 
+@_per_layout
 def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
     """The column panels of TMA swizzle atoms (families/panels.py) the layout equals on every
     element of the tile, if any: then TMA loads it as one box per panel."""
@@ -142,6 +181,7 @@ def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
     return None
 
 
+@_per_layout
 def row_bands(tile: Tile, layout: Layout) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """(shape, stride) of the row mode when the layout is a permutation of rows inside bands that a
     hierarchical layout says: logical row r = r0 + (T/k) r1 + T r2 (r0 < T/k, r1 < k) stored at
@@ -160,6 +200,7 @@ def row_bands(tile: Tile, layout: Layout) -> tuple[tuple[int, ...], tuple[int, .
     return (shape, stride) if np.array_equal(phys, layout_table(tile, layout)) else None
 
 
+@_per_layout
 def triton_swizzled_params(tile: Tile, layout: Layout) -> tuple[int, int, int] | None:
     """(vec, perPhase, maxPhase) whose Triton bases equal the layout's, or None."""
     xors = row_col_xor(tile, layout.bases(tile))
@@ -178,6 +219,7 @@ def triton_swizzled_xors(tile: Tile, vec: int, per_phase: int, max_phase: int) -
     return [(vec * (((1 << k) // per_phase) % max_phase)) % tile.cols for k in range(log2(tile.rows))]
 
 
+@_per_layout
 def linear_offset_bases(tile: Tile, layout: Layout) -> list[list[int]] | None:
     """Triton's offset -> (row, col) bases: the inverse of the layout, when it is GF(2)-linear: from
     its bases when it has them, else (a permutation of rows, say) from its table, checked whole."""
@@ -203,6 +245,7 @@ def linear_offset_bases(tile: Tile, layout: Layout) -> list[list[int]] | None:
     return [[p // tile.cols, p % tile.cols] for p in images]
 
 
+@_per_layout
 def padding_of(tile: Tile, layout: Layout) -> tuple[int, int] | None:
     """(interval, padding) of Triton's padded encoding when the layout is row-major with padding:
     ``padding`` spare elements after every ``interval`` (= cols) elements, both powers of two."""

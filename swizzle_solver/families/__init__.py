@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,8 +22,8 @@ from ..model import Tile
 from . import cute, identity, xor_cols
 
 
-@dataclass(frozen=True)
-class Lazy:
+# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
+class Lazy(NamedTuple):
     """A family whose module is imported on first use: what the registry knows before that (its
     record must agree, tests/test_families.py)."""
 
