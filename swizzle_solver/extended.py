@@ -366,9 +366,10 @@ def search_linear(problem: Problem, budget: Budget, later: Later) -> tuple[list[
 
 
 def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    """Every band and factor, each sound one simulated. (A row permutation moves a lane to a row
-    that may start elsewhere modulo its vector when the pitch is not a multiple of it: explicit
-    phases allow that, and the soundness check refuses it.)"""
+    """Every band and factor, each sound one simulated on a sample of placements, and measured
+    whole when it can enter the family's best (``_best_bounded``). (A row permutation moves a lane
+    to a row that may start elsewhere modulo its vector when the pitch is not a multiple of it:
+    explicit phases allow that, and the soundness check refuses it.)"""
     kept, report = _every_member(problem, budget, row_interleave.FAMILY_RECORD, QuickSoundness(problem).rows)
     report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {row_interleave.MAX_BAND}) and "
                       f"factor 2 <= k < T: {report.candidates} members, {report.invalid} not permutations or "
@@ -378,8 +379,9 @@ def search_row_interleave(problem: Problem, budget: Budget, later: Later) -> tup
 
 def _every_member(problem: Problem, budget: Budget, family: Family,
                   is_sound: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], FamilyReport]:
-    """Every member the family lists (its ``candidates``), each sound one simulated: the search of a
-    later family that has no engine of its own. Its best KEEP_PER_FAMILY in (excess, order).
+    """Every member the family lists (its ``candidates``), each sound one simulated (on a sample,
+    measured whole when it can enter the best: ``_best_bounded``): the search of a later family that
+    has no engine of its own. Its best KEEP_PER_FAMILY in (excess, order).
     ``is_sound``: the family's own exact soundness check (QuickSoundness), else soundness.py's."""
     report = FamilyReport(family.name)
     members = family.candidates(problem.tile, vector_elems(problem)) if family.candidates else []
