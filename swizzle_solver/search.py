@@ -170,9 +170,12 @@ def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY,
         if admit is not None and not admit(layout):
             continue
         report.evaluated += 1
-        measured = [int(w) if x else simulated_worst(problem, layout, p)
-                    for w, x, p in zip(worsts[i], exact, patterns)]
-        kept.append(found(problem, sum(w - lb for w, lb in zip(measured, lower)), layout))
+        if not any(exact):  # every pattern is simulated whole anyway: measured (the table's recheck is then done)
+            kept.append(measure(problem, layout))
+        else:
+            measured = [int(w) if x else simulated_worst(problem, layout, p)
+                        for w, x, p in zip(worsts[i], exact, patterns)]
+            kept.append(found(problem, sum(w - lb for w, lb in zip(measured, lower)), layout))
         kept.sort(key=lambda c: (c.excess, c.layout.order))
         del kept[keep:]
     report.best_excess = kept[0].excess if kept else None

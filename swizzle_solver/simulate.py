@@ -25,7 +25,8 @@ def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
     first = np.empty((n, k), dtype=bool)  # the first occurrence of each distinct word
     first[:, 0] = True
     np.not_equal(words[:, 1:], words[:, :-1], out=first[:, 1:])
-    key = words % banks + (np.arange(n) * banks)[:, None]  # (placement, bank) as one index
+    bank = words & (banks - 1) if banks & (banks - 1) == 0 else words % banks  # & is %, for powers of two
+    key = bank + (np.arange(n) * banks)[:, None]  # (placement, bank) as one index
     return np.bincount(key[first], minlength=n * banks).reshape(n, banks).max(axis=1)
 
 

@@ -85,8 +85,10 @@ def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports:
            sound: bool) -> Table:
     """``sound``: every candidate not yet measured comes from search_family, which has run the
     soundness check on it: each is measured and its count checked, not checked for soundness twice."""
-    runners_up = [c for c in ranked(found) if c.layout != answer.layout]
-    return Table([recheck(problem, c, sound) for c in runners_up], reports, measure(problem, Identity()))
+    runners_up = [recheck(problem, c, sound) for c in ranked(found) if c.layout != answer.layout]
+    # the baseline is the identity measured: the answer or a runner-up already is, when it is one
+    measured = [c for c in (answer, *runners_up) if c.layout == Identity()]
+    return Table(runners_up, reports, measured[0] if measured else measure(problem, Identity()))
 
 
 def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:

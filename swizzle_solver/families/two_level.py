@@ -162,9 +162,14 @@ def pairs(tile: Tile, vector_elems: int) -> Pairs:
     none = np.zeros(1, dtype=np.int64)
     maps = _maps(top, [(np.concatenate([none, s, s[i]]), np.concatenate([none, mask, mask[i]])),
                        (np.concatenate([none, none.repeat(n), s[j]]), np.concatenate([none, none.repeat(n), mask[j]]))])
-    by_map = np.lexsort((np.arange(len(maps)), *maps.T))  # equal maps together, the earliest first
+    words = np.ascontiguousarray(maps.T)
+    by_map = np.lexsort(tuple(words))  # equal maps together, the earliest first (lexsort is stable)
     first = np.ones(len(maps), dtype=bool)
-    first[1:] = np.any(maps[by_map[1:]] != maps[by_map[:-1]], axis=1)
+    changed = np.zeros(len(maps) - 1, dtype=bool)
+    for word in words:  # a word at a time, each gathered once: the map differs from the one before it
+        in_order = word[by_map]
+        changed |= in_order[1:] != in_order[:-1]
+    first[1:] = changed
     kept = np.sort(by_map[first]) - 1 - n  # back in family order; pairs count from 0
     kept = kept[kept >= 0]
     return Pairs(singles, i[kept], j[kept])
