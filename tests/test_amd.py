@@ -380,3 +380,25 @@ def test_v5_gfx950_measured_conflict_matrix(op):
                      for ph in hw.for_rule(rule).phase_indices(64, rule.lane_bytes)]
             extra = sum(int(simulate.placement_costs(np.array([w]), rule.banks)[0]) - 1 for w in words)
             assert extra == rows[i] >> j & 1, (op, i, j)
+
+
+def test_v6_gfx942_measured_conflict_matrix():
+    """V6 with the raw data: the CK LDS probe's measured 64 x 64 ds_read_b128 conflict matrix on
+    gfx942 (S9, tests/data/ck_lds_probe_gfx942_ds_read_b128.json names the commit and file): lanes
+    i and j active in one bank (one bank period apart), all others idle. The (gfx942,
+    ds_read_b128) cell reproduces every entry, and the data is a conflict relation (symmetric,
+    no lane conflicting with itself)."""
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parent / "data" / "ck_lds_probe_gfx942_ds_read_b128.json").read_text())
+    conflicts = [set(row) for row in data["conflicts"]]
+    assert len(conflicts) == 64 and all(i not in c and all(i in conflicts[j] for j in c) for i, c in enumerate(conflicts))
+    hw = TARGETS["gfx942"]
+    rule = hw.rule("ds_read_b128")
+    per_lane, period = rule.lane_bytes // 4, rule.banks  # words: one bank period apart = the same bank
+    for i in range(64):
+        for j in range(i + 1, 64):
+            words = [[period * lane + w for lane in ph if lane in (i, j) for w in range(per_lane)] or [0]
+                     for ph in hw.for_rule(rule).phase_indices(64, rule.lane_bytes)]
+            extra = sum(int(simulate.placement_costs(np.array([w]), rule.banks)[0]) - 1 for w in words)
+            assert extra == int(j in conflicts[i]), (i, j)
