@@ -203,3 +203,19 @@ def test_a_bijective_layout_reads_every_element_once_in_hardware_phases(layout, 
         assert len(lanes) == min(32 * 4 // max(4, width), 1 << len(doc["lane"]))  # the hardware rule
         read += [(r, c + k) for r, c, b in lanes for k in range(b // elem_bytes)]
     assert sorted(read) == [(r, c) for r in range(rows) for c in range(cols)]
+
+
+def test_a_64_lane_layout_on_a_cdna_wave(tmp_path):
+    """--linear-layout takes the arch's wave: six lane bases (64 lanes) are one wave on gfx942 and
+    too many for NVIDIA's 32-lane warp; every lane's first element is where the bases send it."""
+    from swizzle_solver.hardware import TARGETS
+
+    lane = [[0, 8], [1, 0], [2, 0], [4, 0], [8, 0], [16, 0]]
+    path = write(tmp_path, json.dumps({"register": [[0, 1], [0, 2], [0, 4]], "lane": lane}))
+    tile = make_tile(32, 16, None, 2)  # the layout's own extent: one wave, no translates
+    p = load_linear_layout(path, tile, make_hardware(target=TARGETS["gfx942"]))
+    assert p.lane_row.size == 64 and set(p.lane_bytes.ravel().tolist()) == {16}  # 8 f16 registers: one 16 B vector
+    firsts = sorted((int(r), int(c)) for r, c in zip(p.lane_row.ravel(), p.lane_col.ravel()))
+    assert firsts == sorted(xor_image([tuple(b) for b in lane], lane_id) for lane_id in range(64))
+    with pytest.raises(InputError, match="a warp has 32"):
+        load_linear_layout(path, tile, BANKS)
