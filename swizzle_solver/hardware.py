@@ -415,6 +415,16 @@ _TR1250 = ("S7 Triton Utility.cpp: each cycle two shuffle groups of 8 lanes (16 
            "taken as consecutive lanes; names from LLVM PR #163900")
 _BOTH = "S7 Triton Utility.cpp: gfx1250 serves the two addresses simultaneously (ds_load_2addr_b64, C); lane sets inferred"
 
+_WRITES = ("ds_write_b8", "ds_write_b16", "ds_write_b32", "ds_write_b64", "ds_write_b96", "ds_write_b128")
+_TWO_ADDRESS = ("ds_read2_b32", "ds_read2_b64", "ds_write2_b32", "ds_write2_b64")
+
+
+def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cell]:
+    """Cells no source documents or measures: the contiguous default at confidence I, which every
+    output reports as unverified."""
+    return [(op, banks, None, note, "I") for op in ops]
+
+
 TARGETS = Targets({
     "nvidia": Hardware(),
     "gfx90a": _amd("gfx90a", 64, 32, [
@@ -484,12 +494,7 @@ TARGETS = Targets({
         ("ds_read_b64", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
         ("ds_read_b96", 64, 16, "GFX12 sequential ordering (S7 PR #11365 quote), 16 lanes inferred", "I"),
         ("ds_read_b128", 64, 16, "GFX12 sequential ordering (S7 PR #11365 quote), 2x16 inferred", "I"),
-        ("ds_write_b8", 64, None, _NONE, "I"),
-        ("ds_write_b16", 64, None, _NONE, "I"),
-        ("ds_write_b32", 64, None, _NONE, "I"),
-        ("ds_write_b64", 64, None, _NONE, "I"),
-        ("ds_write_b96", 64, None, _NONE, "I"),
-        ("ds_write_b128", 64, None, _NONE, "I"),
+        *_no_source(64, _WRITES),
         ("ds_load_tr4_b64", 64, 16, _TR1250, "I"),
         ("ds_load_tr8_b64", 64, 16, _TR1250, "I"),
         ("ds_load_tr16_b128", 64, 16, _TR1250, "I"),
@@ -506,16 +511,8 @@ TARGETS = Targets({
         ("ds_read_b64", 32, 16, f"{_EMP} rdna3info (W7900)", "M"),
         ("ds_read_b96", 32, None, _NONE, "I"),
         ("ds_read_b128", 32, cosets(32, NC8), f"{_EMP} rdna3info (W7900, pairwise latency)", "M"),
-        ("ds_write_b8", 32, None, _NONE, "I"),
-        ("ds_write_b16", 32, None, _NONE, "I"),
-        ("ds_write_b32", 32, None, _NONE, "I"),
-        ("ds_write_b64", 32, None, _NONE, "I"),
-        ("ds_write_b96", 32, None, _NONE, "I"),
-        ("ds_write_b128", 32, None, _NONE, "I"),
-        ("ds_read2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
-        ("ds_read2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
-        ("ds_write2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
-        ("ds_write2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        *_no_source(32, _WRITES),
+        *_no_source(32, _TWO_ADDRESS, _NONE + ", " + _TWO_PASS),
     ]),
     "rdna4": _amd("rdna4", 32, 32, [
         ("ds_read_b32", 32, 32, f"{_EMP} rdna4info (RX 9070 XT)", "M"),
@@ -524,16 +521,8 @@ TARGETS = Targets({
         ("ds_read_b64", 32, 16, f"{_EMP} rdna4info (RX 9070 XT)", "M"),
         ("ds_read_b96", 32, 8, "GFX12 sequential ordering (S7 PR #11365 quote)", "C"),
         ("ds_read_b128", 32, 8, f"{_EMP} rdna4info; S7 PR #11365 GFX12 quote", "M+D"),
-        ("ds_write_b8", 32, None, _NONE, "I"),
-        ("ds_write_b16", 32, None, _NONE, "I"),
-        ("ds_write_b32", 32, None, _NONE, "I"),
-        ("ds_write_b64", 32, None, _NONE, "I"),
-        ("ds_write_b96", 32, None, _NONE, "I"),
-        ("ds_write_b128", 32, None, _NONE, "I"),
-        ("ds_read2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
-        ("ds_read2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
-        ("ds_write2_b32", 32, None, _NONE + ", " + _TWO_PASS, "I"),
-        ("ds_write2_b64", 32, None, _NONE + ", " + _TWO_PASS, "I"),
+        *_no_source(32, _WRITES),
+        *_no_source(32, _TWO_ADDRESS, _NONE + ", " + _TWO_PASS),
     ]),
 })
 DEFAULT = TARGETS["nvidia"]

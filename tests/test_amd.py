@@ -402,3 +402,13 @@ def test_v6_gfx942_measured_conflict_matrix():
                      for ph in hw.for_rule(rule).phase_indices(64, rule.lane_bytes)]
             extra = sum(int(simulate.placement_costs(np.array([w]), rule.banks)[0]) - 1 for w in words)
             assert extra == int(j in conflicts[i]), (i, j)
+
+
+@pytest.mark.parametrize("access", ["warp:4x8:1x1", "ds_read_b128:32x1"])
+def test_a_32_lane_form_on_a_64_lane_wave_names_the_wave(access):
+    """Both lane forms check R x C against the arch's wave in one place, and suggest shapes of that
+    wave (a CDNA wave has 64 lanes: never 32x1)."""
+    with pytest.raises(InputError, match="wave of --arch gfx942 has 64 lanes") as err:
+        api.solve(arch="gfx942", rows=64, cols=64, dtype="f16", access=[access])
+    suggestion = str(err.value).split("use R x C")[1]
+    assert "64x1" in suggestion and "32x1" not in suggestion

@@ -128,12 +128,20 @@ def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> P
     return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n, down=bool(match[6]))
 
 
-def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule, lr: int, lc: int,
-                           m: int, n: int, down: bool = False) -> Pattern:
+def _check_wave(spec: str, hardware: Hardware, lr: int, lc: int) -> None:
+    """R x C lanes must be the whole warp (NVIDIA, 32) or wave (AMD: 64 on CDNA, 32 on RDNA)."""
     wave = hardware.wave_lanes
     if lr * lc != wave:
-        raise InputError(f"access {spec!r}: a wave of --arch {hardware.name} has {wave} lanes, but {lr}x{lc} lays "
-                         f"out {lr * lc}: use R x C = {wave} (e.g. {wave}x1)")
+        unit = f"a wave of --arch {hardware.name}" if hardware.amd else "a warp"
+        shapes = ", ".join(dict.fromkeys((f"{wave // 8}x8", f"8x{wave // 8}", f"{wave}x1")))  # 8x8 once
+        raise InputError(f"access {spec!r}: {unit} has {wave} lanes, but {lr}x{lc} lays out {lr * lc}: "
+                         f"use R x C = {wave} (e.g. {shapes})")
+
+
+def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule, lr: int, lc: int,
+                           m: int, n: int, down: bool = False) -> Pattern:
+    _check_wave(spec, hardware, lr, lc)
+    wave = hardware.wave_lanes
     v, e, k = rule.lane_bytes, tile.elem_bytes, rule.addresses
     if m < 1 or n < 1 or (n * e) % v or (m * n * e // v) % k:
         pairs = f", and M * N * {e} B a multiple of {k * v} B (the addresses of one instruction)" if k > 1 else ""
@@ -177,10 +185,8 @@ def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
         raise InputError(f"malformed warp access {spec!r}: write warp:RxC:MxN[vB], e.g. warp:4x8:1x8 "
                          f"(4x8 lanes, each reading 1 row x 8 elements)")
     lr, lc, m, n = (int(x) for x in match.groups()[:4])
+    _check_wave(spec, hardware, lr, lc)
     wave = hardware.wave_lanes
-    if lr * lc != wave:
-        raise InputError(f"access {spec!r}: a warp has {wave} lanes, but {lr}x{lc} lays out {lr * lc}: "
-                         f"use R x C = {wave} (e.g. 4x8, 8x4, 32x1)")
     if m < 1 or n < 1:
         raise InputError(f"access {spec!r}: each lane reads M x N elements with M, N >= 1")
     e, run = tile.elem_bytes, n * tile.elem_bytes
