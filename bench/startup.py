@@ -53,6 +53,8 @@ def argv_of(case: dict) -> list[str]:
     for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch"):
         if key in case:
             args += [f"--{key.replace('_', '-')}", str(case[key])]
+    if case.get("keep_pitch"):
+        args.append("--keep-pitch")
     for key, option in (("access", "--access"), ("phases", "--phases"), ("linear_layout", "--linear-layout")):
         values = case.get(key, [])
         for value in [values] if isinstance(values, str) else values:

@@ -134,56 +134,116 @@ def first_conflict_free(problem: Problem, families: Sequence[Family] | None = No
     return None
 
 
+FIRST_CHUNK = 32  # members bounded before the first conflict-free ones are looked for (then doubled)
+
+
 def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY, budget: Budget | None = None,
                   admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], FamilyReport]:
     """The family's best ``keep`` sound members (of those ``admit`` admits: --for), and what was
-    covered."""
-    budget = budget or Budget()
-    tile, patterns = problem.tile, problem.patterns
-    lower = [p.lower_bound for p in patterns]
-    report = FamilyReport(family.name)
-    params, make = screened(family, tile, vector_elems(problem))
-    # Bound every member at once, pattern by pattern: exact where one placement decides them all.
-    exact = [one_placement_decides(tile, p) for p in patterns]
-    worsts = np.zeros((len(params), len(patterns)), dtype=np.int64)
-    for j, pattern in budget.walk(report, patterns):
-        worsts[:, j] = sampled_worsts(problem, family, params, pattern, placement_sample(tile, pattern))
-    if not report.complete:
-        report.covered = f"cut by the time limit before the {len(params)} members were bounded"
-        return [], report
-    excess_bounds = (worsts - np.array(lower, dtype=np.int64)).sum(axis=1).tolist()
-    report.candidates = len(params)
-    report.linear = all(exact) and bool(params)
-    kept: list[Candidate] = []
-    for i in sorted(range(len(params)), key=lambda i: excess_bounds[i]):  # stable: family order within a bound
-        bound, layout = excess_bounds[i], make(*params[i])
-        if budget.expired():
-            report.complete = False
-            break
-        if len(kept) == keep and (bound, layout.order) > (kept[-1].excess, kept[-1].layout.order):
-            if bound > kept[-1].excess:
-                break  # every later member has a bound at least this one
-            continue
-        if soundness(tile, layout, patterns) is not None:
-            report.invalid += 1
-            continue
-        if admit is not None and not admit(layout):
-            continue
-        report.evaluated += 1
-        if not any(exact):  # every pattern is simulated whole anyway: measured (the table's recheck is then done)
-            kept.append(measure(problem, layout))
+    covered.
+
+    Within a family the rank is (excess, family order), and no excess is below 0: the first
+    ``keep`` sound members in family order that are conflict-free are the best ``keep``. So members
+    are bounded a chunk at a time in family order, and those whose bound is 0 measured, until
+    ``keep`` are conflict-free (on a solvable tile, for its candidates table, that is usually the
+    first chunk: a sampled bound over all members at a pitch that is not a power of two costs more
+    than the rest of the solve). Otherwise every member ends up bounded, and the branch and bound
+    finishes: the rest in (bound, order), measured until the next bound is worse than the k-th best.
+    """
+    search = _FamilySearch(problem, family, keep, budget or Budget(), admit)
+    if not search.in_family_order():
+        search.branch_and_bound()
+    report, kept = search.report, search.kept
+    report.best_excess = kept[0].excess if kept else None
+    return kept, report
+
+
+class _FamilySearch:
+    """One family's branch and bound (search_family): its members' bounds, filled a chunk at a time
+    (per member and pattern: exact where one placement decides them all, else a sampled worst),
+    and the best ``keep`` members measured so far, in (excess, order)."""
+
+    def __init__(self, problem: Problem, family: Family, keep: int, budget: Budget,
+                 admit: Callable[[Layout], bool] | None):
+        self.problem, self.family, self.keep, self.budget, self.admit = problem, family, keep, budget, admit
+        tile, patterns = problem.tile, problem.patterns
+        self.params, self.make = screened(family, tile, vector_elems(problem))
+        self.lower = np.array([p.lower_bound for p in patterns], dtype=np.int64)
+        self.exact = [one_placement_decides(tile, p) for p in patterns]
+        self.worsts = np.zeros((len(self.params), len(patterns)), dtype=np.int64)
+        self.taken = np.zeros(len(self.params), dtype=bool)  # measured, or found unsound or not admitted
+        self.kept: list[Candidate] = []
+        self.report = FamilyReport(family.name, candidates=len(self.params), linear=all(self.exact) and bool(self.params))
+        self.limits = f" ({family.bounds(tile, vector_elems(problem))})" if family.bounds is not None else ""
+
+    def in_family_order(self) -> bool:
+        """Bound the members a chunk at a time and measure those bounded at 0, until ``keep`` are
+        conflict-free (True: they are the best) or every member is bounded (False); True also when
+        time runs out (the report then says how far it got)."""
+        n, patterns = len(self.params), self.problem.patterns
+        samples = [placement_sample(self.problem.tile, p) for p in patterns]
+        start, step = 0, FIRST_CHUNK
+        while start < n:
+            if self.budget.expired():
+                self.report.complete = False
+                self.report.covered = f"cut by the time limit after {start} of {n} members were bounded"
+                return True
+            self.budget.tick(self.family.name, start, n)
+            stop = min(start + step, n)
+            for j, pattern in enumerate(patterns):
+                self.worsts[start:stop, j] = sampled_worsts(self.problem, self.family, self.params[start:stop],
+                                                            pattern, samples[j])
+            for i in np.flatnonzero((self.worsts[start:stop] <= self.lower).all(axis=1)).tolist():
+                self.take(start + i)
+                if len(self.kept) == self.keep and self.kept[-1].excess == 0:
+                    self.report.covered = (
+                        f"members in family order until {self.keep} were conflict-free ({start + i + 1} of {n} "
+                        f"admissible members{self.limits}, each earlier one bounded above its lower bounds exactly "
+                        f"or by a sample of placements, or measured): no later member ranks before them")
+                    return True
+            start, step = stop, 2 * step
+        return False
+
+    def branch_and_bound(self) -> None:
+        """With every member bounded: the rest in (bound, family order), measured until the next
+        bound is worse than the ``keep``-th best."""
+        report, kept = self.report, self.kept
+        excess_bounds = (self.worsts - self.lower).sum(axis=1).tolist()
+        for i in sorted(range(len(self.params)), key=lambda i: excess_bounds[i]):  # stable: family order within a bound
+            if self.taken[i]:
+                continue
+            if self.budget.expired():
+                report.complete = False
+                break
+            if len(kept) == self.keep and (excess_bounds[i], self.make(*self.params[i]).order) > \
+                    (kept[-1].excess, kept[-1].layout.order):
+                if excess_bounds[i] > kept[-1].excess:
+                    break  # every later member has a bound at least this one
+                continue
+            self.take(i)
+        report.covered = (f"all {report.candidates} admissible members{self.limits}, each bounded exactly or by a "
+                          f"sample of placements and the best measured" if report.complete
+                          else f"cut by the time limit after {report.evaluated} of {report.candidates} members")
+
+    def take(self, i: int) -> None:
+        """Measure member i (its exact bounds are its worsts) and keep it if it ranks among the best."""
+        problem, patterns = self.problem, self.problem.patterns
+        self.taken[i] = True
+        layout = self.make(*self.params[i])
+        if soundness(problem.tile, layout, patterns) is not None:
+            self.report.invalid += 1
+            return
+        if self.admit is not None and not self.admit(layout):
+            return
+        self.report.evaluated += 1
+        if not any(self.exact):  # every pattern is simulated whole anyway: measured (the table's recheck is then done)
+            self.kept.append(measure(problem, layout))
         else:
             measured = [int(w) if x else simulated_worst(problem, layout, p)
-                        for w, x, p in zip(worsts[i], exact, patterns)]
-            kept.append(found(problem, sum(w - lb for w, lb in zip(measured, lower)), layout))
-        kept.sort(key=lambda c: (c.excess, c.layout.order))
-        del kept[keep:]
-    report.best_excess = kept[0].excess if kept else None
-    limits = f" ({family.bounds(tile, vector_elems(problem))})" if family.bounds is not None else ""
-    report.covered = (f"all {report.candidates} admissible members{limits}, each bounded exactly or by a sample "
-                      f"of placements and the best measured" if report.complete
-                      else f"cut by the time limit after {report.evaluated} of {report.candidates} members")
-    return kept, report
+                        for w, x, p in zip(self.worsts[i], self.exact, patterns)]
+            self.kept.append(found(problem, sum(measured) - int(self.lower.sum()), layout))
+        self.kept.sort(key=lambda c: (c.excess, c.layout.order))
+        del self.kept[self.keep:]
 
 
 def search_families(problem: Problem, families: Sequence[Family] | None, budget: Budget,
