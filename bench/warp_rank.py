@@ -8,7 +8,6 @@ same answer; the ratio is off / on, both measured here.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ sys.path.insert(0, str(ROOT))
 from swizzle_solver.access import make_problem  # noqa: E402
 from swizzle_solver.model import Problem  # noqa: E402
 from swizzle_solver.solving import solve  # noqa: E402
+from swizzle_solver.value import replace  # noqa: E402
 
 CASES = [  # (rows, cols, elem_bytes, accesses)
     (64, 64, 2, ["ldmatrix.x4", "mma-c:m16n8"]),
@@ -29,7 +29,7 @@ CASES = [  # (rows, cols, elem_bytes, accesses)
 
 
 def without_rank_path(problem: Problem) -> Problem:
-    patterns = tuple(dataclasses.replace(p, coset_bits=None) if p.coset_bits else p for p in problem.patterns)
+    patterns = tuple(replace(p, coset_bits=None) if p.coset_bits else p for p in problem.patterns)
     return Problem(problem.tile, problem.bank_model, patterns)
 
 

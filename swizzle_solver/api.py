@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ from .candidate import Candidate
 from .layout import Layout
 from .model import Problem
 from .solving import Solution
+from .value import Value
 
 if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is asked for
     from .bankmap import BankMap
@@ -39,8 +39,7 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
                         list(phases), arch=arch)
 
 
-@dataclass(frozen=True, eq=False)
-class Result:
+class Result(Value, eq=False):
     """A solved problem: the minimal layout, its measurements, and its code."""
 
     solution: Solution
@@ -113,8 +112,7 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
                          targets=targets))
 
 
-@dataclass(frozen=True, eq=False)
-class Checked:
+class Checked(Value, eq=False):
     """One given layout, measured by the simulator (what --check prints)."""
 
     problem: Problem

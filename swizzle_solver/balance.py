@@ -25,21 +25,20 @@ necessary condition: a member whose rows all pass may still fail.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 import numpy as np
 
 from .hardware import slot_offset_bits
 from .model import Pattern, Problem
 from .separation import units
+from .value import Value
 
 MAX_CELLS = 1 << 20  # placements x candidate rows transformed per slot bit (4 MiB of int32, ~25 ms): past it,
 # a sample of the placements, evenly spread (any subset gives a necessary condition, only a weaker one)
 MAX_ROWS = 1 << 12  # candidate rows of one slot bit handed to z3 as a constraint (its allowed or forbidden values)
 
 
-@dataclass(frozen=True)
-class RowBalance:
+class RowBalance(Value):
     """The rows slot bit ``bit`` may have on ``pattern``: ``allowed[h]`` for the row
     bit ^ (h << (bit + 1)), h over the sources above ``bit`` (just h = 0 when ``bit`` takes no terms)."""
 

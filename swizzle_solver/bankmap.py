@@ -5,17 +5,15 @@ comes from the simulator (the worst placement is the one simulate.py measured as
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from . import simulate
 from .layout import Layout, layout_table
 from .model import InputError, Problem
+from .value import Value
 
 
-@dataclass(frozen=True, eq=False)
-class BankMap:
+class BankMap(Value, eq=False):
     """A tile under one layout, seen from one access pattern."""
 
     layout: str  # the layout's name

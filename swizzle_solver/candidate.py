@@ -9,7 +9,6 @@ order (fewest XOR bits, larger M, smaller shift): ``Candidate.rank_key``.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -19,6 +18,7 @@ from .families import FAMILY_RANK
 from .layout import Layout, layout_table
 from .model import Problem
 from .soundness import verify
+from .value import Value
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
@@ -69,8 +69,7 @@ def found(problem: Problem, excess: int, layout) -> Candidate:
     return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout))
 
 
-@dataclass
-class FamilyReport:
+class FamilyReport(Value, frozen=False):
     family: str
     candidates: int = 0  # members that keep vectors whole
     evaluated: int = 0  # evaluated exactly

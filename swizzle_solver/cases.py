@@ -6,7 +6,6 @@ a kernel uses (``check``, like --check), which must then be usable and reach ``e
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from .access import elem_bytes_of, make_problem
@@ -14,14 +13,14 @@ from .access.inputfile import load_toml, printable, read_text
 from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
+from .value import Value
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
         "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for"}
 STATUSES = ("conflict-free", "conflicts")
 
 
-@dataclass(frozen=True, eq=False)
-class Case:
+class Case(Value, eq=False):
     name: str
     problem: Problem
     expect: str | None  # "Swizzle<B,M,S>", "none", or another layout name

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -39,6 +38,7 @@ from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import storage, table_soundness
+from .value import Value
 
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
@@ -50,8 +50,7 @@ SMT_RLIMIT = 30_000_000
 FAILURES_BATCH = 1 << 20  # members x slot-bit subsets per batch of failures_many (4 MiB of uint32)
 
 
-@dataclass(frozen=True)
-class Later:
+class Later(Value):
     """What each later-family search is given besides the problem and the budget."""
 
     oracle: XorOracle  # decides XOR-linear members (two-level, linear; padding's target)
@@ -453,7 +452,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
     miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
     is kept)."""
-    from dataclasses import replace
+    from .value import replace
 
     report = FamilyReport(padding.FAMILY_RECORD.name)
     tile = problem.tile

@@ -19,16 +19,15 @@ admissible layout can do.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 
 import numpy as np
 
 from . import simulate
 from .model import Problem
+from .value import Value
 
 
-@dataclass(frozen=True)
-class Floor:
+class Floor(Value):
     wavefronts: int  # ceil(vectors / slots)
     vectors_of: str  # spec of the pattern whose vectors force it
     vector_bytes: int  # V

@@ -24,11 +24,12 @@ This module imports nothing from the package: it is the bottom layer.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
-from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import NamedTuple
 
 import numpy as np
+
+from .value import Value, field, replace
 
 Lane = tuple[int, int, int]  # (row, col, bytes): the first element a lane reads, and how many bytes
 
@@ -105,8 +106,7 @@ class Geometry(NamedTuple):
         return _log2(self.unit_words)
 
 
-@dataclass(frozen=True)
-class Hardware:
+class Hardware(Value):
     """One shared-memory target. Immutable and hashable (the proof caches per (tile, hardware))."""
 
     name: str = "nvidia"
@@ -236,8 +236,7 @@ Phases = tuple[tuple[int, ...], ...]
 VERIFIED = ("D", "M", "R", "C")
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Value):
     """One (arch, instruction) cell: bytes per lane, read or write, banks, the lane sets of its phases,
     and where that comes from. The phases of every rule below are the cosets of a GF(2) subspace of
     lane-id bits (``cosets``; for a two-address op, of slot bits: the address index is the bit above

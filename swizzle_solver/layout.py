@@ -13,12 +13,12 @@ linear encoding, a per-row column XOR) is read off them in one place: families/f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from .model import Tile
+from .value import replace
 
 
 class CuteForm(Protocol):

@@ -12,11 +12,10 @@ specs again. The parsers that build these types from user input are the access p
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .hardware import Hardware
+from .value import Value, field
 
 # Every tile up to 256 KiB must be solved; storage (rows * row_length * elem_bytes, padding
 # included) is capped at twice that so that a padded 256 KiB tile is accepted too.
@@ -38,8 +37,7 @@ def log2(x: int) -> int:
     return x.bit_length() - 1
 
 
-@dataclass(frozen=True)
-class Tile:
+class Tile(Value):
     """A row-major tile of rows x cols elements stored row_length elements apart."""
 
     rows: int
@@ -72,8 +70,7 @@ class Tile:
                 f"row length {self.row_length}{pad}")
 
 
-@dataclass(frozen=True, eq=False)
-class Pattern:
+class Pattern(Value, eq=False):
     """One access pattern, compiled to its placements.
 
     Invariants: ``lane_row``, ``lane_col`` and ``lane_bytes`` have shape (placements, lanes); a
@@ -158,8 +155,7 @@ class Pattern:
         return bits
 
 
-@dataclass(frozen=True, eq=False)
-class Problem:
+class Problem(Value, eq=False):
     tile: Tile
     bank_model: Hardware  # the target: banks, wavefront, phase rule (named for its first job)
     patterns: tuple[Pattern, ...]

@@ -8,7 +8,6 @@ two-level, linear, row interleave, the oracle nor z3's helpers (start-up: bench/
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
 from .budget import Budget
 from .candidate import Candidate, measure
@@ -18,6 +17,7 @@ from .families.identity import Identity
 from .layout import Layout, layout_table
 from .model import Problem
 from .soundness import soundness
+from .value import replace
 
 
 def sound_measured(problem: Problem, layout: Layout) -> Candidate | None:

@@ -13,7 +13,6 @@ Every model returned is re-measured by the simulator like any other answer.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 import z3
@@ -24,13 +23,13 @@ from .families.linear import XorLinear, all_terms
 from .families.two_level import TwoLevel
 from .hardware import slot_offset_bits
 from .layout import OffsetXor
+from .value import Value, field
 
 MAX_BLOCKED = 64  # counter-examples (models refuted by the caller) before giving up
 Z3_MAX_MS = 2**32 - 1  # z3's timeout is an unsigned int of milliseconds (about 50 days)
 
 
-@dataclass
-class SmtResult:
+class SmtResult(Value, frozen=False):
     status: str  # "sat", "unsat" (nothing in the family is conflict-free) or "unknown" (timeout)
     layout: OffsetXor | None = None  # the model found (sat), a member of the family
     variables: int = 0

@@ -275,7 +275,7 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     """Padding re-reads the patterns on another pitch: a warp pattern's coset bits, found on pitch 64,
     must not claim that one placement decides them all on pitch 96 (they made the padding search
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
-    from dataclasses import replace
+    from swizzle_solver.value import replace
 
     from swizzle_solver.access import make_problem
     from swizzle_solver.candidate import measure

@@ -357,14 +357,12 @@ def test_a_plain_solve_imports_no_later_family():
 # --- a toy family: one class and one registry entry, nothing else edited ---------------------
 
 
-from dataclasses import dataclass  # noqa: E402
-
 from swizzle_solver.layout import LATER as _LATER  # noqa: E402
 from swizzle_solver.layout import Family, LayoutBase  # noqa: E402
+from swizzle_solver.value import Value  # noqa: E402
 
 
-@dataclass(frozen=True)
-class Rotate(LayoutBase):
+class Rotate(Value, LayoutBase):
     """Row r's columns rotated by k * r: phys = r * row_length + (c + k * r) mod cols."""
 
     k: int

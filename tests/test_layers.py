@@ -1,6 +1,7 @@
 """The package is layered: no module imports, at the top or inside a function, a module that imports
-it back (directly or through others). hardware.py is at the bottom, model.py's types above it, the
-access package above both, and nothing below imports anything above."""
+it back (directly or through others). value.py (the base of the value types) is at the bottom,
+hardware.py above it, model.py's types above both, the access package above them, and nothing below
+imports anything above."""
 import ast
 from pathlib import Path
 
@@ -90,15 +91,19 @@ def test_only_the_registries_import_by_name():
     assert named <= {"swizzle_solver", "swizzle_solver.families", "swizzle_solver.emit"}, named
 
 
-def test_hardware_imports_nothing_from_the_package():
-    assert imported(PACKAGE / "hardware.py") == set()
+def test_value_imports_nothing_from_the_package():
+    assert imported(PACKAGE / "value.py") == set()
 
 
-def test_model_imports_only_hardware():
-    assert imported(PACKAGE / "model.py") == {"swizzle_solver.hardware"}
+def test_hardware_imports_only_value():
+    assert imported(PACKAGE / "hardware.py") == {"swizzle_solver.value"}
 
 
-def test_the_access_package_builds_only_on_model_and_hardware():
+def test_model_imports_only_hardware_and_value():
+    assert imported(PACKAGE / "model.py") == {"swizzle_solver.hardware", "swizzle_solver.value"}
+
+
+def test_the_access_package_builds_only_on_model_hardware_and_value():
     for path in (PACKAGE / "access").glob("*.py"):
         outside = {m for m in imported(path) if not m.startswith("swizzle_solver.access")}
-        assert outside <= {"swizzle_solver.model", "swizzle_solver.hardware"}, (path.name, outside)
+        assert outside <= {"swizzle_solver.model", "swizzle_solver.hardware", "swizzle_solver.value"}, (path.name, outside)

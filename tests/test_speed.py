@@ -250,7 +250,7 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
 
 def direct_padding(problem, later):
     """Padding's search as first written: every sound plain pitch measured whole, in order."""
-    from dataclasses import replace
+    from swizzle_solver.value import replace
 
     from swizzle_solver.candidate import best
     from swizzle_solver.candidate import found as found_candidate

@@ -16,7 +16,7 @@ from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 
 # Numbers in specs and names have at most 18 digits (they fit int64; more can only be a typo, and
 # Python refuses to read an int of over 4300 digits): a longer one is a malformed spec.
-_SPEC = re.compile(r"^(?:(?P<m>\d{1,18})x(?P<n>\d{1,18})(?::(?P<s>\d{1,18}))?|(?P<word>row|col))(?:v(?P<v>\d{1,18}))?$")
+_SPEC = r"^(?:(?P<m>\d{1,18})x(?P<n>\d{1,18})(?::(?P<s>\d{1,18}))?|(?P<word>row|col))(?:v(?P<v>\d{1,18}))?$"
 GRAMMAR = ("MxN, MxN:s, row or col, optionally with a vector suffix vB (e.g. 8x4, 4x2:2, row, 8x8v16), "
            "or a warp-level form: warp:RxC:MxN, ldmatrix.x4, stmatrix.x2, mma-c:m16n8")
 
@@ -31,7 +31,7 @@ def default_vector_bytes(run_bytes: int, pitch_bytes: int) -> int:
 
 def is_block_spec(text: str) -> bool:
     """``text`` (stripped, lower case) is in this grammar (MxN[:s], row, col, with vB)."""
-    return _SPEC.match(text) is not None
+    return re.match(_SPEC, text) is not None
 
 
 def malformed(spec: str) -> InputError:
@@ -40,7 +40,7 @@ def malformed(spec: str) -> InputError:
 
 def parse_block(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `MxN[:s][vB]`, `row` or `col` spec into its placements."""
-    match = _SPEC.match(spec.strip().lower())
+    match = re.match(_SPEC, spec.strip().lower())
     if not match:
         raise malformed(spec)
     e, word = tile.elem_bytes, match["word"]

@@ -34,12 +34,12 @@ sum of its phases' costs (DESIGN.md section 9; Pattern.instruction_phases).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import numpy as np
 
 from ..hardware import Hardware, Lane, Rule
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
+from ..value import replace
 from .grammar import default_vector_bytes
 from .limits import check_size
 
@@ -89,7 +89,7 @@ def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
     return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
 
 
-_MFMA = re.compile(r"^mfma-([ab]):(16x16x16|16x16x32|32x32x8|32x32x16)$")
+_MFMA = r"^mfma-([ab]):(16x16x16|16x16x32|32x32x8|32x32x16)$"
 
 
 def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -97,7 +97,7 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     holds A[l % M][kl * (l // M) ... + kl - 1], kl = K * M / 64 (the AMD Matrix Instruction
     Calculator's register layout of the A and B matrices; B, stored N x K, is read alike). The
     lane's kl elements are one ds_read of kl * elem bytes."""
-    match = _MFMA.match(text)
+    match = re.match(_MFMA, text)
     if not match or not hardware.amd or hardware.wave_lanes != 64:
         raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
                          f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16, on a CDNA --arch (gfx90a, gfx942, "
@@ -112,11 +112,11 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     return _lanes_as_instructions(spec, tile, hardware, rule, m, 64 // m, 1, kl, down=True)
 
 
-_INSTRUCTION = re.compile(r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$")
+_INSTRUCTION = r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$"
 
 
 def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
-    match = _INSTRUCTION.match(text)
+    match = re.match(_INSTRUCTION, text)
     if not match:
         raise InputError(f"unknown access {spec!r}: write an instruction as OP:RxC[:MxN] (e.g. ds_read_b128:64x1, "
                          f"lds128:32x1:1x8), or warp:RxC:MxN, ldmatrix.x4, mma-c:m16n8, MxN, row, col")
@@ -176,11 +176,11 @@ def _block_phases(lanes: list[tuple[int, int]], m: int, n: int, v: int, e: int,
 
 # --- the forms ----------------------------------------------------------------------------------
 
-_PER_LANE = re.compile(r"^warp:(\d{1,18})x(\d{1,18}):(\d{1,18})x(\d{1,18})(?:v(\d{1,18}))?$")
+_PER_LANE = r"^warp:(\d{1,18})x(\d{1,18}):(\d{1,18})x(\d{1,18})(?:v(\d{1,18}))?$"
 
 
 def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
-    match = _PER_LANE.match(text)
+    match = re.match(_PER_LANE, text)
     if not match:
         raise InputError(f"malformed warp access {spec!r}: write warp:RxC:MxN[vB], e.g. warp:4x8:1x8 "
                          f"(4x8 lanes, each reading 1 row x 8 elements)")

@@ -6,7 +6,6 @@ always confirmed element by element on the table.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from dataclasses import replace
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, TypeVar, cast
 
@@ -18,6 +17,7 @@ from ..families.forms import inverse_bases, row_col_xor
 from ..layout import Layout
 from ..layout import layout_table as _layout_table
 from ..model import Tile, is_pow2, log2
+from ..value import replace
 
 if TYPE_CHECKING:  # a later family, imported by panels_of when it is used
     from ..families.panels import ColumnPanels

@@ -19,12 +19,12 @@ low bits up, which no conflict needs); ``--check`` takes any CuTe swizzle.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range, partial_block_invalid
 from ..model import Tile, log2
+from ..value import Value
 from .identity import nbits
 
 # TMA / GMMA swizzle modes as byte-level CuTe swizzles (DESIGN.md section 7).
@@ -47,8 +47,7 @@ def swizzle(p, B, M, S):
     return p ^ ((p & (low << M)) << -S)
 
 
-@dataclass(frozen=True)
-class Swizzle(LayoutBase):
+class Swizzle(Value, LayoutBase):
     B: int
     M: int
     S: int
@@ -165,18 +164,18 @@ def candidates(tile: Tile, vector_elems: int) -> list[Swizzle]:
 
 
 _TRIPLE = r"\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*,\s*(-?\d{1,18})\s*"
-_NAME = re.compile(rf"(?:swizzle\s*<{_TRIPLE}>|{_TRIPLE})", re.IGNORECASE)
+_NAME = rf"(?i)(?:swizzle\s*<{_TRIPLE}>|{_TRIPLE})"
 PRINTED = r"Swizzle<(\d{1,18}),(\d{1,18}),(\d{1,18})>"
 
 
 def is_named(text: str) -> bool:
     """Whether ``text`` has the shape of a swizzle's name (its values unchecked)."""
-    return _NAME.fullmatch(text) is not None
+    return re.fullmatch(_NAME, text) is not None
 
 
 def parse(text: str) -> Swizzle | None:
     """Swizzle<B,M,S> or B,M,S."""
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text)
     if not m:
         return None
     b, mm, sh = (int(x) for x in (m.groups()[:3] if m[1] is not None else m.groups()[3:]))

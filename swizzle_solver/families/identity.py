@@ -1,16 +1,14 @@
 """`none`: the identity layout, p = r * row_length + c. "No swizzle needed" is an answer."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..layout import EVERY_SOLVE, Family, LayoutBase
 from ..model import Tile, log2
+from ..value import Value
 
 
-@dataclass(frozen=True)
-class Identity(LayoutBase):
+class Identity(Value, LayoutBase):
     family = "none"
     name = "none"
     order = ()

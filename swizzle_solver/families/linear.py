@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from ..layout import LATER, MAX_BIT, Family, LayoutBase, in_range, partial_block_invalid
 from ..model import Tile
+from ..value import Value
 from . import forms
 from .cute import Swizzle
 from .identity import nbits
@@ -50,8 +50,7 @@ class OnOffset(LayoutBase):
         return forms.triton_bases(tile, self.bases(tile))
 
 
-@dataclass(frozen=True)
-class XorLinear(OnOffset):
+class XorLinear(Value, OnOffset):
     terms: tuple[tuple[int, int], ...]  # (target bit, source bit), source > target, sorted
     family = "linear"
 
@@ -134,18 +133,18 @@ def all_terms(targets: list[int], top: int) -> list[tuple[int, int]]:
     return [(t, s) for t in sorted(targets) for s in range(t + 1, top)]
 
 
-_NAME = re.compile(r"linear\s*\[(.*)\]", re.IGNORECASE)
-_TARGET = re.compile(r"b(\d{1,18})\s*\^=\s*(b\d{1,18}(?:\s*\^\s*b\d{1,18})*)")
+_NAME = r"(?i)linear\s*\[(.*)\]"
+_TARGET = r"b(\d{1,18})\s*\^=\s*(b\d{1,18}(?:\s*\^\s*b\d{1,18})*)"
 
 
 def parse(text: str) -> XorLinear | None:
     """Linear[b0^=b1^b6, b1^=b7]: bit t of the offset XORed with bits s > t."""
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text)
     if not m:
         return None
     terms = set()
     for part in filter(None, (x.strip() for x in m[1].split(","))):
-        t = _TARGET.fullmatch(part)
+        t = re.fullmatch(_TARGET, part)
         if not t:
             raise ValueError(f"{part!r} is not a term: write b<target>^=b<source>^b<source>...")
         target = int(t[1])

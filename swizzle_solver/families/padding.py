@@ -13,17 +13,16 @@ Order inside the family: smaller pitch (less memory), then the inner layout's fa
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 
 from ..layout import EVERY_SOLVE, LATER, MAX_ROWS, Family, Layout, LayoutBase, in_range
 from ..model import MAX_STORAGE_BYTES, Tile
+from ..value import Value, replace
 from . import FAMILY_RANK, forms, parse_name, record
 from .cute import Swizzle
 from .identity import Identity
 
 
-@dataclass(frozen=True)
-class Padded(LayoutBase):
+class Padded(Value, LayoutBase):
     pitch: int
     inner: Layout  # a layout of a family searched on every solve (none / cute / xor-cols), on the padded tile
     family = "padding"
@@ -89,16 +88,16 @@ def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
             if p != tile.row_length and (p * tile.elem_bytes) % (vector_bytes & -vector_bytes) == 0]
 
 
-_NAME = re.compile(r"pitch\s+(\d{1,18})(?:\s*\+\s*(.+))?", re.IGNORECASE)
+_NAME = r"(?i)pitch\s+(\d{1,18})(?:\s*\+\s*(.+))?"
 
 
 def parse(text: str) -> Padded | None:
     """pitch N, or pitch N + <a layout of a family searched on every solve>."""
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text)
     if not m:
         return None
     in_range(MAX_ROWS, pitch=int(m[1]))
-    if m[2] is not None and _NAME.fullmatch(m[2].strip()):  # refused below anyway: never recurse on it
+    if m[2] is not None and re.fullmatch(_NAME, m[2].strip()):  # refused below anyway: never recurse on it
         raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")
     inner = Identity() if m[2] is None else parse_name(m[2])
     if record(inner.family).stage != EVERY_SOLVE:

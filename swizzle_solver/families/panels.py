@@ -18,10 +18,10 @@ tile (row length = cols) and rows a multiple of 8 (the atom's rows). Order: the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..layout import LATER, Family, LayoutBase
 from ..model import Tile, is_pow2, log2
+from ..value import Value
 from .cute import Swizzle
 from .identity import nbits
 
@@ -29,8 +29,7 @@ WIDTHS = (32, 64, 128)  # bytes of a panel's row: the TMA swizzle modes
 ATOM_ROWS = 8  # rows of a swizzle atom (its period: 8 rows of W bytes)
 
 
-@dataclass(frozen=True)
-class ColumnPanels(LayoutBase):
+class ColumnPanels(Value, LayoutBase):
     width: int  # bytes of a panel's row, one of WIDTHS
     family = "column-panels"
 
@@ -99,11 +98,11 @@ def bounds(tile: Tile, vector_elems: int) -> str:
     return "panel widths 32, 64 and 128 bytes"
 
 
-_NAME = re.compile(r"panels\s*<\s*(\d{1,4})\s*b\s*>", re.IGNORECASE)
+_NAME = r"(?i)panels\s*<\s*(\d{1,4})\s*b\s*>"
 
 
 def parse(text: str) -> ColumnPanels | None:
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text)
     if not m:
         return None
     if int(m[1]) not in WIDTHS:

@@ -15,19 +15,18 @@ Order inside the family: smaller band T first, then smaller k.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..layout import LATER, MAX_ROWS, Family, LayoutBase, in_range
 from ..model import Tile, is_pow2, log2
+from ..value import Value
 from .identity import nbits
 
 MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 
 
-@dataclass(frozen=True)
-class RowInterleave(LayoutBase):
+class RowInterleave(Value, LayoutBase):
     T: int  # rows per band
     k: int  # interleave factor
     family = "row-interleave"
@@ -109,11 +108,11 @@ def candidates(tile: Tile, vector_elems: int) -> list[RowInterleave]:
             for k in range(2, T)]
 
 
-_NAME = re.compile(r"rowinterleave\s*<\s*t\s*=\s*(\d{1,18})\s*,\s*k\s*=\s*(\d{1,18})\s*>", re.IGNORECASE)
+_NAME = r"(?i)rowinterleave\s*<\s*t\s*=\s*(\d{1,18})\s*,\s*k\s*=\s*(\d{1,18})\s*>"
 
 
 def parse(text: str) -> RowInterleave | None:
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text)
     if not m:
         return None
     t, k = int(m[1]), int(m[2])

@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..layout import LATER, Family, columns, partial_block_invalid
 from ..model import Tile
+from ..value import Value
 from . import cute
 from .linear import OnOffset
 
 
-@dataclass(frozen=True)
-class TwoLevel(OnOffset):
+class TwoLevel(Value, OnOffset):
     first: cute.Swizzle
     second: cute.Swizzle
     family = "two-level"
@@ -81,8 +80,7 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 
 
-@dataclass(frozen=True, eq=False)
-class Pairs:
+class Pairs(Value, eq=False):
     """The family's members in family order, as indices into the single swizzles: a member is
     ``singles[first[k]]`` then ``singles[second[k]]``. Tens of thousands of members are screened
     as arrays (extended.failures_many); a ``TwoLevel`` is built only for the few a search keeps."""

@@ -9,12 +9,12 @@ row's XOR maps [0, cols) onto itself; vectors of 2^M elements or fewer stay whol
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
 from ..model import Tile, log2
+from ..value import Value, replace
 from .identity import nbits
 
 
@@ -27,8 +27,7 @@ def xor_cols(tile: Tile, r, c, B, M, a):
     return r * tile.row_length + (c ^ xor_of_row(r, B, M, a))
 
 
-@dataclass(frozen=True)
-class XorCols(LayoutBase):
+class XorCols(Value, LayoutBase):
     B: int
     M: int
     a: int  # row bits a .. a+B-1 are the XOR source
@@ -121,11 +120,11 @@ def phys_many(params, tile: Tile, r: np.ndarray, c: np.ndarray) -> np.ndarray:
     return xor_cols(tile, r, c, *columns(params, np.ndim(r)))
 
 
-_NAME = re.compile(r"xorcols\s*<\s*(\d{1,18})\s*,\s*(\d{1,18})\s*,\s*(\d{1,18})\s*>", re.IGNORECASE)
+_NAME = r"(?i)xorcols\s*<\s*(\d{1,18})\s*,\s*(\d{1,18})\s*,\s*(\d{1,18})\s*>"
 
 
 def parse(text: str) -> XorCols | None:
-    m = _NAME.fullmatch(text)
+    m = re.fullmatch(_NAME, text)
     if not m:
         return None
     b, mm, a = (int(x) for x in m.groups())
