@@ -197,9 +197,10 @@ class _FamilySearch:
                 self.take(start + i)
                 if len(self.kept) == self.keep and self.kept[-1].excess == 0:
                     self.report.covered = (
-                        f"members in family order until {self.keep} were conflict-free ({start + i + 1} of {n} "
-                        f"admissible members{self.limits}, each earlier one bounded above its lower bounds exactly "
-                        f"or by a sample of placements, or measured): no later member ranks before them")
+                        f"the first {self.keep} conflict-free members in family order, within its first "
+                        f"{start + i + 1} of {n} admissible members{self.limits}: every member before them was "
+                        f"measured or bounded above its lower bounds (exactly or by a sample of placements), and "
+                        f"none after them ranks before them")
                     return True
             start, step = stop, 2 * step
         return False
