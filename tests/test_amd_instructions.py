@@ -16,14 +16,13 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from test_amd import TILES, ck_read_lanes, conflicts, instructions_file, ranges
 
 from swizzle_solver import api, simulate
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.hardware import TARGETS
 from swizzle_solver.model import InputError, Tile
 from swizzle_solver.proof import bank_matrix
-
-from test_amd import TILES, ck_read_lanes, conflicts, instructions_file, ranges
 
 AMD = [name for name in TARGETS if name != "nvidia"]
 TWO = ["ds_read2_b32", "ds_read2_b64", "ds_write2_b32", "ds_write2_b64"]

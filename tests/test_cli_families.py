@@ -275,13 +275,12 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     """Padding re-reads the patterns on another pitch: a warp pattern's coset bits, found on pitch 64,
     must not claim that one placement decides them all on pitch 96 (they made the padding search
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
-    from swizzle_solver.value import replace
-
     from swizzle_solver.access import make_problem
     from swizzle_solver.candidate import measure
     from swizzle_solver.families.cute import Swizzle
     from swizzle_solver.model import Problem
     from swizzle_solver.oracle import XorOracle
+    from swizzle_solver.value import replace
 
     problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)
     padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)

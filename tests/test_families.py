@@ -283,7 +283,7 @@ def test_registry_ranks_are_design_order():
     recs = list(families.records())
     assert [r.name for r in recs] == DESIGN_ORDER
     assert [r.rank for r in recs] == list(range(len(DESIGN_ORDER)))
-    assert families.FAMILY_RANK == {name: i for i, name in enumerate(DESIGN_ORDER)}
+    assert {name: i for i, name in enumerate(DESIGN_ORDER)} == families.FAMILY_RANK
     assert [r.stage for r in recs] == [EVERY_SOLVE] * 3 + [LATER] * 5
     for name, entry in lazy.items():
         r = families.record(name)
@@ -412,9 +412,9 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     from swizzle_solver.budget import Budget
     from swizzle_solver.emit import TARGETS, emit_all
     from swizzle_solver.extended import search_extended
-    from swizzle_solver.search import first_conflict_free
     from swizzle_solver.names import checkable, expect_problem, parse_layout
     from swizzle_solver.report import solution_json
+    from swizzle_solver.search import first_conflict_free
     from swizzle_solver.solving import solve
 
     families.register(TOY)

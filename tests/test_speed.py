@@ -250,14 +250,13 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
 
 def direct_padding(problem, later):
     """Padding's search as first written: every sound plain pitch measured whole, in order."""
-    from swizzle_solver.value import replace
-
     from swizzle_solver.candidate import best
     from swizzle_solver.candidate import found as found_candidate
     from swizzle_solver.families import cute, padding, xor_cols
     from swizzle_solver.families.identity import Identity
     from swizzle_solver.model import Problem
     from swizzle_solver.narrower import sound_measured
+    from swizzle_solver.value import replace
 
     tile, target, least = problem.tile, later.oracle.target, later.oracle.excess
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
@@ -494,3 +493,47 @@ def test_base_search_hands_on_what_it_measured(shape, accesses):
             assert c.measured == whole and c.excess == direct.excess
             if whole:
                 assert [r.costs.tolist() for r in c.results] == [r.costs.tolist() for r in direct.results]
+
+
+@settings(max_examples=25, deadline=None)
+@given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES, keep=st.sampled_from([1, 3, 5]))
+def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, accesses, keep):
+    # search_family stops in family order once `keep` members are conflict-free, else bounds every
+    # member: either way its kept members are the best `keep` of every sound member, each measured
+    from swizzle_solver.candidate import measure
+    from swizzle_solver.families import base
+    from swizzle_solver.search import search_family
+    from swizzle_solver.soundness import soundness
+
+    rows, cols, pad, elem = shape
+    try:
+        problem = make_problem(rows, cols, accesses, cols + pad, elem)
+    except InputError:
+        assume(False)
+    for family in base():
+        members = [family.make(*t) for t in family.grid(problem.tile, vector_elems(problem))]
+        direct = sorted((measure(problem, m).excess, m.order, m.name) for m in members
+                         if soundness(problem.tile, m, problem.patterns) is None)[:keep]
+        kept, report = search_family(problem, family, keep=keep)
+        assert [(c.excess, c.layout.order, c.layout.name) for c in kept] == direct
+        # it stops early exactly when `keep` sound members are conflict-free; else it covered them all
+        stopped = len(direct) == keep and direct[-1][0] == 0
+        assert report.covered.startswith("the first" if stopped else "all"), report.covered
+
+
+def test_base_family_search_stops_at_the_first_conflict_free_members():
+    # 32 x 33 f32, a warp reads a column: cute's first 3 conflict-free members are among its first 5
+    # of 125; the search measures no more than those and keeps what measuring every member keeps
+    from swizzle_solver.candidate import measure
+    from swizzle_solver.families import record
+    from swizzle_solver.search import search_family
+    from swizzle_solver.soundness import soundness
+
+    problem = make_problem(32, 33, ["32x1"], 33, 4)
+    family = record("cute")
+    kept, report = search_family(problem, family)
+    members = [family.make(*t) for t in family.grid(problem.tile, vector_elems(problem))]
+    direct = sorted((measure(problem, m).excess, m.order) for m in members
+                    if soundness(problem.tile, m, problem.patterns) is None)[:3]
+    assert [(c.excess, c.layout.order) for c in kept] == direct and direct[-1][0] == 0
+    assert report.covered.startswith("the first 3 conflict-free members") and report.evaluated <= 5 < len(members)

@@ -219,9 +219,9 @@ def test_gf2_bank_matrix_agrees_with_the_simulator(layout, spec, elem_bytes, ban
     banks = make_hardware(*bank_model)
     pattern = parse_access(spec, tile, banks)
     vector = pattern.vector_bytes // elem_bytes
-    if isinstance(layout, Swizzle) and (layout.S < layout.B or (1 << layout.M) < vector):
+    if isinstance(layout, Swizzle) and (layout.S < layout.B or vector > (1 << layout.M)):
         return  # rejected by CuTe, or splits the vectors: never a candidate
-    if isinstance(layout, XorCols) and (1 << layout.M) < vector:
+    if isinstance(layout, XorCols) and vector > (1 << layout.M):
         return
     if layout.invalid(tile) is not None:
         return

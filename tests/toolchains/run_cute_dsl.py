@@ -12,10 +12,10 @@ inside `@cute.jit` functions, which read `smem_offset(r, c)` (a fallback functio
 """
 import ctypes
 import importlib.util
-import os
-import tempfile
 import json
+import os
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 

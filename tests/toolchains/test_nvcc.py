@@ -24,7 +24,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from toolchain_cases import CASES, code_lines, defines, expected, indent, missing, mismatches
+from toolchain_cases import CASES, code_lines, defines, expected, indent, mismatches, missing
 
 pytestmark = pytest.mark.toolchain
 
