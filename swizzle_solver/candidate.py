@@ -9,8 +9,6 @@ order (fewest XOR bits, larger M, smaller shift): ``Candidate.rank_key``.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from . import simulate
@@ -23,8 +21,7 @@ from .value import Value
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Candidate(NamedTuple):
+class Candidate(Value):
     """A layout a search found, with its excess wavefronts; ``results`` (simulate.AccessResult per
     pattern) once the simulator has measured it, else empty (the search's fast path counted it)."""
 

@@ -7,7 +7,7 @@ with one line on stderr and nothing on stdout.
 
 import gc
 import sys
-from typing import Callable, List, NamedTuple, Optional
+from typing import Callable, List, Optional
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -16,6 +16,7 @@ from . import __version__
 from .access import elem_bytes_of, make_problem
 from .layout import Layout
 from .model import InputError, Problem
+from .value import Value
 
 # --help: the usage line says that a plain solve takes no command (only `batch` is one), and the
 # epilog gives the examples and the exit codes; "\b" keeps click from re-flowing a paragraph.
@@ -69,8 +70,7 @@ EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
 _click_errors = sys.modules[typer.BadParameter.__module__]
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Outputs(NamedTuple):
+class Outputs(Value):
     """What to print besides the answer: code snippets, the terminal picture, the SVG file."""
 
     targets: tuple = ()

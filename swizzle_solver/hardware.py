@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, MutableMapping
 from functools import cache
-from typing import NamedTuple
 
 import numpy as np
 
@@ -45,8 +44,7 @@ def slot_offset_bits(unit_shift: int, slot_mask: int) -> list[int]:
     return [unit_shift + j for j in range(slot_mask.bit_length())]
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Geometry(NamedTuple):
+class Geometry(Value):
     """The bank geometry seen by lanes of one width (DESIGN.md section 3; proof.py, separation.py).
 
     A lane's *unit* is max(lane, bank word) bytes: the bytes of one unit are served together (a

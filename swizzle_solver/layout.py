@@ -13,12 +13,12 @@ linear encoding, a per-row column XOR) is read off them in one place: families/f
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from .model import Tile
-from .value import replace
+from .value import Value, replace
 
 
 class CuteForm(Protocol):
@@ -168,8 +168,7 @@ def _nothing(answer: dict) -> str:
     return ""
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Family(NamedTuple):
+class Family(Value):
     """One layout family, as the registry (families/__init__.py) holds it. Defined in the family's
     own module; adding a family is that module plus its registry entry.
 

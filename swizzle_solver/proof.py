@@ -22,15 +22,14 @@ physical offset depend only on the unit bits of the logical one: the matrix belo
 from __future__ import annotations
 
 import weakref
-from typing import NamedTuple
 
 from . import gf2
 from .hardware import Hardware
 from .model import Pattern, Tile, log2
+from .value import Value
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class BankMatrix(NamedTuple):
+class BankMatrix(Value):
     """Slot bits (rows) as a function of a pattern's varying bits above the unit (columns)."""
 
     labels: list[str]  # one per column: "r2" = row bit 2, "c3" = column bit 3, "r2+r4" their XOR

@@ -20,16 +20,15 @@ are measured by the simulator.
 from __future__ import annotations
 
 import weakref
-from typing import NamedTuple
 
 import numpy as np
 
 from .hardware import Hardware, slot_offset_bits
 from .model import Pattern, Tile
+from .value import Value
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Separation(NamedTuple):
+class Separation(Value):
     pattern: Pattern
     unit_shift: int  # u: log2 of the unit in elements
     slot_mask: int  # slots - 1

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import NamedTuple
 
 import numpy as np
 
 from .hardware import Hardware
 from .model import Pattern, Tile
+from .value import Value
 
 
 def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
@@ -102,8 +102,7 @@ def words_of(tile: Tile, bank_model: Hardware, offsets: np.ndarray) -> np.ndarra
     return bank_model.words(offsets, tile.elem_bytes)
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class AccessResult(NamedTuple):
+class AccessResult(Value):
     """One pattern under one layout, as the simulator measured it."""
 
     pattern: Pattern

@@ -13,7 +13,7 @@ the package loads lazily under that name.)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -23,12 +23,12 @@ from .layout import Family, Layout, layout_table
 from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
+from .value import Value, replace
 
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Table(NamedTuple):
+class Table(Value):
     """What the report shows beside the answer, every layout measured by the simulator."""
 
     alternatives: list[Candidate]  # the runners-up in rank order, without the answer
@@ -36,8 +36,7 @@ class Table(NamedTuple):
     baseline: Candidate  # the unswizzled tile
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Solution(NamedTuple):
+class Solution(Value):
     """The answer, measured by the simulator, and (when asked for) the candidates table."""
 
     problem: Problem
@@ -111,7 +110,7 @@ def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Sol
         return solution
     given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
     at_given = recheck(problem, given[0]) if given else None
-    return solution._replace(changes_pitch=True, at_given_pitch=at_given)
+    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
 
 
 def admit_for(problem: Problem, targets) -> Admit:
@@ -166,7 +165,7 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     free = _solve(problem, families, budget, extend, engine, False, exhaustive, keep_pitch, None)
     found = _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch,
                    admit_for(problem, targets))
-    return found._replace(targets=tuple(targets), unrestricted=free.answer)
+    return replace(found, targets=tuple(targets), unrestricted=free.answer)
 
 
 def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,

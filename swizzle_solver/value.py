@@ -1,11 +1,12 @@
 """Value types: records compared and hashed by their fields, immutable unless asked otherwise; the
-project's ``@dataclass(frozen=True)``, without its cost at import.
+project's ``@dataclass(frozen=True)`` and ``NamedTuple``, without their cost at import.
 
-Why not dataclasses: on Python 3.11 ``@dataclass(frozen=True)`` writes the source of six methods
-per class (``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``)
-and compiles each at import: about 0.5 ms a class, 7 ms for the dozen types a plain solve loads,
-a twentieth of Python's own start-up (bench/startup.py, issue 11). Here each method is written
-once, on the base class, and reads the field names the subclass declares:
+Why: on Python 3.11 ``@dataclass(frozen=True)`` writes the source of six methods per class
+(``__init__``, ``__repr__``, ``__eq__``, ``__hash__``, ``__setattr__``, ``__delattr__``) and compiles
+each at import, about 0.5 ms a class; a NamedTuple compiles its ``__new__`` and every annotation,
+0.2 to 0.9 ms. The 35 such types a plain solve loads cost ~10 ms that way, a fifteenth of Python's
+own start-up (bench/startup.py, issue 11). Here each method is written once, on the base class,
+and reads the field names the subclass declares:
 
     class Tile(Value):
         rows: int

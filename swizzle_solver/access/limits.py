@@ -11,13 +11,11 @@ the option that raises it (--max-patterns, --max-placements, --max-lanes).
 """
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..model import InputError
+from ..value import Value
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Limits(NamedTuple):
+class Limits(Value):
     patterns: int = 256
     placements: int = 1 << 21
     lanes: int = 1 << 23

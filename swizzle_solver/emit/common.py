@@ -1,18 +1,16 @@
 """What every emit target shares: the Snippet it returns and the lines every snippet begins with."""
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from ..layout import Layout
 from ..model import Problem, Tile
+from ..value import Value
 from .recognise import why_not_swizzle
 
 CPP_TYPES = {1: "cute::uint8_t (or float_e4m3_t)", 2: "cute::half_t (or bfloat16_t)", 4: "float (or tfloat32_t)",
              8: "double"}
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Snippet(NamedTuple):
+class Snippet(Value):
     """One target's code; ``expressible`` is False when the target cannot say this layout (then the
     code says why, and gives the exact function where one helps). ``mode``: the TMA swizzle mode
     the snippet uses ("32B", "64B", "128B"), None otherwise: the JSON's ``tma_mode`` is read from

@@ -13,17 +13,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 import numpy as np
 
 from ..layout import EVERY_SOLVE, LATER, BadName, Family, Layout
 from ..model import Tile
+from ..value import Value
 from . import cute, identity, xor_cols
 
 
-# A NamedTuple on the start-up path: see docs/contributing.md, "Records".
-class Lazy(NamedTuple):
+class Lazy(Value):
     """A family whose module is imported on first use: what the registry knows before that (its
     record must agree, tests/test_families.py)."""
 
