@@ -60,16 +60,16 @@ def field(*, default: Any = _NO_DEFAULT, default_factory: Callable[[], Any] | No
 class Value:
     """The base of every value type (see the module's docstring)."""
 
-    _fields: ClassVar[tuple[str, ...]] = ()  # every field, in __init__ order
+    _options: ClassVar[dict[str, Field]] = {}  # every field, in __init__ order, with its options
+    _fields: ClassVar[tuple[str, ...]] = ()  # their names
     _compared: ClassVar[tuple[str, ...]] = ()  # those equality and the hash read
     _shown: ClassVar[tuple[str, ...]] = ()  # those repr shows
-    _defaults: ClassVar[dict[str, Field]] = {}
+    _defaults: ClassVar[dict[str, Field]] = {}  # those with a default or a factory
     _frozen: ClassVar[bool] = True
 
     def __init_subclass__(cls, eq: bool = True, frozen: bool = True, **kwargs: Any):
         super().__init_subclass__(**kwargs)
-        options = {name: Field(_NO_DEFAULT, None, True, True) for name in cls._fields}
-        options.update(cls._defaults)
+        options = dict(cls._options)  # the Value bases' fields first
         for name, annotation in cls.__dict__.get("__annotations__", {}).items():
             if "ClassVar" in str(annotation):
                 continue
@@ -80,7 +80,7 @@ class Value:
                     delattr(cls, name)
                 else:
                     setattr(cls, name, given.default)
-        cls._fields = tuple(options)
+        cls._options, cls._fields = options, tuple(options)
         cls._defaults = {n: f for n, f in options.items() if f.default is not _NO_DEFAULT or f.default_factory}
         defaulted = [name in cls._defaults for name in cls._fields]
         if True in defaulted and False in defaulted[defaulted.index(True):]:

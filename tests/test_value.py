@@ -103,7 +103,14 @@ def test_subclass_fields_follow_the_base_fields():
     class Derived(Base):
         b: int = 1
 
+    class Hidden(Value):
+        a: int = field(compare=False, repr=False)
+
+    class Inherits(Hidden):
+        b: int = 0
+
     assert fields(Derived) == ("a", "b") and Derived(0) == Derived(0, 1) != Base(0)
+    assert Inherits(1, 2) == Inherits(3, 2) and repr(Inherits(1, 2)).endswith(".Inherits(b=2)")  # options inherited
 
 
 def test_a_field_without_default_after_one_with_a_default_is_refused():
