@@ -95,10 +95,17 @@ class Value:
             cls.__hash__ = None  # type: ignore[assignment]  # a mutable record compared by value
 
     def __init__(self, *args: Any, **kwargs: Any):
-        fields = self._fields
+        if not kwargs and len(args) == len(self._fields):  # every field given in order: the common case
+            self.__dict__.update(zip(self._fields, args))
+        else:
+            self._bind(args, kwargs)
+        self.__post_init__()
+
+    def _bind(self, args: tuple, kwargs: dict[str, Any]) -> None:
+        """Set the fields from positional arguments, then by name, then from their defaults."""
+        fields, values = self._fields, self.__dict__
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments, {len(args)} were given")
-        values = self.__dict__
         values.update(zip(fields, args))
         for name in fields[len(args):]:
             if name in kwargs:
@@ -110,9 +117,9 @@ class Value:
                 raise TypeError(f"{type(self).__name__}() is missing the argument {name!r}")
         if kwargs:
             raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {next(iter(kwargs))!r}")
-        post_init = getattr(self, "__post_init__", None)
-        if post_init is not None:
-            post_init()
+
+    def __post_init__(self) -> None:
+        """Check invariants or set derived attributes (``object.__setattr__``): a subclass's hook."""
 
     def __setattr__(self, name: str, value: Any) -> None:
         if self._frozen:

@@ -92,6 +92,7 @@ def test_identity_and_mutable_records():
     r.items.append(1)
     r.count += 1
     assert s.items == [] and r == Record([1], 1) and vars(r) == {"items": [1], "count": 1}
+    assert list(vars(Record(count=2))) == ["items", "count"]  # field order, however given (JSON reads vars)
     with pytest.raises(TypeError):
         hash(r)  # compared by value and mutable: unhashable, as a dataclass
 
