@@ -12,11 +12,13 @@ Two paths:
    then the same for all). A screen only ever rejects members that do conflict; the sound members
    it passes are simulated whole, in order, and the first conflict-free one is the answer.
 2. *Branch and bound* (``search_family``), for the candidates table and when nothing is
-   conflict-free: every member gets a lower bound on each pattern's worst cost, the whole family
-   in one numpy batch: exact from the first placement where one placement decides them all
-   (``one_placement_decides``), else the simulated worst over a spread sample of placements;
-   candidates are taken in (bound, order), evaluated exactly until the next bound is worse than
-   the family's k-th best, and the best k are kept.
+   conflict-free: every member gets a lower bound on each pattern's worst cost, in numpy batches
+   of members: exact from the first placement where one placement decides them all
+   (``one_placement_decides``), else the simulated worst over a spread sample of placements. The
+   batches go in family order, and members bounded at 0 are measured as they come: once k are
+   conflict-free they are the family's best k (no excess is below 0). Otherwise, with every
+   member bounded, candidates are taken in (bound, order), evaluated exactly until the next bound
+   is worse than the family's k-th best, and the best k are kept.
    After path 1 it runs only when the caller asks for the candidates table (solving.py), and must
    find the same answer (a disagreement raises).
 
