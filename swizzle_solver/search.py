@@ -140,9 +140,12 @@ FIRST_CHUNK = 32  # members bounded before the first conflict-free ones are look
 
 
 def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY, budget: Budget | None = None,
-                  admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], FamilyReport]:
+                  admit: Callable[[Layout], bool] | None = None,
+                  conflict_free: bool = True) -> tuple[list[Candidate], FamilyReport]:
     """The family's best ``keep`` sound members (of those ``admit`` admits: --for), and what was
-    covered.
+    covered. ``conflict_free=False``: the caller expects no member to be conflict-free (the first
+    conflict-free search found none), so the members are bounded in one batch (the answer is the
+    same either way).
 
     Within a family the rank is (excess, family order), and no excess is below 0: the first
     ``keep`` sound members in family order that are conflict-free are the best ``keep``. So members
@@ -153,7 +156,7 @@ def search_family(problem: Problem, family: Family, keep: int = KEEP_PER_FAMILY,
     finishes: the rest in (bound, order), measured until the next bound is worse than the k-th best.
     """
     search = _FamilySearch(problem, family, keep, budget or Budget(), admit)
-    if not search.in_family_order():
+    if not search.in_family_order(FIRST_CHUNK if conflict_free else len(search.params)):
         search.branch_and_bound()
     report, kept = search.report, search.kept
     report.best_excess = kept[0].excess if kept else None
@@ -178,13 +181,13 @@ class _FamilySearch:
         self.report = FamilyReport(family.name, candidates=len(self.params), linear=all(self.exact) and bool(self.params))
         self.limits = f" ({family.bounds(tile, vector_elems(problem))})" if family.bounds is not None else ""
 
-    def in_family_order(self) -> bool:
-        """Bound the members a chunk at a time and measure those bounded at 0, until ``keep`` are
-        conflict-free (True: they are the best) or every member is bounded (False); True also when
-        time runs out (the report then says how far it got)."""
+    def in_family_order(self, first_chunk: int) -> bool:
+        """Bound the members a chunk at a time (``first_chunk``, then doubled) and measure those
+        bounded at 0, until ``keep`` are conflict-free (True: they are the best) or every member is
+        bounded (False); True also when time runs out (the report then says how far it got)."""
         n, patterns = len(self.params), self.problem.patterns
         samples = [placement_sample(self.problem.tile, p) for p in patterns]
-        start, step = 0, FIRST_CHUNK
+        start, step = 0, max(1, first_chunk)
         while start < n:
             if self.budget.expired():
                 self.report.complete = False
@@ -250,13 +253,14 @@ class _FamilySearch:
 
 
 def search_families(problem: Problem, families: Sequence[Family] | None, budget: Budget,
-                    admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
+                    admit: Callable[[Layout], bool] | None = None,
+                    conflict_free: bool = True) -> tuple[list[Candidate], list[FamilyReport]]:
     """Branch and bound over each family (default: the every-solve families): its best few (of those
     ``admit`` admits), and reports."""
     best: list[Candidate] = []
     reports = []
     for family in base() if families is None else families:
-        kept, report = search_family(problem, family, budget=budget, admit=admit)
+        kept, report = search_family(problem, family, budget=budget, admit=admit, conflict_free=conflict_free)
         reports.append(report)
         best += kept
     return best, reports

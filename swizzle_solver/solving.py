@@ -191,7 +191,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
                                         keep_pitch=keep_pitch),
                        found)
-    found, reports = search_families(problem, families, budget, admit)
+    found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
     best_excess = min((c.excess for c in found), default=None)
     least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
     if best_excess:  # conflicts (floors.py is imported only on this path: start-up)

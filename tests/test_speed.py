@@ -496,8 +496,9 @@ def test_base_search_hands_on_what_it_measured(shape, accesses):
 
 
 @settings(max_examples=25, deadline=None)
-@given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES, keep=st.sampled_from([1, 3, 5]))
-def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, accesses, keep):
+@given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES, keep=st.sampled_from([1, 3, 5]),
+       conflict_free=st.booleans())
+def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, accesses, keep, conflict_free):
     # search_family stops in family order once `keep` members are conflict-free, else bounds every
     # member: either way its kept members are the best `keep` of every sound member, each measured
     from swizzle_solver.candidate import measure
@@ -514,7 +515,7 @@ def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, ac
         members = [family.make(*t) for t in family.grid(problem.tile, vector_elems(problem))]
         direct = sorted((measure(problem, m).excess, m.order, m.name) for m in members
                          if soundness(problem.tile, m, problem.patterns) is None)[:keep]
-        kept, report = search_family(problem, family, keep=keep)
+        kept, report = search_family(problem, family, keep=keep, conflict_free=conflict_free)  # (only the batching differs)
         assert [(c.excess, c.layout.order, c.layout.name) for c in kept] == direct
         # it stops early exactly when `keep` sound members are conflict-free; else it covered them all
         stopped = len(direct) == keep and direct[-1][0] == 0
