@@ -538,3 +538,31 @@ def test_base_family_search_stops_at_the_first_conflict_free_members():
                     if soundness(problem.tile, m, problem.patterns) is None)[:3]
     assert [(c.excess, c.layout.order) for c in kept] == direct and direct[-1][0] == 0
     assert report.covered.startswith("the first 3 conflict-free members") and report.evaluated <= 5 < len(members)
+
+
+@settings(max_examples=20, deadline=None)
+@given(rows=st.sampled_from([8, 16, 24, 32, 48, 64]), cols=st.integers(8, 80), pad=st.sampled_from([0, 1, 2, 6]),
+       elem=st.sampled_from([1, 2, 4]), accesses=ACCESSES)
+def test_best_bounded_keeps_the_best_under_the_weakest_bound(rows, cols, pad, elem, accesses):
+    # With every bound 0 (a true lower bound, but one that orders nothing), _best_bounded may skip no
+    # member that could enter the best: it must still return the best `keep` of every member
+    # measured. A search that stopped after `keep` measured members would return the first ones.
+    from unittest import mock
+
+    from swizzle_solver import extended
+    from swizzle_solver.candidate import KEEP_PER_FAMILY, best, measure
+    from swizzle_solver.families import row_interleave
+    from swizzle_solver.layout import layout_table
+    from swizzle_solver.soundness import soundness
+
+    try:
+        problem = make_problem(rows, cols, accesses, cols + pad, elem)
+    except InputError:
+        assume(False)
+    sound = [(m, layout_table(problem.tile, m)) for m in row_interleave.candidates(problem.tile, vector_elems(problem))
+             if soundness(problem.tile, m, problem.patterns) is None]
+    assume(len(sound) > KEEP_PER_FAMILY)
+    want = best([measure(problem, m, t) for m, t in sound], KEEP_PER_FAMILY)
+    with mock.patch.object(extended, "sampled_excess", lambda problem, table: 0):
+        got = extended._best_bounded(problem, sound, KEEP_PER_FAMILY)
+    assert [(c.layout, c.excess) for c in got] == [(c.layout, c.excess) for c in want]
