@@ -74,12 +74,14 @@ class Value:
             if "ClassVar" in str(annotation):
                 continue
             given = cls.__dict__.get(name, _NO_DEFAULT)
-            options[name] = given if isinstance(given, Field) else Field(given, None, True, True)
-            if isinstance(given, Field):  # the class attribute is the plain default, as dataclasses leaves it
-                if given.default is _NO_DEFAULT:
-                    delattr(cls, name)
-                else:
-                    setattr(cls, name, given.default)
+            if not isinstance(given, Field):  # a plain default, or none
+                options[name] = Field(given, None, True, True)
+                continue
+            options[name] = given
+            if given.default is _NO_DEFAULT:  # the class attribute is the plain default, as dataclasses leaves it
+                delattr(cls, name)
+            else:
+                setattr(cls, name, given.default)
         cls._options, cls._fields = options, tuple(options)
         cls._defaults = {n: f for n, f in options.items() if f.default is not _NO_DEFAULT or f.default_factory}
         defaulted = [name in cls._defaults for name in cls._fields]
