@@ -23,6 +23,14 @@ TWO_LEVEL = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8v
              "--access", "col"]
 
 
+def problem_or_reject(*args, **kwargs):
+    """make_problem(...), or hypothesis rejects the example (an access larger than the tile)."""
+    try:
+        return make_problem(*args, **kwargs)
+    except InputError:
+        assume(False)
+
+
 def run(*args):
     return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=ROOT)
 
@@ -40,10 +48,7 @@ def direct_failures(oracle, members):
        accesses=st.lists(st.sampled_from(["row", "col", "4x2", "8x1", "2x8", "8x4:2", "4x4"]), min_size=1,
                          max_size=3, unique=True))
 def test_failures_many_counts_what_each_member_sends_to_slot_zero(rows, cols, pad, accesses):
-    try:
-        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=4)
-    except InputError:  # an access larger than the tile
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, row_length=cols + pad, elem_bytes=4)
     oracle = XorOracle(problem)
     assume(any(s.diffs.size for s in oracle.seps))
     members = two_level.candidates(problem.tile, vector_elems(problem))[:300]
@@ -149,10 +154,7 @@ def test_two_level_pairs_are_the_distinct_maps_in_family_order(shape, vector):
 def test_failures_many_on_any_members(shape, accesses, data):
     # members from anywhere in the family (the cross terms of the later pairs), not only its start
     rows, cols, pad, elem = shape
-    try:
-        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
     oracle = XorOracle(problem)
     assume(any(s.diffs.size for s in oracle.seps))
     members = two_level.pairs(problem.tile, vector_elems(problem))
@@ -216,10 +218,7 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
     from swizzle_solver.sampling import placement_sample, sampled_worsts
     from swizzle_solver.search import first_conflict_free
 
-    try:
-        problem = make_problem(rows, cols, accesses, elem_bytes=2)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, elem_bytes=2)
     later = later_of(problem, first_conflict_free)
     oracle = later.oracle
     members = two_level.pairs(problem.tile, vector_elems(problem))
@@ -291,10 +290,7 @@ def test_padding_search_is_the_direct_search(rows, cols, pad, elem, accesses):
     from swizzle_solver.extended import later_of, search_padding
     from swizzle_solver.search import first_conflict_free
 
-    try:
-        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
     later = later_of(problem, first_conflict_free)
     kept, report = search_padding(problem, Budget(), later)
     assert ([(c.layout, c.excess) for c in kept], report.invalid, report.evaluated) == direct_padding(problem, later)
@@ -308,10 +304,7 @@ def test_padding_search_is_the_direct_search(rows, cols, pad, elem, accesses):
 def test_lane_differences_of_distinct_placements_are_all_of_them(rows, cols, pad, elem, access):
     from swizzle_solver import separation
 
-    try:
-        problem = make_problem(rows, cols, [access], row_length=cols + pad, elem_bytes=elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, [access], row_length=cols + pad, elem_bytes=elem)
     tile, pattern = problem.tile, problem.patterns[0]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(separation, "DISTINCT_FIRST", 1 << 62)
@@ -341,10 +334,7 @@ def test_base_screen_is_the_direct_screen(rows, cols, pad, elem, accesses):
     from swizzle_solver.sampling import placement_sample, sampled_worsts
     from swizzle_solver.search import Screen, screened
 
-    try:
-        problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
     screen = Screen(problem)
     for family in base():
         params, _ = screened(family, problem.tile, vector_elems(problem))
@@ -375,6 +365,8 @@ def test_xor_cols_invalid_of_names_past_int64():
 
 ACCESSES = st.lists(st.sampled_from(["row", "col", "8x1", "8x16", "8x4:2", "4x8", "2x8", "8x8v4", "16x4", "1x8"]),
                     min_size=1, max_size=3, unique=True)
+ROW_INTERLEAVE_TILES = dict(rows=st.sampled_from([8, 16, 24, 32, 48, 64]), cols=st.integers(8, 80),
+                            pad=st.sampled_from([0, 1, 2, 6]), elem=st.sampled_from([1, 2, 4]))
 
 
 @settings(max_examples=40, deadline=None)
@@ -385,10 +377,7 @@ def test_quick_soundness_is_the_table_check(shape, accesses, data):
     from swizzle_solver.soundness import soundness
 
     rows, cols, pad, elem = shape
-    try:
-        problem = make_problem(rows, cols, accesses, cols + pad, elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
     check = QuickSoundness(problem)
     members = two_level.pairs(problem.tile, 1)  # vector 1: members that split vectors too
     picks = data.draw(st.lists(st.integers(0, max(0, len(members) - 1)), max_size=30)) if len(members) else []
@@ -400,8 +389,7 @@ def test_quick_soundness_is_the_table_check(shape, accesses, data):
 
 
 @settings(max_examples=25, deadline=None)
-@given(rows=st.sampled_from([8, 16, 24, 32, 48, 64]), cols=st.integers(8, 80), pad=st.sampled_from([0, 1, 2, 6]),
-       elem=st.sampled_from([1, 2, 4]), accesses=ACCESSES)
+@given(**ROW_INTERLEAVE_TILES, accesses=ACCESSES)
 def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, elem, accesses):
     from swizzle_solver.budget import Budget
     from swizzle_solver.candidate import KEEP_PER_FAMILY, best
@@ -411,10 +399,7 @@ def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, ele
     from swizzle_solver.narrower import sound_measured
     from swizzle_solver.search import first_conflict_free
 
-    try:
-        problem = make_problem(rows, cols, accesses, cols + pad, elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
     kept, report = search_row_interleave(problem, Budget(), later_of(problem, first_conflict_free))
     every = [sound_measured(problem, m) for m in row_interleave.candidates(problem.tile, vector_elems(problem))]
     measured = [c for c in every if c is not None]
@@ -481,10 +466,7 @@ def test_base_search_hands_on_what_it_measured(shape, accesses):
     from swizzle_solver.search import search_family
 
     rows, cols, pad, elem = shape
-    try:
-        problem = make_problem(rows, cols, accesses, cols + pad, elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
     whole = not any(one_placement_decides(problem.tile, p) for p in problem.patterns)
     for family in base():
         kept, _ = search_family(problem, family)
@@ -507,10 +489,7 @@ def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, ac
     from swizzle_solver.soundness import soundness
 
     rows, cols, pad, elem = shape
-    try:
-        problem = make_problem(rows, cols, accesses, cols + pad, elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
     for family in base():
         members = [family.make(*t) for t in family.grid(problem.tile, vector_elems(problem))]
         direct = sorted((measure(problem, m).excess, m.order, m.name) for m in members
@@ -541,8 +520,7 @@ def test_base_family_search_stops_at_the_first_conflict_free_members():
 
 
 @settings(max_examples=20, deadline=None)
-@given(rows=st.sampled_from([8, 16, 24, 32, 48, 64]), cols=st.integers(8, 80), pad=st.sampled_from([0, 1, 2, 6]),
-       elem=st.sampled_from([1, 2, 4]), accesses=ACCESSES)
+@given(**ROW_INTERLEAVE_TILES, accesses=ACCESSES)
 def test_best_bounded_keeps_the_best_under_the_weakest_bound(rows, cols, pad, elem, accesses):
     # With every bound 0 (a true lower bound, but one that orders nothing), _best_bounded may skip no
     # member that could enter the best: it must still return the best `keep` of every member
@@ -555,10 +533,7 @@ def test_best_bounded_keeps_the_best_under_the_weakest_bound(rows, cols, pad, el
     from swizzle_solver.layout import layout_table
     from swizzle_solver.soundness import soundness
 
-    try:
-        problem = make_problem(rows, cols, accesses, cols + pad, elem)
-    except InputError:
-        assume(False)
+    problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
     sound = [(m, layout_table(problem.tile, m)) for m in row_interleave.candidates(problem.tile, vector_elems(problem))
              if soundness(problem.tile, m, problem.patterns) is None]
     assume(len(sound) > KEEP_PER_FAMILY)
