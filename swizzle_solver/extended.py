@@ -38,7 +38,7 @@ from .model import Problem, is_pow2
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import storage, table_soundness
-from .value import Value
+from .value import Value, replace
 
 BEST_EFFORT = 16  # members measured exactly to find a family's best when none is conflict-free
 # Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
@@ -452,8 +452,6 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
     miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
     is kept)."""
-    from .value import replace
-
     report = FamilyReport(padding.FAMILY_RECORD.name)
     tile = problem.tile
     target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
