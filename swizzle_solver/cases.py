@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .access import elem_bytes_of, make_problem
+from .access import defaulted_elem_warning, elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
 from .layout import Layout
 from .model import InputError, Problem
@@ -28,6 +28,7 @@ class Case(Value, eq=False):
     check: Layout | None = None  # a layout to check instead of searching (names.parse_layout)
     keep_pitch: bool = False  # only layouts of the given row length (--keep-pitch)
     for_targets: tuple[str, ...] = ()  # only layouts these emit targets express (--for)
+    warning: str | None = None  # no dtype, and an access that moves another size (access.defaulted_elem_warning)
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -58,10 +59,52 @@ def load_cases(path: str, only: str | None = None, allow_outside: bool = False) 
             raise InputError(f"{path}: case #{i + 1} has name = {name!r}; a name must be a string")
         if name in names[:i]:
             raise InputError(f"{path}: two cases are named {name!r}; give every case its own name")
-    cases = [_case(table, name, path, allow_outside) for table, name in zip(tables, names) if only is None or name == only]
-    if only is not None and not cases:
-        raise InputError(f"no case named {only!r} in {path}: check --case against the names in the file")
-    return cases
+    if only is not None:
+        only = select_case(names, only, path)
+    return [_case(table, name, path, allow_outside) for table, name in zip(tables, names) if only is None or name == only]
+
+
+def _folded(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def select_case(names: list[str], wanted: str, path: str) -> str:
+    """--case: the case of that name, else the one case whose name contains ``wanted`` (any case,
+    any spacing: names run to 60-130 characters, and a unique part is enough). More than one such
+    name, or none, is bad input that lists them, or the closest names."""
+    if wanted in names:
+        return wanted
+    key = _folded(wanted)
+    hits = [n for n in names if key and key in _folded(n)]
+    if len(hits) == 1:
+        return hits[0]
+    listing = f"batch {printable(path)} --list prints every name"
+    if hits:
+        shown = ", ".join(repr(n) for n in hits[:3]) + (", ..." if len(hits) > 3 else "")
+        raise InputError(f"--case {wanted!r} is part of {len(hits)} case names in {printable(path)} ({shown}): "
+                         f"give more of the name; {listing}")
+    close = close_names(key, names)
+    maybe = f"did you mean {' or '.join(repr(n) for n in close)}? " if close else ""
+    raise InputError(f"no case name in {printable(path)} contains {wanted!r}: {maybe}{listing}")
+
+
+def close_names(key: str, names: list[str], n: int = 3) -> list[str]:
+    """Up to ``n`` names with a part most like ``key`` (difflib's ratio over each window of the
+    name as long as ``key``, at least 0.75: a typo or two in a part of a long name)."""
+    from difflib import SequenceMatcher
+
+    def score(name: str) -> float:
+        folded = _folded(name)
+        width = min(len(key), len(folded))
+        matcher = SequenceMatcher(None, key, autojunk=False)
+        best = 0.0
+        for start in range(len(folded) - width + 1):
+            matcher.set_seq2(folded[start:start + width])
+            best = max(best, matcher.ratio())
+        return best
+
+    scored = sorted(((score(name), i) for i, name in enumerate(names)), key=lambda x: (-x[0], x[1]))
+    return [names[i] for s, i in scored[:n] if s >= 0.75]
 
 
 def _pitch_as_row_length(t: dict, where: str) -> dict:
@@ -105,7 +148,9 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                                [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
-    return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets)
+    given = "dtype" in t or "elem_bytes" in t
+    warning = None if given else defaulted_elem_warning(access, 'dtype = "{}"')
+    return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
 
 
 def _check_keys(t: dict, where: str) -> None:

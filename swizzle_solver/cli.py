@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup, TyperOption
 
 from . import __version__
-from .access import elem_bytes_of, make_problem
+from .access import defaulted_elem_warning, elem_bytes_of, make_problem
 from .layout import Layout
 from .model import InputError, Problem
 from .value import Value
@@ -269,6 +269,8 @@ def main_command(
 
         layout = parse_layout(check_layout)
     out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
+    if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
+        _warn(defaulted_elem_warning(access))
     if layout is not None:
         code = run_check(problem, layout, json_out, quiet, out, show_phases)
     else:
@@ -276,10 +278,31 @@ def main_command(
     raise typer.Exit(code)
 
 
-@app.command("batch")
+# batch --help: its examples and exit codes, as the main command's EPILOG gives them.
+BATCH_EPILOG = """\b
+Examples:
+  swizzle-solve batch examples.toml
+  swizzle-solve batch examples.toml --list
+  swizzle-solve batch examples.toml --case 'pitch 80'
+  swizzle-solve batch examples.toml --json
+
+\b
+Exit codes:
+  0  every case met its expectation
+  1  a case failed its expectation (the table says which and why)
+  2  bad input: a malformed file or case, or a --case that names no
+     single case; one line on stderr, nothing on stdout, nothing solved
+
+\b
+The file's keys and a CI job: docs/ci.md; JSON: docs/json.md."""
+
+
+@app.command("batch", epilog=BATCH_EPILOG)
 def batch_command(
     file: str = typer.Argument(..., help="An examples.toml with [[case]] tables."),
-    case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
+    case: Optional[str] = typer.Option(None, "--case", help="Run only this case: its name, or any part of it "
+                                       "that no other name has (case and spacing ignored)."),
+    list_names: bool = typer.Option(False, "--list", help="Print the case names, one a line, and solve nothing."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
                                     "cannot rank before an answer already found."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
@@ -291,6 +314,11 @@ def batch_command(
     from .progress import LazyProgress
 
     cases = load_cases(file, case, allow_outside)
+    if list_names:
+        _write("".join(f"{c.name}\n" for c in cases))
+        raise typer.Exit(EXIT_OK)
+    for c in cases:
+        _warn(c.warning and f"case {c.name!r}: {c.warning}")
     out, rows = [], []
     with LazyProgress(enabled=sys.stderr.isatty()) as progress:
         for i, c in enumerate(cases):
@@ -368,6 +396,12 @@ def _write(text: str) -> None:
         from .render import stdout_gone
 
         stdout_gone()
+
+
+def _warn(message: str | None) -> None:
+    """One line on stderr that does not stop the run (stdout, which scripts parse, is unchanged)."""
+    if message is not None and sys.stderr is not None:
+        sys.stderr.write(f"swizzle-solve: warning: {message}\n")
 
 
 def _fail(message: str) -> int:

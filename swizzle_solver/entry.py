@@ -15,7 +15,8 @@ the first import on: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, each with one li
 standard output that is closed, full or gone (``| head``) ends the output without a traceback. The
 signals raise exceptions that no ``except Exception`` (nor click's own Ctrl-C handling) catches, so
 ``finally`` blocks still remove temporary files; a z3 check, which takes Ctrl-C for itself, passes
-it on (smt.py).
+it on (smt.py). A dependency that cannot be imported (``python3 -m swizzle_solver`` run by a Python
+the project is not installed in) is one line that says which Python to use instead, exit 2.
 """
 import gc
 import os
@@ -53,6 +54,10 @@ def main() -> int:
         gc.disable()
         try:
             from .cli import main as cli_main
+        except ModuleNotFoundError as err:
+            if not _is_dependency(err):
+                raise
+            return _end(EXIT_INPUT, not_installed(err))
         finally:
             gc.freeze()  # the imports' objects: modules, classes, functions, kept to the end anyway
             # A solve makes few reference cycles but many young containers (rich's segments, numpy's
@@ -72,6 +77,20 @@ def main() -> int:
         return 0
     except OSError as err:  # stdout full (> /dev/full) or failing
         return _end(EXIT_INPUT, f"cannot write the output ({err.strerror or err}): check where stdout goes")
+
+
+def _is_dependency(err: ModuleNotFoundError) -> bool:
+    """A module from outside the package (typer, rich, numpy, ...): not a bug of ours but an
+    interpreter without the dependencies."""
+    return bool(err.name) and err.name.partition(".")[0] != __package__
+
+
+def not_installed(err: ModuleNotFoundError) -> str:
+    """The one line for a Python that lacks the dependencies: usually the system's python3 in a
+    shell where the README's venv is not active."""
+    return (f"swizzle-solve is not installed for this Python ({sys.executable}: no module named {err.name!r}): "
+            f"run .venv/bin/swizzle-solve (or activate the venv first: . .venv/bin/activate), or install it: "
+            f"python3 -m venv .venv && .venv/bin/pip install -q -e .")
 
 
 GRACE_SECONDS = 1.0  # for the main thread to stop by itself before the watcher stops the process

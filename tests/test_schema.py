@@ -5,6 +5,7 @@ The schema is the machine-readable half of docs/json.md. Validation uses the sma
 schema cannot silently say more than is checked), not a dependency.
 """
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -14,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "docs" / "schema"
-ANNOTATIONS = {"$schema", "$defs", "title", "description"}
+ANNOTATIONS = {"$schema", "$id", "$defs", "title", "description"}
 TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
@@ -167,6 +168,37 @@ def test_batch_validates():
     code, doc = cli_json("batch", str(ROOT / "tests" / "data" / "acceptance.toml"), "--case", "4x2 blocks")
     assert code == 0 and [c["name"] for c in doc["cases"]] == ["4x2 blocks"]
     validate(doc, "batch.schema.json")
+
+
+def test_the_stock_jsonschema_library_resolves_and_validates(tmp_path, monkeypatch):
+    """The plain jsonschema library (not the small validator above) reads the schemas as published:
+    batch.schema.json's $ref reaches solution.schema.json through the two $ids, and docs/json.md's
+    snippet validates a real batch document (a search case and a check case)."""
+    from jsonschema import Draft202012Validator, ValidationError
+    from referencing import Registry, Resource
+
+    schemas = {p.name: json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
+    assert sorted(s["$id"].rsplit("/", 1)[1] for s in schemas.values()) == sorted(schemas)
+    for schema in schemas.values():
+        Draft202012Validator.check_schema(schema)
+    cases = tmp_path / "cases.toml"
+    cases.write_text('[[case]]\nname = "searched"\nrows = 8\ncols = 24\naccess = ["4x2"]\n\n'
+                     '[[case]]\nname = "checked"\nrows = 16\ncols = 16\ndtype = "f16"\naccess = ["8x8"]\n'
+                     'check = "none"\n')
+    code, doc = cli_json("batch", str(cases))
+    assert code == 1 and [c["ok"] for c in doc["cases"]] == [True, False]
+    (tmp_path / "batch.json").write_text(json.dumps(doc))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "schema").symlink_to(SCHEMAS)
+    snippet = re.search(r"## Validating with a JSON Schema library.*?```python\n(.*?)```",
+                        (ROOT / "docs" / "json.md").read_text(), re.S).group(1)
+    monkeypatch.chdir(tmp_path)
+    exec(compile(snippet, "docs/json.md", "exec"), {})  # raises on an invalid document
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    batch = Draft202012Validator(schemas["batch.schema.json"], registry=registry)
+    doc["cases"][1]["result"]["status"] = "fine"  # inside the referenced schema: the $ref was followed
+    with pytest.raises(ValidationError, match="fine"):
+        batch.validate(doc)
 
 
 def test_the_validator_rejects_what_the_schema_forbids():

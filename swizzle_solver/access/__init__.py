@@ -19,9 +19,10 @@ from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
 from .limits import check_count, check_patterns
-from .tile import dtype_bytes, elem_bytes_of, find_target, make_hardware, make_tile
+from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bytes_of, find_target, make_hardware, make_tile
 
-__all__ = ["dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem", "make_tile", "parse_access"]
+__all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem",
+           "make_tile", "parse_access"]
 
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
@@ -36,6 +37,27 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
         return parse_warp_access(spec, tile, hardware)
     raise malformed(spec)
+
+
+def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> str | None:
+    """When no element size was given (the default is 4 bytes) and an access names an instruction that
+    moves elements of another size, the sentence that says so: the answer is right for 4-byte
+    elements, which such a kernel rarely has (ldmatrix.x4 with no --dtype). A warning, not an
+    error: ldmatrix does serve 4-byte data (tf32 operands read as pairs of b16), so the default may
+    be meant. ``fix`` names the option or key that sets the size."""
+    for spec in accesses:
+        if not spec.strip().lower().startswith(_WARP_PREFIXES):
+            continue
+        from .warp import implied_elem_bytes  # (already imported: the spec is a warp form)
+
+        implied = implied_elem_bytes(spec)
+        if implied is not None and implied[0] != DEFAULT_ELEM_BYTES:
+            size, dtypes = implied
+            first = dtypes.split(",")[0]
+            return (f"access {spec} moves {8 * size}-bit elements ({dtypes}), but no element size was given: "
+                    f"solved for {DEFAULT_ELEM_BYTES}-byte elements, the default; give {fix.format(first)} "
+                    f"(or {fix.format('f32')} to keep 4-byte elements)")
+    return None
 
 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,

@@ -72,10 +72,13 @@ def dtype_bytes(dtype: str) -> int | None:
     name = name.removesuffix("_t")
     return DTYPES.get(DTYPE_ALIASES.get(name, name))
 
+DEFAULT_ELEM_BYTES = 4  # one element per bank word; access.defaulted_elem_warning says when an access disagrees
+
+
 def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
     """Resolve --dtype / --elem-bytes (default 4 bytes: one element per bank word)."""
     if dtype is None:
-        return 4 if elem_bytes is None else elem_bytes
+        return DEFAULT_ELEM_BYTES if elem_bytes is None else elem_bytes
     size = dtype_bytes(dtype)
     if size is None:
         names = ", ".join(DTYPES)

@@ -58,6 +58,23 @@ def parse_warp_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     return _instruction_form(spec, text, tile, hardware)
 
 
+# The element size an instruction form moves, where it has one (bytes, the --dtype names): ldmatrix
+# and stmatrix move b16 elements; the f16/bf16 MFMAs read 2-byte operands (the 8-bit and K = 32 / 16
+# forms are refused on 4-byte elements anyway); the transposing ds_read_b64_tr_bN moves N-bit ones.
+# mma-c has none: the accumulator is f16 or f32, and the default 4 bytes is the f32 one.
+_IMPLIED_SIZES = ((r"^(ldmatrix|stmatrix)\b", 2, "f16, bf16"), (r"^mfma-[ab]:(16x16x16|32x32x8)$", 2, "f16, bf16"),
+                  (r"^ds_read_b64_tr_b16\b", 2, "f16, bf16"), (r"^ds_read_b64_tr_b8\b", 1, "f8, i8"))
+
+
+def implied_elem_bytes(spec: str) -> tuple[int, str] | None:
+    """(bytes, dtypes) of the elements ``spec``'s instruction moves, or None when it moves any size."""
+    text = spec.strip().lower()
+    for pattern, size, dtypes in _IMPLIED_SIZES:
+        if re.match(pattern, text):
+            return size, dtypes
+    return None
+
+
 def instruction_rule(spec: str, op: str, tile: Tile, hardware: Hardware) -> Rule:
     """The (arch, op) cell, checked against the element size."""
     rule = hardware.rule(op)
