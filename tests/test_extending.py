@@ -1,4 +1,4 @@
-"""What the README's Architecture section says each extension takes, shown true:
+"""What docs/contributing.md's Architecture section says each extension takes, shown true:
 
 - a layout family: one module plus its registry entry (tests/test_families.py, the toy family
   ``Rotate``: registered, then searched, written, printed, read back and emitted by unchanged code);

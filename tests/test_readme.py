@@ -57,3 +57,19 @@ def test_documented_answers_are_current(args, shown, code, capsys, monkeypatch):
     argv = [a for a in shlex.split(args) if a not in ("-q", "--show-phases")] + ["-q"]
     assert main(argv) == int(code or 0)
     assert capsys.readouterr().out == shown + "\n"
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_readme_is_under_16_kib_and_its_contents_table_lists_every_section():
+    """The README stays short (contributor material is in docs/contributing.md), and the contents
+    table links every section after it, each to a heading that exists."""
+    assert len(README.encode()) < 16_384, f"README.md is {len(README.encode())} bytes"
+    contents = README[README.index("## Contents\n"):].split("\n## ", 1)[0]
+    linked = re.findall(r"^- \[(.+?)\]\(#(.+?)\)$", contents, re.M)
+    after = re.findall(r"^## (.+)$", README[README.index("## Contents\n") + 1:], re.M)
+    assert [title for title, _ in linked] == after
+    assert [anchor for _, anchor in linked] == [slug(h) for h in after]
