@@ -90,6 +90,14 @@ def test_ldmatrix_without_a_dtype_warns_on_stderr_and_keeps_the_q_line(capsys):
     assert err16 == "" and out16 != out  # the size matters: another answer
 
 
+def test_docs_cli_shows_the_warning_as_printed(capsys):
+    text = (ROOT / "docs" / "cli.md").read_text()
+    shown = text[text.index("$ swizzle-solve --rows 128 --cols 64 --access ldmatrix.x4 -q\n"):].split("```")[0]
+    command, warning, answer = shown.splitlines()
+    code, out, err = run(capsys, *command.split()[2:])
+    assert (err, out) == (warning + "\n", answer + "\n")
+
+
 def test_the_warning_goes_with_every_output_form_and_never_with_bad_input(capsys):
     code, out, err = run(capsys, *LDMATRIX, "--json")
     assert json.loads(out)["problem"]["elem_bytes"] == 4 and "warning: access ldmatrix.x4" in err
