@@ -82,7 +82,7 @@ def main() -> int:
 def _is_dependency(err: ModuleNotFoundError) -> bool:
     """A module from outside the package (typer, rich, numpy, ...): not a bug of ours but an
     interpreter without the dependencies."""
-    return bool(err.name) and err.name.partition(".")[0] != __package__
+    return err.name is not None and err.name.partition(".")[0] != __package__
 
 
 def not_installed(err: ModuleNotFoundError) -> str:
