@@ -313,6 +313,8 @@ def batch_command(
     from .cases import load_cases
     from .progress import LazyProgress
 
+    if list_names and json_out:
+        raise InputError("--list and --json both given: --list prints the case names only; choose one")
     cases = load_cases(file, case, allow_outside)
     if list_names:
         _write("".join(f"{c.name}\n" for c in cases))

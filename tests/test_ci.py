@@ -177,12 +177,18 @@ notes_are_not_keys = 1
 '''
 
 
-def test_annotation_lines_follow_the_toml_not_the_layout_of_the_file(tmp_path):
+def test_annotation_lines_follow_the_toml_not_the_layout_of_the_file():
     """Headers with comments and spaces, a name that is not the first key, a key before the first
-    case: each annotation is on the case's own [[case]] line (bad input here: an unknown key)."""
-    (tmp_path / "cases.toml").write_text(TRICKY + 'rows = 8\ncols = 24\naccess = ["4x2"]\n')
+    case: each case's line is its own [[case]] line; a header TOML reads but the scan does not
+    (quoted) gives no lines rather than wrong ones."""
     assert github_action.case_lines(TRICKY) == [4, 12]
     assert github_action.line_of_name(TRICKY) == {"a | tile": 4, "pinned with expect": 12}
+    assert github_action.line_of_name(TRICKY + '\n[["case"]]\nname = "quoted"\n') == {}
+
+
+@pytest.mark.slow
+def test_bad_input_is_annotated_on_the_case_it_names(tmp_path):
+    (tmp_path / "cases.toml").write_text(TRICKY + 'rows = 8\ncols = 24\naccess = ["4x2"]\n')
     run, summary = run_action_step(tmp_path, tmp_path, "cases.toml")
     assert run.returncode == 2
     (level, props, message), = annotations(run.stdout)

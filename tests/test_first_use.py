@@ -57,6 +57,7 @@ def test_only_a_missing_dependency_is_not_installed():
     assert not entry._is_dependency(ModuleNotFoundError("x"))
 
 
+@pytest.mark.slow  # two shells and a process start
 def test_the_readme_says_how_a_new_shell_finds_the_command():
     """The README's advice, run: a new shell (PATH without the venv) finds swizzle-solve after
     sourcing the venv's activate script, and not before."""
@@ -161,6 +162,8 @@ def test_batch_case_and_list_through_the_cli(capsys):
     assert code == 0 and [c["name"] for c in json.loads(out)["cases"]] == ["f16 ldmatrix, pitch 80"]
     code, out, err = run(capsys, "batch", EXAMPLES, "--case", "pitch")
     assert code == 2 and out == "" and err.count("\n") == 1 and "case names in" in err
+    code, out, err = run(capsys, "batch", EXAMPLES, "--list", "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1
 
 
 def test_batch_json_is_one_document_as_the_readme_says(tmp_path, capsys):
