@@ -16,7 +16,7 @@ from . import __version__
 from .access import elem_bytes_of, make_problem
 from .layout import Layout
 from .model import InputError, Problem
-from .value import Value
+from .value import Value, replace
 
 # --help: the usage line says that a plain solve takes no command (only `batch` is one), and the
 # epilog gives the examples and the exit codes; "\b" keeps click from re-flowing a paragraph.
@@ -182,7 +182,10 @@ def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out
         checked = check(layout, problem)
         line = f"{layout.name} passed"
         if not checked.passed:  # name the layout that passes (a solve of the same problem)
-            line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
+            verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
+            line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+    if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
+        out = replace(out, targets=())
     _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
             show_phases)
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
@@ -319,11 +322,9 @@ def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]
         from .api import check
 
         checked = check(c.check, c.problem)
-        status = checked.measured.status
-        ok = c.meets(status, checked.layout.name, usable=checked.invalid is None)
+        status = checked.status
+        ok = c.meets(checked.measured.status, checked.layout.name, usable=checked.invalid is None)
         answer, make_doc = checked.layout.name, checked.json
-        if checked.invalid is not None:
-            status = "not usable"
     else:
         from .api import solve
         from .budget import Budget

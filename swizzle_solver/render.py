@@ -231,13 +231,17 @@ def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
+    unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check
     rows = []
     for mark, lay in layouts:
         cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
                  for a, f in zip(lay["per_access"], floors)]
-        name = lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else "")
-        rows.append([mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
-                     str(lay["excess_wavefronts"])])
+        name = Text(lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else ""),
+                    style="bold" if mark else "")
+        if mark and unusable:  # its counts are of a map no kernel can use: never shown as at the bound
+            cells = [Text(cell.plain) for cell in cells]
+            name.append(" (not usable: see below)", style=BAD)
+        rows.append([mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])])
     base = doc["answer"]["per_access"]
     if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -380,6 +384,10 @@ def families_view(doc: dict) -> Group | None:
 
 def code_view(doc: dict) -> Group:
     ans = doc["answer"]
+    check = doc.get("check") or {}
+    if check.get("invalid"):  # no code for a layout that is not usable (report.check_json)
+        return Group(Wrapped(Text.assemble(("No code", "bold underline"), (
+            f": {check['layout']} is not usable on this tile (the verdict below says why)", BAD))))
     rows: list[tuple[str, str]] = record(ans["family"]).code_rows(ans, doc["problem"])
     if ans.get("triton_bases"):
         tb = ans["triton_bases"]

@@ -304,23 +304,37 @@ def given_pitch_json(solution: Solution) -> dict | None:
             "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0)}
 
 
+NOT_USABLE = "not-usable"  # the status of a checked layout that fails the soundness check (soundness.py)
+
+
 def check_passed(ranked: Candidate, why: str | None) -> bool:
     """--check passes when the layout is usable (why is None) and conflict-free."""
     return why is None and ranked.conflict_free
 
 
+def check_status(ranked: Candidate, why: str | None) -> str:
+    """A checked layout's status: "not-usable" when it is not a bijection onto its storage or splits a
+    vector (``why`` says which; its wavefront counts then describe a map no kernel can use), else
+    what the simulator measures."""
+    return NOT_USABLE if why is not None else ranked.status
+
+
 def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
                minimal: str | None = None, terminal: bool = False) -> dict:
     """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None);
-    ``terminal``: as in solution_json."""
+    ``terminal``: as in solution_json. A layout that is not usable gets no code: its answer claims no
+    target (``tma_mode`` null, ``expressible_in`` empty) and --emit adds none (api.with_emit)."""
     passed = check_passed(ranked, why)
+    answer = layout_json(problem, ranked, baseline, "none" if why is not None else "tma" if terminal else "all")
+    if why is not None:
+        answer.update(tma_mode=None, expressible_in=[])
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "warnings": problem_warnings(problem),
-        "status": ranked.status,
+        "status": check_status(ranked, why),
         "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal},
-        "answer": layout_json(problem, ranked, baseline, "tma" if terminal else "all"),
+        "answer": answer,
         "alternatives": [],
         "proof": evidence_json(problem, ranked),
     }, problem, ranked, usable=why is None)
