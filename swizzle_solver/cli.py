@@ -160,34 +160,63 @@ def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> st
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False,
               keep_pitch: bool = False, for_targets=()) -> int:
+    from .alarm import RunTimeout
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
 
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
-    with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
-        result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive,
-                       keep_pitch=keep_pitch, for_targets=for_targets)
-    _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, result.name, problem, result.layout,
-            out, show_phases)
+    budget, result = Budget(timeout), None
+    try:
+        with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
+            budget.progress = progress.update
+            result = solve(problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
+                           for_targets=for_targets)
+        _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, _answer_line(result), problem,
+                result.layout, out, show_phases)
+    except RunTimeout:  # --timeout's alarm, before anything was printed: the best layout known, short
+        from .overtime import print_doc, short_doc
+
+        assert timeout is not None  # (the alarm is armed only with --timeout)
+        print_doc(short_doc(problem, budget, result and result.solution, timeout), json_out, quiet, _write)
+        return EXIT_CONFLICTS
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
+def _answer_line(result) -> str:
+    """The -q line of a solve: the answer's name; past --timeout, also that the time limit was reached."""
+    if result.status != "timeout":
+        return result.name
+    from .overtime import timeout_line
+
+    return timeout_line(result.name, result.solution.answer.excess, False)
+
+
 def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False) -> int:
+              show_phases: bool = False, timeout: float | None = None) -> int:
+    from .alarm import RunTimeout
     from .api import check
     from .progress import LazyProgress
 
-    with LazyProgress(enabled=sys.stderr.isatty()):
-        checked = check(layout, problem)
-        line = f"{layout.name} passed"
-        if not checked.passed:  # name the layout that passes (a solve of the same problem)
-            verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
-            line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
-    if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
-        out = replace(out, targets=())
-    _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
-            show_phases)
+    checked = None
+    try:
+        with LazyProgress(enabled=sys.stderr.isatty()):
+            checked = check(layout, problem)
+            line = f"{layout.name} passed"
+            if not checked.passed:  # name the layout that passes (a solve of the same problem)
+                verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
+                line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+        if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
+            out = replace(out, targets=())
+        _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
+                show_phases)
+    except RunTimeout:  # --timeout's alarm, before anything was printed: the check's verdict, short
+        from .overtime import print_doc, short_check_doc
+
+        assert timeout is not None  # (the alarm is armed only with --timeout)
+        measured = None if checked is None else (checked.measured, checked.invalid)
+        print_doc(short_check_doc(problem, layout, measured, timeout), json_out, quiet, _write)
+        return EXIT_CONFLICTS
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
 
@@ -273,7 +302,7 @@ def main_command(
         layout = parse_layout(check_layout)
     out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
     if layout is not None:
-        code = run_check(problem, layout, json_out, quiet, out, show_phases)
+        code = run_check(problem, layout, json_out, quiet, out, show_phases, timeout)
     else:
         code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive, keep_pitch, for_targets)
     raise typer.Exit(code)

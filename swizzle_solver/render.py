@@ -462,6 +462,8 @@ def verdict(doc: dict) -> Text:
     price = price_of_for(doc)
     if price:
         text.append(price)
+    if doc.get("short_report"):  # a run --timeout stopped before its report (overtime.py)
+        text.append(f"\n{doc['short_report']}.", style=BAD)
     return text
 
 
@@ -473,6 +475,7 @@ def _verdict(doc: dict) -> Text:
             return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
         minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
                    "for its proof)" if chk.get("minimal") else
+                   "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
                    "\nminimal: none (no layout of the searched families is conflict-free)")
         if chk["invalid"]:
             return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
@@ -481,8 +484,12 @@ def _verdict(doc: dict) -> Text:
         return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}"
                     f"{minimal}", style=BAD)
     if doc["status"] == "timeout":
-        return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
-                    f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
+        if doc["proof"].get("proven_minimal"):
+            what = f"the answer, {ans['name']}, leaves {ans['excess_wavefronts']} excess wavefront(s) and is proven minimal"
+        else:
+            what = (f"the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} excess wavefront(s); "
+                    f"it is NOT proven minimal")
+        return Text(f"Time limit reached: {what}.", style=f"bold {BAD}")
     unproven = doc["proof"].get("unproven")
     given = given_pitch(doc)
     if doc["status"] == "conflict-free":
@@ -539,6 +546,18 @@ def print_solution(doc: dict, console: Console | None = None, pictures=()) -> No
     for part in (*pictures, Wrapped(verdict(doc))):
         console.print()
         console.print(part)
+
+
+def print_short(doc: dict, console: Console | None = None) -> None:
+    """The short form of a run that --timeout stopped before its report (overtime.py): the layout's
+    C expression (none for a checked layout that is not usable), then the verdict, which says what
+    the full report would have added."""
+    console = console or Console()
+    if not (doc.get("check") or {}).get("invalid"):
+        console.print(Group(Text("Code", style="bold underline"), Hanging(
+            Text("C", style="bold"), f"phys(r, c) = {doc['answer']['expression']}", 3)), crop=False)
+        console.print()
+    console.print(Wrapped(verdict(doc)))
 
 
 def print_batch(rows: list[dict], console: Console | None = None) -> None:

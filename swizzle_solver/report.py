@@ -272,6 +272,45 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
     }, problem, solution.answer)
 
 
+def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str, solution: Solution | None = None,
+               invalid: str | None = None, checked: bool = False) -> dict:
+    """The short document of a run that --timeout's alarm stopped before it printed (overtime.py):
+    status "timeout", the best layout known (``best``, measured: ``solution``'s answer when the solve
+    had finished; with ``checked``, the --check layout, ``invalid`` saying why it is not usable)
+    with its counts, expression and exhaustive check, and ``short_report`` (``why``) saying what it
+    leaves out: the runners-up, the families' proof, the floors (null here: not computed), the
+    targets' verdicts (``tma_mode`` null, ``expressible_in`` empty: not asked), --emit's code, and
+    for --check the minimal layout (null: not searched). Every part is linear in the accesses and
+    needs no layout but these two measured."""
+    answer = layout_json(problem, best, baseline, "none")
+    answer.update(tma_mode=None, expressible_in=[])
+    proven = solution is not None and solution.unproven is None
+    doc = {
+        "schema_version": SCHEMA_VERSION,
+        "problem": problem_json(problem),
+        "warnings": problem_warnings(problem),
+        "status": "timeout",
+        "short_report": why,
+        "answer": answer,
+        "alternatives": [],
+        "proof": {**evidence_json(problem, best), "optimal_over_all_layouts": False},
+    }
+    for access in doc["problem"]["accesses"]:
+        access["floor"] = None
+    if checked:
+        doc["check"] = {"layout": best.layout.name, "passed": check_passed(best, invalid), "invalid": invalid,
+                        "minimal": None}
+        return doc
+    doc["proof"].update(families=[], proven_minimal=proven, unproven=None if proven else (
+        solution.unproven if solution is not None and solution.unproven else "the search was cut by --timeout"))
+    doc["search"] = {"families": [search_json(f) for f in solution.families]
+                     if solution is not None and solution.table is not None else [],
+                     "extended": solution is not None and solution.extended, "extended_reason": None,
+                     "not_extended_reason": None, "timed_out": not proven,
+                     "keep_pitch": solution is not None and solution.keep_pitch, "given_pitch": None, "for": None}
+    return doc
+
+
 def for_json(solution: Solution) -> dict | None:
     """--for: the targets, whether the answer is expressible in each (false only when no layout
     searched is), and the price of the restriction against the unrestricted answer."""

@@ -123,3 +123,161 @@ def test_batch_check_cases_agree(capsys, tmp_path):
     code = main(["batch", str(path)])
     out = capsys.readouterr().out
     assert code == 1 and out.count("not-usable") == len(cases) and f"0 passed, {len(cases)} failed" in out
+
+
+# --- --timeout: always the best layout found, and that the time limit was reached ----------------
+
+DIAGONAL = ["--rows", "32", "--cols", "32", "--access", "row", "--access", "col",
+            "--phases", str(ROOT / "phases" / "main-diagonal-32.toml")]
+TIMED_OUT = "time limit reached"
+
+
+def _quiet_timeout_line(line: str) -> tuple[str, int]:
+    """(name, excess) of a -q line past --timeout; the name reads back as a layout."""
+    name, _, rest = line.partition("; ")
+    assert rest.startswith(f"{TIMED_OUT}: the best found, not proven minimal, ") and rest.endswith(
+        " excess wavefront(s)"), line
+    parse_layout(name)
+    return name, int(rest.split(", ")[-1].split()[0])
+
+
+def test_quiet_timeout_is_never_a_bare_name(capsys):
+    """The issue's run: -q with --timeout printed a bare `none`, which reads as "no swizzle needed"
+    (or as conflicts). The line names the best layout found and says that time ran out."""
+    code = main([*DIAGONAL, "--timeout", "0.001", "-q"])
+    out = capsys.readouterr().out
+    assert code == 1 and out.count("\n") == 1
+    name, excess = _quiet_timeout_line(out.strip())
+    measured = api.check(name, api.problem(32, 32, ["row", "col"], phases=[str(ROOT / "phases" / "main-diagonal-32.toml")]))
+    assert measured.measured.excess == excess and excess > 0
+    code = main([*DIAGONAL, "--timeout", "0.001", "-q", "--emit", "cuda"])  # the code still follows the line
+    out = capsys.readouterr().out
+    assert code == 1 and TIMED_OUT in out.splitlines()[0] and "phys(" in out
+
+
+def _many_patterns(tmp_path, count: int = 3000) -> str:
+    """3000 one-lane patterns: a search that stops in time, and a report (runners-up measured,
+    evidence, JSON) that takes seconds: the issue's "--timeout can print nothing"."""
+    path = tmp_path / "many.json"
+    path.write_text(json.dumps({"pattern": [{"name": f"p{i}", "phases": [[[i % 16, 0, 4]]]} for i in range(count)]}))
+    return str(path)
+
+
+def _assert_timeout_output(form: str, code: int, out: str, argv: list[str]) -> None:
+    """The output of a run past --timeout: exit 1, the best layout found, and the time limit said."""
+    from test_schema import validate
+
+    assert code == 1 and out.strip(), argv
+    if form == "--json":
+        doc = json.loads(out)
+        validate(doc)
+        assert doc["status"] == "timeout" and doc["answer"]["name"] and doc["proof"]["accesses"]
+        assert len(doc["answer"]["per_access"]) == len(doc["problem"]["accesses"])
+    elif form == "-q":
+        assert out.count("\n") == 1 and TIMED_OUT in out
+        parse_layout(out.partition(";")[0])
+    else:
+        text = " ".join(out.split())
+        assert "Time limit reached" in text and "phys(r, c) = " in text
+
+
+@pytest.mark.parametrize("form", ["", "-q", "--json"])
+def test_a_report_past_the_timeout_is_printed_short(monkeypatch, capsys, tmp_path, form):
+    """The alarm fires while the report is built (made slow here, so that it does on any machine):
+    the answer, already found, is printed in its short form; --json's validates. (-q builds the
+    report only for --svg's figure.)"""
+    import time
+
+    from swizzle_solver import report
+
+    def slow(*args, **kwargs):
+        time.sleep(30)  # the alarm (0.05 s + 0.5 s) interrupts it
+
+    monkeypatch.setattr(report, "solution_json", slow)
+    argv = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--timeout", "0.05"]
+    argv += ["-q", "--svg", str(tmp_path / "bank.svg")] if form == "-q" else [form] if form else []
+    start = time.monotonic()
+    code = main(argv)
+    out = capsys.readouterr().out
+    assert time.monotonic() - start < 10
+    _assert_timeout_output(form, code, out, argv)
+    if form == "--json":  # the solve had finished: the answer is the proven minimal one
+        doc = json.loads(out)
+        assert doc["answer"]["name"] == "Swizzle<3,3,3>" and doc["proof"]["proven_minimal"] is True
+        assert "building its report" in doc["short_report"] and doc["search"]["families"]
+    elif not form:
+        assert "Swizzle<3,3,3>" in out and "is proven minimal" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("form", ["", "-q", "--json"])
+def test_a_search_past_the_timeout_prints_the_best_found(monkeypatch, capsys, form):
+    """The alarm fires inside the solve, in a step no budget bounds (made slow here): the best
+    candidate the search had noted is measured and printed."""
+    import time
+
+    from swizzle_solver import solving
+
+    def slow(problem):
+        time.sleep(30)
+
+    monkeypatch.setattr(solving, "_narrower", lambda *a: slow(a))  # after the first conflict-free member
+    argv = ["--rows", "32", "--cols", "32", "--row-length", "40", "--access", "8x4", "--timeout", "0.05"]
+    argv += [form] if form else []
+    code = main(argv)
+    out = capsys.readouterr().out
+    _assert_timeout_output(form, code, out, argv)
+    if form == "--json":
+        doc = json.loads(out)
+        found = solving.first_conflict_free(api.problem(32, 32, ["8x4"], row_length=40))
+        assert doc["answer"]["name"] == found.layout.name and doc["answer"]["excess_wavefronts"] == 0
+        assert doc["proof"]["proven_minimal"] is False and "the search" in doc["short_report"]
+
+
+@pytest.mark.parametrize("form", ["", "-q", "--json"])
+def test_a_check_past_the_timeout_prints_its_verdict(monkeypatch, capsys, form):
+    """--check: the alarm fires in the search for the minimal layout (made slow here): the check's
+    own verdict is printed, the minimal layout said not searched."""
+    import time
+
+    from swizzle_solver import api as api_module
+
+    monkeypatch.setattr(api_module, "solve", lambda *a, **k: time.sleep(30))
+    argv = ["--rows", "24", "--cols", "96", "--dtype", "f16", "--access", "8x8", "--check", "XorCols<3,3,0>",
+            "--timeout", "0.05"] + ([form] if form else [])
+    code = main(argv)
+    out = capsys.readouterr().out
+    assert code == 1 and out.strip()
+    if form == "--json":
+        from test_schema import validate
+
+        doc = json.loads(out)
+        validate(doc)
+        assert doc["status"] == "timeout" and doc["check"]["passed"] is False and doc["check"]["minimal"] is None
+        assert "column 95 XOR 32 = 127" in doc["check"]["invalid"] and "the check" in doc["short_report"]
+    elif form == "-q":
+        assert out == ("XorCols<3,3,0> not usable: column 95 XOR 32 = 127 leaves the 96-column row; "
+                       "time limit reached: minimal not searched\n")
+    else:
+        text = " ".join(out.split())
+        assert "CHECK FAILED: XorCols<3,3,0> is not usable here" in text and "minimal: not searched" in text
+        assert "phys(r, c)" not in text  # no code for a layout that is not usable, even short
+
+
+@pytest.mark.slow  # three processes of seconds each (tests/test_robustness.py has the --json run in the fast tier)
+@pytest.mark.parametrize("form", ["", "-q", "--json"])
+def test_the_issue_run_with_thousands_of_patterns_always_prints(tmp_path, form):
+    """The reproducer through the real process: 3000 patterns, --timeout 0.3. It printed nothing
+    (rich, --json) and one line on stderr; now the best layout found, and that time ran out. On a
+    machine fast enough to finish the whole report in time, the full report is printed instead."""
+    import time
+
+    argv = ["--rows", "16", "--cols", "16", "--phases", _many_patterns(tmp_path), "--max-patterns", "5000",
+            "--timeout", "0.3"] + ([form] if form else [])
+    start = time.monotonic()
+    code, out, err = cli(*argv)
+    elapsed = time.monotonic() - start
+    assert err == "" and elapsed < 0.3 + 0.5 + 10  # the grace, then at most two measurements and start-up
+    if code == 0:  # it all fitted: the full answer
+        assert out.strip() and TIMED_OUT not in out and "Time limit reached" not in out
+    else:
+        _assert_timeout_output(form, code, out, argv)
