@@ -178,7 +178,8 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
         from .overtime import print_doc, short_doc
 
         assert timeout is not None  # (the alarm is armed only with --timeout)
-        print_doc(short_doc(problem, budget, result and result.solution, timeout), json_out, quiet, _write)
+        print_doc(short_doc(problem, budget, None if result is None else result.solution, timeout), json_out, quiet,
+                  _write)
         return EXIT_CONFLICTS
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 

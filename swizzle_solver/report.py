@@ -285,7 +285,8 @@ def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str,
     answer = layout_json(problem, best, baseline, "none")
     answer.update(tma_mode=None, expressible_in=[])
     proven = solution is not None and solution.unproven is None
-    doc = {
+    proof: dict = {**evidence_json(problem, best), "optimal_over_all_layouts": False}
+    doc: dict = {
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "warnings": problem_warnings(problem),
@@ -293,7 +294,7 @@ def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str,
         "short_report": why,
         "answer": answer,
         "alternatives": [],
-        "proof": {**evidence_json(problem, best), "optimal_over_all_layouts": False},
+        "proof": proof,
     }
     for access in doc["problem"]["accesses"]:
         access["floor"] = None
@@ -301,7 +302,7 @@ def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str,
         doc["check"] = {"layout": best.layout.name, "passed": check_passed(best, invalid), "invalid": invalid,
                         "minimal": None}
         return doc
-    doc["proof"].update(families=[], proven_minimal=proven, unproven=None if proven else (
+    proof.update(families=[], proven_minimal=proven, unproven=None if proven else (
         solution.unproven if solution is not None and solution.unproven else "the search was cut by --timeout"))
     doc["search"] = {"families": [search_json(f) for f in solution.families]
                      if solution is not None and solution.table is not None else [],
