@@ -189,8 +189,9 @@ def _answer_line(result) -> str:
     if result.status != "timeout":
         return result.name
     from .overtime import timeout_line
+    from .report import reported_excess
 
-    return timeout_line(result.name, result.solution.answer.excess, False)
+    return timeout_line(result.name, reported_excess(result.problem, result.solution.answer), False)
 
 
 def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),

@@ -81,9 +81,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
 
         targets = {"tma_mode": tma_mode(problem, layout)}
     per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
-    excess = ranked.excess
-    if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
-        excess = sum(a["worst_wavefronts"] - a["lower_bound"] for a in per_access)
+    excess = reported_excess(problem, ranked)
     return {
         "family": layout.family,
         "name": layout.name,
@@ -97,6 +95,14 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
     }
+
+
+def reported_excess(problem: Problem, ranked: Candidate) -> int:
+    """A measured layout's excess as the output reports it: per instruction for instruction-level
+    accesses (the unit of per_access, cost_json), else the search's per phase."""
+    if not any(p.instruction_phases for p in problem.patterns):
+        return ranked.excess
+    return sum(int(r.instruction_costs().max()) - r.pattern.instruction_lower_bound for r in ranked.results)
 
 
 def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:

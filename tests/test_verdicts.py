@@ -281,3 +281,30 @@ def test_the_issue_run_with_thousands_of_patterns_always_prints(tmp_path, form):
         assert out.strip() and TIMED_OUT not in out and "Time limit reached" not in out
     else:
         _assert_timeout_output(form, code, out, argv)
+
+
+def test_timeout_cuts_only_the_table_once_the_answer_is_known():
+    """The first conflict-free member is the answer; --timeout then cuts the candidates table's
+    branch and bound (it ran unbounded, for seconds on thousands of accesses): the answer and its
+    status stay, proven; the table holds it, and its families say they were cut."""
+    from swizzle_solver.budget import Budget
+    from swizzle_solver.solving import solve
+
+    class AfterTheAnswer(Budget):
+        """Expires once the first conflict-free member has been noted (Budget.best)."""
+
+        def expired(self) -> bool:
+            return self.best is not None
+
+    problem = api.problem(64, 64, ["8x8", "row"], dtype="f16")
+    cut = solve(problem, budget=AfterTheAnswer(timeout=10))
+    whole = solve(problem)
+    assert cut.answer.layout == whole.answer.layout and cut.status == whole.status == "conflict-free"
+    assert cut.unproven is None and not cut.timed_out
+    assert [c.layout for c in cut.alternatives] != [c.layout for c in whole.alternatives]
+    assert not all(f.complete for f in cut.families) and all(f.complete for f in whole.families)
+    doc = api.Result(cut).json()
+    from test_schema import validate
+
+    validate(doc)
+    assert doc["status"] == "conflict-free" and doc["answer"]["name"] == whole.answer.layout.name
