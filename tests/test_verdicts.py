@@ -308,3 +308,29 @@ def test_timeout_cuts_only_the_table_once_the_answer_is_known():
 
     validate(doc)
     assert doc["status"] == "conflict-free" and doc["answer"]["name"] == whole.answer.layout.name
+
+
+@pytest.mark.slow  # six processes of about a second each
+@pytest.mark.parametrize("timeout", ["0.01", "0.2"])
+@pytest.mark.parametrize("form", ["", "-q", "--json"])
+def test_a_big_tile_with_a_hard_problem_always_prints(form, timeout):
+    """The brief's other reproducer: a 256 x 256 f16 tile whose accesses no every-solve family serves
+    conflict-free, so the later families are searched; at 0.2 s the rich report printed nothing when
+    the machine was loaded. Whichever part the time limit cuts, the best layout found is printed and
+    the time limit said (or, all in time, the full answer)."""
+    argv = ["--rows", "256", "--cols", "256", "--dtype", "f16", "--access", "8x8", "--access", "8x8:2", "--access",
+            "col", "--access", "row", "--timeout", timeout] + ([form] if form else [])
+    code, out, err = cli(*argv)
+    assert err == "" and code == 1  # conflicts at best (the floors), or a timeout
+    if form == "--json":
+        from test_schema import validate
+
+        doc = json.loads(out)
+        validate(doc)
+        assert doc["answer"]["name"] and doc["status"] in ("timeout", "conflicts")
+    elif form == "-q":
+        assert out.count("\n") == 1
+        parse_layout(out.partition(";")[0].strip())
+    else:
+        text = " ".join(out.split())
+        assert "phys(r, c) = " in text and ("Time limit reached" in text or "least any such layout leaves" in text)
