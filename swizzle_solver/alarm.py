@@ -1,10 +1,14 @@
 """--timeout over the whole run: a wall-clock alarm, so that no step after the search (building
-the report of thousands of patterns took 11 s past a 0.5 s --timeout) can outlast it by much."""
+the report of thousands of patterns took 11 s past a 0.5 s --timeout) can outlast it by much.
+
+When it fires in a solve or a check, the CLI prints the short form of the best layout known
+(overtime.py); only while the input is still being read is there nothing to print, and the run
+ends with one line on stderr (exit 1)."""
 from __future__ import annotations
 
 
 class RunTimeout(Exception):
-    """--timeout ran out after the search, while the report was being built (run_deadline)."""
+    """--timeout and its grace ran out before anything was printed (arm_deadline)."""
 
 
 MAX_ALARM_SECONDS = 10**6  # a longer --timeout (1e308 is allowed) is no bound the alarm needs to keep
@@ -30,8 +34,8 @@ def arm_deadline(timeout: float | None) -> None:
 
     def expire(signum, frame):
         disarm_deadline()
-        raise RunTimeout(f"--timeout {timeout:g}: the run went {grace:g} s past it while building the report, so "
-                         f"nothing was printed: raise --timeout or give fewer patterns")
+        raise RunTimeout(f"--timeout {timeout:g}: the run went {grace:g} s past it while reading the input, before "
+                         f"any layout was measured: raise --timeout or give fewer patterns")
 
     signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout + grace)

@@ -130,6 +130,13 @@ class Checked(Value, eq=False):
 
         return check_passed(self.measured, self.invalid)
 
+    @property
+    def status(self) -> str:
+        """"not-usable" (``invalid`` says why), "conflict-free" or "conflicts": the JSON's status."""
+        from .report import check_status
+
+        return check_status(self.measured, self.invalid)
+
     @cached_property
     def minimal(self) -> Result | None:
         """When the check fails: the search's answer for the same problem, which names the layout
@@ -176,8 +183,14 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) ->
 
 
 def with_emit(doc: dict, prob: Problem, layout: Layout, targets: Iterable[str]) -> dict:
-    """Add answer.emit.TARGET (the snippet) and answer.emit_expressible.TARGET to a JSON document."""
+    """Add answer.emit.TARGET (the snippet) and answer.emit_expressible.TARGET to a JSON document;
+    none to a --check document of a layout that is not usable (no code for a map no kernel can use:
+    its check.invalid says why)."""
     if not targets:  # emit.py is imported only when code is asked for (start-up)
+        return doc
+    from .report import NOT_USABLE
+
+    if doc["status"] == NOT_USABLE:
         return doc
     from .emit import emit_all, parse_targets
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -15,6 +15,9 @@ class Budget:
         self.start = time.monotonic()
         self.deadline = None if timeout is None else self.start + timeout
         self.progress = progress
+        # The best candidate.Candidate the solve knows so far (solving.py notes it as it goes): what
+        # a run prints when --timeout's alarm (alarm.py) stops the rest of it (overtime.py).
+        self.best: Any = None
 
     def expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline

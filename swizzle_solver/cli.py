@@ -16,7 +16,7 @@ from . import __version__
 from .access import defaulted_elem_warning, elem_bytes_of, make_problem
 from .layout import Layout
 from .model import InputError, Problem
-from .value import Value
+from .value import Value, replace
 
 # --help: the usage line says that a plain solve takes no command (only `batch` is one), and the
 # epilog gives the examples and the exit codes; "\b" keeps click from re-flowing a paragraph.
@@ -160,31 +160,65 @@ def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> st
 def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
               show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False,
               keep_pitch: bool = False, for_targets=()) -> int:
+    from .alarm import RunTimeout
     from .api import solve
     from .budget import Budget
     from .progress import LazyProgress
 
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
-    with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
-        result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive,
-                       keep_pitch=keep_pitch, for_targets=for_targets)
-    _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, result.name, problem, result.layout,
-            out, show_phases)
+    budget, result = Budget(timeout), None
+    try:
+        with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
+            budget.progress = progress.update
+            result = solve(problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
+                           for_targets=for_targets)
+        _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, _answer_line(result), problem,
+                result.layout, out, show_phases)
+    except RunTimeout:  # --timeout's alarm, before anything was printed: the best layout known, short
+        from .overtime import print_doc, short_doc
+
+        assert timeout is not None  # (the alarm is armed only with --timeout)
+        print_doc(short_doc(problem, budget, None if result is None else result.solution, timeout), json_out, quiet,
+                  _write)
+        return EXIT_CONFLICTS
     return EXIT_OK if result.status == "conflict-free" else EXIT_CONFLICTS
 
 
+def _answer_line(result) -> str:
+    """The -q line of a solve: the answer's name; past --timeout, also that the time limit was reached."""
+    if result.status != "timeout":
+        return result.name
+    from .overtime import timeout_line
+    from .report import reported_excess
+
+    return timeout_line(result.name, reported_excess(result.problem, result.solution.answer), False)
+
+
 def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False) -> int:
+              show_phases: bool = False, timeout: float | None = None) -> int:
+    from .alarm import RunTimeout
     from .api import check
     from .progress import LazyProgress
 
-    with LazyProgress(enabled=sys.stderr.isatty()):
-        checked = check(layout, problem)
-        line = f"{layout.name} passed"
-        if not checked.passed:  # name the layout that passes (a solve of the same problem)
-            line = f"{layout.name} failed; minimal: {checked.minimal_name or 'none conflict-free'}"
-    _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
-            show_phases)
+    checked = None
+    try:
+        with LazyProgress(enabled=sys.stderr.isatty()):
+            checked = check(layout, problem)
+            line = f"{layout.name} passed"
+            if not checked.passed:  # name the layout that passes (a solve of the same problem)
+                verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
+                line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+        if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
+            out = replace(out, targets=())
+        _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
+                show_phases)
+    except RunTimeout:  # --timeout's alarm, before anything was printed: the check's verdict, short
+        from .overtime import print_doc, short_check_doc
+
+        assert timeout is not None  # (the alarm is armed only with --timeout)
+        measured = None if checked is None else (checked.measured, checked.invalid)
+        print_doc(short_check_doc(problem, layout, measured, timeout), json_out, quiet, _write)
+        return EXIT_CONFLICTS
     return EXIT_OK if checked.passed else EXIT_CONFLICTS
 
 
@@ -272,7 +306,7 @@ def main_command(
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))
     if layout is not None:
-        code = run_check(problem, layout, json_out, quiet, out, show_phases)
+        code = run_check(problem, layout, json_out, quiet, out, show_phases, timeout)
     else:
         code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive, keep_pitch, for_targets)
     raise typer.Exit(code)
@@ -349,11 +383,9 @@ def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]
         from .api import check
 
         checked = check(c.check, c.problem)
-        status = checked.measured.status
-        ok = c.meets(status, checked.layout.name, usable=checked.invalid is None)
+        status = checked.status
+        ok = c.meets(checked.measured.status, checked.layout.name, usable=checked.invalid is None)
         answer, make_doc = checked.layout.name, checked.json
-        if checked.invalid is not None:
-            status = "not usable"
     else:
         from .api import solve
         from .budget import Budget

@@ -231,13 +231,17 @@ def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
+    unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check
     rows = []
     for mark, lay in layouts:
         cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
                  for a, f in zip(lay["per_access"], floors)]
-        name = lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else "")
-        rows.append([mark, Text(name, style="bold" if mark else ""), lay["family"], *cells,
-                     str(lay["excess_wavefronts"])])
+        name = Text(lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else ""),
+                    style="bold" if mark else "")
+        if mark and unusable:  # its counts are of a map no kernel can use: never shown as at the bound
+            cells = [Text(cell.plain) for cell in cells]
+            name.append(" (not usable: see below)", style=BAD)
+        rows.append([mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])])
     base = doc["answer"]["per_access"]
     if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -380,6 +384,10 @@ def families_view(doc: dict) -> Group | None:
 
 def code_view(doc: dict) -> Group:
     ans = doc["answer"]
+    check = doc.get("check") or {}
+    if check.get("invalid"):  # no code for a layout that is not usable (report.check_json)
+        return Group(Wrapped(Text.assemble(("No code", "bold underline"), (
+            f": {check['layout']} is not usable on this tile (the verdict below says why)", BAD))))
     rows: list[tuple[str, str]] = record(ans["family"]).code_rows(ans, doc["problem"])
     if ans.get("triton_bases"):
         tb = ans["triton_bases"]
@@ -454,6 +462,8 @@ def verdict(doc: dict) -> Text:
     price = price_of_for(doc)
     if price:
         text.append(price)
+    if doc.get("short_report"):  # a run --timeout stopped before its report (overtime.py)
+        text.append(f"\n{doc['short_report']}.", style=BAD)
     return text
 
 
@@ -465,6 +475,7 @@ def _verdict(doc: dict) -> Text:
             return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
         minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
                    "for its proof)" if chk.get("minimal") else
+                   "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
                    "\nminimal: none (no layout of the searched families is conflict-free)")
         if chk["invalid"]:
             return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
@@ -473,8 +484,12 @@ def _verdict(doc: dict) -> Text:
         return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}"
                     f"{minimal}", style=BAD)
     if doc["status"] == "timeout":
-        return Text(f"Time limit reached: the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} "
-                    f"excess wavefront(s); it is NOT proven minimal.", style=f"bold {BAD}")
+        if doc["proof"].get("proven_minimal"):
+            what = f"the answer, {ans['name']}, leaves {ans['excess_wavefronts']} excess wavefront(s) and is proven minimal"
+        else:
+            what = (f"the best layout found, {ans['name']}, leaves {ans['excess_wavefronts']} excess wavefront(s); "
+                    f"it is NOT proven minimal")
+        return Text(f"Time limit reached: {what}.", style=f"bold {BAD}")
     unproven = doc["proof"].get("unproven")
     given = given_pitch(doc)
     if doc["status"] == "conflict-free":
@@ -531,6 +546,18 @@ def print_solution(doc: dict, console: Console | None = None, pictures=()) -> No
     for part in (*pictures, Wrapped(verdict(doc))):
         console.print()
         console.print(part)
+
+
+def print_short(doc: dict, console: Console | None = None) -> None:
+    """The short form of a run that --timeout stopped before its report (overtime.py): the layout's
+    C expression (none for a checked layout that is not usable), then the verdict, which says what
+    the full report would have added."""
+    console = console or Console()
+    if not (doc.get("check") or {}).get("invalid"):
+        console.print(Group(Text("Code", style="bold underline"), Hanging(
+            Text("C", style="bold"), f"phys(r, c) = {doc['answer']['expression']}", 3)), crop=False)
+        console.print()
+    console.print(Wrapped(verdict(doc)))
 
 
 def print_batch(rows: list[dict], console: Console | None = None) -> None:

@@ -81,9 +81,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
 
         targets = {"tma_mode": tma_mode(problem, layout)}
     per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
-    excess = ranked.excess
-    if any(p.instruction_phases for p in problem.patterns):  # in the per-instruction unit of per_access
-        excess = sum(a["worst_wavefronts"] - a["lower_bound"] for a in per_access)
+    excess = reported_excess(problem, ranked)
     return {
         "family": layout.family,
         "name": layout.name,
@@ -97,6 +95,14 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
     }
+
+
+def reported_excess(problem: Problem, ranked: Candidate) -> int:
+    """A measured layout's excess as the output reports it: per instruction for instruction-level
+    accesses (the unit of per_access, cost_json), else the search's per phase."""
+    if not any(p.instruction_phases for p in problem.patterns):
+        return ranked.excess
+    return sum(int(r.instruction_costs().max()) - r.pattern.instruction_lower_bound for r in ranked.results)
 
 
 def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:
@@ -272,6 +278,46 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
     }, problem, solution.answer)
 
 
+def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str, solution: Solution | None = None,
+               invalid: str | None = None, checked: bool = False) -> dict:
+    """The short document of a run that --timeout's alarm stopped before it printed (overtime.py):
+    status "timeout", the best layout known (``best``, measured: ``solution``'s answer when the solve
+    had finished; with ``checked``, the --check layout, ``invalid`` saying why it is not usable)
+    with its counts, expression and exhaustive check, and ``short_report`` (``why``) saying what it
+    leaves out: the runners-up, the families' proof, the floors (null here: not computed), the
+    targets' verdicts (``tma_mode`` null, ``expressible_in`` empty: not asked), --emit's code, and
+    for --check the minimal layout (null: not searched). Every part is linear in the accesses and
+    needs no layout but these two measured."""
+    answer = layout_json(problem, best, baseline, "none")
+    answer.update(tma_mode=None, expressible_in=[])
+    proven = solution is not None and solution.unproven is None
+    proof: dict = {**evidence_json(problem, best), "optimal_over_all_layouts": False}
+    doc: dict = {
+        "schema_version": SCHEMA_VERSION,
+        "problem": problem_json(problem),
+        "warnings": problem_warnings(problem),
+        "status": "timeout",
+        "short_report": why,
+        "answer": answer,
+        "alternatives": [],
+        "proof": proof,
+    }
+    for access in doc["problem"]["accesses"]:
+        access["floor"] = None
+    if checked:
+        doc["check"] = {"layout": best.layout.name, "passed": check_passed(best, invalid), "invalid": invalid,
+                        "minimal": None}
+        return doc
+    proof.update(families=[], proven_minimal=proven, unproven=None if proven else (
+        solution.unproven if solution is not None and solution.unproven else "the search was cut by --timeout"))
+    doc["search"] = {"families": [search_json(f) for f in solution.families]
+                     if solution is not None and solution.table is not None else [],
+                     "extended": solution is not None and solution.extended, "extended_reason": None,
+                     "not_extended_reason": None, "timed_out": not proven,
+                     "keep_pitch": solution is not None and solution.keep_pitch, "given_pitch": None, "for": None}
+    return doc
+
+
 def for_json(solution: Solution) -> dict | None:
     """--for: the targets, whether the answer is expressible in each (false only when no layout
     searched is), and the price of the restriction against the unrestricted answer."""
@@ -304,23 +350,37 @@ def given_pitch_json(solution: Solution) -> dict | None:
             "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0)}
 
 
+NOT_USABLE = "not-usable"  # the status of a checked layout that fails the soundness check (soundness.py)
+
+
 def check_passed(ranked: Candidate, why: str | None) -> bool:
     """--check passes when the layout is usable (why is None) and conflict-free."""
     return why is None and ranked.conflict_free
 
 
+def check_status(ranked: Candidate, why: str | None) -> str:
+    """A checked layout's status: "not-usable" when it is not a bijection onto its storage or splits a
+    vector (``why`` says which; its wavefront counts then describe a map no kernel can use), else
+    what the simulator measures."""
+    return NOT_USABLE if why is not None else ranked.status
+
+
 def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
                minimal: str | None = None, terminal: bool = False) -> dict:
     """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None);
-    ``terminal``: as in solution_json."""
+    ``terminal``: as in solution_json. A layout that is not usable gets no code: its answer claims no
+    target (``tma_mode`` null, ``expressible_in`` empty) and --emit adds none (api.with_emit)."""
     passed = check_passed(ranked, why)
+    answer = layout_json(problem, ranked, baseline, "none" if why is not None else "tma" if terminal else "all")
+    if why is not None:
+        answer.update(tma_mode=None, expressible_in=[])
     return with_floors({
         "schema_version": SCHEMA_VERSION,
         "problem": problem_json(problem),
         "warnings": problem_warnings(problem),
-        "status": ranked.status,
+        "status": check_status(ranked, why),
         "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal},
-        "answer": layout_json(problem, ranked, baseline, "tma" if terminal else "all"),
+        "answer": answer,
         "alternatives": [],
         "proof": evidence_json(problem, ranked),
     }, problem, ranked, usable=why is None)

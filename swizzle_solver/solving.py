@@ -170,16 +170,23 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
 
 def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
            exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
+    """budget.best follows the best candidate known (for --timeout's alarm: overtime.py)."""
     invalid = None if admit is None else (
         lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
+    budget.best = None  # (--for solves twice: the unrestricted answer is no answer of the second)
     first = first_conflict_free(problem, families, budget, invalid=invalid)
     if first is not None:
+        budget.best = first
         narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit)  # padding: a later family
+        budget.best = narrower or first  # a narrower pitch's, conflict-free in less storage, ranks first
         if not table:
             answer = first if narrower is None else recheck(problem, narrower)
             return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch), [first] + ([narrower] if narrower else []))
-        # The table's branch and bound is not bound by --timeout (its answer is already known).
-        found, reports = search_families(problem, families, Budget(), admit)
+        # The answer is known: --timeout cuts only the table's branch and bound (its runners-up),
+        # which then may not hold the answer (the report says how far each family got).
+        found, reports = search_families(problem, families, budget, admit)
+        if all(c.layout != first.layout for c in found):
+            found.append(first)
         best = ranked(found)[0]
         if best.layout != first.layout or best.excess != first.excess:
             raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
@@ -192,6 +199,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
                                         keep_pitch=keep_pitch),
                        found)
     found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
+    budget.best = ranked(found)[0] if found else None
     best_excess = min((c.excess for c in found), default=None)
     least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
     if best_excess:  # conflicts (floors.py is imported only on this path: start-up)
@@ -212,7 +220,9 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).
     order = ranked(found)
+    budget.best = order[0] if order else None
     answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
+    budget.best = answer
     # The answer is not proven minimal if a family that could still beat it (ranked before it, or
     # any family when it leaves more than the least excess any layout can) was not covered whole:
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the

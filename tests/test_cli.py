@@ -322,7 +322,7 @@ def test_batch_check_cases(capsys, tmp_path):
     code, out, _ = run(capsys, "batch", str(f), "--case", "tma128")
     assert code == 0 and "check: conflict-free" in out
     code, out, _ = run(capsys, "batch", str(f), "--case", "leaves the row")
-    assert code == 1 and "not usable" in out
+    assert code == 1 and "not-usable" in out
 
 
 # --- bad input: exit 2, one line on stderr, nothing on stdout -----------------------------------------

@@ -280,11 +280,10 @@ def test_timeout_bounds_the_report_too(tmp_path):
     result = run_process(["--rows", "16", "--cols", "16", "--phases", str(path), "--json", "--timeout", "0.3",
                   "--max-patterns", "5000"])
     elapsed = time.monotonic() - start
-    assert elapsed < 0.3 + 0.5 + 3  # the grace, plus start-up on a loaded machine
-    if result.returncode == 1 and not result.stdout:  # the report did not fit: one line says so
-        assert len(result.stderr.splitlines()) == 1 and "--timeout" in result.stderr
-    else:
-        json.loads(result.stdout)
+    assert elapsed < 0.3 + 0.5 + 5  # the grace, the short form's measurements, start-up on a loaded machine
+    doc = json.loads(result.stdout)  # always a document: the full one, or the short form of the best found
+    assert result.stderr == "" and result.returncode == (1 if doc["status"] == "timeout" else 0)
+    assert doc["answer"]["name"] and ("short_report" not in doc or doc["status"] == "timeout")
 
 
 def test_the_run_alarm_stops_any_step_and_is_undone():
@@ -525,7 +524,7 @@ def assert_invariant(argv: list[str], code: int, out: str, err: str, elapsed: fl
     if code == 2:
         assert out == "" and len(err.splitlines()) == 1 and err.startswith("swizzle-solve: error: "), (argv, err)
         return
-    if code == 1 and out == "" and "--timeout" in err:  # the report did not fit in --timeout
+    if code == 1 and out == "" and "--timeout" in err:  # reading the input outlasted --timeout (alarm.py)
         assert len(err.splitlines()) == 1
         return
     assert out.strip(), (argv, code, err)

@@ -148,11 +148,12 @@ def test_timeout_validates():
     validate(doc)
 
 
-@pytest.mark.parametrize("layout, code", [("Swizzle<3,3,3>", 0), ("none", 1), ("Swizzle<4,0,4>", 1)])
-def test_check_validates(layout, code):
+@pytest.mark.parametrize("layout, code, status", [("Swizzle<3,3,3>", 0, "conflict-free"), ("none", 1, "conflicts"),
+                                                  ("Swizzle<4,0,4>", 1, "not-usable")])
+def test_check_validates(layout, code, status):
     got, doc = cli_json("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4",
                         "--access", "row", "--check", layout)
-    assert got == code and doc["check"]["passed"] == (code == 0)
+    assert got == code and doc["check"]["passed"] == (code == 0) and doc["status"] == status
     validate(doc)
 
 

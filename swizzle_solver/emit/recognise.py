@@ -168,13 +168,14 @@ def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
 @_per_layout
 def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
     """The column panels of TMA swizzle atoms (families/panels.py) the layout equals on every
-    element of the tile, if any: then TMA loads it as one box per panel."""
+    element of the tile, if any: then TMA loads it as one box per panel. Two or more panels: one
+    panel is its atom, a single swizzle, which the targets say as such (as_swizzle)."""
     from ..families.panels import WIDTHS, ColumnPanels  # a later family: loaded only when emitting
 
     table = None
     for width in WIDTHS:
         panels = ColumnPanels(width)
-        if panels.invalid(tile) is None:
+        if panels.invalid(tile) is None and not panels.one_panel(tile):
             table = layout_table(tile, layout) if table is None else table
             if np.array_equal(table, layout_table(tile, panels)):
                 return panels

@@ -11,9 +11,12 @@ B = log2(W / 16); element-level Swizzle<B, 4 - log2(elem_bytes), 3>):
 That is CuTe's ``tile_to_shape(GMMA::Layout_K_SW{W}_Atom<T>{}, Shape<R, C>)`` (the atom repeated
 down the rows first, then across the panels), loaded by one TMA box of w x rows per panel.
 
-Members: W in (32, 64, 128) with at least two panels (one panel is the Swizzle itself), a dense
-tile (row length = cols) and rows a multiple of 8 (the atom's rows). Order: the narrower W first
-(fewer XOR bits, as in cute). No padding: the storage is the tile's.
+Members: W in (32, 64, 128), a dense tile (row length = cols) whose columns are whole panels, and
+rows a multiple of 8 (the atom's rows). Order: the narrower W first (fewer XOR bits, as in cute). No
+padding: the storage is the tile's. A tile of one panel (rows exactly W bytes) is the W-byte TMA
+mode itself, the CuTe swizzle ``atom``: --check accepts it (the same map, element for element),
+while the search lists only tiles of two or more panels (``candidates``), where the family adds a
+layout that cute does not have.
 """
 from __future__ import annotations
 
@@ -61,21 +64,32 @@ class ColumnPanels(Value, LayoutBase):
         if tile.row_length != tile.cols:
             return "the rows are padded: panels store the dense tile"
         w = self.panel_cols(tile)
-        if tile.cols % w or tile.cols == w:
-            return f"the {tile.cols} columns are not two or more panels of {w}"
+        if tile.cols % w:
+            return f"the {tile.cols} columns are not whole panels of {w}"
         if tile.rows % ATOM_ROWS:
             return f"the {tile.rows} rows are not a multiple of the atom's {ATOM_ROWS}"
         return None
 
+    def one_panel(self, tile: Tile) -> bool:
+        """The tile is a single panel: the layout is its atom, the W-byte TMA mode, on the whole tile."""
+        return tile.cols == self.panel_cols(tile)
+
     def bases(self, tile: Tile) -> list[int] | None:
         """GF(2)-linear when rows and columns are powers of two: the panel index moves above the
-        row bits (a permutation of offset bits), then the atom XORs inside a panel."""
-        if not (is_pow2(tile.rows) and is_pow2(tile.cols)) or self.invalid(tile):
+        row bits (a permutation of offset bits), then the atom XORs inside a panel. One panel: the
+        atom's own bases (any number of rows), so that the emitters see the CuTe swizzle it is."""
+        if self.invalid(tile):
+            return None
+        if self.one_panel(tile):
+            return self.atom(tile).bases(tile)
+        if not (is_pow2(tile.rows) and is_pow2(tile.cols)):
             return None
         return [int(self.phys(tile, (1 << i) // tile.cols, (1 << i) % tile.cols)) for i in range(nbits(tile))]
 
     def expression(self, tile: Tile) -> str:
         w = self.panel_cols(tile)
+        if self.one_panel(tile):  # c < w: panel 0, column c (the atom's own expression)
+            return self.atom(tile).c_xor(f"(r * {w} + c)")
         q = f"(r * {w} + (c & {w - 1}))"
         return f"(c >> {log2(w)}) * {tile.rows * w} + ({self.atom(tile).c_xor(q)})"
 
@@ -84,14 +98,17 @@ class ColumnPanels(Value, LayoutBase):
         return [{"B": log2(self.width // 16), "M": 4, "S": 3, "unit": "byte", "applies_to": "panel"}]
 
     def json_extras(self, tile: Tile) -> dict:
-        w = self.panel_cols(tile)
-        return {"panels": {"width_bytes": self.width, "panel_cols": w, "count": tile.cols // w,
-                           "panel_elements": tile.rows * w, "atom": self.atom(tile).name,
-                           "byte_atom": self.atom(tile).byte_level(tile.elem_bytes).name}}
+        w, atom = self.panel_cols(tile), self.atom(tile)
+        # one panel is the atom itself: the answer's cute and byte_cute say so, as for that swizzle
+        same = {"cute": atom.name, "byte_cute": atom.byte_level(tile.elem_bytes).name} if self.one_panel(tile) else {}
+        return {**same, "panels": {"width_bytes": self.width, "panel_cols": w, "count": tile.cols // w,
+                                   "panel_elements": tile.rows * w, "atom": atom.name,
+                                   "byte_atom": atom.byte_level(tile.elem_bytes).name}}
 
 
 def candidates(tile: Tile, vector_elems: int) -> list[ColumnPanels]:
-    return [ColumnPanels(w) for w in WIDTHS]
+    """Two or more panels: one panel is its atom, a cute member the search has already measured."""
+    return [ColumnPanels(w) for w in WIDTHS if tile.cols != ColumnPanels(w).panel_cols(tile)]
 
 
 def bounds(tile: Tile, vector_elems: int) -> str:
@@ -112,6 +129,9 @@ def parse(text: str) -> ColumnPanels | None:
 
 def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
     p = answer["panels"]
+    if p["count"] == 1:  # the CuTe and bytes rows that follow name the swizzle and its TMA mode
+        return [("panels", f"one panel of {p['panel_cols']} columns ({p['width_bytes']} B rows): the "
+                           f"{p['width_bytes']}B TMA swizzle mode itself, {p['atom']} on element offsets")]
     return [("panels", f"{p['count']} panels of {p['panel_cols']} columns ({p['width_bytes']} B rows), each "
                        f"{p['atom']} on element offsets ({p['byte_atom']} on bytes): the {p['width_bytes']}B TMA "
                        f"swizzle mode, one box per panel")]
