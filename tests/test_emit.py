@@ -87,10 +87,22 @@ def extra_cases():
         ("padding + cute, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, Swizzle(2, 0, 3))),
         ("padding + xor-cols", f16(64, 96, ["8x8", "8x8:2"]), padding.Padded(104, XorCols(1, 3, 3))),
         ("padding + xor-cols, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 0, 0))),
+        # xor-cols on pitches that are not powers of two, and padded: C++ CuTe's layout, swizzle, layout back
+        ("xor-cols pitch 40 f16", f16(32, 40, ["8x2"]), XorCols(2, 1, 0)),
+        ("xor-cols pitch 72 i8", problem(16, 72, ["8x8"], elem_bytes=1), XorCols(3, 0, 1)),
+        ("xor-cols pitch 24 f64", problem(8, 24, ["8x1"], elem_bytes=8), XorCols(3, 0, 0)),
+        ("xor-cols pitch 96 f16", f16(24, 96, ["8x8"]), XorCols(2, 3, 0)),
+        ("padding 40 + xor-cols on 24 columns", problem(8, 24, ["8x1"]), padding.Padded(40, XorCols(3, 0, 0))),
+        ("padding 72 + xor-cols f16", f16(64, 64, ["8x8"]), padding.Padded(72, XorCols(3, 3, 0))),
+        ("padding 32 + xor-cols into the spare columns", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 3, 0))),
         ("panels 128B f16", f16(64, 128, ["8x8"]), ColumnPanels(128)),
         ("panels 64B f32", problem(16, 64, ["8x4"]), ColumnPanels(64)),
         ("panels 32B i8, 3 panels", problem(8, 96, ["8x16"], elem_bytes=1), ColumnPanels(32)),
         ("panels 128B f16, 24 rows", f16(24, 192, ["8x8"]), ColumnPanels(128)),
+        ("panels 128B f64", problem(16, 32, ["8x2"], elem_bytes=8), ColumnPanels(128)),
+        ("sw128 f64", problem(16, 16, ["8x2"], elem_bytes=8), Swizzle(3, 1, 3)),
+        ("sw128 16-byte elements", problem(16, 8, ["8x1"], elem_bytes=16), Swizzle(3, 0, 3)),
+        ("panels 128B 16-byte elements", problem(16, 16, ["8x1"], elem_bytes=16), ColumnPanels(128)),
     ]
 
 
@@ -161,6 +173,13 @@ def pycute_layout(p, code):
     r, c, pitch = map(int, shape.groups())
     assert (r, c) == (p.tile.rows, p.tile.cols)
     plain = pycute.Layout((r, c), (pitch, 1))
+    back = re.search(r"Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Stride<cute::Int<1>, cute::Int<(\d+)>>", code)
+    if back is not None:  # make_composed_layout((Q, R):(1, P), 0, composition(Swizzle, (R, C):(Q, 1)))
+        q, rows, pitch_back = map(int, back.groups())
+        assert rows == p.tile.rows and pitch == q  # rows laid Q apart, then mapped back to P apart
+        sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+        inner = pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, plain)
+        return pycute.ComposedLayout(pycute.Layout((q, rows), (1, pitch_back)), 0, inner)
     nested = re.findall(r"using SmemSwizzle\d+ = cute::Swizzle<(\d+),(\d+),(-?\d+)>;", code)
     if nested:  # make_composed_layout(Sw2, 0, composition(Sw1, layout)): Sw1 first, then Sw2
         layout = plain
@@ -324,7 +343,14 @@ def test_mojo_swizzle_matches(i):
     plain = re.search(r"IntTuple\((\d+), 1\)", snippet.code)
     bands = re.search(r"Layout\(IntTuple\(IntTuple\((\d+), (\d+), (\d+)\), (\d+)\), "
                       r"IntTuple\(IntTuple\((\d+), (\d+), (\d+)\), 1\)\)", snippet.code)
-    if bands:  # Mojo's Layout maps a coordinate as CuTe does (colexicographic): pycute evaluates it
+    panels = re.search(r"Layout\(IntTuple\((\d+), IntTuple\((\d+), (\d+)\)\), IntTuple\((\d+), IntTuple\(1, (\d+)\)\)\)",
+                       snippet.code)
+    if panels:  # column panels: the atom's Swizzle of the hierarchical Layout's offset
+        r, w, n, a, b = map(int, panels.groups())
+        fn, lay = mojo_swizzle(*map(int, sw.groups())), pycute.Layout((r, (w, n)), (a, (1, b)))
+        assert "smem_swizzle(lay(IntTuple(r, c))), with var lay = materialize[panel_layout]()" in snippet.code
+        assert np.array_equal(table_of(lambda r, c: fn(lay(r, c)), p), expected)
+    elif bands:  # Mojo's Layout maps a coordinate as CuTe does (colexicographic): pycute evaluates it
         s0, s1, s2, c, d0, d1, d2 = map(int, bands.groups())
         assert np.array_equal(table_of(pycute.Layout(((s0, s1, s2), c), ((d0, d1, d2), 1)), p), expected)
     elif sw:
@@ -420,8 +446,11 @@ def test_a_swizzle_of_padded_rows_is_composed_with_the_padded_stride():
     dense = emit("tma", problem(64, 32, ["8x4"], row_length=40), padding.Padded(32, Swizzle(3, 2, 3)))
     assert "padding element" not in dense.code  # pitch 32 = cols: nothing left out, not "0 padding elements"
     p, layout = cases["padding + xor-cols"]
-    cute = emit("cute", p, layout)
-    assert not cute.expressible and "row length 104" in cute.code and "r * 104 + c" in cute.code
+    snippets = emit_all(TARGETS, p, layout)  # a swizzle between two layouts: C++ CuTe only
+    assert snippets["cute"].expressible and "make_composed_layout(" in snippets["cute"].code
+    assert "cute::Stride<cute::Int<1>, cute::Int<104>>" in snippets["cute"].code
+    assert not snippets["cute-dsl"].expressible and "affine inner layout" in snippets["cute-dsl"].code
+    assert not snippets["mojo"].expressible and "r * 104 + c" in snippets["mojo"].code
 
 
 def test_parse_targets():
