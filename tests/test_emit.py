@@ -30,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.access import elem_bytes_of, make_problem
-from swizzle_solver.emit import TARGETS, emit, emit_all, parse_targets
+from swizzle_solver.emit import TARGETS, emit, emit_all, expressible_in, parse_targets
 from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
@@ -490,3 +490,71 @@ def test_mojo_snippet_is_current_mojo(i):
         assert "max-mojo-libs" in code
     if "TensorMapSwizzle" in code:
         assert "from layout.tma_async import TensorMapSwizzle" in code
+
+
+# --- what each target claims, per family (issue 21 item 4) ------------------------------------
+
+EVERY = set(TARGETS)
+CLAIMS = {  # a case of CASES -> the targets whose snippet expresses it exactly (answer.expressible_in)
+    "sw128 f16": EVERY,  # a TMA mode: every target
+    "cute on pitch 40": EVERY - {"triton", "tma"},  # Triton: powers of two only; TMA: rows of the swizzle width
+    "xor-cols pow2": EVERY,  # a CuTe swizzle on a power-of-two pitch
+    "xor-cols pitch 24": {"cute", "cuda"},  # C++ CuTe: layout, swizzle, layout back to the pitch
+    "xor-cols pitch 40 f16": {"cute", "cuda"},
+    "xor-cols pitch 72 i8": {"cute", "cuda"},
+    "xor-cols pitch 24 f64": {"cute", "cuda"},
+    "xor-cols pitch 96 f16": {"cute", "cuda"},
+    "padding + xor-cols": {"cute", "cuda"},  # pitch 104 + XorCols: the same, back to the padded pitch
+    "padding 40 + xor-cols on 24 columns": {"cute", "cuda"},
+    "padding 72 + xor-cols f16": {"cute", "cuda"},
+    "padding + cute": EVERY - {"triton", "tma"},
+    "padding pow2": EVERY - {"tma"},  # Triton's padded_shared; TMA writes a box densely
+    "padding odd": EVERY - {"tma"},
+    "two-level": {"cute", "cuda", "triton"},  # nested composed layouts; the DSL and Mojo take one swizzle
+    "linear": {"cute", "cuda", "triton"},
+    "row interleave, not linear": EVERY - {"triton", "tma"},
+    "panels 128B f16": EVERY,  # Mojo: the atom's Swizzle over the panels' Layout
+    "panels 32B i8, 3 panels": EVERY - {"triton"},  # 96 columns: not a power of two
+    "panels 128B f64": EVERY,
+}
+
+
+@pytest.mark.parametrize("name", CLAIMS)
+def test_expressible_in_per_family_and_target(name):
+    """The claims the toolchain tier checks in the real toolchains (tests/toolchains), pinned here
+    without them: a claim that grows or shrinks is a decision, made here and there together."""
+    _, p, layout = next(case for case in CASES if case[0] == name)
+    assert set(expressible_in(p, layout)) == CLAIMS[name]
+
+
+def test_column_panels_on_amd_are_claimed_without_tma():
+    """On an AMD --arch the panels are CuTe's composition of the atom and Mojo's Swizzle over the
+    panels' Layout (no GMMA atom, no TensorMapSwizzle), and TMA does not exist."""
+    p = make_problem(64, 128, ["ds_write_b128:8x8"], None, 2, arch="gfx942")
+    snippets = emit_all(TARGETS, p, ColumnPanels(128))
+    assert set(expressible_in(p, ColumnPanels(128))) == EVERY - {"tma"}
+    assert "TensorMapSwizzle" not in snippets["mojo"].code and "GMMA" not in snippets["cute"].code
+
+
+@pytest.mark.parametrize("name", ["sw128 f16", "sw128 f32", "sw128 f64", "panels 128B f16", "panels 128B f64",
+                                  "panels 32B i8, 3 panels"])
+def test_tma_note_names_every_element_size_make_tma_copy_refuses(name):
+    """make_tma_copy reads a layout's swizzle as byte-level and takes Swizzle<B,4,3> only (CuTe's
+    get_tma_swizzle_bits/_base): the element-level alternative is refused for 2-, 4- and 8-byte
+    elements and taken for 1-byte ones; the toolchain tier compiles both ways."""
+    _, p, layout = next(case for case in CASES if case[0] == name)
+    code = emit("cute", p, layout).code
+    if p.tile.elem_bytes == 1:
+        assert "make_tma_copy takes it too" in code and "refuses" not in code
+    else:
+        assert "make_tma_copy refuses it, as it refuses this form for 2-, 4- and 8-byte elements" in code
+
+
+def test_sixteen_byte_elements_get_no_make_tma_copy_form():
+    """CuTe's make_tma_copy knows no 16-byte element type (to_CUtensorMapDataType): such a tile's
+    CuTe code is the element-level layout, and Mojo offers no make_swizzle[dtype, ...] (no such DType)."""
+    for name in ("sw128 16-byte elements", "panels 128B 16-byte elements"):
+        _, p, layout = next(case for case in CASES if case[0] == name)
+        snippets = emit_all(TARGETS, p, layout)
+        assert "GMMA" not in snippets["cute"].code and "make_tma_copy" not in snippets["cute"].code
+        assert "TensorMapSwizzle" not in snippets["mojo"].code
