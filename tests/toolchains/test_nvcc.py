@@ -8,7 +8,12 @@ namespace:
   (`auto smem_layout = ...;`) pasted into a function body, the way a kernel declares it, and read
   the way CUTLASS uses it: as a tensor over a 1024-byte-aligned shared-memory pointer, the offset
   being `&tensor(r, c) - base`. The commented `// auto smem_layout = ...` alternative, when there
-  is one, is uncommented and read the same way.
+  is one, is uncommented and read the same way. The struct is there exactly when the answer does
+  not claim `cute` (`expressible_in`).
+- `make_tma_copy`: every layout of a `cute` snippet that names it (the GMMA atom, and the commented
+  element-level alternative whose note says whether make_tma_copy takes it) passed to CuTe's
+  `make_tma_copy` in a second translation unit, compiled only: it must compile exactly when the
+  snippet says make_tma_copy takes it.
 - `tma`: the `CUtensorMapSwizzle swizzle = ...;` line in a host function against cuda.h, which
   returns the mode; the test applies that mode's byte swizzle to a dense box.
 Each form is called from a `__global__` kernel (compiled for sm_90: nvcc's front end and ptxas) and

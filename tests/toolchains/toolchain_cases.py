@@ -24,9 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 23 solved answers (c..) and 17 layouts pinned with --check (k..) on nvidia: the families none, cute,
-# xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2- and 4-byte elements; row lengths and
-# pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 96, 104, 128 and 256. Then 12 AMD cases (a..).
+# 23 solved answers (c..) and 26 layouts pinned with --check (k..) on nvidia: the families none, cute,
+# xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2-, 4- and 8-byte elements; row lengths
+# and pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 80, 96, 104, 128 and 256. Then 12 AMD cases (a..).
 CASES = {
     "c01": "--rows 16 --cols 32 --dtype f16 --access 8x8 --access row",
     "c02": "--rows 64 --cols 64 --dtype f16 --access 8x8 --access row",
