@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 import pycute
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.access import elem_bytes_of, make_problem
-from swizzle_solver.emit import TARGETS, emit, emit_all, parse_targets
+from swizzle_solver.emit import TARGETS, emit, emit_all, expressible_in, parse_targets
 from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
@@ -87,10 +87,22 @@ def extra_cases():
         ("padding + cute, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, Swizzle(2, 0, 3))),
         ("padding + xor-cols", f16(64, 96, ["8x8", "8x8:2"]), padding.Padded(104, XorCols(1, 3, 3))),
         ("padding + xor-cols, pow2 pitch", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 0, 0))),
+        # xor-cols on pitches that are not powers of two, and padded: C++ CuTe's layout, swizzle, layout back
+        ("xor-cols pitch 40 f16", f16(32, 40, ["8x2"]), XorCols(2, 1, 0)),
+        ("xor-cols pitch 72 i8", problem(16, 72, ["8x8"], elem_bytes=1), XorCols(3, 0, 1)),
+        ("xor-cols pitch 24 f64", problem(8, 24, ["8x1"], elem_bytes=8), XorCols(3, 0, 0)),
+        ("xor-cols pitch 96 f16", f16(24, 96, ["8x8"]), XorCols(2, 3, 0)),
+        ("padding 40 + xor-cols on 24 columns", problem(8, 24, ["8x1"]), padding.Padded(40, XorCols(3, 0, 0))),
+        ("padding 72 + xor-cols f16", f16(64, 64, ["8x8"]), padding.Padded(72, XorCols(3, 3, 0))),
+        ("padding 32 + xor-cols into the spare columns", problem(8, 24, ["8x1"]), padding.Padded(32, XorCols(2, 3, 0))),
         ("panels 128B f16", f16(64, 128, ["8x8"]), ColumnPanels(128)),
         ("panels 64B f32", problem(16, 64, ["8x4"]), ColumnPanels(64)),
         ("panels 32B i8, 3 panels", problem(8, 96, ["8x16"], elem_bytes=1), ColumnPanels(32)),
         ("panels 128B f16, 24 rows", f16(24, 192, ["8x8"]), ColumnPanels(128)),
+        ("panels 128B f64", problem(16, 32, ["8x2"], elem_bytes=8), ColumnPanels(128)),
+        ("sw128 f64", problem(16, 16, ["8x2"], elem_bytes=8), Swizzle(3, 1, 3)),
+        ("sw128 16-byte elements", problem(16, 8, ["8x1"], elem_bytes=16), Swizzle(3, 0, 3)),
+        ("panels 128B 16-byte elements", problem(16, 16, ["8x1"], elem_bytes=16), ColumnPanels(128)),
     ]
 
 
@@ -161,6 +173,13 @@ def pycute_layout(p, code):
     r, c, pitch = map(int, shape.groups())
     assert (r, c) == (p.tile.rows, p.tile.cols)
     plain = pycute.Layout((r, c), (pitch, 1))
+    back = re.search(r"Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>, cute::Stride<cute::Int<1>, cute::Int<(\d+)>>", code)
+    if back is not None:  # make_composed_layout((Q, R):(1, P), 0, composition(Swizzle, (R, C):(Q, 1)))
+        q, rows, pitch_back = map(int, back.groups())
+        assert rows == p.tile.rows and pitch == q  # rows laid Q apart, then mapped back to P apart
+        sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+        inner = pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, plain)
+        return pycute.ComposedLayout(pycute.Layout((q, rows), (1, pitch_back)), 0, inner)
     nested = re.findall(r"using SmemSwizzle\d+ = cute::Swizzle<(\d+),(\d+),(-?\d+)>;", code)
     if nested:  # make_composed_layout(Sw2, 0, composition(Sw1, layout)): Sw1 first, then Sw2
         layout = plain
@@ -324,7 +343,14 @@ def test_mojo_swizzle_matches(i):
     plain = re.search(r"IntTuple\((\d+), 1\)", snippet.code)
     bands = re.search(r"Layout\(IntTuple\(IntTuple\((\d+), (\d+), (\d+)\), (\d+)\), "
                       r"IntTuple\(IntTuple\((\d+), (\d+), (\d+)\), 1\)\)", snippet.code)
-    if bands:  # Mojo's Layout maps a coordinate as CuTe does (colexicographic): pycute evaluates it
+    panels = re.search(r"Layout\(IntTuple\((\d+), IntTuple\((\d+), (\d+)\)\), IntTuple\((\d+), IntTuple\(1, (\d+)\)\)\)",
+                       snippet.code)
+    if panels:  # column panels: the atom's Swizzle of the hierarchical Layout's offset
+        r, w, n, a, b = map(int, panels.groups())
+        fn, lay = mojo_swizzle(*map(int, sw.groups())), pycute.Layout((r, (w, n)), (a, (1, b)))
+        assert "smem_swizzle(lay(IntTuple(r, c))), with var lay = materialize[panel_layout]()" in snippet.code
+        assert np.array_equal(table_of(lambda r, c: fn(lay(r, c)), p), expected)
+    elif bands:  # Mojo's Layout maps a coordinate as CuTe does (colexicographic): pycute evaluates it
         s0, s1, s2, c, d0, d1, d2 = map(int, bands.groups())
         assert np.array_equal(table_of(pycute.Layout(((s0, s1, s2), c), ((d0, d1, d2), 1)), p), expected)
     elif sw:
@@ -420,8 +446,11 @@ def test_a_swizzle_of_padded_rows_is_composed_with_the_padded_stride():
     dense = emit("tma", problem(64, 32, ["8x4"], row_length=40), padding.Padded(32, Swizzle(3, 2, 3)))
     assert "padding element" not in dense.code  # pitch 32 = cols: nothing left out, not "0 padding elements"
     p, layout = cases["padding + xor-cols"]
-    cute = emit("cute", p, layout)
-    assert not cute.expressible and "row length 104" in cute.code and "r * 104 + c" in cute.code
+    snippets = emit_all(TARGETS, p, layout)  # a swizzle between two layouts: C++ CuTe only
+    assert snippets["cute"].expressible and "make_composed_layout(" in snippets["cute"].code
+    assert "cute::Stride<cute::Int<1>, cute::Int<104>>" in snippets["cute"].code
+    assert not snippets["cute-dsl"].expressible and "affine inner layout" in snippets["cute-dsl"].code
+    assert not snippets["mojo"].expressible and "r * 104 + c" in snippets["mojo"].code
 
 
 def test_parse_targets():
@@ -461,3 +490,92 @@ def test_mojo_snippet_is_current_mojo(i):
         assert "max-mojo-libs" in code
     if "TensorMapSwizzle" in code:
         assert "from layout.tma_async import TensorMapSwizzle" in code
+
+
+# --- what each target claims, per family (issue 21 item 4) ------------------------------------
+
+EVERY = set(TARGETS)
+CLAIMS = {  # a case of CASES -> the targets whose snippet expresses it exactly (answer.expressible_in)
+    "sw128 f16": EVERY,  # a TMA mode: every target
+    "cute on pitch 40": EVERY - {"triton", "tma"},  # Triton: powers of two only; TMA: rows of the swizzle width
+    "xor-cols pow2": EVERY,  # a CuTe swizzle on a power-of-two pitch
+    "xor-cols pitch 24": {"cute", "cuda"},  # C++ CuTe: layout, swizzle, layout back to the pitch
+    "xor-cols pitch 40 f16": {"cute", "cuda"},
+    "xor-cols pitch 72 i8": {"cute", "cuda"},
+    "xor-cols pitch 24 f64": {"cute", "cuda"},
+    "xor-cols pitch 96 f16": {"cute", "cuda"},
+    "padding + xor-cols": {"cute", "cuda"},  # pitch 104 + XorCols: the same, back to the padded pitch
+    "padding 40 + xor-cols on 24 columns": {"cute", "cuda"},
+    "padding 72 + xor-cols f16": {"cute", "cuda"},
+    "padding + cute": EVERY - {"triton", "tma"},
+    "padding pow2": EVERY - {"tma"},  # Triton's padded_shared; TMA writes a box densely
+    "padding odd": EVERY - {"tma"},
+    "two-level": {"cute", "cuda", "triton"},  # nested composed layouts; the DSL and Mojo take one swizzle
+    "linear": {"cute", "cuda", "triton"},
+    "row interleave, not linear": EVERY - {"triton", "tma"},
+    "panels 128B f16": EVERY,  # Mojo: the atom's Swizzle over the panels' Layout
+    "panels 32B i8, 3 panels": EVERY - {"triton"},  # 96 columns: not a power of two
+    "panels 128B f64": EVERY,
+}
+
+
+@pytest.mark.parametrize("name", CLAIMS)
+def test_expressible_in_per_family_and_target(name):
+    """The claims the toolchain tier checks in the real toolchains (tests/toolchains), pinned here
+    without them: a claim that grows or shrinks is a decision, made here and there together."""
+    _, p, layout = next(case for case in CASES if case[0] == name)
+    assert set(expressible_in(p, layout)) == CLAIMS[name]
+
+
+def test_column_panels_on_amd_are_claimed_without_tma():
+    """On an AMD --arch the panels are CuTe's composition of the atom and Mojo's Swizzle over the
+    panels' Layout (no GMMA atom, no TensorMapSwizzle), and TMA does not exist."""
+    p = make_problem(64, 128, ["ds_write_b128:8x8"], None, 2, arch="gfx942")
+    snippets = emit_all(TARGETS, p, ColumnPanels(128))
+    assert set(expressible_in(p, ColumnPanels(128))) == EVERY - {"tma"}
+    assert "TensorMapSwizzle" not in snippets["mojo"].code and "GMMA" not in snippets["cute"].code
+
+
+@pytest.mark.parametrize("name", ["sw128 f16", "sw128 f32", "sw128 f64", "panels 128B f16", "panels 128B f64",
+                                  "panels 32B i8, 3 panels"])
+def test_tma_note_names_every_element_size_make_tma_copy_refuses(name):
+    """make_tma_copy reads a layout's swizzle as byte-level and takes Swizzle<B,4,3> only (CuTe's
+    get_tma_swizzle_bits/_base): the element-level alternative is refused for 2-, 4- and 8-byte
+    elements and taken for 1-byte ones; the toolchain tier compiles both ways."""
+    _, p, layout = next(case for case in CASES if case[0] == name)
+    code = emit("cute", p, layout).code
+    if p.tile.elem_bytes == 1:
+        assert "make_tma_copy takes it too" in code and "refuses" not in code
+    else:
+        assert "make_tma_copy refuses it, as it refuses this form for 2-, 4- and 8-byte elements" in code
+
+
+def test_sixteen_byte_elements_get_no_make_tma_copy_form():
+    """CuTe's make_tma_copy knows no 16-byte element type (to_CUtensorMapDataType): such a tile's
+    CuTe code is the element-level layout, and Mojo offers no make_swizzle[dtype, ...] (no such DType)."""
+    for name in ("sw128 16-byte elements", "panels 128B 16-byte elements"):
+        _, p, layout = next(case for case in CASES if case[0] == name)
+        snippets = emit_all(TARGETS, p, layout)
+        assert "GMMA" not in snippets["cute"].code and "make_tma_copy" not in snippets["cute"].code
+        assert "TensorMapSwizzle" not in snippets["mojo"].code
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 64), st.integers(2, 100), st.integers(0, 40), st.sampled_from([1, 2, 4, 8]), st.data())
+def test_xor_cols_on_any_pitch_is_a_cute_layout(rows, cols, spare, e, data):
+    """Any valid XorCols, on its own row length or a padded pitch, is claimed by C++ CuTe, and the
+    layout its snippet declares (rebuilt with pycute: a layout, a swizzle, a layout back) equals the
+    simulator's table on every element."""
+    col_bits, row_bits = (cols - 1).bit_length(), max(1, (rows - 1).bit_length())
+    b = data.draw(st.integers(1, max(1, min(3, col_bits))))
+    m = data.draw(st.integers(0, max(0, col_bits - b)))
+    a = data.draw(st.integers(0, row_bits))
+    layout = XorCols(b, m, a)
+    p = make_problem(rows, cols, ["1x1"], None, e)
+    if spare:
+        layout = padding.Padded(cols + spare, layout)
+    assume(layout.invalid(p.tile) is None)
+    snippet = emit("cute", p, layout)
+    assert snippet.expressible
+    rebuilt = pycute_layout(p, snippet.code)
+    assert np.array_equal(table_of(rebuilt, p), truth(p, layout))

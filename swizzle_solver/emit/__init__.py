@@ -17,7 +17,8 @@ Every emitter works for any layout through the family interface (``phys``, ``bas
 against the layout's table before it is printed; what a target cannot express gets a snippet
 that says so and why, plus the portable function where one helps. The families ``none``,
 ``cute`` and ``xor-cols`` get their best forms this way (an ``xor-cols`` answer on a power-of-two
-pitch *is* a CuTe swizzle and is printed as one).
+pitch *is* a CuTe swizzle and is printed as one; on another pitch, C++ CuTe composes a swizzle of
+rows laid a power of two apart with a layout back to the pitch: recognise.swizzled_columns).
 
 Published formulas the mappings follow (checked in tests/test_emit.py):
 

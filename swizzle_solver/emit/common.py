@@ -7,7 +7,7 @@ from ..value import Value
 from .recognise import why_not_swizzle
 
 CPP_TYPES = {1: "cute::uint8_t (or float_e4m3_t)", 2: "cute::half_t (or bfloat16_t)", 4: "float (or tfloat32_t)",
-             8: "double"}
+             8: "double", 16: "cute::uint128_t (any 16-byte type)"}
 
 
 class Snippet(Value):

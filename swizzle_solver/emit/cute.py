@@ -9,13 +9,15 @@ from __future__ import annotations
 from ..layout import Layout
 from ..model import Problem, Tile
 from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, plain
-from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_rows, tma_width
+from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_columns, swizzled_rows, tma_width
 
 TARGET = "cute"
 TITLE = "CuTe (C++)"
 ORDER = 0  # place in the --emit list
 
 
+# the element types of the make_tma_copy/GMMA forms, by size: CuTe's to_CUtensorMapDataType (cute/arch/
+# copy_sm90_desc.hpp) knows 1-, 2-, 4- and 8-byte types only, so 16-byte elements get no TMA form
 CPP_TYPE = {1: "cute::uint8_t", 2: "cute::half_t", 4: "float", 8: "double"}
 GMMA_ATOM = {32: "Layout_K_SW32_Atom", 64: "Layout_K_SW64_Atom", 128: "Layout_K_SW128_Atom"}
 
@@ -29,7 +31,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                                f"auto smem_layout = {cpp_layout(tile, pitch)};", True)
     panels = panels_of(tile, layout)
     if panels is not None:
-        return _panels(tile, panels, head) if not amd else Snippet("cute", "\n".join([
+        return _panels(tile, panels, head) if not amd and tile.elem_bytes in CPP_TYPE else Snippet("cute", "\n".join([
             head, f"// {tile.cols // panels.panel_cols(tile)} column panels of {panels.panel_cols(tile)} elements, "
                   f"each the swizzle {panels.atom(tile).name}",
             f"auto smem_layout = cute::composition(cute::{panels.atom(tile).name}{{}},\n    {panel_layout(tile, panels)});"]),
@@ -44,6 +46,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     chain = swizzle_chain(tile, layout) if found is None else None
     if chain:
         return _nested(tile, chain, head)
+    columns = swizzled_columns(tile, layout) if found is None else None
+    if columns:
+        return _columns(tile, *columns, head)
     if found is None:
         why = cannot_cute(tile, layout, "//")
         return Snippet("cute", f"{head}\n{why}\n"
@@ -59,7 +64,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         lines.append(f"// equal to {sw.name} on every element of this tile")
     byte = sw.byte_level(tile.elem_bytes)
     width = tma_width(tile, sw) if pitch == tile.row_length else None
-    if width and tile.rows % 8 == 0 and not amd:  # the form make_tma_copy and GMMA take first
+    if width and tile.rows % 8 == 0 and not amd and tile.elem_bytes in CPP_TYPE:  # make_tma_copy's and GMMA's form first
         lines += [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
                   f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
                   f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",
@@ -68,7 +73,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                   "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == "
                   "phys(r, c)",
                   "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] "
-                  "(make_tma_copy refuses it" + (")" if tile.elem_bytes == 1 else " for 16- and 32-bit types)") + ":",
+                  f"({tma_note(sw)}):",
                   *_commented(f"auto smem_layout = cute::composition(cute::{sw.name}{{}},\n    "
                               f"{cpp_layout(tile, pitch)});")]
         return Snippet("cute", "\n".join(lines), True)
@@ -100,9 +105,26 @@ def _panels(tile: Tile, panels, head: str) -> Snippet:
         f"    cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>{{}});",
         "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
         "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == phys(r, c)",
-        "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)]:",
+        f"// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] ({tma_note(atom)}):",
         *_commented(f"auto smem_layout = cute::composition(cute::{atom.name}{{}},\n    {panel_layout(tile, panels)});")]),
         True)
+
+
+def takes_for_tma(sw) -> bool:
+    """Whether make_tma_copy takes a layout whose swizzle is ``sw``: it reads the swizzle of the
+    layout as a byte-level one (get_swizzle_portion, then get_tma_swizzle_bits/_base in
+    cute/atom/copy_traits_sm90_tma_swizzle.hpp, CUTLASS 4.2), whose static_asserts take M = 4 with
+    B <= 3 and S = 3, M = 5 with B = 2 and S = 2, or M = 6 with B = 2."""
+    return (sw.M == 4 and sw.B <= 3 and sw.S == 3) or (sw.M == 5 and sw.B == 2 and sw.S == 2) or (sw.M == 6 and sw.B == 2)
+
+
+def tma_note(sw) -> str:
+    """What make_tma_copy does with the element-level form of a TMA mode, ``sw`` = Swizzle<B, 4 -
+    log2(elem_bytes), 3>: it is the byte-level Swizzle<B,4,3> only on 1-byte elements."""
+    if takes_for_tma(sw):
+        return "make_tma_copy takes it too: on 1-byte elements it is the byte-level Swizzle<B,4,3>"
+    return (f"make_tma_copy refuses it, as it refuses this form for 2-, 4- and 8-byte elements: it reads "
+            f"{sw.name} as byte-level and takes only Swizzle<B,4,3>, the form on 1-byte elements")
 
 
 def _commented(code: str) -> list[str]:
@@ -115,6 +137,23 @@ def hier_layout(tile: Tile, shape: tuple[int, ...], stride: tuple[int, ...]) -> 
     ints = lambda xs: ", ".join(f"cute::Int<{x}>" for x in xs)  # noqa: E731
     return (f"cute::Layout<cute::Shape<cute::Shape<{ints(shape)}>, cute::Int<{tile.cols}>>,\n"
             f"                 cute::Stride<cute::Stride<{ints(stride)}>, cute::Int<1>>>{{}}")
+
+
+def _columns(tile: Tile, pitch: int, pow2: int, sw, head: str) -> Snippet:
+    """A per-row column XOR on rows ``pitch`` apart: rows laid ``pow2`` apart (a power of two, so
+    row bits are offset bits), the swizzle moves row bits onto column bits, and a layout maps the
+    offset back to rows ``pitch`` apart: make_composed_layout(back, 0, composition(sw, rows))."""
+    ints = lambda *xs: ", ".join(f"cute::Int<{x}>" for x in xs)  # noqa: E731
+    padded = f" (padded: {pitch - tile.cols} spare per row)" if pitch > tile.cols else ""
+    return Snippet("cute", "\n".join([
+        head,
+        f"// a column XOR per row on rows {pitch} elements apart{padded}: (r, c) -> r * {pow2} + c (rows on a "
+        f"power-of-two pitch), {sw.name} (row bits onto column bits), then i -> i % {pow2} + (i / {pow2}) * {pitch} "
+        f"(back to the pitch)",
+        f"using SmemSwizzle = cute::{sw.name};",
+        "auto smem_layout = cute::make_composed_layout(",
+        f"    cute::Layout<cute::Shape<{ints(pow2, tile.rows)}>, cute::Stride<{ints(1, pitch)}>>{{}}, cute::_0{{}},",
+        f"    cute::composition(SmemSwizzle{{}}, {cpp_layout(tile, pow2)}));"]), True)
 
 
 def _nested(tile: Tile, chain, head: str) -> Snippet:

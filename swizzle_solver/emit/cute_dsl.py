@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..layout import Layout
 from ..model import Problem, Tile
 from .common import Snippet, cannot_cute, header, plain
-from .recognise import panels_of, row_bands, row_pitch, swizzled_rows
+from .recognise import panels_of, row_bands, row_pitch, swizzled_columns, swizzled_rows
 
 TARGET = "cute-dsl"
 TITLE = "CuTe DSL (Python)"
@@ -34,8 +34,12 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         return Snippet("cute-dsl", "\n".join(lines), True)
     found = swizzled_rows(tile, layout)
     if found is None:
+        why = cannot_cute(tile, layout, "#")
+        if swizzled_columns(tile, layout):  # C++ CuTe nests it; the DSL refuses a swizzle inside (CUTLASS DSL 4.8)
+            why = ("# cannot express in the CuTe DSL: it is a swizzle between two layouts (--emit cute, C++), and the "
+                   "DSL's make_composed_layout takes only an affine inner layout; the function below is exact")
         return Snippet("cute-dsl", "\n".join(
-            [head, cannot_cute(tile, layout, "#"), "def smem_offset(r, c):",
+            [head, why, "def smem_offset(r, c):",
              f"    return {layout.expression(tile)}"]), False)
     pitch, sw = found
     if pitch != tile.row_length:

@@ -7,14 +7,15 @@ The ``layout`` package is not in the ``mojo`` wheel: it comes with the MAX Mojo 
 from __future__ import annotations
 
 from ..layout import Layout
-from ..model import Problem
+from ..model import Problem, Tile
 from .common import Snippet, header, plain
-from .recognise import row_bands, row_pitch, swizzled_rows, tma_width, why_not_swizzle
+from .recognise import panels_of, row_bands, row_pitch, swizzled_rows, tma_width, why_not_swizzle
 
 LIBS = "# needs the MAX Mojo libraries for `layout` (pip install max-mojo-libs, or max); Mojo 1.x"
 TARGET = "mojo"
 TITLE = "Mojo"
 ORDER = 4  # place in the --emit list
+MOJO_DTYPES = (1, 2, 4, 8)  # element sizes of Mojo's DTypes, which make_swizzle[dtype, TensorMapSwizzle] takes
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
@@ -26,6 +27,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                                f"comptime smem_layout = Layout(IntTuple({tile.rows}, {tile.cols}), IntTuple({pitch}, 1))\n"
                                f"# at run time: var lay = materialize[smem_layout](); lay(IntTuple(r, c))",
                        True)
+    panels = panels_of(tile, layout)
+    if panels is not None:
+        return _panels(tile, panels, head, tma=not problem.bank_model.amd and tile.elem_bytes in MOJO_DTYPES)
     bands = row_bands(tile, layout)
     if bands is not None:
         (s0, s1, s2), (d0, d1, d2) = bands
@@ -48,8 +52,29 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
-    width = tma_width(tile, sw) if pitch == tile.row_length and not problem.bank_model.amd else None  # no TMA on AMD
+    width = (tma_width(tile, sw) if pitch == tile.row_length and not problem.bank_model.amd  # no TMA on AMD
+             and tile.elem_bytes in MOJO_DTYPES else None)
     if width:
         lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B](), with\n"
                      f"#   from layout.tma_async import TensorMapSwizzle")
     return Snippet("mojo", "\n".join(lines), True)
+
+
+def _panels(tile: Tile, panels, head: str, tma: bool) -> Snippet:
+    """Column panels: the panels' hierarchical Layout ((R), (w, n)) : ((w), (1, R * w)), then the
+    atom's Swizzle of its offset (as CuTe's composition of the atom): the atom's bits stay below a
+    panel (rows are a multiple of its 8), so one swizzle of the whole offset swizzles each panel."""
+    w, atom = panels.panel_cols(tile), panels.atom(tile)
+    n = tile.cols // w
+    return Snippet("mojo", "\n".join([
+        head, LIBS, "from layout import Layout, IntTuple",
+        "from layout.swizzle import Swizzle" + (", make_swizzle" if tma else ""), "",
+        f"# {n} column panels of {w} elements ({panels.width} B), stored one after another, each the "
+        f"{panels.width}B swizzle atom",
+        f"comptime panel_layout = Layout(IntTuple({tile.rows}, IntTuple({w}, {n})), "
+        f"IntTuple({w}, IntTuple(1, {tile.rows * w})))",
+        f"comptime smem_swizzle = Swizzle({atom.B}, {atom.M}, {atom.S})  # bits, base, shift (= CuTe {atom.name})",
+        "# element (r, c) is at smem_swizzle(lay(IntTuple(r, c))), with var lay = materialize[panel_layout]()",
+        *([f"# the same swizzle: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{panels.width}B](), with\n"
+           "#   from layout.tma_async import TensorMapSwizzle"] if tma else [])]),
+        True)

@@ -30,6 +30,7 @@ __all__ = [
     "row_bands",
     "row_pitch",
     "swizzle_chain",
+    "swizzled_columns",
     "swizzled_rows",
     "tma_width",
     "triton_swizzled_params",
@@ -150,6 +151,34 @@ def swizzle_chain(tile: Tile, layout: Layout) -> list[Swizzle] | None:
         if np.array_equal(p, table):
             return chain
     return None
+
+
+@_per_layout
+def swizzled_columns(tile: Tile, layout: Layout) -> tuple[int, int, Swizzle] | None:
+    """(P, Q, sw) with layout(r, c) = back(sw(r * Q + c)), back(i) = (i mod Q) + (i div Q) * P, on
+    every element of the tile, if there is one: a per-row column XOR (xor-cols, or one of padded
+    rows: its listed step, ``swizzles()``) on rows P elements apart, as a CuTe swizzle of rows
+    stored Q = 2^n elements apart (row bit a is offset bit n + a: Swizzle<B, M, n + a - M>), mapped
+    back to the pitch. Q holds every column before and after the XOR (n >= column bits, M + B), so
+    back() undoes r * Q exactly, and S = n + a - M >= B as CuTe requires. C++ CuTe says it as
+    make_composed_layout((Q, R):(1, P), 0, composition(sw, (R, C):(Q, 1)))."""
+    try:
+        (step,) = layout.swizzles()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if step.get("applies_to") != "column" or step.get("row_shift") is None or step.get("unit", "element") != "element":
+        return None
+    B, M, a = step["B"], step["M"], step["row_shift"]
+    form = layout.padded_form(tile)
+    pitch = form[0] if form else tile.row_length
+    n = max((tile.cols - 1).bit_length(), M + B)
+    if n + a + B + (tile.rows - 1).bit_length() > 62:  # a name given by hand (--check) past int64
+        return None
+    sw = Swizzle(B, M, n + a - M)
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    i = sw.apply(r * (1 << n) + c)
+    back = (i & ((1 << n) - 1)) + (i >> n) * pitch
+    return (pitch, 1 << n, sw) if np.array_equal(back, layout_table(tile, layout)) else None
 
 
 def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:

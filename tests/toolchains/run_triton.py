@@ -33,8 +33,8 @@ import sys
 import traceback
 from pathlib import Path
 
-MLIR_TYPE = {1: "i8", 2: "f16", 4: "f32"}
-POINTER_TYPE = {1: "*i8", 2: "*fp16", 4: "*fp32"}
+MLIR_TYPE = {1: "i8", 2: "f16", 4: "f32", 8: "f64"}
+POINTER_TYPE = {1: "*i8", 2: "*fp16", 4: "*fp32", 8: "*fp64"}
 
 
 def roundtrip_kernel():

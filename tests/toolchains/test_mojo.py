@@ -3,8 +3,10 @@
 
 Every case is one Mojo module, `CASE.mojo`: the snippet, then a `dump()` that prints the offset of
 every element the way the snippet says to read it: `smem_offset(r, c)` for a fallback function, the
-snippet's own `element (r, c) is at smem_swizzle(...)` for a Swizzle, `materialize[smem_layout]()`
-called on `IntTuple(r, c)` for a Layout. Each `# the same: make_swizzle[...]()` alternative is a
+snippet's own `element (r, c) is at smem_swizzle(...)` for a Swizzle (after its `, with var lay =
+materialize[...]()` when it names one: column panels, a Swizzle of a Layout's offset),
+`materialize[smem_layout]()` called on `IntTuple(r, c)` for a Layout. A snippet is a fallback
+function exactly when the answer does not claim `mojo` (`expressible_in`). Each `# the same: make_swizzle[...]()` alternative is a
 module of its own, read the same way. One `main.mojo` imports them all and is built once; a module
 that does not compile gets its own errors and the rest are built again without it.
 """
@@ -45,6 +47,13 @@ def _call_at(snippet: str) -> str:
     raise ValueError("unbalanced parentheses")
 
 
+def _prepared(snippet: str) -> str:
+    """The snippet's `..., with var NAME = materialize[LAYOUT]()` after `element (r, c) is at ...`, as a
+    statement (the layout the swizzle's argument is read from), or ''."""
+    found = re.search(r"element \(r, c\) is at .*, with (var \w+ = materialize\[\w+\]\(\))", snippet)
+    return f"{found.group(1)}\n" if found else ""
+
+
 def module(case: str, doc: dict) -> str:
     """The case's Mojo module: the snippet as emitted, then `dump()`."""
     snippet, rows, cols = doc["answer"]["emit"]["mojo"], doc["problem"]["rows"], doc["problem"]["cols"]
@@ -52,7 +61,7 @@ def module(case: str, doc: dict) -> str:
     if re.search(r"^\s*(?:fn|def)\s+smem_offset\b", snippet, re.M):
         offset = "smem_offset(r, c)"
     elif re.search(r"^\s*\w+\s+smem_swizzle\s*=", snippet, re.M) and "is at smem_swizzle(" in snippet:
-        offset = _call_at(snippet)
+        prepare, offset = _prepared(snippet), _call_at(snippet)
     elif re.search(r"^\s*\w+\s+smem_layout\s*=", snippet, re.M):
         prepare, offset = "var lay = materialize[smem_layout]()\n", "lay(IntTuple(r, c))"
     else:
@@ -68,7 +77,7 @@ def module(case: str, doc: dict) -> str:
     return f"{snippet}\n\n\ndef dump():\n{indent(dump, '    ')}\n"
 
 
-MOJO_DTYPE = {1: "DType.int8", 2: "DType.float16", 4: "DType.float32"}
+MOJO_DTYPE = {1: "DType.int8", 2: "DType.float16", 4: "DType.float32", 8: "DType.float64"}
 
 
 def alternatives(case: str, doc: dict) -> dict[str, str]:
@@ -76,15 +85,17 @@ def alternatives(case: str, doc: dict) -> dict[str, str]:
     the snippet's imports (and a `TensorMapSwizzle` import if the snippet gives one anywhere), the
     tile's `dtype`, `comptime alt = make_swizzle[...]()`, read like `smem_swizzle` on every element."""
     snippet, rows, cols = doc["answer"]["emit"]["mojo"], doc["problem"]["rows"], doc["problem"]["cols"]
-    made = re.findall(r"^#.*?the same: (make_swizzle\[.*?\]\(\))", snippet, re.M)
+    made = re.findall(r"^#.*?the same(?: swizzle)?: (make_swizzle\[.*?\]\(\))", snippet, re.M)
     if not made:
         return {}
     imports = [line for line in snippet.splitlines() if re.match(r"(from|import)\s", line)]
     imports += [m.group(1) for m in re.finditer(r"(from \S+ import [\w, ]*\bTensorMapSwizzle\b)", snippet)]
+    layouts = [line for line in snippet.splitlines() if re.match(r"comptime \w+ = Layout\(", line)]  # read by the call
     offset = _call_at(snippet).replace("smem_swizzle(", "alt(", 1)
     modules = {}
     for i, call in enumerate(made):
         dump = (
+            f"{_prepared(snippet)}"
             f'print("{case}_alt{i}", end="")\n'
             f"for r in range({rows}):\n"
             f"    for c in range({cols}):\n"
@@ -93,7 +104,7 @@ def alternatives(case: str, doc: dict) -> dict[str, str]:
         )
         modules[f"{case}_alt{i}"] = "\n".join(
             [*imports, "", f"comptime dtype = {MOJO_DTYPE[doc['problem']['elem_bytes']]}  # the tile's element type",
-             f"comptime alt = {call}", "", "", "def dump():", indent(dump, "    "), ""]
+             *layouts, f"comptime alt = {call}", "", "", "def dump():", indent(dump, "    "), ""]
         )
     return modules
 
@@ -162,6 +173,9 @@ def test_mojo_builds_and_run_matches_expression(mojo, built, answers, case):
     assert case not in failed, f"mojo build rejects the {case} snippet:\n{failed[case]}\n{snippet}"
     bad = mismatches(offsets[case], expected(doc), doc["problem"]["cols"])
     assert not bad, f"{case} mojo: {bad}\n{snippet}"
+    fallback = re.search(r"^\s*def\s+smem_offset\b", snippet, re.M) is not None
+    claimed = "mojo" in doc["answer"]["expressible_in"]
+    assert claimed != fallback, f"{case}: expressible_in {'claims' if claimed else 'refuses'} mojo, and the snippet is {'a fallback' if fallback else 'Mojo layout code'}:\n{snippet}"
 
 
 def _check_alternatives(built, answers, tma: bool) -> None:

@@ -8,7 +8,12 @@ namespace:
   (`auto smem_layout = ...;`) pasted into a function body, the way a kernel declares it, and read
   the way CUTLASS uses it: as a tensor over a 1024-byte-aligned shared-memory pointer, the offset
   being `&tensor(r, c) - base`. The commented `// auto smem_layout = ...` alternative, when there
-  is one, is uncommented and read the same way.
+  is one, is uncommented and read the same way. The struct is there exactly when the answer does
+  not claim `cute` (`expressible_in`).
+- `make_tma_copy`: every layout of a `cute` snippet that names it (the GMMA atom, and the commented
+  element-level alternative whose note says whether make_tma_copy takes it) passed to CuTe's
+  `make_tma_copy` in a second translation unit, compiled only: it must compile exactly when the
+  snippet says make_tma_copy takes it.
 - `tma`: the `CUtensorMapSwizzle swizzle = ...;` line in a host function against cuda.h, which
   returns the mode; the test applies that mode's byte swizzle to a dense box.
 Each form is called from a `__global__` kernel (compiled for sm_90: nvcc's front end and ptxas) and
@@ -28,7 +33,7 @@ from toolchain_cases import CASES, code_lines, defines, expected, indent, mismat
 
 pytestmark = pytest.mark.toolchain
 
-ELEMENT_TYPE = {1: "int8_t", 2: "cute::half_t", 4: "float"}
+ELEMENT_TYPE = {1: "int8_t", 2: "cute::half_t", 4: "float", 8: "double"}
 
 
 def _package_dir(name: str) -> Path | None:
@@ -230,6 +235,9 @@ def test_nvcc_compiles_and_host_run_matches_expression(nvcc, built, answers, cas
     assert case not in failed, f"nvcc -arch=sm_90 rejects the {case} code:\n{failed[case]}"
     unit = Unit(case, doc)
     assert target not in unit.problems, f"{target} snippet of {case}: {unit.problems[target]}\n{doc['answer']['emit'][target]}"
+    if target == "cute":  # a claim is a CuTe layout (checked below), a refusal the exact fallback struct
+        claimed, fallback = "cute" in doc["answer"]["expressible_in"], defines(doc["answer"]["emit"]["cute"], r"^\s*struct\s+SmemLayout\b")
+        assert claimed != fallback, f"{case}: expressible_in {'claims' if claimed else 'refuses'} cute, and the snippet is {'the fallback struct' if fallback else 'a CuTe layout'}"
     want = expected(doc)
     forms = [f for f in unit.forms if f == target or (target == "cute" and f.startswith("cute-alt"))]
     for form in forms:
@@ -271,3 +279,97 @@ def test_tma_mode_compiles_and_its_swizzle_is_expression(nvcc, built, answers, c
     got = [(b ^ ((b >> 3) & mask)) // size for b in byte]  # Swizzle<B,4,3>: bits 7.. onto bits 4..
     bad = mismatches(got, expected(doc), cols)
     assert not bad, f"{case} tma (mode {mode}): {bad}\n{snippet}"
+
+
+# --- make_tma_copy on the CuTe layouts that name it ----------------------------------------------
+
+
+def _tma_forms(snippet: str) -> dict[str, tuple[str, bool]]:
+    """The layouts of a `cute` snippet that say what make_tma_copy does with them: form -> (declaration,
+    whether make_tma_copy takes it). The active `tile_to_shape` of a GMMA atom is "for make_tma_copy";
+    the commented element-level alternative says "make_tma_copy takes it too" or "refuses it"."""
+    if "make_tma_copy" not in snippet:
+        return {}
+    forms = _cute_layout_forms(snippet)
+    found = {}
+    if "tile_to_shape(cute::GMMA::" in forms.get("cute", ""):
+        found["atom"] = (forms["cute"], True)
+    note = re.search(r"\((make_tma_copy (takes it too|refuses it)[^)]*)\):\n// auto smem_layout", snippet)
+    alternatives = [f for f in forms if f.startswith("cute-alt")]
+    if alternatives:
+        assert note, f"the element-level alternative says nothing of make_tma_copy:\n{snippet}"
+        found["alt"] = (forms[alternatives[0]], note.group(2) == "takes it too")
+    return found
+
+
+def _tma_part(case: str, form: str, doc: dict, declaration: str) -> str:
+    """A function that passes the layout to make_tma_copy (SM90_TMA_LOAD, a row-major global tensor of the
+    tile's shape), in its own namespace."""
+    rows, cols = doc["problem"]["rows"], doc["problem"]["cols"]
+    return "\n".join([
+        f"namespace {case}_{form} {{",
+        f"using T = {ELEMENT_TYPE[doc['problem']['elem_bytes']]};",
+        "void copy(T* global) {",
+        indent(declaration, "  "),
+        f"  auto gmem = cute::make_tensor(cute::make_gmem_ptr(global), cute::make_layout(cute::make_shape({rows}, {cols}), "
+        f"cute::make_stride({cols}, cute::_1{{}})));",
+        "  auto tma = cute::make_tma_copy(cute::SM90_TMA_LOAD{}, gmem, smem_layout);",
+        "  (void)tma;",
+        "}",
+        f"}}  // namespace {case}_{form}",
+    ])
+
+
+@pytest.fixture(scope="module")
+def tma_built(nvcc, answers, tmp_path_factory) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], str]]:
+    """Every layout that names make_tma_copy, passed to it in one translation unit compiled for sm_90 (no run:
+    the descriptor needs a driver): ((case, form) -> whether the snippet says make_tma_copy takes it,
+    (case, form) -> nvcc's errors for those it rejects). nvcc reports a static_assert of a function template
+    once, at its first instantiation: the rejected forms are taken out and the rest compiled again, until
+    nothing is rejected."""
+    claims, parts = {}, {}
+    for case, doc in answers.items():
+        for form, (declaration, takes) in _tma_forms(doc["answer"]["emit"]["cute"]).items():
+            claims[case, form] = takes
+            parts[case, form] = _tma_part(case, form, doc, declaration)
+    assert claims, "no case names make_tma_copy"
+    work = tmp_path_factory.mktemp("tma")
+    errors: dict[tuple[str, str], str] = {}
+    while len(errors) < len(parts):
+        text, owner = PRELUDE + "#include <cute/atom/copy_traits_sm90_tma.hpp>\n", {}
+        for key, part in parts.items():
+            if key not in errors:
+                first = text.count("\n") + 1
+                owner.update({first + i: key for i in range(part.count("\n") + 1)})
+                text += part + "\n"
+        (work / "tma.cu").write_text(text)
+        done = subprocess.run([*nvcc, "--expt-relaxed-constexpr", "-c", "-o", str(work / "tma.o"), str(work / "tma.cu")],
+                              capture_output=True, text=True, cwd=work, timeout=1200)
+        if done.returncode == 0:
+            break
+        found = 0
+        for block in re.split(r"\n(?=\S[^\n]*\(\d+\): error)", "\n" + done.stdout + done.stderr):
+            if not re.search(r"\(\d+\): error", block):
+                continue
+            lines = [int(a or b) for a, b in re.findall(r"tma\.cu\((\d+)\)|line (\d+) of \S*tma\.cu", block)]
+            owners = {owner.get(line) for line in lines}
+            assert lines and None not in owners, f"an nvcc error outside every case:\n{block}"
+            for key in owners:
+                errors[key] = errors.get(key, "") + block.strip() + "\n"
+                found += 1
+        assert found, f"nvcc failed without an error line:\n{done.stderr[-4000:]}"
+    return claims, errors
+
+
+def test_make_tma_copy_takes_what_the_snippet_says_and_refuses_the_rest(tma_built, answers):
+    """The CuTe snippet's TMA claims, in CuTe's own make_tma_copy: the GMMA atom form compiles with it; the
+    commented element-level alternative compiles exactly when its note says make_tma_copy takes it (1-byte
+    elements) and fails its static_asserts when the note says it refuses it (2-, 4- and 8-byte elements)."""
+    claims, errors = tma_built
+    wrong = [f"{case} {form}: the snippet says make_tma_copy {'takes' if takes else 'refuses'} it, and nvcc "
+             f"{'rejects' if (case, form) in errors else 'accepts'} it\n{errors.get((case, form), '')}"
+             for (case, form), takes in claims.items() if takes == ((case, form) in errors)]
+    assert not wrong, "\n".join(wrong)
+    size = lambda case: answers[case]["problem"]["elem_bytes"]  # noqa: E731
+    assert {size(case) for (case, form), takes in claims.items() if form == "alt" and not takes} == {2, 4, 8}
+    assert {size(case) for (case, form), takes in claims.items() if form == "alt" and takes} == {1}

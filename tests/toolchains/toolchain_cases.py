@@ -24,9 +24,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 23 solved answers (c..) and 17 layouts pinned with --check (k..) on nvidia: the families none, cute,
-# xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2- and 4-byte elements; row lengths and
-# pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 96, 104, 128 and 256. Then 12 AMD cases (a..).
+# 23 solved answers (c..) and 26 layouts pinned with --check (k..) on nvidia: the families none, cute,
+# xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2-, 4- and 8-byte elements; row lengths
+# and pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 80, 96, 104, 128 and 256. Then 12 AMD cases (a..).
 CASES = {
     "c01": "--rows 16 --cols 32 --dtype f16 --access 8x8 --access row",
     "c02": "--rows 64 --cols 64 --dtype f16 --access 8x8 --access row",
@@ -69,6 +69,17 @@ CASES = {
     "k15": "--rows 16 --cols 64 --dtype f32 --access 8x4 --check Panels<64B>",
     "k16": "--rows 8 --cols 96 --dtype i8 --access 8x16 --check Panels<32B>",
     "k17": "--rows 32 --cols 32 --dtype f32 --access 8x4 --check 'Linear[b0^=b5, b1^=b7, b2^=b5]'",
+    # xor-cols on pitches that are not powers of two, alone and padded (C++ CuTe: a layout, a swizzle, a
+    # layout back to the pitch), at 1-, 2-, 4- and 8-byte elements; and the TMA note of 8-byte elements
+    "k18": "--rows 16 --cols 24 --dtype f64 --access 8x1 --check XorCols<3,0,0>",
+    "k19": "--rows 32 --cols 40 --dtype f16 --access 8x2 --check XorCols<2,1,0>",
+    "k20": "--rows 16 --cols 72 --dtype i8 --access 8x1 --check XorCols<3,0,1>",
+    "k21": "--rows 24 --cols 96 --dtype f16 --access 8x8 --check XorCols<2,3,0>",
+    "k22": "--rows 32 --cols 64 --dtype f32 --access 8x4 --check 'pitch 80 + XorCols<1,3,3>'",
+    "k23": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'pitch 40 + XorCols<3,0,0>'",
+    "k24": "--rows 64 --cols 64 --dtype f16 --access 8x8 --check 'pitch 72 + XorCols<3,3,0>'",
+    "k25": "--rows 16 --cols 16 --dtype f64 --access 8x2 --check Swizzle<3,1,3>",
+    "k26": "--rows 16 --cols 32 --dtype f64 --access 8x2 --check Panels<128B>",
     # AMD targets (--arch): the MFMA A-operand tile of examples.toml, read with ds_read_b128 and written
     # with ds_write_b128, on gfx942 and gfx950: swizzled (a01-a04, a10 bf16), padded (a05, a06: Triton's
     # padded_shared), linear (a07 solved, a08 checked: the shared linear layout), and a tile Triton
