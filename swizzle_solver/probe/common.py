@@ -26,45 +26,55 @@ def image(storage_bytes: int) -> np.ndarray:
     return halves.view(np.uint8)
 
 
-def unit_sum(data: np.ndarray, bits: int) -> int:
-    """The sum of the ``bits``-bit units of ``data`` (bytes; a multiple of the unit)."""
+def run_sums(storage_bytes: int, bits: int) -> np.ndarray:
+    """prefix[i]: the sum of the ``bits``-bit units of the filled tile's bytes [0, i), so the units of
+    n bytes at a are prefix[a + n] - prefix[a] (a and n multiples of the unit)."""
+    data = image(storage_bytes).astype(np.int64)
     if bits == 16:
-        return int(data.view("<u2").astype(np.int64).sum()) if data.size >= 2 else int(data.sum())
-    if bits == 8:
-        return int(data.astype(np.int64).sum())
-    return int((data & 0xF).astype(np.int64).sum() + (data >> 4).astype(np.int64).sum())
+        per_byte = np.where(np.arange(data.size) % 2 == 0, data, data << 8)  # a halfword's bytes, little-endian
+    elif bits == 8:
+        per_byte = data
+    else:
+        per_byte = (data & 0xF) + (data >> 4)
+    return np.concatenate([[0], np.cumsum(per_byte)])
 
 
 def lane_sums(access: ProbeAccess, storage_bytes: int, wave: int) -> np.ndarray | None:
     """What each lane's loads sum to (mod 2^32), lane by lane; None for a store, whose values are
-    not read back (a read-back would add loads to the kernel)."""
+    not read back (a read-back would add loads to the kernel). A one-byte load (ld.shared.u8,
+    ds_read_u8) brings its byte; wider ones their 16-bit units."""
     op = access.op
     if op.store:
         return None
-    tile = image(storage_bytes)
-    sums = np.zeros(wave, np.int64)
-    offsets = access.offsets.tolist()
-    for row in offsets:
-        for lane in range(wave):
-            sums[lane] += sum(unit_sum(tile[a:a + n], op.checksum_bits) for a, n in _received(op, row, lane, wave))
-    return sums % (1 << 32)
+    prefix = run_sums(storage_bytes, 8 if op.lane_bytes == 1 else op.checksum_bits)
+    starts, sizes = received(access, wave)  # (instructions, wave, runs): byte offsets (-1: none) and sizes
+    got = np.where(starts >= 0, prefix[np.maximum(starts, 0) + sizes] - prefix[np.maximum(starts, 0)], 0)
+    return got.sum(axis=(0, 2)) % (1 << 32)
 
 
-def _received(op, row: list[int], lane: int, wave: int) -> list[tuple[int, int]]:
-    """The (byte offset, bytes) runs lane ``lane`` receives from one instruction whose slot offsets
-    are ``row``. ldmatrix (PTX ISA, the m8n8 .b16 fragment): register i of lane l is row l / 4 of
-    matrix i, elements 2 (l % 4) and 2 (l % 4) + 1; with .trans, rows 2 (l % 4) and 2 (l % 4) + 1 of
-    its column l / 4. Any other op: the lane's own slot(s) (two for ds_read2)."""
-    if op.matrices:
-        out = []
-        for i in range(op.matrices):
-            rows = row[8 * i:8 * i + 8]
-            if op.trans:
-                out += [(rows[2 * (lane % 4)] + 2 * (lane // 4), 2), (rows[2 * (lane % 4) + 1] + 2 * (lane // 4), 2)]
-            else:
-                out.append((rows[lane // 4] + 4 * (lane % 4), 4))
-        return out
-    return [(row[s], op.lane_bytes) for s in range(lane, len(row), wave) if row[s] >= 0]
+def received(access: ProbeAccess, wave: int) -> tuple[np.ndarray, np.ndarray]:
+    """The byte runs each lane receives from each instruction: (starts, sizes), shape (instructions,
+    wave, runs), -1 where none. ldmatrix (PTX ISA, the m8n8 .b16 fragment): register i of lane l is
+    row l / 4 of matrix i, elements 2 (l % 4) and 2 (l % 4) + 1; with .trans, rows 2 (l % 4) and
+    2 (l % 4) + 1 of its column l / 4 (the row addresses are lanes 8 i .. 8 i + 7). Any other op:
+    the lane's own slot(s), lane l and, for ds_read2, l + wave."""
+    op, offsets = access.op, access.offsets
+    n = offsets.shape[0]
+    lane = np.arange(wave)
+    if not op.matrices:
+        starts = offsets.reshape(n, -1, wave).transpose(0, 2, 1)  # slot l + a * wave: address a of lane l
+        return starts, np.full(starts.shape, op.lane_bytes, np.int64)
+    runs = []
+    for i in range(op.matrices):
+        rows = offsets[:, 8 * i:8 * i + 8]
+        if op.trans:
+            runs.append((rows[:, 2 * (lane % 4)] + 2 * (lane // 4), 2))
+            runs.append((rows[:, 2 * (lane % 4) + 1] + 2 * (lane // 4), 2))
+        else:
+            runs.append((rows[:, lane // 4] + 4 * (lane % 4), 4))
+    starts = np.stack([s for s, _ in runs], axis=2)
+    sizes = np.broadcast_to(np.array([k for _, k in runs]), starts.shape)
+    return starts, sizes
 
 
 def weighted(op) -> bool:
