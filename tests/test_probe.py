@@ -351,6 +351,52 @@ def test_probe_compare_runs_without_z3_from_the_checkout(capsys, measured):
     assert "agree with the model" in done.stdout
 
 
+ROCPROF_HEADER = ('"Correlation_Id","Dispatch_Id","Agent_Id","Queue_Id","Process_Id","Thread_Id","Grid_Size",'
+                  '"Kernel_Id","Kernel_Name","Workgroup_Size","LDS_Block_Size","Scratch_Size","VGPR_Count",'
+                  '"Accum_VGPR_Count","SGPR_Count","Counter_Name","Counter_Value","Start_Timestamp","End_Timestamp"')
+
+
+def rocprof_csv(values: dict[str, float]) -> str:
+    """rocprofv3's counter collection: each counter of each kernel in two rows (two dimension
+    instances, summed by probe-compare), in its floating-point notation."""
+    rows = [ROCPROF_HEADER]
+    for i, (kernel, conflicts) in enumerate(values.items()):
+        for counter, value in (("SQ_LDS_BANK_CONFLICT", conflicts), ("SQ_LDS_IDX_ACTIVE", 5000.0)):
+            for half in (value / 2, value - value / 2):
+                rows.append(f'{i},{i + 1},1,0,77,77,64,{i + 9},"{kernel}",64,10240,0,16,0,24,"{counter}",{half:.8e},1,2')
+    return "\n".join(rows) + "\n"
+
+
+def test_compare_of_a_disputed_cell_says_which_reading_the_gpu_agrees_with(capsys, tmp_path):
+    # gfx950 ds_read_b32 down a column: the tool's 32-bank reading and the other (64-bank) differ
+    folder = tmp_path / "b32"
+    code, out, _ = run(capsys, "probe", "--arch", "gfx950", "--rows", "64", "--cols", "64", "--dtype", "f32",
+                       "--access", "ds_read_b32:64x1", "--check", "none", "--target", "hip", "-o", str(folder))
+    assert code == 0
+    doc = prediction(folder)
+    assert doc["measurement"]["file"] == "rocprof.csv" and doc["build_arch"] == "gfx950"
+    ours, other = doc["kernels"]
+    assert ours["kernel"] == other["kernel"] == "probe_a0" and other["reading"] == "[64-bank reading]"
+    assert ours["bank_conflicts"] != other["bank_conflicts"]
+    (folder / "rocprof.csv").write_text(rocprof_csv({"probe_a0": other["bank_conflicts"]}))
+    code, out, _ = run(capsys, "probe-compare", str(folder))
+    assert code == 0 and "agrees with [64-bank reading]" in out and "SQ_LDS_IDX_ACTIVE" in out
+    (folder / "rocprof.csv").write_text(rocprof_csv({"probe_a0": ours["bank_conflicts"] + other["bank_conflicts"]}))
+    code, out, _ = run(capsys, "probe-compare", str(folder))
+    assert code == 1 and "1 of 1 access(es) differ" in out
+
+
+def test_a_two_address_op_whose_distance_varies_cannot_be_probed(capsys, tmp_path):
+    # Swizzle<3,3,3> on fp8 moves each lane's second 8-byte vector before or after its first, row by row
+    code, out, err = run(capsys, "probe", "--arch", "gfx950", "--rows", "64", "--cols", "64", "--dtype", "e4m3",
+                         "--access", "ds_read2_b64:64x1", "--check", "Swizzle<3,3,3>", "--target", "hip",
+                         "-o", str(tmp_path / "x"))
+    assert code == 2 and out == "" and "takes its two offsets as immediates" in err and not (tmp_path / "x").exists()
+    code, _, _ = run(capsys, "probe", "--arch", "gfx950", "--rows", "64", "--cols", "64", "--dtype", "e4m3",
+                     "--access", "ds_read2_b64:64x1", "--check", "none", "--target", "hip", "-o", str(tmp_path / "y"))
+    assert code == 0 and "ds_read2_b64 %0, %1 offset0:0 offset1:1" in (tmp_path / "y" / "probe.hip").read_text()
+
+
 # --- run.sh and bench/gpu_probe.py, with stand-ins for nvcc and ncu ---------------------------------------
 
 FAKE_NVCC = """#!/usr/bin/env bash
@@ -449,6 +495,7 @@ TILE = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.
     (TILE + ["--target", "cuda", "-o", "{full}"], "not empty"),
     (TILE + ["--banks", "8", "--target", "cuda", "-o", "{new}"], "no GPU has"),
     (TILE + ["--target", "hip", "-o", "{new}"], "--target hip does not run --arch nvidia"),
+    (TILE + ["--arch", "gfx942", "--target", "cuda", "-o", "{new}"], "--target cuda does not run --arch gfx942"),
     (TILE + ["--target", "metal", "-o", "{new}"], "--target 'metal'"),
     (TILE + ["-o", "{new}"], "--target"),
     (TILE + ["--target", "cuda"], "--out"),

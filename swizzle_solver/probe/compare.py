@@ -181,7 +181,7 @@ def compare(folder: Path) -> dict:
             "kernels": list(kernels.values())}
 
 
-def _value(x: float) -> str:
+def _value(x: float | int) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
@@ -201,7 +201,8 @@ def text(result: dict) -> str:
                               _value(p), _value(g), "ok" if p == g else "DIFFERS"))
                 first = False
             for m, p, g in r["also"]:
-                table.append(("", "", f"(also) {m}", _value(p), _value(g), "ok" if p == g else "differs"))
+                mark = "" if p is None else "ok" if p == g else "differs"
+                table.append(("", "", f"(also) {m}", "-" if p is None else _value(p), _value(g), mark))
         if k["checksum"] is False:
             table.append(("", "", "checksum of the loads (probe.out)", "", "", "MISMATCH"))
     widths = [max(len(row[i]) for row in table) for i in range(5)]

@@ -35,7 +35,6 @@ WAVE = 32
 MAX_SHARED_BYTES = 232448  # sm_90: 227 KiB of dynamic shared memory per block (sm_80: 163 KiB)
 DEFAULT_ARCH = "sm_90"
 MEASUREMENT = "ncu.csv"
-BUILD_LINE = f"nvcc -O3 -std=c++17 -lineinfo -arch=${{ARCH:-{DEFAULT_ARCH}}} -o probe probe.cu"
 README_NOTES = """\
 How the kernels are made (swizzle_solver/probe/cuda.py): one warp per kernel loops over the access's
 instructions, lane addresses from a table of byte offsets (the layout's own table), the instruction as
@@ -49,7 +48,15 @@ def max_shared_bytes(hw) -> int:
     return MAX_SHARED_BYTES
 
 
-def instruction_text(access: ProbeAccess) -> str:
+def build_arch(hw) -> str:
+    return DEFAULT_ARCH
+
+
+def build_line(hw) -> str:
+    return f"nvcc -O3 -std=c++17 -lineinfo -arch=${{ARCH:-{DEFAULT_ARCH}}} -o probe probe.cu"
+
+
+def instruction_text(access: ProbeAccess, hw) -> str:
     return ptx(access)
 
 ALL = ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")

@@ -87,7 +87,7 @@ def prediction(probe: Probe, module, target: str) -> dict:
             groups, also = module.metrics(a, probe.storage_bytes, k)
             kernels.append({
                 "kernel": f"probe_a{a.index}", "access": a.spec, "reading": reading.label,
-                "op": a.op.name, "instruction": module.instruction_text(a),
+                "op": a.op.name, "instruction": module.instruction_text(a, problem.bank_model),
                 "direction": "store" if a.op.store else "load", "lane_bytes": a.op.lane_bytes,
                 "instructions": a.instructions, "placements": a.placements,
                 "wavefronts": reading.wavefronts, "ideal_wavefronts": reading.ideal,
@@ -99,7 +99,7 @@ def prediction(probe: Probe, module, target: str) -> dict:
         "schema_version": 1,
         "generator": f"swizzle-solve {__version__} probe",
         "target": target,
-        "build_arch": module.DEFAULT_ARCH,
+        "build_arch": module.build_arch(problem.bank_model),
         "problem": problem_json(problem),
         "layout": {"name": probe.layout.name, "family": probe.layout.family,
                    "expression": probe.layout.expression(problem.tile), "storage_bytes": probe.storage_bytes},
@@ -122,7 +122,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         f"those instructions.",
         "",
         "```bash",
-        f"bash build.sh            # {module.BUILD_LINE}",
+        f"bash build.sh            # {module.build_line(probe.problem.bank_model)}",
         f"bash run.sh              # runs the probe, then the profiler: writes {module.MEASUREMENT} and device.txt",
         "swizzle-solve probe-compare .   # predicted vs measured; exit 0 only when every access agrees",
         "```",
@@ -130,6 +130,10 @@ def readme(probe: Probe, module, solved: str) -> str:
         "| kernel | access | instruction | instructions | wavefronts | ideal | bank conflicts |",
         "|---|---|---|---|---|---|---|",
         *rows,
+        "",
+        "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
+        if probe.problem.bank_model.amd else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
+        "..._bank_conflicts_..._op_*.sum.)",
         "",
         *(["Notes:", "", *notes, ""] if notes else []),
         module.README_NOTES,

@@ -74,6 +74,7 @@ HIP_CASES = {
     "h08-gfx950-tr16-narrow": "--arch gfx950 --rows 64 --cols 64 --dtype f16 --access ds_read_b64_tr_b16:16x4 "
                               "--access ds_read_u16:64x1 --access ds_write_b16:64x1 --check none",
     "h09-gfx942-block": "--arch gfx942 --rows 64 --cols 64 --dtype f16 --access 8x8 --access row --check none",
+    "h10-rdna4-b128": "--arch rdna4 --rows 32 --cols 64 --dtype f16 --access ds_write_b128:4x8 --access ds_read_b128:32x1",
 }
 
 SASS = {"u8": ".U8", "u16": ".U16", "b32": "", "v2.b32": ".64", "v4.b32": ".128"}
@@ -211,3 +212,56 @@ def test_the_cuda_cases_cover_every_op():
     assert {f"{d}{b}:32x1" for d in ("lds", "sts") for b in (8, 16, 32, 64, 128)} <= ops
     assert {f"{op}.x{k}{t}" for op in ("ldmatrix", "stmatrix") for k in (1, 2, 4) for t in ("", ".trans")} <= ops
     assert len(CUDA_CASES) + len(HIP_CASES) >= 20
+
+
+# --- HIP -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def hip_clang() -> list[str]:
+    """clang in HIP mode for the device side (the `ziglang` wheel's), with HIP's qualifiers from Triton's
+    AMD backend; the probe's kernels alone (PROBE_DEVICE_ONLY), as assembly."""
+    zig, triton = _package_dir("ziglang"), _package_dir("triton")
+    if zig is None:
+        missing("clang with the AMDGPU back end", "pip install ziglang==0.17.1")
+    include = triton / "backends" / "amd" / "include" if triton else None
+    if include is None or not (include / "hip" / "amd_detail" / "host_defines.h").exists():
+        missing("HIP's headers (in Triton's AMD backend)", "pip install torch==2.13.0 triton==3.9.0")
+    return [sys.executable, "-m", "ziglang", "clang", "-x", "hip", "--cuda-device-only", "-nogpulib", "-nogpuinc",
+            "-resource-dir", str(zig / "lib"), "-D__HIP_PLATFORM_AMD__", "-DPROBE_DEVICE_ONLY", f"-I{include}",
+            "-O2", "-S"]
+
+
+def _kernels_asm(asm: str) -> dict[str, list[str]]:
+    """kernel -> its LDS instructions in order (ds_* mnemonics), from the assembly."""
+    out: dict[str, list[str]] = {}
+    for m in re.finditer(r"^(probe_a\d+):(.*?)^\.Lfunc_end", asm, re.S | re.M):
+        out[m[1]] = re.findall(r"^\s+(ds_\w+)", m[2], re.M)
+    return out
+
+
+@pytest.mark.parametrize("case", sorted(HIP_CASES))
+def test_hip_probe_compiles_for_its_gfx_and_issues_the_named_instruction(hip_clang, tmp_path, case):
+    folder = _write(case, HIP_CASES[case], "hip", tmp_path)
+    doc = json.loads((folder / "prediction.json").read_text())
+    gfx = doc["build_arch"]
+    assert f"--offload-arch=\"${{ARCH:-{gfx}}}\"" in (folder / "build.sh").read_text()
+    asm = folder / "probe.s"
+    done = subprocess.run([*hip_clang, f"--offload-arch={gfx}", str(folder / "probe.hip"), "-o", str(asm)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and not done.stderr.strip(), f"{case}: clang -x hip rejects the probe:\n{done.stderr[-3000:]}"
+    # the inline assembly is only text in a .s: assembling it checks that gfx has every instruction
+    assembled = subprocess.run([sys.executable, "-m", "ziglang", "clang", "-x", "assembler", "-target",
+                                "amdgcn-amd-amdhsa", f"-mcpu={gfx}", "-c", str(asm), "-o", str(folder / "probe.o")],
+                               capture_output=True, text=True, timeout=600)
+    assert assembled.returncode == 0, f"{case}: {gfx} lacks an instruction:\n{assembled.stderr[-3000:]}"
+    text = asm.read_text()
+    assert f'.amdgcn_target "amdgcn-amd-amdhsa--{gfx}' in text
+    kernels = _kernels_asm(text)
+    fill = "ds_store_b32" if gfx.startswith("gfx1") else "ds_write_b32"
+    for k in doc["kernels"]:
+        got, want = kernels[k["kernel"]], k["instruction"]
+        assert got.count(want) == 1, f"{case} {k['kernel']} ({k['access']}): {want} x {got.count(want)} in {got}"
+        allowed = {fill} if k["direction"] == "load" else set()
+        assert {x for x in got if x != want} <= allowed, f"{case} {k['kernel']}: other LDS instructions in {got}"
+        assert k["compare"] == [{"SQ_LDS_BANK_CONFLICT": k["bank_conflicts"]}]
