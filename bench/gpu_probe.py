@@ -13,7 +13,8 @@ writes into the results folder (default OUT/results): summary.txt (the table it 
 and per case the measurement, the probe's output, the logs and the comparison. Exit 0 when every
 probe was measured and agrees with the model, 1 otherwise.
 
-The cases (``cases()``): the worked examples of examples.toml on the real NVIDIA bank model (the
+The cases (``cases()``; ``gen --amd gfx950``: ``amd_cases``, every table cell marked unverified that a
+kernel can issue, and that arch's worked examples, run with rocprofv3): the worked examples of examples.toml on the real NVIDIA bank model (the
 answer, and the unswizzled tile where that is another layout: the model's conflict counts are
 checked too); every ldmatrix / stmatrix form (.x1 .x2 .x4, .trans) under the 128B swizzle and
 unswizzled; every NVIDIA [[instruction]] op (lds8 .. lds128, sts8 .. sts128) with lanes along a row,
@@ -111,8 +112,41 @@ def instruction_cases(phases: Path) -> list[dict]:
              "args": base + ["--check", "Swizzle<3,4,3>"]}]
 
 
-def cases(phases: Path) -> list[dict]:
-    found = example_cases() + matrix_cases() + instruction_cases(phases)
+def amd_cases(arch: str) -> list[dict]:
+    """On an AMD GPU: every (arch, instruction) cell that no vendor document or measurement backs
+    (confidence without D or M: inferred, compiler-asserted, recomputed or disputed; the st64 forms are
+    their ds_read2 / ds_write2 cells with scaled offsets, and are left out), down a column of an
+    unswizzled u8 tile (the cell's phases decide the conflicts, so the counter tells readings apart),
+    and the worked examples of that arch."""
+    sys.path.insert(0, str(ROOT))
+    from swizzle_solver.hardware import target
+
+    hw = target(arch)
+    if hw is None or not hw.amd:
+        sys.exit(f"gpu_probe gen --amd: {arch!r} is not an AMD --arch (gfx90a, gfx942, gfx950, ...)")
+    wave = hw.wave_lanes
+    out = []
+    for rule in hw.rules:
+        tags = set(rule.confidence.split("+"))
+        if tags & {"D", "M"} or "st64" in rule.op:
+            continue
+        cols = "96" if rule.lane_bytes == 12 else "64"
+        tile = ["--arch", hw.name, "--rows", "64", "--cols", cols, "--dtype", "u8"]
+        out.append({"name": f"{hw.name} {rule.op} ({rule.confidence}) down a column, unswizzled",
+                    "args": tile + ["--access", f"{rule.op}:{wave}x1", "--check", "none"], "target": "hip"})
+    doc = tomllib.loads((ROOT / "examples.toml").read_text())
+    for i, case in enumerate(doc["case"]):
+        if case.get("arch") == hw.name:
+            args = ["--arch", hw.name, "--rows", str(case["rows"]), "--cols", str(case["cols"]), "--dtype",
+                    case["dtype"]] + (["--row-length", str(case["row_length"])] if "row_length" in case else [])
+            args += [x for a in case["access"] for x in ("--access", a)] + (["--keep-pitch"] if case.get("keep_pitch")
+                                                                             else [])
+            out.append({"name": f"ex{i + 1:02d} {case['name']}", "args": args, "target": "hip"})
+    return out
+
+
+def cases(phases: Path, amd: str | None = None) -> list[dict]:
+    found = amd_cases(amd) if amd else example_cases() + matrix_cases() + instruction_cases(phases)
     for i, c in enumerate(found):
         c["slug"] = f"{i + 1:02d}-{_slug(c['name'])}"
     return found
@@ -121,20 +155,20 @@ def cases(phases: Path) -> list[dict]:
 # --- gen ------------------------------------------------------------------------------------------
 
 
-def gen(out: Path, only: str | None) -> int:
+def gen(out: Path, only: str | None, amd: str | None = None) -> int:
     sys.path.insert(0, str(ROOT))
     from swizzle_solver.cli import main
 
     out.mkdir(parents=True, exist_ok=True)
     if any(out.iterdir()):
         sys.exit(f"gpu_probe gen: {out} is not empty: give a new or empty folder")
-    todo = [c for c in cases(instruction_file(out / "instructions.toml")) if not only or re.search(only, c["name"])]
+    todo = [c for c in cases(instruction_file(out / "instructions.toml"), amd) if not only or re.search(only, c["name"])]
     failed = 0
     for c in todo:
         t = time.perf_counter()
         stdout, stderr = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-            code = main(["probe", *c["args"], "--target", "cuda", "-o", str(out / c["slug"])])
+            code = main(["probe", *c["args"], "--target", c.get("target", "cuda"), "-o", str(out / c["slug"])])
         c["written"] = code == 0
         c["error"] = stderr.getvalue().strip() if code else ""
         failed += code != 0
@@ -197,7 +231,8 @@ def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None) -
                    keep / "compare.txt", env)
                 with contextlib.suppress(ValueError):
                     row["kernels"] = _kernels(json.loads((keep / "compare.json").read_text()))
-        for name in ("prediction.json", "ncu.csv", "probe.out", "device.txt", "ncu.stderr"):
+        for name in ("prediction.json", "ncu.csv", "rocprof.csv", "probe.out", "device.txt", "ncu.stderr",
+                     "rocprof.stderr"):
             _copy(folder / name, keep / name)
         rows.append(row)
         print(f"  {c['slug']}: {_verdict(row)}", flush=True)
@@ -270,6 +305,8 @@ def main() -> int:
     g = sub.add_parser("gen", help="write the probe folders (needs the package's dependencies, z3 included)")
     g.add_argument("out", type=Path)
     g.add_argument("--only", help="only the cases whose name matches this regex")
+    g.add_argument("--amd", metavar="ARCH", help="the AMD cases of this --arch (gfx942, gfx950, ...) instead of "
+                   "NVIDIA's: every unverified table cell, and the worked examples")
     r = sub.add_parser("run", help="build, run and compare every probe (on the GPU machine)")
     r.add_argument("out", type=Path)
     r.add_argument("--results", type=Path, help="where to write the results (default OUT/results)")
@@ -278,7 +315,7 @@ def main() -> int:
     r.add_argument("--only", help="only the cases whose name matches this regex")
     args = parser.parse_args()
     if args.step == "gen":
-        return gen(args.out, args.only)
+        return gen(args.out, args.only, args.amd)
     return run(args.out, args.results or args.out / "results", args.jobs, args.timeout, args.only)
 
 

@@ -523,3 +523,21 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(capsys, tmp_path, ar
     assert words in err, err
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
     assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
+
+
+# --- the JSON documents against their schemas ------------------------------------------------------------
+
+
+def test_prediction_and_compare_json_validate(capsys, tmp_path, measured):
+    from test_schema import validate
+
+    for name, args, target in (("cuda", CASES["ldmatrix-mma-c"], "cuda"),
+                               ("hip", ["--arch", "gfx950", "--rows", "64", "--cols", "64", "--dtype", "f32",
+                                        "--access", "ds_read_b32:64x1", "--check", "none"], "hip")):
+        code, _, _ = run(capsys, "probe", *args, "--target", target, "-o", str(tmp_path / name))
+        assert code == 0
+        validate(prediction(tmp_path / name), "probe.schema.json")
+    validate(prediction(measured), "probe.schema.json")
+    code, out, _ = run(capsys, "probe-compare", "--json", str(measured))
+    assert code == 0
+    validate(json.loads(out), "probe-compare.schema.json")

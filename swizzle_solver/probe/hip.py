@@ -20,6 +20,8 @@ is the first plus the same distance (in the op's units, 0 to 255), as a compiler
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import __version__
@@ -108,7 +110,7 @@ def two_address(access: ProbeAccess, wave: int) -> tuple[np.ndarray, int, int]:
         raise InputError(f"access {access.spec!r}: {access.op.name} takes its two offsets as immediates, so every "
                          f"lane's second address must be its first plus one distance (a multiple of {unit} B, at "
                          f"most 255 of them); here the distances are {shown}: probe it with "
-                         f"{access.op.name.replace('2st64', '').replace('2', '')} instead")
+                         f"{re.sub(r'2(st64)?_', '_', access.op.name)} instead")
     d = next(iter(distance))
     base = np.where(active, np.minimum(first, second), -1)
     return base, (0 if d >= 0 else -d // unit), (d // unit if d >= 0 else 0)
