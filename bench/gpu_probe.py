@@ -205,7 +205,8 @@ def _copy(src: Path, dst: Path) -> None:
         dst.write_bytes(src.read_bytes())
 
 
-def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None) -> int:
+def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None, budget: float | None = None) -> int:
+    started = time.perf_counter()
     todo = [c for c in json.loads((out / "cases.json").read_text())
             if c.get("written") and (not only or re.search(only, c["name"]))]
     results.mkdir(parents=True, exist_ok=True)
@@ -220,7 +221,9 @@ def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None) -
     for c, (built, build_s) in zip(todo, builds):
         folder, keep = out / c["slug"], results / c["slug"]
         row = {"slug": c["slug"], "name": c["name"], "build": built, "build_s": round(build_s, 1)}
-        if built == 0:
+        if budget is not None and time.perf_counter() - started > budget:
+            row["run"] = "budget"  # not started: the time asked for is spent (run again with --only)
+        elif built == 0:
             code, seconds = sh(["bash", "run.sh"], folder, timeout, keep / "run.log")
             row.update(run=code, run_s=round(seconds, 1))
             if code == 0:
@@ -236,6 +239,7 @@ def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None) -
             _copy(folder / name, keep / name)
         rows.append(row)
         print(f"  {c['slug']}: {_verdict(row)}", flush=True)
+        summarize(rows, results, quiet=True)  # after every probe: a run cut short still leaves its summary
     return summarize(rows, results)
 
 
@@ -253,12 +257,14 @@ def _kernels(doc: dict) -> list[dict]:
 def _verdict(row: dict) -> str:
     if row["build"]:
         return "BUILD FAILED" if row["build"] != 124 else "BUILD TIMED OUT"
+    if row.get("run") == "budget":
+        return "NOT RUN (--budget spent)"
     if row.get("run"):
         return "RUN FAILED" if row["run"] != 124 else "RUN TIMED OUT"
     return {0: "agrees", 1: "DIFFERS", 2: "COMPARE FAILED (bad input)"}.get(row.get("compare", 2), "COMPARE FAILED")
 
 
-def summarize(rows: list[dict], results: Path) -> int:
+def summarize(rows: list[dict], results: Path, quiet: bool = False) -> int:
     device = {}
     for row in rows:
         path = results / row["slug"] / "device.txt"
@@ -290,6 +296,8 @@ def summarize(rows: list[dict], results: Path) -> int:
     text = "\n".join(lines) + "\n"
     (results / "summary.txt").write_text(text)
     (results / "summary.json").write_text(json.dumps({"device": device, "probes": rows}, indent=2) + "\n")
+    if quiet:
+        return 0
     print("\n" + text, end="")
     print(f"gpu_probe: results in {results} (summary.txt, summary.json, one folder per probe)")
     return 0 if agree == len(rows) else 1
@@ -311,12 +319,13 @@ def main() -> int:
     r.add_argument("out", type=Path)
     r.add_argument("--results", type=Path, help="where to write the results (default OUT/results)")
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 4, help="parallel builds (default: CPUs)")
-    r.add_argument("--timeout", type=float, default=180, help="seconds per build and per run.sh (default 180)")
+    r.add_argument("--timeout", type=float, default=120, help="seconds per build and per run.sh (default 120)")
+    r.add_argument("--budget", type=float, help="start no probe after this many seconds (the rest: NOT RUN)")
     r.add_argument("--only", help="only the cases whose name matches this regex")
     args = parser.parse_args()
     if args.step == "gen":
         return gen(args.out, args.only, args.amd)
-    return run(args.out, args.results or args.out / "results", args.jobs, args.timeout, args.only)
+    return run(args.out, args.results or args.out / "results", args.jobs, args.timeout, args.only, args.budget)
 
 
 if __name__ == "__main__":

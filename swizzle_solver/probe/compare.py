@@ -11,7 +11,8 @@ it (prediction.json's ``measurement.file``):
 
 Kernels are matched by name (``probe_a<N>``, whatever ncu or rocprof print around it). For each
 kernel the first group of ``compare`` whose counters were all measured is compared (DESIGN.md
-section 10's names come first); ``also`` is shown beside it and does not decide. Where an AMD
+section 10's names come first); the other groups' counters that were measured, and ``also``, are
+shown beside it and do not decide. Where an AMD
 instruction has two readings of a disputed cell, the kernel agrees when either reading does, and
 the output says which. probe.out (the probe's own run, written by run.sh) adds each load kernel's
 checksum: a mismatch (the loads did not read the planned bytes) fails the kernel.
@@ -168,7 +169,8 @@ def compare(folder: Path) -> dict:
             wanted = ", ".join(m for g in entry["compare"] for m in g)
             raise InputError(f"{path} has none of the counters probe-compare needs for {name}: {wanted}")
         rows = [(m, v, got[m]) for m, v in group.items()]
-        also = [(m, v, got[m]) for m, v in entry.get("also", {}).items() if m in got]
+        others = [(m, v) for g in entry["compare"] if g is not group for m, v in g.items() if m not in group]
+        also = [(m, v, got[m]) for m, v in [*others, *entry.get("also", {}).items()] if m in got]
         reading = {"reading": entry.get("reading", ""), "agree": all(p == g for _, p, g in rows),
                    "compared": rows, "also": also}
         k = kernels.setdefault(name, {"kernel": name, "access": entry.get("access", ""), "op": entry.get("op", ""),
