@@ -64,9 +64,9 @@ def probe_command(
         result = solve(problem, budget=Budget(timeout), table=False, keep_pitch=keep_pitch, for_targets=for_targets)
         layout, solved = result.layout, f"the solved answer, {result.status}"
     path = write_probe(problem, layout, target, out, solved)
-    from .write import PREDICTION
-
     import json
+
+    from .write import PREDICTION
 
     doc = json.loads((path / PREDICTION).read_text())
     lines = [f"wrote {path}: layout {layout.name}, {len(doc['kernels'])} kernel(s) "

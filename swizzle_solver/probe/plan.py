@@ -98,7 +98,7 @@ class Probe(Value, eq=False):
 
 def plan(problem: Problem, layout: Layout) -> Probe:
     """The probe of ``problem``'s accesses over ``layout`` (a sound layout: soundness is the caller's)."""
-    tile, hw = problem.tile, problem.bank_model
+    tile = problem.tile
     table = layout_table(tile, layout)
     accesses: list[ProbeAccess] = []
     patterns = list(problem.patterns)
@@ -178,8 +178,9 @@ def op_of(p: Pattern, problem: Problem) -> Op:
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
     store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
     if hw.amd:
-        name = {1: "ds_read_u8", 2: "ds_read_u16"}.get(width, f"ds_read_b{8 * width}")
-        return Op(name.replace("read", "write") if store else name, store, width)
+        if store:
+            return Op(f"ds_write_b{8 * width}", True, width)
+        return Op({1: "ds_read_u8", 2: "ds_read_u16"}.get(width, f"ds_read_b{8 * width}"), False, width)
     name = _NVIDIA_LOADS[width]
     return Op(name.replace("ld.", "st.") if store else name, store, width)
 

@@ -49,10 +49,12 @@ def target_module(target: str, problem: Problem):
         raise InputError(f"--banks/--bank-bytes set a bank model ({hw.banks} x {hw.bank_bytes} B) that no GPU has: "
                          f"a probe measures the GPU of --arch {hw.name}; drop --banks and --bank-bytes")
     if name == "cuda":
-        from . import cuda as module
-    else:
-        from . import hip as module
-    return module
+        from . import cuda
+
+        return cuda
+    from . import hip
+
+    return hip
 
 
 def write_probe(problem: Problem, layout: Layout, target: str, out: str, solved: str) -> Path:
