@@ -376,6 +376,12 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
+from .probe.command import probe_command, probe_compare_command  # noqa: E402 (typer options only; the work is lazy)
+
+app.command("probe")(probe_command)
+app.command("probe-compare")(probe_compare_command)
+
+
 def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]]:
     """One case of batch: its table row, and how to build its JSON document (--check's or the
     solve's, which needs ``table``)."""

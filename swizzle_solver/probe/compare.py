@@ -1,0 +1,235 @@
+"""`swizzle-solve probe-compare DIR`: what the model predicted against what the profiler measured.
+
+Reads DIR/prediction.json (written by `swizzle-solve probe`) and the measurement run.sh saved beside
+it (prediction.json's ``measurement.file``):
+
+- ``ncu.csv``: Nsight Compute's ``--csv`` output, one row per (kernel, metric) (the default page) or
+  one row per kernel with a column per metric (``--page raw``); ncu's own ``==PROF==`` lines and any
+  line before the header are skipped; thousands separators are dropped.
+- ``rocprof.csv``: rocprofv3's counter collection (``*_counter_collection.csv``): Kernel_Name,
+  Counter_Name, Counter_Value; the values of one (kernel, counter) are summed.
+
+Kernels are matched by name (``probe_a<N>``, whatever ncu or rocprof print around it). For each
+kernel the first group of ``compare`` whose counters were all measured is compared (DESIGN.md
+section 10's names come first); the other groups' counters that were measured, and ``also``, are
+shown beside it and do not decide. Where an AMD
+instruction has two readings of a disputed cell, the kernel agrees when either reading does, and
+the output says which. probe.out (the probe's own run, written by run.sh) adds each load kernel's
+checksum: a mismatch (the loads did not read the planned bytes) fails the kernel.
+
+Exit 0: every kernel agrees; 1: one differs; 2: bad input (one line on stderr, nothing on stdout).
+Nothing here imports z3 or solves: it runs on a GPU machine (numpy, typer and rich, no z3) from the
+checkout, ``PYTHONPATH=. python3 -m swizzle_solver probe-compare DIR``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+from ..model import InputError
+
+_KERNEL = re.compile(r"\bprobe_a(\d+)\b")
+MAX_BYTES = 64 << 20  # a measurement file of a probe is kilobytes; refuse to read a stray huge one
+
+
+def load_prediction(folder: Path) -> dict:
+    path = folder / "prediction.json"
+    if not folder.is_dir():
+        raise InputError(f"probe-compare {folder}: not a folder: give the folder `swizzle-solve probe -o` wrote")
+    if not path.is_file():
+        raise InputError(f"probe-compare {folder}: no prediction.json: give the folder `swizzle-solve probe -o` wrote")
+    try:
+        doc = json.loads(_read(path))
+    except ValueError as err:
+        raise InputError(f"{path}: not JSON ({err}): write the probe again") from None
+    if not isinstance(doc, dict) or doc.get("schema_version") != 1 or not isinstance(doc.get("kernels"), list):
+        raise InputError(f"{path}: not a probe prediction (schema_version 1 with kernels): write the probe again")
+    for k in doc["kernels"]:
+        if not (isinstance(k, dict) and isinstance(k.get("kernel"), str) and isinstance(k.get("compare"), list)
+                and all(isinstance(g, dict) for g in k["compare"]) and isinstance(k.get("also", {}), dict)):
+            raise InputError(f"{path}: a kernel entry lacks kernel/compare: write the probe again")
+    return doc
+
+
+def _read(path: Path) -> str:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InputError(f"{path}: larger than {MAX_BYTES >> 20} MiB: not a probe's file")
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise InputError(f"cannot read {path}: {err.strerror or err}") from None
+
+
+def number(text: str) -> float | None:
+    """A counter value as the profilers print it ("1,024", "64", "0.00", "n/a": None)."""
+    t = text.strip().strip('"').replace(",", "").replace("\u202f", "").replace(" ", "")
+    try:
+        value = float(t)
+    except ValueError:
+        return None
+    return value
+
+
+def kernel_of(name: str) -> str | None:
+    m = _KERNEL.search(name)
+    return f"probe_a{m[1]}" if m else None
+
+
+def read_ncu(text: str) -> dict[str, dict[str, float]]:
+    """kernel -> metric -> value from ncu's --csv output (either layout)."""
+    rows = [r for r in csv.reader(io.StringIO(text)) if r and not r[0].startswith("==")]
+    header_at = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if header_at is None:
+        raise InputError("no \"Kernel Name\" header: not ncu --csv output (run.sh writes it)")
+    header = rows[header_at]
+    name = header.index("Kernel Name")
+    out: dict[str, dict[str, float]] = {}
+    if "Metric Name" in header and "Metric Value" in header:
+        metric, value = header.index("Metric Name"), header.index("Metric Value")
+        for r in rows[header_at + 1:]:
+            if len(r) == len(header) and (kernel := kernel_of(r[name])):
+                v = number(r[value])
+                if v is not None:
+                    out.setdefault(kernel, {}).setdefault(r[metric].strip(), v)
+        return out
+    for r in rows[header_at + 1:]:  # --page raw: a column per metric (the line after the header: units)
+        if len(r) == len(header) and (kernel := kernel_of(r[name])):
+            seen = out.setdefault(kernel, {})
+            for col, cell in zip(header, r):
+                v = number(cell)
+                if v is not None and col != "Kernel Name":
+                    seen.setdefault(col.strip(), v)
+    return out
+
+
+def read_rocprof(text: str) -> dict[str, dict[str, float]]:
+    """kernel -> counter -> summed value from rocprofv3's counter collection CSV."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    if not rows or not {"Kernel_Name", "Counter_Name", "Counter_Value"} <= set(rows[0]):
+        raise InputError("no Kernel_Name, Counter_Name and Counter_Value columns: not rocprofv3's counter "
+                         "collection CSV (run.sh writes it)")
+    out: dict[str, dict[str, float]] = {}
+    for r in rows:
+        kernel, v = kernel_of(r["Kernel_Name"] or ""), number(r["Counter_Value"] or "")
+        if kernel and v is not None:
+            counters = out.setdefault(kernel, {})
+            counters[r["Counter_Name"].strip()] = counters.get(r["Counter_Name"].strip(), 0.0) + v
+    return out
+
+
+def read_checksums(folder: Path) -> dict[str, bool]:
+    """kernel -> its loads' checksum agreed (probe.out, the probe's own output); empty if absent."""
+    path = folder / "probe.out"
+    if not path.is_file():
+        return {}
+    out = {}
+    for line in _read(path).splitlines():
+        kernel = kernel_of(line.split(" ", 1)[0])
+        if kernel and ("checksum" in line):
+            out[kernel] = "MISMATCH" not in line
+    return out
+
+
+def read_device(folder: Path) -> dict[str, str]:
+    path = folder / "device.txt"
+    if not path.is_file():
+        return {}
+    pairs = (line.split(":", 1) for line in _read(path).splitlines() if ":" in line)
+    return {k.strip(): v.strip() for k, v in pairs if v.strip()}
+
+
+def compare(folder: Path) -> dict:
+    """The comparison as data: one entry per kernel (its readings folded), and whether all agree."""
+    doc = load_prediction(folder)
+    measurement = doc.get("measurement", {}).get("file", "ncu.csv")
+    if not isinstance(measurement, str) or "/" in measurement or measurement.startswith("."):
+        raise InputError(f"{folder / 'prediction.json'}: measurement.file {measurement!r} is not a file name")
+    path = folder / measurement
+    if not path.is_file():
+        raise InputError(f"probe-compare {folder}: no {measurement}: run `bash run.sh` in the folder first "
+                         f"(on the GPU), which writes it")
+    reader = read_rocprof if measurement.startswith("rocprof") else read_ncu
+    try:
+        measured = reader(_read(path))
+    except InputError as err:
+        raise InputError(f"{path}: {err}") from None
+    sums = read_checksums(folder)
+    kernels: dict[str, dict] = {}
+    for entry in doc["kernels"]:
+        name = entry["kernel"]
+        got = measured.get(name)
+        if got is None:
+            raise InputError(f"{path} has no counters of kernel {name} ({entry.get('access')}): the probe or the "
+                             f"profiler stopped early; run `bash run.sh` again")
+        group = next((g for g in entry["compare"] if g and all(m in got for m in g)), None)
+        if group is None:
+            wanted = ", ".join(m for g in entry["compare"] for m in g)
+            raise InputError(f"{path} has none of the counters probe-compare needs for {name}: {wanted}")
+        rows = [(m, v, got[m]) for m, v in group.items()]
+        others = [(m, v) for g in entry["compare"] if g is not group for m, v in g.items() if m not in group]
+        also = [(m, v, got[m]) for m, v in [*others, *entry.get("also", {}).items()] if m in got]
+        reading = {"reading": entry.get("reading", ""), "agree": all(p == g for _, p, g in rows),
+                   "compared": rows, "also": also}
+        k = kernels.setdefault(name, {"kernel": name, "access": entry.get("access", ""), "op": entry.get("op", ""),
+                                      "readings": [], "checksum": sums.get(name), "notes": entry.get("notes", [])})
+        k["readings"].append(reading)
+    for k in kernels.values():
+        k["agree"] = any(r["agree"] for r in k["readings"]) and k["checksum"] is not False
+    return {"folder": str(folder), "target": doc.get("target", ""), "layout": doc.get("layout", {}).get("name", ""),
+            "device": read_device(folder), "agree": all(k["agree"] for k in kernels.values()),
+            "kernels": list(kernels.values())}
+
+
+def _value(x: float | int) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def text(result: dict) -> str:
+    """The comparison as the terminal shows it: a plain table (fits any width; no colour)."""
+    device = result["device"]
+    lines = [f"probe {result['folder']} ({result['target']}, layout {result['layout']})"]
+    if device:
+        lines.append("measured on: " + ", ".join(f"{k} {v}" for k, v in device.items()))
+    table = [("kernel", "access", "counter", "predicted", "measured", "")]
+    for k in result["kernels"]:
+        first = True
+        for r in k["readings"]:
+            label = f" {r['reading']}" if r["reading"] else ""
+            for m, p, g in r["compared"]:
+                table.append((k["kernel"] if first else "", (k["access"] + label) if first or label else "", m,
+                              _value(p), _value(g), "ok" if p == g else "DIFFERS"))
+                first = False
+            for m, p, g in r["also"]:
+                mark = "" if p is None else "ok" if p == g else "differs"
+                table.append(("", "", f"(also) {m}", "-" if p is None else _value(p), _value(g), mark))
+        if k["checksum"] is False:
+            table.append(("", "", "checksum of the loads (probe.out)", "", "", "MISMATCH"))
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    for row in table:
+        cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2]),
+                 row[3].rjust(widths[3]), row[4].rjust(widths[4]), row[5]]
+        lines.append("  ".join(cells).rstrip())
+    differ = [k for k in result["kernels"] if not k["agree"]]
+    n = len(result["kernels"])
+    for k in result["kernels"]:
+        if len(k["readings"]) > 1 and k["agree"]:
+            which = [r["reading"] or "the tool's reading" for r in k["readings"] if r["agree"]]
+            lines.append(f"{k['kernel']} ({k['access']}): the measurement agrees with {' and '.join(which)}")
+    if differ:
+        names = ", ".join(f"{k['kernel']} ({k['access']})" for k in differ)
+        lines.append(f"{len(differ)} of {n} access(es) differ from the model: {names}")
+    else:
+        lines.append(f"all {n} access(es) agree with the model")
+    return "\n".join(lines) + "\n"
+
+
+def as_json(result: dict) -> dict:
+    """The comparison as JSON: the compared counters as {metric: [predicted, measured]}."""
+    out = dict(result)
+    out["kernels"] = [{**k, "readings": [{**r, "compared": {m: [p, g] for m, p, g in r["compared"]},
+                                          "also": {m: [p, g] for m, p, g in r["also"]}} for r in k["readings"]]}
+                      for k in result["kernels"]]
+    return out

@@ -1,0 +1,316 @@
+"""What a probe issues, and what the model predicts for it (DESIGN.md section 12), for any target.
+
+A probe performs each access of a problem over a layout, every placement once, with the
+instruction the access names, and the profiler counts what the hardware served. This module turns
+each access (``model.Pattern``: its placements, each a phase of lanes) into *instructions*: for each,
+the (row, col) of the element every lane slot starts at (-1: the slot is inactive), and the model's
+prediction for exactly those instructions.
+
+How the pattern's phases become instructions, by the pattern's kind:
+
+- ldmatrix / stmatrix: the placement's K matrices are one instruction; matrix i's 8 rows are given
+  by lanes 8i .. 8i + 7 (the other lanes of a .x1 / .x2 give addresses the instruction ignores).
+- an instruction of the target (``lds128:32x1``, ``[[instruction]]``, every AMD form): the phases
+  of one instruction are the (arch, op) cell's lane sets (hardware.Rule.phases, not always
+  contiguous), so pattern phase k, lane j goes to slot ``rule.phases[k][j]``.
+- a whole-warp request (``warp:``, ``mma-c``, a linear layout): its phases are the consecutive lane
+  groups of the contiguous rule, so ``warp / lanes_per_phase`` phases make one instruction.
+- a block (``MxN``, ``row``, ``col``) or an explicit phase: each placement is its own instruction,
+  its lanes put in the slots of the hardware's first phase(s) for that width (on NVIDIA lanes 0 ..
+  n-1; on gfx942 b128 lanes {0-3, 20-23} first), the other slots inactive.
+
+The prediction is the simulator's (the ground truth) on the phases the hardware makes of exactly
+these instructions: the instructions are re-split into phases by the same rule (``issued_phases``)
+and measured by ``simulate.pattern_costs``. Where the access's placement is one hardware phase (or
+one instruction) that is the access's own ``total_wavefronts``; where it is not (a block of more
+than one phase's bytes, a ``row`` of 64 2-byte lanes, more lanes than a warp), the probe says so
+(``note``) and predicts the instructions it issues; the access's own figure is kept beside it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import simulate
+from ..hardware import Hardware, Rule
+from ..layout import Layout, layout_table
+from ..model import InputError, Pattern, Problem
+from ..value import Value, replace
+
+MAX_SLOTS = 1 << 20  # lane slots in all the tables of one probe (4 MiB of int32): a kernel tile, not a buffer
+
+
+class Op(Value):
+    """The instruction a probe issues for one access."""
+
+    name: str  # as the target writes it: "ld.shared.v4.b32", "ldmatrix.x4.trans", "ds_read_b128"
+    store: bool
+    lane_bytes: int  # bytes each slot moves (a matrix row: 16)
+    matrices: int = 0  # ldmatrix / stmatrix: K (.x1, .x2, .x4); 0 for every other op
+    trans: bool = False
+    addresses: int = 1  # ds_read2 / ds_write2: two addresses per lane
+    checksum_bits: int = 16  # the unit summed by the load checksum: b16 elements (tr_b8: bytes, tr_b4: nibbles)
+
+
+class Reading(Value):
+    """One reading of the model for an access (AMD's disputed cells have two): the wavefronts the
+    issued instructions take, their lower bound, and the access's own total."""
+
+    label: str  # "" for the access's reading; "[64-bank reading]" for the other
+    wavefronts: int  # W: sum over the issued phases of the distinct words in the busiest bank
+    ideal: int  # sum over the issued phases of max(1, ceil(distinct bytes / wavefront bytes))
+    access_total: int  # the access's total_wavefronts as the tool reports it (per placement, summed)
+    per_instruction: tuple[int, ...]  # wavefronts of each instruction (for the README's table)
+
+    @property
+    def conflicts(self) -> int:
+        return self.wavefronts - self.ideal
+
+
+class ProbeAccess(Value, eq=False):
+    """One access of the problem as the probe issues it."""
+
+    index: int
+    spec: str
+    op: Op
+    rows: np.ndarray  # (instructions, slots): the row of each slot's first element, -1 inactive
+    cols: np.ndarray  # same shape: its column
+    offsets: np.ndarray  # same shape: its byte offset in the tile's storage, -1 inactive
+    readings: tuple[Reading, ...]
+    placements: int  # the access's placements (phases), as the tool counts them
+    notes: tuple[str, ...] = ()
+
+    @property
+    def instructions(self) -> int:
+        return self.rows.shape[0]
+
+
+class Probe(Value, eq=False):
+    """Everything a target's generator writes: the problem, the layout, and each access."""
+
+    problem: Problem
+    layout: Layout
+    storage_bytes: int
+    accesses: tuple[ProbeAccess, ...]
+
+
+# --- building -------------------------------------------------------------------------------------
+
+
+def plan(problem: Problem, layout: Layout) -> Probe:
+    """The probe of ``problem``'s accesses over ``layout`` (a sound layout: soundness is the caller's)."""
+    tile = problem.tile
+    table = layout_table(tile, layout)
+    accesses: list[ProbeAccess] = []
+    patterns = list(problem.patterns)
+    slots = 0
+    i = 0
+    while i < len(patterns):
+        p = patterns[i]
+        others = []  # the same instruction under the other reading of a disputed cell (access.warp.other_reading)
+        while i + 1 < len(patterns) and _is_other_reading(p, patterns[i + 1]):
+            others.append(patterns[i + 1])
+            i += 1
+        access = _access(len(accesses), p, others, problem, table)
+        slots += access.rows.size
+        if slots > MAX_SLOTS:
+            raise InputError(f"the probe would issue more than {MAX_SLOTS} lane accesses (at access {p.spec!r}): "
+                             f"probe one kernel tile, e.g. fewer rows, or fewer accesses at a time")
+        accesses.append(access)
+        i += 1
+    return Probe(problem, layout, layout.storage(tile) * tile.elem_bytes, tuple(accesses))
+
+
+def _is_other_reading(p: Pattern, q: Pattern) -> bool:
+    return bool(p.op) and q.op == p.op and q.spec.startswith(p.spec + " [") and q.spec.endswith(" reading]")
+
+
+def _access(index: int, p: Pattern, others: list[Pattern], problem: Problem, table: np.ndarray) -> ProbeAccess:
+    tile, hw = problem.tile, problem.bank_model
+    op = op_of(p, problem)
+    rows, cols, grouped = _slots(p, op, hw)
+    offsets = np.where(rows >= 0, table[np.maximum(rows, 0), np.maximum(cols, 0)] * tile.elem_bytes, -1)
+    readings, notes = [], []
+    for q in [p, *others]:
+        phases = issued_phases(rows, cols, op, q, hw, _rule_of(q, hw))
+        if grouped and q is p:
+            _same_phases(p, phases)  # the instructions are the access's own: the same phases, in order
+        readings.append(_reading(q, p, phases, problem, table))
+        if q is p and sum(map(len, phases)) != p.placements:  # (grouped: equal by _same_phases)
+            notes.append(_split_note(p, op, sum(map(len, phases)), readings[0]))
+    return ProbeAccess(index, p.spec, op, rows, cols, offsets, tuple(readings), p.placements, tuple(notes))
+
+
+def _rule_of(p: Pattern, hw: Hardware) -> Rule | None:
+    """The (arch, op) cell an instruction-level pattern was built under: the other reading's for the
+    pattern of a disputed cell's other reading."""
+    if not p.op:
+        return None
+    rule = hw.rule(p.op)
+    assert rule is not None, p.op
+    if p.spec.endswith(" reading]") and rule.alternative is not None:
+        return rule.alternative
+    return rule
+
+
+_NVIDIA_LOADS = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32",
+                 16: "ld.shared.v4.b32"}
+
+
+def op_of(p: Pattern, problem: Problem) -> Op:
+    """The instruction of an access: the one it names, else a load of its lane width."""
+    hw = problem.bank_model
+    widths = set(np.unique(p.lane_bytes).tolist())
+    if len(widths) != 1:
+        raise InputError(f"access {p.spec!r} mixes lane widths {sorted(widths)} B: one instruction moves one width "
+                         f"per lane; probe each width as its own pattern")
+    width = widths.pop()
+    if p.kind in ("ldmatrix", "stmatrix"):
+        trans = "trans" in p.spec.lower().split(":")[0].split(".")
+        return Op(f"{p.kind}.x{p.phases_per_placement}{'.trans' if trans else ''}", p.kind == "stmatrix", width,
+                  matrices=p.phases_per_placement, trans=trans)
+    if p.op:  # an instruction of the target
+        rule = hw.rule(p.op)
+        assert rule is not None
+        if not hw.amd:  # lds128 / sts32: the PTX of that width
+            name = _NVIDIA_LOADS[rule.lane_bytes]
+            return Op(name.replace("ld.", "st.") if rule.write else name, rule.write, rule.lane_bytes)
+        bits = {"ds_read_b64_tr_b8": 8, "ds_read_b64_tr_b4": 4}.get(rule.op, 16)
+        return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
+    store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
+    if hw.amd:
+        if store:
+            return Op(f"ds_write_b{8 * width}", True, width)
+        return Op({1: "ds_read_u8", 2: "ds_read_u16"}.get(width, f"ds_read_b{8 * width}"), False, width)
+    name = _NVIDIA_LOADS[width]
+    return Op(name.replace("ld.", "st.") if store else name, store, width)
+
+
+def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(rows, cols, grouped): the slots of every instruction; grouped when each instruction is a
+    group of the pattern's own phases (then the re-split must give them back exactly)."""
+    wave = hw.wave_lanes
+    if op.matrices:
+        return (*_matrix_slots(p, wave), True)
+    if p.op:
+        rule = hw.rule(p.op)
+        assert rule is not None
+        return (*_rule_slots(p, rule, wave), True)
+    if p.kind in ("warp", "mma-c", "linear-layout"):
+        lpp = hw.lanes_per_phase(op.lane_bytes)
+        group = max(1, wave // lpp)
+        if p.lane_row.shape[1] == lpp and p.placements % group == 0 and not hw.amd:
+            rows = p.lane_row.reshape(-1, group * lpp)
+            cols = p.lane_col.reshape(-1, group * lpp)
+            return rows.astype(np.int64), cols.astype(np.int64), True
+    return (*_block_slots(p, op, hw), False)
+
+
+def _matrix_slots(p: Pattern, wave: int) -> tuple[np.ndarray, np.ndarray]:
+    k = p.phases_per_placement
+    rows = p.lane_row.reshape(-1, k * 8)  # matrix i = phase i of the placement, its 8 row addresses
+    cols = p.lane_col.reshape(-1, k * 8)
+    reps = -(-wave // (k * 8))
+    # lanes 8K .. 31 give addresses a .x1 / .x2 ignores: the same as lane l mod 8K, valid and harmless
+    return np.tile(rows, (1, reps))[:, :wave].astype(np.int64), np.tile(cols, (1, reps))[:, :wave].astype(np.int64)
+
+
+def _rule_slots(p: Pattern, rule: Rule, wave: int) -> tuple[np.ndarray, np.ndarray]:
+    k = len(rule.phases)
+    slots = wave * rule.addresses
+    if p.placements % k or any(len(s) != p.lane_row.shape[1] for s in rule.phases):
+        raise AssertionError(f"{p.spec}: {p.placements} phases of {p.lane_row.shape[1]} lanes do not make "
+                             f"instructions of {rule.op} ({k} phases of {len(rule.phases[0])})")
+    n = p.placements // k
+    rows = np.full((n, slots), -1, np.int64)
+    cols = np.full((n, slots), -1, np.int64)
+    lane_row = p.lane_row.reshape(n, k, -1)
+    lane_col = p.lane_col.reshape(n, k, -1)
+    for phase, members in enumerate(rule.phases):
+        rows[:, list(members)] = lane_row[:, phase, :]
+        cols[:, list(members)] = lane_col[:, phase, :]
+    assert (rows >= 0).all(), f"{p.spec}: {rule.op}'s phases do not cover every slot"
+    return rows, cols
+
+
+def _block_slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+    """Each placement its own instruction(s): its distinct lanes in the slots of the hardware's
+    phases for that width, first phase first."""
+    wave = hw.wave_lanes
+    order = [s for phase in hw.serving(p.banks).phase_indices(wave, op.lane_bytes) for s in phase]
+    out_rows, out_cols = [], []
+    for i in range(p.placements):
+        lanes = p.phase_lanes(i)
+        for start in range(0, len(lanes), wave):
+            chunk = lanes[start:start + wave]
+            r = np.full(wave, -1, np.int64)
+            c = np.full(wave, -1, np.int64)
+            where = order[:len(chunk)]
+            r[where] = [lane[0] for lane in chunk]
+            c[where] = [lane[1] for lane in chunk]
+            out_rows.append(r)
+            out_cols.append(c)
+    return np.array(out_rows), np.array(out_cols)
+
+
+# --- what the hardware makes of them ------------------------------------------------------------
+
+
+def issued_phases(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Hardware,
+                  rule: Rule | None) -> list[list[list[tuple[int, int]]]]:
+    """For each instruction, its phases as the model serves them: each the (row, col) of its active
+    slots, in slot order. ldmatrix / stmatrix: one phase per matrix (lanes 8i .. 8i + 7); an
+    instruction of the target: the rule's slot sets; any other: the target's phases for the width."""
+    slots = rows.shape[1]
+    if op.matrices:
+        sets = [list(range(8 * i, 8 * i + 8)) for i in range(op.matrices)]
+    elif rule is not None:
+        sets = [list(s) for s in rule.phases]
+    else:
+        sets = hw.serving(p.banks).phase_indices(slots, op.lane_bytes)
+    out = []
+    for r, c in zip(rows.tolist(), cols.tolist()):
+        phases = [[(r[s], c[s]) for s in members if r[s] >= 0] for members in sets]
+        out.append([ph for ph in phases if ph])
+    return out
+
+
+def phases_of(p: Pattern) -> list[list[tuple[int, int]]]:
+    """The pattern's own phases, each its lanes' (row, col) in lane order (padding included)."""
+    return [list(zip(r, c)) for r, c in zip(p.lane_row.tolist(), p.lane_col.tolist())]
+
+
+def _same_phases(p: Pattern, issued: list[list[list[tuple[int, int]]]]) -> None:
+    flat = [ph for instruction in issued for ph in instruction]
+    if flat != phases_of(p):
+        raise AssertionError(f"internal error: the probe's instructions for {p.spec} are not its phases")
+
+
+def _reading(q: Pattern, p: Pattern, issued: list[list[list[tuple[int, int]]]], problem: Problem,
+             table: np.ndarray) -> Reading:
+    """The simulator on the issued phases, under the reading ``q`` (its banks)."""
+    tile, hw = problem.tile, problem.bank_model
+    flat = [ph for instruction in issued for ph in instruction]
+    width = int(p.lane_bytes.flat[0])
+    widest = max(len(ph) for ph in flat)
+    padded = [ph + [ph[0]] * (widest - len(ph)) for ph in flat]  # a repeated lane: the same words, no cost
+    lane_row = np.array([[x[0] for x in ph] for ph in padded], np.int64)
+    lane_col = np.array([[x[1] for x in ph] for ph in padded], np.int64)
+    served = replace(q, lane_row=lane_row, lane_col=lane_col, lane_bytes=np.full(lane_row.shape, width, np.int64))
+    costs = simulate.pattern_costs(tile, hw, served, simulate.lane_words(tile, hw, served, simulate.table(table)))
+    bound = hw.serving(q.banks)
+    ideal = [bound.lower_bound(len({(r, c + k) for r, c in set(ph) for k in range(width // tile.elem_bytes)})
+                               * tile.elem_bytes) for ph in flat]
+    per_instruction, at = [], 0
+    for instruction in issued:
+        per_instruction.append(int(costs[at:at + len(instruction)].sum()))
+        at += len(instruction)
+    access_total = int(simulate.simulate(tile, hw, [q], table)[0].total)
+    label = q.spec[len(p.spec):].strip() if q is not p else ""
+    return Reading(label, int(costs.sum()), int(sum(ideal)), access_total, tuple(per_instruction))
+
+
+def _split_note(p: Pattern, op: Op, phases: int, r: Reading) -> str:
+    """Why the prediction is of more phases than the access has placements."""
+    return (f"{p.spec}: a placement ({p.phase_bytes} B in {p.lane_row.shape[1]} lanes) is more than one phase of "
+            f"{op.name}; the probe issues its lanes in order as {phases} phases for {p.placements} placements and "
+            f"predicts those ({r.wavefronts} wavefronts), where the access's own count is {r.access_total}")
