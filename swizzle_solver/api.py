@@ -168,7 +168,8 @@ class Checked(Value, eq=False):
 
 def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
-    is a layout object or a name as the tool prints it (names.checkable())."""
+    is a layout object or a name as the tool prints it (names.checkable()), or a layout in the
+    kernel's own notation ("expr: r * 72 + c", "cute: ...", "triton: ...", "table:FILE", "128B")."""
     from .names import parse_layout
     from .solving import check as measure_check
 
@@ -177,7 +178,7 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) ->
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     if isinstance(layout, str):
-        layout = parse_layout(layout, "layout")
+        layout = parse_layout(layout, "layout", tile=problem_.tile)
     measured, why = measure_check(problem_, layout)
     return Checked(problem_, measured, why)
 

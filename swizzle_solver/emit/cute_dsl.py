@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import Snippet, cannot_cute, header, plain
+from .common import Snippet, cannot_cute, header, no_closed_form, plain
 from .recognise import panels_of, row_bands, row_pitch, swizzled_rows
 
 TARGET = "cute-dsl"
@@ -34,9 +34,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         return Snippet("cute-dsl", "\n".join(lines), True)
     found = swizzled_rows(tile, layout)
     if found is None:
-        return Snippet("cute-dsl", "\n".join(
-            [head, cannot_cute(tile, layout, "#"), "def smem_offset(r, c):",
-             f"    return {layout.expression(tile)}"]), False)
+        missing = no_closed_form(tile, layout, "#")
+        function = [missing] if missing else ["def smem_offset(r, c):", f"    return {layout.expression(tile)}"]
+        return Snippet("cute-dsl", "\n".join([head, cannot_cute(tile, layout, "#"), *function]), False)
     pitch, sw = found
     if pitch != tile.row_length:
         lines.append(f"# rows padded to {pitch} elements, then {sw.name} on the padded offset r * {pitch} + c")
