@@ -172,8 +172,8 @@ def _expression(tile: Tile, layout: Given, node, bases: list[int] | None) -> tup
             node = shr(node, log2(tile.elem_bytes)) if tile.elem_bytes > 1 else node
         r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
         text = c_text(node, r, c)
-        if text is not None:
-            return text, None
+        if text is not None:  # the notation's own form, or the XOR form of its bases if that is shorter
+            return (text if bases is None else min(text, xor_expression(tile, bases), key=len)), None
     if bases is not None:
         return xor_expression(tile, bases), None
     if node is not None:
