@@ -478,6 +478,8 @@ def _verdict(doc: dict) -> Text:
                    "for its proof)" if chk.get("minimal") else
                    "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
                    "\nminimal: none (no layout of the searched families is conflict-free)")
+        if chk.get("hint"):
+            minimal += f"\nhint: {chk['hint']}"
         if chk["invalid"]:
             return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
         best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \

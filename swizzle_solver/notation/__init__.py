@@ -53,7 +53,13 @@ def parse_notation(text: str, tile: Tile | None = None, base: Path | None = None
         return tma_recipe(int(recipe[1]), tile)
     m = re.match(_PREFIX, text)
     assert m, text
-    notation, body = m[1].lower(), m[2]
+    try:
+        return _parse(m[1].lower(), m[2], text, base, allow_outside)
+    except NotationError as err:  # columns count in the whole text given, its prefix included
+        raise err.shifted(m.start(2)) from None
+
+
+def _parse(notation: str, body: str, text: str, base: Path | None, allow_outside: bool) -> Layout:
     if notation in ("expr", "bytes"):
         sw = re.fullmatch(_BYTE_SWIZZLE, body) if notation == "bytes" else None
         source: object = ByteSwizzle(*map(int, sw.groups())) if sw else Expression(notation, expr.parse(body))

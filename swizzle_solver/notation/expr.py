@@ -36,7 +36,11 @@ class NotationError(ValueError):
 
     def __init__(self, message: str, column: int | None = None):
         super().__init__(f"column {column}: {message}" if column else message)
-        self.column = column
+        self.message, self.column = message, column
+
+    def shifted(self, by: int) -> NotationError:
+        """The same error with its column counted from ``by`` characters earlier (the whole text)."""
+        return NotationError(self.message, None if self.column is None else self.column + by)
 
 
 # A tree node: ("num", value) | ("r",) | ("c",) | ("un", op, a, col) | ("bin", op, a, b, col).
