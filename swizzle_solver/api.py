@@ -65,8 +65,8 @@ class Result(Value, eq=False):
         return self.solution.answer.conflict_free
 
     @property
-    def expression(self) -> str:
-        """phys(r, c) as a C expression (also valid Python)."""
+    def expression(self) -> str | None:
+        """phys(r, c) as a C expression (also valid Python); a search's answer always has one."""
         return self.layout.expression(self.problem.tile)
 
     def emit(self, target: str) -> str:
@@ -155,7 +155,7 @@ class Checked(Value, eq=False):
         the byte form of a swizzle given where element offsets are meant (DESIGN.md section 10). If its
         element form Swizzle<B, M - log2(elem_bytes), S> passes, say so (None otherwise)."""
         sw, e = self.layout.cute_swizzle(), self.problem.tile.elem_bytes
-        if self.passed or sw is None or e == 1 or sw.M < e.bit_length() - 1:
+        if self.passed or sw is None or e == 1 or e.bit_length() - 1 > sw.M:
             return None
         from .families.cute import Swizzle
 

@@ -88,7 +88,7 @@ class Given(Value, LayoutBase, eq=False):
     def storage(self, tile: Tile) -> int:
         return self.evaluated(tile).storage
 
-    def expression(self, tile: Tile) -> str | None:  # type: ignore[override]
+    def expression(self, tile: Tile) -> str | None:
         """The C expression, or None when the layout has none (a table lookup): the JSON's null."""
         return self.evaluated(tile).expression
 

@@ -77,7 +77,7 @@ def _parse(notation: str, body: str, text: str, base: Path | None, allow_outside
         source = load(body.strip(), base, allow_outside)
     from ..families.given import Given
 
-    return Given(text.strip(), source)  # type: ignore[arg-type]
+    return Given(text.strip(), source)  # type: ignore[arg-type]  # (each source is a given.Source)
 
 
 class Expression(Value):

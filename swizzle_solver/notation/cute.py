@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from math import prod
+from typing import Any
 
 import numpy as np
 
@@ -182,7 +183,7 @@ class _Parser:
             self.expect("}")
 
     def items(self, close: str, depth: int) -> list:
-        out = []
+        out: list = []
         tok = self.peek()
         if tok is not None and tok[1] == close:
             self.i += 1
@@ -231,43 +232,51 @@ def _int(v, what: str, col: int) -> int:
 
 def _meaning(name: str, args: list | None, call: bool, col: int):
     """The value a name (with its template or call arguments) denotes."""
-    n = 0 if args is None else len(args)
     m = re.fullmatch(r"_(\d{1,9})", name)
     if m and args is None:
         return int(m[1])
-    if name in ("Int", "C") and not call and n == 1:
-        return _int(args[0], f"{name}<...>", col)  # type: ignore[index]
+    if name in ("Int", "C") and not call and args is not None and len(args) == 1:
+        return _int(args[0], f"{name}<...>", col)
     if name in ("Shape", "Stride", "Step", "tuple", "Tuple", "make_shape", "make_stride", "make_step", "make_tuple"):
         return tuple(args or ())
     if name in ("LayoutLeft", "GenColMajor", "LayoutRight", "GenRowMajor") and args is None:
         return Major(name in ("LayoutRight", "GenRowMajor"))
-    if name == "Layout" and not call and n in (1, 2):
-        return _layout(args[0], args[1] if n == 2 else Major(False), col)  # type: ignore[index]
-    if name == "make_layout" and call and n in (1, 2):
-        return _layout(args[0], args[1] if n == 2 else Major(False), col)  # type: ignore[index]
-    if name == "Swizzle" and not call and n == 3:
-        B, M, S = (_int(a, "Swizzle<B,M,S>'s parameters", col) for a in args)  # type: ignore[union-attr]
-        if B < 0 or M < 0 or abs(S) < B or max(B, M, abs(S)) > 31:
-            raise NotationError(f"Swizzle<{B},{M},{S}> is not a CuTe swizzle (B >= 0, M >= 0, |S| >= B)", col)
-        return Swizzle(B, M, S)
-    if name == "composition" and call and n in (2, 3):
-        return _composed(args[0], args[1] if n == 2 else args[2], 0 if n == 2 else args[1], col)  # type: ignore[index]
-    if name == "make_composed_layout" and call and n == 3:
-        return _composed(args[0], args[2], args[1], col)  # type: ignore[index]
-    if name == "tile_to_shape" and call and n in (2, 3):
-        return _tiled(args[0], args[1], args[2] if n == 3 else Major(False), col)  # type: ignore[index]
-    atom = re.fullmatch(r"Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom", name)
-    if atom and not call and n == 1 and isinstance(args[0], TypeName):  # type: ignore[index]
-        return Atom(atom[1], atom[2], args[0].name)  # type: ignore[index]
-    atom = re.fullmatch(r"Layout_(INTER|SW32|SW64|SW128)_Atom", name)
-    if atom and not call and n == 2 and isinstance(args[0], TypeName) and isinstance(args[1], TypeName) \
-            and args[1].name in ("Major::K", "Major::MN"):  # type: ignore[index]
-        return Atom(args[1].name.split("::")[1], atom[1], args[0].name)  # type: ignore[index]
+    found = _layout_meaning(name, args or [], call, col) if args is not None else None
+    if found is not None:
+        return found
     if args is None and re.fullmatch(r"[A-Za-z_][\w:]*", name) and name not in _KNOWN:
         return TypeName(name)  # an element type (a GMMA atom's T), or a Major::K
     raise NotationError(f"{name}{'(...)' if call else '<...>' if args is not None else ''} is not a CuTe construct "
                         f"read here (Layout, make_layout, Shape, Stride, composition, Swizzle, tile_to_shape, "
                         f"GMMA::Layout_*_Atom<T>, Int<N>, _N)", col)
+
+
+def _layout_meaning(name: str, args: list, call: bool, col: int):
+    """The layouts, swizzles and atoms among the names (None: not one of them)."""
+    n = len(args)
+    if name == "Layout" and not call and n in (1, 2):
+        return _layout(args[0], args[1] if n == 2 else Major(False), col)
+    if name == "make_layout" and call and n in (1, 2):
+        return _layout(args[0], args[1] if n == 2 else Major(False), col)
+    if name == "Swizzle" and not call and n == 3:
+        B, M, S = (_int(a, "Swizzle<B,M,S>'s parameters", col) for a in args)
+        if B < 0 or M < 0 or abs(S) < B or max(B, M, abs(S)) > 31:
+            raise NotationError(f"Swizzle<{B},{M},{S}> is not a CuTe swizzle (B >= 0, M >= 0, |S| >= B)", col)
+        return Swizzle(B, M, S)
+    if name == "composition" and call and n in (2, 3):
+        return _composed(args[0], args[1] if n == 2 else args[2], 0 if n == 2 else args[1], col)
+    if name == "make_composed_layout" and call and n == 3:
+        return _composed(args[0], args[2], args[1], col)
+    if name == "tile_to_shape" and call and n in (2, 3):
+        return _tiled(args[0], args[1], args[2] if n == 3 else Major(False), col)
+    atom = re.fullmatch(r"Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom", name)
+    if atom and not call and n == 1 and isinstance(args[0], TypeName):
+        return Atom(atom[1], atom[2], args[0].name)
+    atom = re.fullmatch(r"Layout_(INTER|SW32|SW64|SW128)_Atom", name)
+    if atom and not call and n == 2 and isinstance(args[0], TypeName) and isinstance(args[1], TypeName) \
+            and args[1].name in ("Major::K", "Major::MN"):
+        return Atom(args[1].name.split("::")[1], atom[1], args[0].name)
+    return None
 
 
 _KNOWN = {"Int", "C", "Shape", "Stride", "Step", "Layout", "make_layout", "Swizzle", "composition",
@@ -414,9 +423,11 @@ def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tu
     if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
         from . import swizzle_node
 
-        inner, shape = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
-        return swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), shape
-    shape, stride = block.shape, block.stride
+        inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
+        return swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
+    assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
+    shape: Any = block.shape
+    stride: Any = block.stride
     if isinstance(shape, int) or len(shape) == 1:  # append<2>(block): a second mode (1):(0)
         shape, stride = ((shape if isinstance(shape, int) else shape[0]), 1), \
             ((stride if isinstance(stride, int) else stride[0]), 0)

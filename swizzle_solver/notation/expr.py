@@ -17,7 +17,6 @@ operation checked for overflow) and by ``c_text``.
 from __future__ import annotations
 
 import re
-from typing import Union
 
 import numpy as np
 
@@ -45,7 +44,7 @@ class NotationError(ValueError):
 
 # A tree node: ("num", value) | ("r",) | ("c",) | ("un", op, a, col) | ("bin", op, a, b, col).
 # ``col`` is the operator's column in the user's text (0 for a node a notation made).
-Node = Union[tuple]
+Node = tuple
 
 R: Node = ("r",)
 C: Node = ("c",)
@@ -211,7 +210,7 @@ def evaluate(node: Node, r: np.ndarray, c: np.ndarray, where: str = "") -> np.nd
     message (e.g. " in the CuTe layout")."""
     kind = node[0]
     if kind == "num":
-        return np.int64(node[1])
+        return np.asarray(node[1], dtype=np.int64)
     if kind == "r":
         return r
     if kind == "c":

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..access.inputfile import load_json, printable, read_bytes, decode
+from ..access.inputfile import decode, load_json, printable, read_bytes
 from ..model import InputError, Tile
 from ..value import Value
 from .expr import NotationError

@@ -61,7 +61,7 @@ class Triton(Value, eq=False):
         if self.kind == "linear":
             return linear_table(tile, self.get("offset"))
         if self.kind == "padded" and self.get("offset") is not None:
-            table, why = linear_table(tile, self.get("offset"))
+            table, _, why = linear_table(tile, self.get("offset"))
             return padded(table, self.get("intervals")), None, why
         node = self.node(tile)
         return expr.evaluate(node, r, c, " in the Triton encoding"), node, None
@@ -109,10 +109,10 @@ def xor_node(row: tuple, xors: list[int]) -> tuple:
         bits = ((1 << len(live)) - 1) << k0
         masked = expr.band(row, bits)
         return expr.shl(masked, shift) if shift > 0 else expr.shr(masked, -shift) if shift < 0 else masked
-    out = None
-    for k, x in live:
-        term = expr.mul(expr.band(expr.shr(row, k), 1), expr.num(x))
-        out = term if out is None else expr.xor(out, term)
+    terms = [expr.mul(expr.band(expr.shr(row, k), 1), expr.num(x)) for k, x in live]
+    out = terms[0]
+    for term in terms[1:]:
+        out = expr.xor(out, term)
     return out
 
 
@@ -310,33 +310,41 @@ class _Parser:
                 return text.lower() == "true"
             return text
         if text == "[":
-            items = []
-            while (tok := self.peek()) is not None and tok[1] != "]":
-                if tok[1] == ",":
-                    self.i += 1
-                    continue
-                item = self.value(depth + 1)
-                if isinstance(item, int) and (nxt := self.peek()) is not None and nxt[1] == ":":
-                    self.i += 1
-                    self.take("+")
-                    item = (item, self.value(depth + 1))
-                items.append(item)
-            self.take("]")
-            return items
+            return self.listed(depth)
         if text == "{":
-            out = {}
-            while (tok := self.peek()) is not None and tok[1] != "}":
-                if tok[1] == ",":
-                    self.i += 1
-                    continue
-                if tok[0] != "name":
-                    raise NotationError(f"expected a key, not {tok[1]!r}", tok[2])
-                self.i += 1
-                self.take("=")
-                out[tok[1]] = self.value(depth + 1)
-            self.take("}")
-            return out
+            return self.entries(depth)
         raise NotationError(f"{text!r} where a value is expected", col)
+
+    def listed(self, depth: int) -> list:
+        """A list's items after its '[' (an item ``I:+P`` is the pair (I, P): padded_shared)."""
+        items = []
+        while (tok := self.peek()) is not None and tok[1] != "]":
+            if tok[1] == ",":
+                self.i += 1
+                continue
+            item = self.value(depth + 1)
+            if isinstance(item, int) and (nxt := self.peek()) is not None and nxt[1] == ":":
+                self.i += 1
+                self.take("+")
+                item = (item, self.value(depth + 1))
+            items.append(item)
+        self.take("]")
+        return items
+
+    def entries(self, depth: int) -> dict:
+        """A dictionary's ``key = value`` entries after its '{'."""
+        out = {}
+        while (tok := self.peek()) is not None and tok[1] != "}":
+            if tok[1] == ",":
+                self.i += 1
+                continue
+            if tok[0] != "name":
+                raise NotationError(f"expected a key, not {tok[1]!r}", tok[2])
+            self.i += 1
+            self.take("=")
+            out[tok[1]] = self.value(depth + 1)
+        self.take("}")
+        return out
 
 
 def _ints(v, n: int | None = None) -> bool:
@@ -349,10 +357,18 @@ def _checked(kind: str, params: dict) -> Triton:
     for key in sorted(set(params) - _KEYS[kind] - _CGA):
         raise NotationError(f"{key} is not a parameter of this encoding (its parameters: "
                             f"{', '.join(sorted(_KEYS[kind]))})")
-    for key in sorted(set(params) & _CGA):
-        value = params[key]
-        if key == "CTAsPerCGA" and not (_ints(value) and all(x == 1 for x in value)):
-            raise NotationError(f"{key} = {value}: the tile is one CTA's shared memory (give all ones)")
+    value = params.get("CTAsPerCGA", [1])
+    if not (_ints(value) and all(x == 1 for x in value)):
+        raise NotationError(f"CTAsPerCGA = {value}: the tile is one CTA's shared memory (give all ones)")
+    _check_values(kind, params)
+    frozen = {k: (tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v)
+              for k, v in params.items() if k not in _CGA}
+    if "order" in frozen:
+        frozen["order"] = list(frozen["order"])
+    return Triton(kind, tuple(sorted(frozen.items(), key=lambda kv: kv[0])))
+
+
+def _check_values(kind: str, params: dict) -> None:
     if kind in ("swizzled", "amd_rotating"):
         for key in ("vec", "perPhase", "maxPhase"):
             if not (isinstance(params.get(key), int) and params[key] >= 1):
@@ -365,6 +381,10 @@ def _checked(kind: str, params: dict) -> Triton:
                 raise NotationError(f"{key} is missing (an integer)")
         if params.get("rank", 2) != 2:
             raise NotationError("rank must be 2 (a 2-D tile)")
+    _check_padded_and_linear(kind, params)
+
+
+def _check_padded_and_linear(kind: str, params: dict) -> None:
     if kind == "padded":
         pairs = params.get("intervals")
         if not (isinstance(pairs, list) and pairs and all(isinstance(x, tuple) and len(x) == 2 for x in pairs)
@@ -379,8 +399,3 @@ def _checked(kind: str, params: dict) -> Triton:
         params["offset"] = [tuple(b) for b in bases]
     if any(b != [0, 0] for b in params.get("block", []) or []):
         raise NotationError("block bases move between CTAs; the tile is one CTA's: give block = []")
-    frozen = {k: (tuple(tuple(x) if isinstance(x, list) else x for x in v) if isinstance(v, list) else v)
-              for k, v in params.items() if k not in _CGA}
-    if "order" in frozen:
-        frozen["order"] = list(frozen["order"])
-    return Triton(kind, tuple(sorted(frozen.items(), key=lambda kv: kv[0])))
