@@ -113,22 +113,12 @@ class ByteSwizzle(Value):
                                 f"M >= 0 and |S| >= B; bits above 31 are no shared-memory offset)")
 
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
-        node = swizzle_node(expr.mul(expr.linear((expr.R, tile.row_length), (expr.C, 1)), expr.num(tile.elem_bytes))
+        node = expr.swizzle_node(expr.mul(expr.linear((expr.R, tile.row_length), (expr.C, 1)), expr.num(tile.elem_bytes))
                             if tile.elem_bytes > 1 else expr.linear((expr.R, tile.row_length), (expr.C, 1)),
                             self.B, self.M, self.S)
         r, c = coordinates(tile)
         values = expr.evaluate(node, r, c)
         return values, node, misaligned(tile, values)
-
-
-def swizzle_node(x: tuple, B: int, M: int, S: int) -> tuple:
-    """CuTe's Swizzle<B,M,S> of the tree ``x``: x ^ shiftr(x & yyy_msk, S) (cute/swizzle.hpp)."""
-    if B == 0:
-        return x
-    mask = (1 << B) - 1
-    if S >= 0:
-        return expr.xor(x, expr.band(expr.shr(x, S), mask << M))
-    return expr.xor(x, expr.shl(expr.band(x, mask << M), -S))
 
 
 def coordinates(tile: Tile) -> tuple[np.ndarray, np.ndarray]:

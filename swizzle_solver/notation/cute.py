@@ -362,11 +362,9 @@ def _build(layout, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int
     if isinstance(layout, Atom):
         return _build(atom_layout(layout, tile), tile, row, col)
     if isinstance(layout, Composed):
-        from . import swizzle_node
-
         inner, shape = _build(layout.inner, tile, row, col)
         sw = layout.swizzle
-        return swizzle_node(inner, sw.B, sw.M, sw.S), shape
+        return expr.swizzle_node(inner, sw.B, sw.M, sw.S), shape
     if isinstance(layout, Tiled):
         return _tiled_node(layout, tile, row, col)
     modes = _two_modes(layout.shape, layout.stride)
@@ -421,10 +419,8 @@ def _size(layout, tile: Tile) -> tuple[int, int]:
 def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
     block = atom_layout(t.block, tile) if isinstance(t.block, Atom) else t.block
     if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
-        from . import swizzle_node
-
         inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
-        return swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
+        return expr.swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
     assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
     shape: Any = block.shape
     stride: Any = block.stride

@@ -90,6 +90,16 @@ def mod(a: Node, k: int) -> Node:
     return bin_("%", a, num(k))
 
 
+def swizzle_node(x: Node, B: int, M: int, S: int) -> Node:
+    """CuTe's Swizzle<B,M,S> of the tree ``x``: x ^ shiftr(x & yyy_msk, S) (cute/swizzle.hpp)."""
+    if B == 0:
+        return x
+    mask = (1 << B) - 1
+    if S >= 0:
+        return xor(x, band(shr(x, S), mask << M))
+    return xor(x, shl(band(x, mask << M), -S))
+
+
 def linear(*terms: tuple[Node, int]) -> Node:
     """sum of node * factor, dropping zero factors and factors of one."""
     out: Node | None = None
