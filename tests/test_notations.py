@@ -657,3 +657,20 @@ def test_a_bad_notation_in_batch_names_the_case(tmp_path, capsys):
     assert main(["batch", str(tmp_path / "cases.toml")]) == 2
     err = capsys.readouterr().err
     assert "case 'bad': check 'expr: r +* c': column 10" in err
+
+
+NOTATION_TEXT = st.text(alphabet="rc0123456789x_+-*/%<>&|^~(){}[],;:=#. abSwizleLayoutShapeStrd", max_size=60)
+
+
+@SETTINGS
+@given(st.sampled_from(["expr:", "bytes:", "cute:", "triton:", "bytes:Swizzle<"]), NOTATION_TEXT)
+def test_any_notation_text_is_a_layout_or_one_bad_input_line(prefix, text):
+    """Whatever follows a prefix: a layout, or InputError (exit 2, one line); never another
+    exception."""
+    tile = Tile(8, 16, 16, 2)
+    try:
+        layout = parse_layout(prefix + text, tile=tile)
+    except InputError as err:
+        assert "\n" not in str(err)
+        return
+    assert layout_table(tile, layout).shape == (8, 16)
