@@ -32,7 +32,7 @@ def main(src: str, dst: str) -> None:
     ir.load_dialects(context)
     builder = gluon_ir.GluonOpBuilder(context)
     results = {}
-    for case, spec in json.load(open(src)).items():
+    for case, spec in json.loads(Path(src).read_text()).items():
         rows, cols, text = spec["rows"], spec["cols"], spec["text"]
         try:
             if text.startswith("#"):
@@ -40,8 +40,9 @@ def main(src: str, dst: str) -> None:
                 path.write_text(module_text(text, rows, cols, spec["elem_bytes"], ("cuda", 90, 32)))
                 module = ir.parse_mlir_module(str(path), context)
                 module.context = context
-                allocs = []
-                module.walk(lambda op: allocs.append(op.get_result(0)) if op.get_name() == "ttg.local_alloc" else None)
+                allocs: list = []
+                module.walk(lambda op, found=allocs: found.append(op.get_result(0))
+                            if op.get_name() == "ttg.local_alloc" else None)
                 layout = builder.get_gluon_layout_from_memdesc(allocs[0])
             else:
                 layout = eval(text, {"ttgl": ttgl, **vars(ttgl)})  # the test's own constructor call
@@ -52,7 +53,7 @@ def main(src: str, dst: str) -> None:
             results[case] = {"offsets": offsets, "read": repr(layout)}
         except Exception:
             results[case] = {"error": traceback.format_exc()[-3000:]}
-    json.dump(results, open(dst, "w"))
+    Path(dst).write_text(json.dumps(results))
 
 
 if __name__ == "__main__":
