@@ -517,6 +517,12 @@ HOSTILE = {
     "long cute": "cute: Layout<Shape<" + ",".join(["_2"] * 60_000) + ">>{}",
     "deep triton": "triton: #ttg.shared_linear<{offset = " + "[" * 50_000 + "]" * 50_000 + "}>",
     "long triton": "triton: SwizzledSharedLayout(" + "1, " * 60_000 + ")",
+    # under the length limit: the depth limits answer
+    "nested parentheses": "expr: " + "(" * 1500 + "r" + ")" * 1500,
+    "nested unary": "expr: " + "-~" * 1000 + "r",
+    "nested cute": "cute: " + "Shape<" * 600 + "_1" + ">" * 600,
+    "nested triton": "triton: #ttg.shared_linear<{offset = " + "[" * 1500 + "]" * 1500 + "}>",
+    "many operators": "expr: " + "r+" * 300 + "c",
 }
 
 

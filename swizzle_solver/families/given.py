@@ -38,7 +38,7 @@ HUGE = 1 << 40  # an offset this large is no shared-memory offset (and words * b
 
 class Source(Protocol):
     """What a notation reads: ``notation`` ("expr", "bytes", "cute", "triton", "table"),
-    ``unit`` ("element" or "byte": what its offsets count), and
+    ``unit`` ("element" or "byte": what its offsets count), ``as_written``, and
     ``evaluate(tile) -> (offsets, node, invalid)``: the offsets of every element (an int64 array of
     the tile's shape, in ``unit``), the expression tree they are the value of (or None: a table, or
     a notation whose tree has no C form), and the notation's own reason the layout is not usable
@@ -46,6 +46,7 @@ class Source(Protocol):
 
     notation: str
     unit: str
+    as_written: bool  # its tree is the user's own expression (expr:, bytes:): the C expression keeps its form
 
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]: ...
 
@@ -172,8 +173,10 @@ def _expression(tile: Tile, layout: Given, node, bases: list[int] | None) -> tup
             node = shr(node, log2(tile.elem_bytes)) if tile.elem_bytes > 1 else node
         r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
         text = c_text(node, r, c)
-        if text is not None:  # the notation's own form, or the XOR form of its bases if that is shorter
-            return (text if bases is None else min(text, xor_expression(tile, bases), key=len)), None
+        if text is not None:  # expr:/bytes: as written (normalised); a CuTe or Triton tree, or its bases' XOR form if shorter
+            if bases is None or layout.source.as_written:
+                return text, None
+            return min(text, xor_expression(tile, bases), key=len), None
     if bases is not None:
         return xor_expression(tile, bases), None
     if node is not None:

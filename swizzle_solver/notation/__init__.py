@@ -85,6 +85,7 @@ class Expression(Value):
 
     notation: str
     node: tuple
+    as_written = True
 
     @property
     def unit(self) -> str:
@@ -106,6 +107,7 @@ class ByteSwizzle(Value):
     S: int
     notation = "bytes"
     unit = "byte"
+    as_written = False
 
     def __post_init__(self):
         if self.B < 0 or self.M < 0 or abs(self.S) < self.B or max(self.B, self.M, abs(self.S)) > 31:

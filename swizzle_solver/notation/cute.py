@@ -102,6 +102,7 @@ class Cute(Value):
 
     layout: object
     notation = "cute"
+    as_written = False
     unit = "element"
 
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:

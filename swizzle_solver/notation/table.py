@@ -27,6 +27,7 @@ class Table(Value, eq=False):
     path: str  # as given
     offsets: np.ndarray  # int64, 2-D
     notation = "table"
+    as_written = False
     unit = "element"
 
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:

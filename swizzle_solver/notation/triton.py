@@ -48,6 +48,7 @@ class Triton(Value, eq=False):
     kind: str  # swizzled, amd_rotating, nvmma, padded, linear
     params: tuple  # ((name, value), ...)
     notation = "triton"
+    as_written = False
     unit = "element"
 
     def get(self, name: str, default=None):
