@@ -65,8 +65,8 @@ class Result(Value, eq=False):
         return self.solution.answer.conflict_free
 
     @property
-    def expression(self) -> str:
-        """phys(r, c) as a C expression (also valid Python)."""
+    def expression(self) -> str | None:
+        """phys(r, c) as a C expression (also valid Python); a search's answer always has one."""
         return self.layout.expression(self.problem.tile)
 
     def emit(self, target: str) -> str:
@@ -149,6 +149,24 @@ class Checked(Value, eq=False):
         found = self.minimal
         return found.name if found is not None and found.conflict_free else None
 
+    @cached_property
+    def hint(self) -> str | None:
+        """When the check fails and the layout is a CuTe swizzle whose M is at least log2(elem_bytes):
+        the byte form of a swizzle given where element offsets are meant (DESIGN.md section 10). If its
+        element form Swizzle<B, M - log2(elem_bytes), S> passes, say so (None otherwise)."""
+        sw, e = self.layout.cute_swizzle(), self.problem.tile.elem_bytes
+        if self.passed or sw is None or e == 1 or e.bit_length() - 1 > sw.M:
+            return None
+        from .families.cute import Swizzle
+
+        element = Swizzle(sw.B, sw.M - (e.bit_length() - 1), sw.S)
+        if not check(element, self.problem).passed:
+            return None
+        mode = element.tma_mode(e)
+        return (f"{sw.name} is the byte form of {element.name} on {e}-byte elements"
+                f"{f' (the {mode} TMA swizzle)' if mode else ''}, which passes: CuTe's Swizzle here acts on "
+                f"element offsets; write {element.name}, or bytes:{sw.name} for the byte form")
+
     @property
     def worst(self) -> dict[str, int]:
         """Worst wavefronts of each access, by spec."""
@@ -162,13 +180,14 @@ class Checked(Value, eq=False):
         from .report import check_json
 
         doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
-                         self.minimal_name, terminal)
+                         self.minimal_name, terminal, self.hint)
         return with_emit(doc, self.problem, self.layout, emit)
 
 
 def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
-    is a layout object or a name as the tool prints it (names.checkable())."""
+    is a layout object or a name as the tool prints it (names.checkable()), or a layout in the
+    kernel's own notation ("expr: r * 72 + c", "cute: ...", "triton: ...", "table:FILE", "128B")."""
     from .names import parse_layout
     from .solving import check as measure_check
 
@@ -177,7 +196,7 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) ->
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     if isinstance(layout, str):
-        layout = parse_layout(layout, "layout")
+        layout = parse_layout(layout, "layout", tile=problem_.tile)
     measured, why = measure_check(problem_, layout)
     return Checked(problem_, measured, why)
 

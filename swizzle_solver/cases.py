@@ -139,7 +139,6 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                 raise InputError(f"{where}: {key} path {p!r} leaves the folder of the examples file: give a path "
                                  f"inside it, or run batch --allow-outside")
     status = t.get("expect_status")
-    check = parse_layout(t["check"], f"{where}: check") if "check" in t else None
     keep_pitch, targets = _restrictions(t, where)
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
@@ -148,6 +147,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                                [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
+    check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None
     given = "dtype" in t or "elem_bytes" in t
     warning = None if given else defaulted_elem_warning(access, 'dtype = "{}"')
     return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)

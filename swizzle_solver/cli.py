@@ -208,6 +208,7 @@ def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out
             if not checked.passed:  # name the layout that passes (a solve of the same problem)
                 verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
                 line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+                line += f"; {checked.hint}" if checked.hint else ""
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
             out = replace(out, targets=())
         _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
@@ -250,7 +251,9 @@ def main_command(
     show_phases: bool = typer.Option(False, "--show-phases",
                                      help="Show the hardware phases of each access's first placement."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, "
-                                               "B,M,S, XorCols<B,M,a>, 'A then B', or any answer's name."),
+                                               "B,M,S, XorCols<B,M,a>, 'A then B', any answer's name; the kernel's "
+                                               "own: 'expr: r * 72 + c', bytes:, cute:, triton:, table:FILE; or "
+                                               "128B, 64B, 32B (the TMA mode)."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
@@ -301,7 +304,7 @@ def main_command(
     if check_layout is not None:
         from .names import parse_layout
 
-        layout = parse_layout(check_layout)
+        layout = parse_layout(check_layout, tile=problem.tile)
     out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))

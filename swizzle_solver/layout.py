@@ -58,7 +58,8 @@ class Layout(Protocol):
       tile (``identity.nbits``), so phys(p) = XOR of bases[i] over the set bits i of p; else None
       (then the simulator measures it and no rank proof applies).
     - ``storage(tile)``: elements of storage the layout needs: ``tile.size`` unless padding.
-    - ``expression(tile)``: ``phys`` as a C expression in ``r`` and ``c`` (only + - * << >> & ^ |).
+    - ``expression(tile)``: ``phys`` as a C expression in ``r`` and ``c`` (only + - * << >> & ^ |);
+      None only for a layout given as a table with no closed form (families/given.py).
     - ``swizzles()``: the JSON ``swizzles`` list (DESIGN.md section 5).
     - ``cute_swizzle()``: the layout itself when it is, by its definition, one CuTe Swizzle<B,M,S>
       (the JSON's ``cute``, ``byte_cute``, ``tma_mode``), else None. A layout that merely equals a
@@ -88,7 +89,7 @@ class Layout(Protocol):
 
     def storage(self, tile: Tile) -> int: ...
 
-    def expression(self, tile: Tile) -> str: ...
+    def expression(self, tile: Tile) -> str | None: ...
 
     def swizzles(self) -> list[dict]: ...
 

@@ -8,23 +8,33 @@ asks them in turn. ``expect_problem`` only validates a name, for batch's ``expec
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from .families import parse_name, records
 from .layout import MAX_BIT, MAX_ROWS, BadName, Layout
-from .model import InputError
+from .model import InputError, Tile
 
 __all__ = ["MAX_BIT", "MAX_ROWS", "checkable", "compared", "expect_problem", "parse_layout"]
 
 
 def checkable() -> str:
-    """Every family's way of writing a name, for messages."""
-    syntaxes = [r.syntax for r in records()]
-    return ", ".join(syntaxes[:-1]) + f" or {syntaxes[-1]}" if len(syntaxes) > 1 else syntaxes[0]
+    """Every family's way of writing a name, and the notations', for messages."""
+    syntaxes = [r.syntax for r in records()] + ["a layout in the kernel's notation (expr:, bytes:, cute:, triton:, "
+                                                 "table:FILE) or a TMA mode (128B, 64B, 32B)"]
+    return ", ".join(syntaxes[:-1]) + f" or {syntaxes[-1]}"
 
 
-def parse_layout(text: str, what: str = "--check") -> Layout:
-    """The layout named ``text``; InputError saying ``what`` was given (e.g. "--check") otherwise."""
+def parse_layout(text: str, what: str = "--check", tile: Tile | None = None, base: Path | None = None,
+                 allow_outside: bool = True) -> Layout:
+    """The layout named ``text``; InputError saying ``what`` was given (e.g. "--check") otherwise.
+    A layout in the kernel's notation (notation/) is read here too: ``tile`` (the problem's) lets a
+    recipe (128B) resolve and evaluates the layout at once, so that one undefined on the tile is
+    bad input before anything runs; ``base`` and ``allow_outside``: where ``table:`` files are read."""
     s = text.strip()
+    from .notation import is_notation
+
+    if is_notation(s):
+        return _notation(s, what, tile, base, allow_outside)
     try:
         return parse_name(s)
     except BadName as err:
@@ -32,6 +42,20 @@ def parse_layout(text: str, what: str = "--check") -> Layout:
         if err.why is None:
             raise InputError(f"{what} {named!r} is not a layout name: write {checkable()}") from None
         raise InputError(f"{what} {named!r}: {err.why}") from None
+
+
+def _notation(text: str, what: str, tile: Tile | None, base: Path | None, allow_outside: bool) -> Layout:
+    from .notation import NotationError, parse_notation, shown
+
+    try:
+        layout = parse_notation(text, tile, base, allow_outside)
+        if tile is not None:
+            layout.invalid(tile)  # evaluated now (and remembered): undefined on the tile is bad input
+    except NotationError as err:
+        raise InputError(f"{what} {shown(text)!r}: {err}") from None
+    except InputError as err:
+        raise InputError(f"{what} {shown(text)!r}: {err}") from None
+    return layout
 
 
 def compared(name: str) -> str:

@@ -396,7 +396,8 @@ def code_view(doc: dict) -> Group:
         rows.append(("CuTe", f"{ans['cute']}  (on element offsets)"))
         mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
         rows.append(("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}"))
-    rows.append(("C", f"phys(r, c) = {ans['expression']}"))
+    if ans["expression"] is not None:  # (a table given by the user may have none: its family's rows say so)
+        rows.append(("C", f"phys(r, c) = {ans['expression']}"))
     indent = max(len(label) for label, _ in rows) + 2
     return Group(Text("Code", style="bold underline"),
                  *(Hanging(Text(label, style="bold"), value, indent) for label, value in rows))
@@ -477,6 +478,8 @@ def _verdict(doc: dict) -> Text:
                    "for its proof)" if chk.get("minimal") else
                    "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
                    "\nminimal: none (no layout of the searched families is conflict-free)")
+        if chk.get("hint"):
+            minimal += f"\nhint: {chk['hint']}"
         if chk["invalid"]:
             return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
         best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
@@ -553,7 +556,7 @@ def print_short(doc: dict, console: Console | None = None) -> None:
     C expression (none for a checked layout that is not usable), then the verdict, which says what
     the full report would have added."""
     console = console or Console()
-    if not (doc.get("check") or {}).get("invalid"):
+    if not (doc.get("check") or {}).get("invalid") and doc["answer"]["expression"] is not None:
         console.print(Group(Text("Code", style="bold underline"), Hanging(
             Text("C", style="bold"), f"phys(r, c) = {doc['answer']['expression']}", 3)), crop=False)
         console.print()

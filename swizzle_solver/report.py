@@ -366,9 +366,10 @@ def check_status(ranked: Candidate, why: str | None) -> str:
 
 
 def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
-               minimal: str | None = None, terminal: bool = False) -> dict:
+               minimal: str | None = None, terminal: bool = False, hint: str | None = None) -> dict:
     """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None);
-    ``terminal``: as in solution_json. A layout that is not usable gets no code: its answer claims no
+    ``terminal``: as in solution_json; ``hint``: what else the failure means (api.Checked.hint). A
+    layout that is not usable gets no code: its answer claims no
     target (``tma_mode`` null, ``expressible_in`` empty) and --emit adds none (api.with_emit)."""
     passed = check_passed(ranked, why)
     answer = layout_json(problem, ranked, baseline, "none" if why is not None else "tma" if terminal else "all")
@@ -379,7 +380,8 @@ def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: st
         "problem": problem_json(problem),
         "warnings": problem_warnings(problem),
         "status": check_status(ranked, why),
-        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal},
+        "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal,
+                  "hint": hint},
         "answer": answer,
         "alternatives": [],
         "proof": evidence_json(problem, ranked),

@@ -158,6 +158,40 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
     return not np.any(got[..., 0] % align) and np.array_equal(got, got[..., :1] + steps)
 
 
+def first_split(tile: Tile, pattern: Pattern, phys: np.ndarray) -> tuple[int, int, int, list[int]] | None:
+    """The first lane whose vector ``admissible`` finds split or misaligned: (row, col, bytes, the
+    physical offsets of its elements), or None. For messages only: never on a search's path."""
+    if int(pattern.lane_bytes.max()) == tile.elem_bytes:
+        return None
+    _, rows, cols, steps = _lanes(tile, pattern)
+    align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)
+    got = phys[rows, cols]
+    bad = (got[..., 0] % align != 0) | np.any(got != got[..., :1] + steps, axis=-1)
+    if not bad.any():
+        return None
+    i = np.unravel_index(int(np.argmax(bad)), bad.shape)
+    n = int(pattern.lane_bytes[i]) // tile.elem_bytes
+    return int(rows[i][0]), int(cols[i][0]), int(pattern.lane_bytes[i]), [int(x) for x in got[i][:n]]
+
+
+def first_collision(tile: Tile, phys: np.ndarray, size: int) -> str | None:
+    """Why ``phys`` is not injective into [0, size), in words: the first element (row-major) outside
+    it, or the first two elements on one offset; None when it is injective. For messages only."""
+    flat = phys.ravel()
+    outside = np.flatnonzero((flat < 0) | (flat >= size))
+    if outside.size:
+        r, c = divmod(int(outside[0]), tile.cols)
+        return f"element ({r}, {c}) is at offset {int(flat[outside[0]])}, outside [0, {size})"
+    order = np.argsort(flat, kind="stable")
+    same = np.flatnonzero(flat[order][1:] == flat[order][:-1])
+    if not same.size:
+        return None
+    pairs = sorted((int(order[k]), int(order[k + 1])) for k in same)  # each duplicate with the one before it
+    later = min(pairs, key=lambda pair: pair[1])  # the first element (row-major) that lands on a taken offset
+    (r0, c0), (r1, c1) = divmod(later[0], tile.cols), divmod(later[1], tile.cols)
+    return f"elements ({r0}, {c0}) and ({r1}, {c1}) are both at offset {int(flat[later[0]])}"
+
+
 def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):
     """For one placement: each distinct lane (row, col, bytes) with the banks of its words."""
     e, bank_model = tile.elem_bytes, bank_model.serving(pattern.banks)

@@ -29,7 +29,9 @@ def soundness(tile: Tile, layout: Layout, patterns: Sequence[Pattern], table: np
     if why is not None:
         return why
     table = layout_table(tile, layout) if table is None else table
-    return table_soundness(tile, table, storage(tile, layout), patterns)
+    size = storage(tile, layout)
+    why = table_soundness(tile, table, size, patterns)
+    return None if why is None else _detailed(why, tile, table, size, patterns, layout.bases(tile) is not None)
 
 
 def table_soundness(tile: Tile, table: np.ndarray, size: int, patterns: Sequence[Pattern]) -> str | None:
@@ -38,9 +40,29 @@ def table_soundness(tile: Tile, table: np.ndarray, size: int, patterns: Sequence
         return f"it is not a bijection onto its {size}-element storage"
     for pattern in patterns:
         if not simulate.admissible(tile, pattern, table):
-            return (f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec} "
-                    f"(an XOR into bits M and up keeps them whole only when 2^M >= elements per vector)")
+            return f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec}"
     return None
+
+
+def _detailed(why: str, tile: Tile, table: np.ndarray, size: int, patterns: Sequence[Pattern], xor: bool) -> str:
+    """table_soundness's reason with its witness (the search asks only whether there is one): the
+    first two elements that collide, or the first vector split, and for an XOR layout (``xor``) what
+    keeps vectors whole."""
+    collision = simulate.first_collision(tile, table, size)
+    if collision is not None:
+        return f"{why}: {collision}"
+    for pattern in patterns:
+        split = simulate.first_split(tile, pattern, table)
+        if split is None:
+            continue
+        r, c, nbytes, offsets = split
+        align = (nbytes & -nbytes) // tile.elem_bytes
+        where = (f"starts at offset {offsets[0]}, not a multiple of {align}" if offsets[0] % align and offsets ==
+                 list(range(offsets[0], offsets[0] + len(offsets))) else f"lands at offsets {', '.join(map(str, offsets))}")
+        hint = " (an XOR into bits M and up keeps them whole only when 2^M >= elements per vector)" if xor else ""
+        return (f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec}: the {nbytes}-byte vector at "
+                f"({r}, {c}) {where}{hint}")
+    return why
 
 
 def verify(tile: Tile, layout: Layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> None:

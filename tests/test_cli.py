@@ -317,7 +317,7 @@ def test_batch_check_cases(capsys, tmp_path):
     assert [(c["name"], c["ok"]) for c in cases] == [("tma128", True), ("plain, known 2-way", True),
                                                      ("leaves the row", False), ("conflicts", False)]
     assert cases[0]["result"]["check"] == {"layout": "Swizzle<3,3,3>", "passed": True, "invalid": None,
-                                           "minimal": None}
+                                           "minimal": None, "hint": None}
     assert "leaves the 24-column row" in cases[2]["result"]["check"]["invalid"]
     code, out, _ = run(capsys, "batch", str(f), "--case", "tma128")
     assert code == 0 and "check: conflict-free" in out

@@ -171,7 +171,7 @@ def test_python_api_check():
     good = check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=["8x8", "row"])
     assert good.passed and good.worst == {"8x8": 1, "row": 1} and good.invalid is None
     assert good.json(emit=["cuda"])["check"] == {"layout": "Swizzle<3,3,3>", "passed": True, "invalid": None,
-                                                  "minimal": None}
+                                                  "minimal": None, "hint": None}
     plain = check("none", problem(64, 64, ["8x8"], dtype="f16"))
     assert not plain.passed and plain.worst == {"8x8": 8}  # 64 f16 = 128 B rows: all 8 rows in one bank group
     torn = check(XorCols(2, 3, 0), rows=8, cols=24, access="8x1")

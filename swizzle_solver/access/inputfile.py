@@ -31,6 +31,11 @@ def printable(text: str) -> str:
 
 def read_text(path: str, what: str) -> str:
     """The text of the regular file ``path``; ``what`` names it in messages (e.g. "phases file")."""
+    return decode(read_bytes(path, what), f"{what} {printable(path)}")
+
+
+def read_bytes(path: str, what: str) -> bytes:
+    """The bytes of the regular file ``path`` (at most MAX_FILE_BYTES); ``what`` names it in messages."""
     shown = printable(path)
     try:
         info = os.stat(path)
@@ -66,7 +71,7 @@ def read_text(path: str, what: str) -> str:
     if len(data) > MAX_FILE_BYTES:
         raise InputError(f"{what} {shown} is above the {MAX_FILE_BYTES // (1024 * 1024)} MiB limit for input "
                          f"files: give the file of one tile")
-    return decode(data, f"{what} {shown}")
+    return data
 
 
 def decode(data: bytes, where: str) -> str:

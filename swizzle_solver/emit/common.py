@@ -42,3 +42,29 @@ def cannot_cute(tile: Tile, layout: Layout, comment: str) -> str:
     return f"{comment} cannot express as a CuTe layout: {why_not_swizzle(tile, layout)}; the function below is exact"
 
 
+
+
+MAX_TABLE = 1 << 16  # elements of the constant table --emit cuda writes for a layout with no closed form
+
+
+def no_closed_form(tile: Tile, layout: Layout, comment: str) -> str | None:
+    """For a layout with no C expression (a table given with --check table:FILE, say): the line that
+    says so, for the targets that would print the function; None when it has one."""
+    if layout.expression(tile) is not None:
+        return None
+    return f"{comment} no closed form: the layout is a table of offsets (--emit cuda writes it as a constant array)"
+
+
+def table_body(tile: Tile, layout: Layout) -> str | None:
+    """A C function body returning phys(r, c) from a constant table, or None when the table would be
+    larger than MAX_TABLE elements."""
+    from ..layout import layout_table
+
+    if tile.rows * tile.cols > MAX_TABLE:
+        return None
+    table = layout_table(tile, layout)
+    kind = "unsigned short" if int(table.max(initial=0)) < 1 << 16 else "int"
+    rows = ",\n".join("    {" + ", ".join(map(str, row)) + "}" for row in table.tolist())
+    return (f"  // no closed form: the offsets as a constant table\n"
+            f"  static const {kind} kPhys[{tile.rows}][{tile.cols}] = {{\n{rows}}};\n"
+            f"  return kPhys[r][c];")

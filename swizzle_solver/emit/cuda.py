@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem
-from .common import Snippet, header
+from .common import MAX_TABLE, Snippet, header, table_body
 from .recognise import swizzled_rows
 
 TARGET = "cuda"
@@ -27,8 +27,14 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         what = "logical element offset" if pitch == tile.row_length else f"offset with rows padded to {pitch}"
         body = (f"  const int p = r * {pitch} + c;  // {what}\n"
                 f"  return {sw.c_xor('p')};  // {sw.name}")
-    else:
+    elif layout.expression(tile) is not None:
         body = f"  return {layout.expression(tile)};"
+    else:  # a table with no closed form: as a constant array, or too large to paste
+        table = table_body(tile, layout)
+        if table is None:
+            return Snippet("cuda", f"{header(problem, layout, '//')}\n// cannot express: no closed form, and a "
+                                   f"{tile.rows} x {tile.cols} table is above the {MAX_TABLE} elements pasted here", False)
+        body = table
     if hardware.amd:
         return Snippet("cuda", (
             f"{header(problem, layout, '//')}\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, plain
+from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, no_closed_form, plain
 from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_columns, swizzled_rows, tma_width
 
 TARGET = "cute"
@@ -49,6 +49,8 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     columns = swizzled_columns(tile, layout) if found is None else None
     if columns:
         return _columns(tile, *columns, head)
+    if found is None and (missing := no_closed_form(tile, layout, "//")) is not None:
+        return Snippet("cute", f"{head}\n{cannot_cute(tile, layout, '//')}\n{missing}", False)
     if found is None:
         why = cannot_cute(tile, layout, "//")
         return Snippet("cute", f"{head}\n{why}\n"

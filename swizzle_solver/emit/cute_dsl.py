@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import Snippet, cannot_cute, header, plain
+from .common import Snippet, cannot_cute, header, no_closed_form, plain
 from .recognise import panels_of, row_bands, row_pitch, swizzled_columns, swizzled_rows
 
 TARGET = "cute-dsl"
@@ -38,9 +38,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         if swizzled_columns(tile, layout):  # C++ CuTe nests it; the DSL refuses a swizzle inside (CUTLASS DSL 4.8)
             why = ("# cannot express in the CuTe DSL: it is a swizzle between two layouts (--emit cute, C++), and the "
                    "DSL's make_composed_layout takes only an affine inner layout; the function below is exact")
-        return Snippet("cute-dsl", "\n".join(
-            [head, why, "def smem_offset(r, c):",
-             f"    return {layout.expression(tile)}"]), False)
+        missing = no_closed_form(tile, layout, "#")
+        function = [missing] if missing else ["def smem_offset(r, c):", f"    return {layout.expression(tile)}"]
+        return Snippet("cute-dsl", "\n".join([head, why, *function]), False)
     pitch, sw = found
     if pitch != tile.row_length:
         lines.append(f"# rows padded to {pitch} elements, then {sw.name} on the padded offset r * {pitch} + c")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import Snippet, header, plain
+from .common import Snippet, header, no_closed_form, plain
 from .recognise import panels_of, row_bands, row_pitch, swizzled_rows, tma_width, why_not_swizzle
 
 LIBS = "# needs the MAX Mojo libraries for `layout` (pip install max-mojo-libs, or max); Mojo 1.x"
@@ -40,10 +40,10 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
             "# at run time: var lay = materialize[smem_layout](); lay(IntTuple(r, c))"]), True)
     found = swizzled_rows(tile, layout)
     if found is None:
+        missing = no_closed_form(tile, layout, "#")
+        function = missing or f"def smem_offset(r: Int, c: Int) -> Int:\n    return {layout.expression(tile)}"
         return Snippet("mojo", f"{head}\n# cannot express as Mojo's Swizzle(bits, base, shift): "
-                               f"{why_not_swizzle(tile, layout)}\n"
-                               f"def smem_offset(r: Int, c: Int) -> Int:\n    return {layout.expression(tile)}",
-                       False)
+                               f"{why_not_swizzle(tile, layout)}\n{function}", False)
     pitch, sw = found
     lines = [head, LIBS, "from layout.swizzle import Swizzle, make_swizzle", "",
              f"comptime smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})",

@@ -43,6 +43,10 @@ _ENTRIES: list[Family | Lazy] = [
     Lazy("column-panels", 7, "panels"),
 ]
 
+# Layouts that are checked but never searched (--check's notations, families/given.py): their record
+# gives their presentation (``record``); ``records`` never lists them, so no search sees them.
+_UNSEARCHED: list[Family | Lazy] = [Lazy("given", 99, "given", stage="never")]
+
 # Derived from the registry (kept in step by register / unregister): the rank of each family's
 # name (candidate.Candidate.rank_key).
 FAMILY_RANK: dict[str, int] = {e.name: e.rank for e in _ENTRIES}
@@ -82,6 +86,11 @@ def record(name: str) -> Family:
     for entry in _ENTRIES:
         if entry.name == name:
             return _load(entry)
+    for i, entry in enumerate(_UNSEARCHED):
+        if entry.name == name:
+            if isinstance(entry, Lazy):
+                entry = _UNSEARCHED[i] = importlib.import_module(f"{__name__}.{entry.module}").FAMILY_RECORD
+            return entry
     raise KeyError(name)
 
 

@@ -66,7 +66,7 @@ class Padded(Value, LayoutBase):
         """The CuTe swizzle of the padded offset r * pitch + c that this layout is, if one is."""
         return forms.as_swizzle(self.padded(tile), self.inner)
 
-    def expression(self, tile: Tile) -> str:
+    def expression(self, tile: Tile) -> str | None:
         return self.inner.expression(self.padded(tile))
 
     def swizzles(self) -> list[dict]:

@@ -1,0 +1,469 @@
+"""`cute:`: a CuTe C++ layout of (row, col) -> element offset, evaluated as CuTe evaluates it.
+
+Read (``cute::``, ``cutlass::``, ``GMMA::``, ``UMMA::`` and ``SM90::`` qualifiers and ``{}`` are
+optional; ``;`` may end it):
+
+- integers: ``_8``, ``Int<8>``, ``C<8>``, ``8``;
+- shapes and strides, hierarchical: ``Shape<Shape<_4,_2>,_64>``, ``Stride<...>``, ``make_shape(...)``,
+  ``make_stride(...)``, ``make_tuple(...)``, ``Step<_1,_2>``;
+- layouts: ``Layout<Shape, Stride>``, ``Layout<Shape>`` and ``make_layout(shape)`` (compact
+  column-major, CuTe's default), ``make_layout(shape, stride)``, ``make_layout(shape, LayoutRight{})``
+  (also ``LayoutLeft``, ``GenRowMajor``, ``GenColMajor``);
+- ``composition(Swizzle<B,M,S>{}, layout)`` and ``make_composed_layout(Swizzle<B,M,S>{}, 0, layout)``:
+  the swizzle of the layout's offset (cute/swizzle.hpp);
+- ``tile_to_shape(block, Shape<...>{}[, order])``: CuTe's ``blocked_product`` of the block with a
+  compact layout of the block counts in ``order`` (``Step<_1,_2>`` or ``GenColMajor``, the default:
+  down the rows first; ``Step<_2,_1>`` or ``GenRowMajor``: across first), through the block's
+  ``complement`` (cute/layout.hpp); a composed block keeps its swizzle outside (layout_composed.hpp);
+- the GMMA atoms of cute/atom/mma_traits_sm90_gmma.hpp: ``Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>``
+  (and ``Layout_SW128_Atom<T, Major::K>``, ...): a bit layout of 8 rows x 128/256/512/1024 bits (K:
+  rows are K-contiguous; MN: the transpose), upcast to T's width, under the byte-level
+  ``Swizzle<0..3,4,3>`` that GMMA applies to the shared-memory address (element form
+  ``Swizzle<B, 4 - log2(sizeof(T)), 3>``). T names a CUTLASS type (``half_t``, ``bfloat16_t``,
+  ``float``, ``tfloat32_t``, ``float_e4m3_t``, ``int8_t``, ...); any other name (``T``,
+  ``ElementA``) is the tile's element.
+
+Coordinates decompose as CuTe's do: a row index r over a hierarchical row mode (s0, s1, ..., sk)
+is (r % s0, r / s0 % s1, ..., r / (s0...s(k-1))), colexicographically, each times its stride. The
+result is an expression tree (notation/expr.py): its value is the table, its C form the expression.
+"""
+from __future__ import annotations
+
+import re
+from math import prod
+from typing import Any
+
+import numpy as np
+
+from ..model import Tile, is_pow2, log2
+from ..value import Value
+from . import expr
+from .expr import NotationError
+
+MAX_TEXT = 4000
+MAX_DEPTH = 24
+_TOKEN = r"(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
+_QUALIFIERS = {"cute", "cutlass", "GMMA", "UMMA", "SM90", "SM100", "std"}
+
+# sizeof of the element types a GMMA atom names (CUTLASS's names, and CUDA's)
+TYPE_BYTES = {
+    **dict.fromkeys(("half_t", "bfloat16_t", "__half", "__nv_bfloat16", "half", "bfloat16", "int16_t", "uint16_t"), 2),
+    **dict.fromkeys(("float", "tfloat32_t", "int32_t", "uint32_t", "int", "unsigned"), 4),
+    **dict.fromkeys(("float_e4m3_t", "float_e5m2_t", "int8_t", "uint8_t", "char", "__nv_fp8_e4m3", "__nv_fp8_e5m2",
+                     "float_ue8m0_t"), 1),
+    **dict.fromkeys(("double", "int64_t", "uint64_t"), 8),
+}
+# the atoms' bit layouts: (swizzle B, bits per row) (cute/atom/mma_traits_sm90_gmma.hpp)
+ATOMS = {"INTER": (0, 128), "SW32": (1, 256), "SW64": (2, 512), "SW128": (3, 1024)}
+
+
+# --- values ----------------------------------------------------------------------------------
+# Integers are ints; tuples (shapes, strides, steps) are Python tuples; the rest are these records.
+
+
+class Major(Value):
+    right: bool  # LayoutRight / GenRowMajor: the rightmost mode has stride 1
+
+
+class TypeName(Value):
+    name: str
+
+
+class Layout(Value):
+    shape: object  # int or nested tuple
+    stride: object  # congruent with shape
+
+
+class Swizzle(Value):
+    B: int
+    M: int
+    S: int
+
+
+class Composed(Value):
+    swizzle: Swizzle
+    inner: object  # a Layout, Composed, Tiled or Atom
+
+
+class Tiled(Value):
+    block: object
+    shape: tuple
+    order: tuple  # the order value of each mode (make_ordered_layout)
+
+
+class Atom(Value):
+    major: str  # "K" or "MN"
+    mode: str  # INTER, SW32, SW64, SW128
+    type_name: str  # as written; TYPE_BYTES says its size, else it is the tile's element
+
+
+class Cute(Value):
+    """The parsed layout (a Layout, Composed, Tiled or Atom): the ``cute:`` source."""
+
+    layout: object
+    notation = "cute"
+    as_written = False
+    unit = "element"
+
+    def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
+        node, (rows, cols) = build(self.layout, tile)
+        if (rows, cols) != (tile.rows, tile.cols):
+            raise NotationError(f"the CuTe layout's shape is ({rows}, {cols}), the tile is {tile.rows} x {tile.cols}: "
+                                f"give --rows {rows} --cols {cols}, or tile it to the tile's shape with "
+                                f"tile_to_shape(..., Shape<_{tile.rows},_{tile.cols}>{{}})")
+        r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+        return expr.evaluate(node, r, c, " in the CuTe layout"), node, None
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+
+def parse(text: str) -> Cute:
+    if len(text) > MAX_TEXT:
+        raise NotationError(f"the CuTe layout has {len(text)} characters, above the limit of {MAX_TEXT}")
+    parser = _Parser(_tokens(text), len(text))
+    value = parser.value(0)
+    tok = parser.peek()
+    if tok is not None and tok[1] == ";":
+        parser.i += 1
+        tok = parser.peek()
+    if tok is not None:
+        raise NotationError(f"unexpected {tok[1]!r} after a complete layout", tok[2])
+    if not isinstance(value, (Layout, Composed, Tiled, Atom)):
+        raise NotationError("this is not a layout: write Layout<Shape<...>, Stride<...>>{}, make_layout(...), "
+                            "composition(Swizzle<B,M,S>{}, ...), tile_to_shape(...) or a GMMA atom")
+    return Cute(value)
+
+
+def _tokens(text: str) -> list[tuple[str, str, int]]:
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        m = re.match(_TOKEN, text[i:i + 200])
+        if not m:
+            raise NotationError(f"{text[i]!r} is not part of a CuTe layout", i + 1)
+        kind = "int" if m[1] else "name" if m[2] else "punct"
+        value = m[0] if kind != "name" else re.sub(r"\s+", "", m[0])
+        if kind == "int" and len(value.lstrip("-")) > 9:
+            raise NotationError(f"the number {value[:12]} is too large for a layout", i + 1)
+        out.append((kind, value, i + 1))
+        i += m.end()
+    if not out:
+        raise NotationError("the CuTe layout is empty")
+    return out
+
+
+def _base(name: str) -> str:
+    """The name without its namespace qualifiers (cute::GMMA::Layout_K_SW128_Atom -> Layout_K_SW128_Atom)."""
+    parts = name.split("::")
+    unknown = [p for p in parts[:-1] if p not in _QUALIFIERS and p != "Major"]
+    return "::".join(unknown + parts[-1:]) if unknown else parts[-1]
+
+
+class _Parser:
+    def __init__(self, toks: list[tuple[str, str, int]], end: int):
+        self.toks, self.i, self.end = toks, 0, end + 1
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def expect(self, punct: str) -> None:
+        tok = self.peek()
+        if tok is None or tok[1] != punct:
+            raise NotationError(f"expected {punct!r}" + (f", not {tok[1]!r}" if tok else " before the end"),
+                                tok[2] if tok else self.end)
+        self.i += 1
+
+    def braces(self) -> None:
+        """An optional {} (a value of the type)."""
+        tok = self.peek()
+        if tok is not None and tok[1] == "{":
+            self.i += 1
+            self.expect("}")
+
+    def items(self, close: str, depth: int) -> list:
+        out: list = []
+        tok = self.peek()
+        if tok is not None and tok[1] == close:
+            self.i += 1
+            return out
+        while True:
+            out.append(self.value(depth + 1))
+            tok = self.peek()
+            if tok is not None and tok[1] == ",":
+                self.i += 1
+                continue
+            self.expect(close)
+            return out
+
+    def value(self, depth: int):
+        tok = self.peek()
+        if tok is None:
+            raise NotationError("the layout ends where a value is expected", self.end)
+        if depth > MAX_DEPTH:
+            raise NotationError(f"nested more than {MAX_DEPTH} levels deep", tok[2])
+        kind, text, col = tok
+        self.i += 1
+        if kind == "int":
+            return int(text)
+        if kind != "name":
+            raise NotationError(f"{text!r} where a value is expected", col)
+        name = _base(text)
+        nxt = self.peek()
+        args: list | None = None
+        call = False
+        if nxt is not None and nxt[1] == "<":
+            self.i += 1
+            args = self.items(">", depth)
+        elif nxt is not None and nxt[1] == "(":
+            self.i += 1
+            args, call = self.items(")", depth), True
+        if not call:
+            self.braces()
+        return _meaning(name, args, call, col)
+
+
+def _int(v, what: str, col: int) -> int:
+    if not isinstance(v, int):
+        raise NotationError(f"{what} must be an integer", col)
+    return v
+
+
+def _meaning(name: str, args: list | None, call: bool, col: int):
+    """The value a name (with its template or call arguments) denotes."""
+    m = re.fullmatch(r"_(\d{1,9})", name)
+    if m and args is None:
+        return int(m[1])
+    if name in ("Int", "C") and not call and args is not None and len(args) == 1:
+        return _int(args[0], f"{name}<...>", col)
+    if name in ("Shape", "Stride", "Step", "tuple", "Tuple", "make_shape", "make_stride", "make_step", "make_tuple"):
+        return tuple(args or ())
+    if name in ("LayoutLeft", "GenColMajor", "LayoutRight", "GenRowMajor") and args is None:
+        return Major(name in ("LayoutRight", "GenRowMajor"))
+    found = _layout_meaning(name, args or [], call, col) if args is not None else None
+    if found is not None:
+        return found
+    if args is None and re.fullmatch(r"[A-Za-z_][\w:]*", name) and name not in _KNOWN:
+        return TypeName(name)  # an element type (a GMMA atom's T), or a Major::K
+    raise NotationError(f"{name}{'(...)' if call else '<...>' if args is not None else ''} is not a CuTe construct "
+                        f"read here (Layout, make_layout, Shape, Stride, composition, Swizzle, tile_to_shape, "
+                        f"GMMA::Layout_*_Atom<T>, Int<N>, _N)", col)
+
+
+def _layout_meaning(name: str, args: list, call: bool, col: int):
+    """The layouts, swizzles and atoms among the names (None: not one of them)."""
+    n = len(args)
+    if name == "Layout" and not call and n in (1, 2):
+        return _layout(args[0], args[1] if n == 2 else Major(False), col)
+    if name == "make_layout" and call and n in (1, 2):
+        return _layout(args[0], args[1] if n == 2 else Major(False), col)
+    if name == "Swizzle" and not call and n == 3:
+        B, M, S = (_int(a, "Swizzle<B,M,S>'s parameters", col) for a in args)
+        if B < 0 or M < 0 or abs(S) < B or max(B, M, abs(S)) > 31:
+            raise NotationError(f"Swizzle<{B},{M},{S}> is not a CuTe swizzle (B >= 0, M >= 0, |S| >= B)", col)
+        return Swizzle(B, M, S)
+    if name == "composition" and call and n in (2, 3):
+        return _composed(args[0], args[1] if n == 2 else args[2], 0 if n == 2 else args[1], col)
+    if name == "make_composed_layout" and call and n == 3:
+        return _composed(args[0], args[2], args[1], col)
+    if name == "tile_to_shape" and call and n in (2, 3):
+        return _tiled(args[0], args[1], args[2] if n == 3 else Major(False), col)
+    atom = re.fullmatch(r"Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom", name)
+    if atom and not call and n == 1 and isinstance(args[0], TypeName):
+        return Atom(atom[1], atom[2], args[0].name)
+    atom = re.fullmatch(r"Layout_(INTER|SW32|SW64|SW128)_Atom", name)
+    if atom and not call and n == 2 and isinstance(args[0], TypeName) and isinstance(args[1], TypeName) \
+            and args[1].name in ("Major::K", "Major::MN"):
+        return Atom(args[1].name.split("::")[1], atom[1], args[0].name)
+    return None
+
+
+_KNOWN = {"Int", "C", "Shape", "Stride", "Step", "Layout", "make_layout", "Swizzle", "composition",
+          "make_composed_layout", "tile_to_shape", "make_shape", "make_stride", "make_tuple", "tuple", "Tuple"}
+
+
+def _is_int_tree(v) -> bool:
+    return isinstance(v, int) or (isinstance(v, tuple) and all(_is_int_tree(x) for x in v))
+
+
+def _layout(shape, stride, col: int) -> Layout:
+    if not _is_int_tree(shape) or (isinstance(shape, tuple) and not shape):
+        raise NotationError("a layout's shape is an integer or a tuple of them (Shape<_8,_64>)", col)
+    if not _flat(shape) or min(_flat(shape)) < 1:
+        raise NotationError("a layout's shape has extents of at least 1", col)
+    if isinstance(stride, Major):
+        return Layout(shape, compact(shape, stride.right))
+    if not _is_int_tree(stride) or not _congruent(shape, stride):
+        raise NotationError("the stride must have the shape's structure (Stride<_64,_1> for Shape<_8,_64>)", col)
+    return Layout(shape, stride)
+
+
+def _composed(sw, inner, offset, col: int) -> Composed:
+    if not isinstance(sw, Swizzle):
+        raise NotationError("composition(...) reads a swizzle first: composition(Swizzle<B,M,S>{}, layout)", col)
+    if offset != 0:
+        raise NotationError("a composed layout's offset must be 0 (_0{}) here", col)
+    if not isinstance(inner, (Layout, Composed, Tiled, Atom)):
+        raise NotationError("composition(Swizzle<B,M,S>{}, ...) takes a layout second", col)
+    return Composed(sw, inner)
+
+
+def _tiled(block, shape, order, col: int) -> Tiled:
+    if not isinstance(block, (Layout, Composed, Atom)):
+        raise NotationError("tile_to_shape(...) takes a layout (or a GMMA atom) first", col)
+    if not (isinstance(shape, tuple) and len(shape) == 2 and _is_int_tree(shape)):
+        raise NotationError("tile_to_shape's target is a shape of two modes, Shape<_128,_64>{}", col)
+    if isinstance(order, Major):
+        steps = (2, 1) if order.right else (1, 2)
+    elif isinstance(order, tuple) and len(order) == 2 and all(isinstance(x, int) for x in order):
+        steps = order
+    else:
+        raise NotationError("tile_to_shape's order is Step<_1,_2>{} (or GenColMajor{} / GenRowMajor{})", col)
+    return Tiled(block, (prod(_flat(shape[0])), prod(_flat(shape[1]))), steps)
+
+
+def _flat(t) -> list[int]:
+    return [t] if isinstance(t, int) else [x for part in t for x in _flat(part)]
+
+
+def _congruent(a, b) -> bool:
+    if isinstance(a, int) or isinstance(b, int):
+        return isinstance(a, int) and isinstance(b, int)
+    return len(a) == len(b) and all(_congruent(x, y) for x, y in zip(a, b))
+
+
+def compact(shape, right: bool):
+    """CuTe's compact strides (compact_major): LayoutLeft, the leftmost leaf stride 1 and each next one
+    the product of those before; LayoutRight, the same from the right (nested modes too)."""
+    leaves = _flat(shape)
+    order = range(len(leaves) - 1, -1, -1) if right else range(len(leaves))
+    strides, current = [0] * len(leaves), 1
+    for i in order:
+        strides[i] = current
+        current *= leaves[i]
+    it = iter(strides)
+
+    def rebuild(t):
+        return next(it) if isinstance(t, int) else tuple(rebuild(x) for x in t)
+
+    return rebuild(shape)
+
+
+# --- evaluation: the expression tree ---------------------------------------------------------
+
+
+def build(layout, tile: Tile) -> tuple[tuple, tuple[int, int]]:
+    """(tree of the element offset in r and c, (rows, cols) of the layout's shape)."""
+    return _build(layout, tile, expr.R, expr.C)
+
+
+def _build(layout, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
+    if isinstance(layout, Atom):
+        return _build(atom_layout(layout, tile), tile, row, col)
+    if isinstance(layout, Composed):
+        inner, shape = _build(layout.inner, tile, row, col)
+        sw = layout.swizzle
+        return expr.swizzle_node(inner, sw.B, sw.M, sw.S), shape
+    if isinstance(layout, Tiled):
+        return _tiled_node(layout, tile, row, col)
+    modes = _two_modes(layout.shape, layout.stride)
+    (s0, d0), (s1, d1) = modes
+    return expr.add(mode_node(row, s0, d0), mode_node(col, s1, d1)), (prod(_flat(s0)), prod(_flat(s1)))
+
+
+def _two_modes(shape, stride) -> list[tuple]:
+    if isinstance(shape, int) or len(shape) != 2:
+        rank = 1 if isinstance(shape, int) else len(shape)
+        raise NotationError(f"a layout of (row, col) has two modes; this one has {rank}: write "
+                            f"Shape<rows, cols> (a mode may itself be a Shape)")
+    return [(shape[0], stride[0]), (shape[1], stride[1])]
+
+
+def mode_node(x: tuple, shape, stride) -> tuple:
+    """CuTe's offset of coordinate x in one mode: x decomposed colexicographically over the mode's
+    leaves (the last leaf takes the rest), each part times its stride."""
+    leaves = list(zip(_flat(shape), _flat(stride)))
+    terms, before = [], 1
+    for i, (s, d) in enumerate(leaves):
+        part = x if before == 1 else expr.div(x, before)
+        if i < len(leaves) - 1 and s != 1:
+            part = expr.mod(part, s)
+        if s != 1 and d != 0:
+            terms.append((part, d))
+        before *= s
+    return expr.linear(*terms)
+
+
+def atom_layout(atom: Atom, tile: Tile) -> Composed:
+    """The atom's element layout under its swizzle, for the tile's element (or T's, when CUTLASS
+    names it: then it must be the tile's)."""
+    e = TYPE_BYTES.get(atom.type_name.split("::")[-1])
+    if e is None:
+        e = tile.elem_bytes
+    elif e != tile.elem_bytes:
+        raise NotationError(f"GMMA::Layout_{atom.major}_{atom.mode}_Atom<{atom.type_name}> is for {e}-byte elements, "
+                            f"the tile's are {tile.elem_bytes} bytes: give --dtype to match")
+    B, bits = ATOMS[atom.mode]
+    if not is_pow2(e) or e > 16:
+        raise NotationError(f"no GMMA atom for {e}-byte elements")
+    width = bits // (8 * e)  # upcast: the stride-1 mode's extent in elements
+    shape, stride = ((8, width), (width, 1)) if atom.major == "K" else ((width, 8), (1, width))
+    return Composed(Swizzle(B, 4 - log2(e), 3), Layout(shape, stride))
+
+
+def _size(layout, tile: Tile) -> tuple[int, int]:
+    return _build(layout, tile, expr.R, expr.C)[1]
+
+
+def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
+    block = atom_layout(t.block, tile) if isinstance(t.block, Atom) else t.block
+    if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
+        inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
+        return expr.swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
+    assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
+    shape: Any = block.shape
+    stride: Any = block.stride
+    if isinstance(shape, int) or len(shape) == 1:  # append<2>(block): a second mode (1):(0)
+        shape, stride = ((shape if isinstance(shape, int) else shape[0]), 1), \
+            ((stride if isinstance(stride, int) else stride[0]), 0)
+    (s0, d0), (s1, d1) = _two_modes(shape, stride)
+    b0, b1 = prod(_flat(s0)), prod(_flat(s1))
+    if t.shape[0] % b0 or t.shape[1] % b1:
+        raise NotationError(f"tile_to_shape: the block's shape ({b0}, {b1}) does not divide the target "
+                            f"({t.shape[0]}, {t.shape[1]})")
+    n0, n1 = t.shape[0] // b0, t.shape[1] // b1
+    # make_ordered_layout((n0, n1), order): compact, the mode of the smaller order value first
+    first = 0 if t.order[0] <= t.order[1] else 1
+    tstride = (1, n0) if first == 0 else (n1, 1)
+    within = expr.add(mode_node(expr.mod(row, b0) if b0 != t.shape[0] else row, s0, d0),
+                      mode_node(expr.mod(col, b1) if b1 != t.shape[1] else col, s1, d1))
+    count = expr.linear((expr.div(row, b0), tstride[0] if n0 > 1 else 0), (expr.div(col, b1), tstride[1] if n1 > 1 else 0))
+    shapes, strides = complement(list(zip(_flat(s0) + _flat(s1), _flat(d0) + _flat(d1))), b0 * b1 * n0 * n1)
+    return expr.add(within, mode_node(count, tuple(shapes), tuple(strides))), t.shape
+
+
+def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], list[int]]:
+    """CuTe's complement(layout, cotarget) of a flat layout's (shape, stride) modes
+    (cute/layout.hpp, detail::complement): the layout, sorted by stride, whose offsets fill the gaps
+    of the given one and then continue up to the cotarget. Modes of extent 1 or stride 0 are
+    filtered out first, as CuTe's ``filter`` does."""
+    live = sorted(((d, s) for s, d in modes if s != 1 and d != 0), key=lambda m: m[0])
+    if any(d < 0 for d, _ in live):
+        raise NotationError("tile_to_shape of a block with a negative stride is not read here")
+    if not live:
+        return [cotarget], [1]
+    shapes, strides = [], [1]
+    for d, s in live:
+        if d % strides[-1]:
+            raise NotationError(f"tile_to_shape: the block's stride {d} is not a multiple of {strides[-1]}: CuTe's "
+                                f"complement of it is not a layout")
+        gap = d // strides[-1]
+        if gap == 0:
+            raise NotationError("tile_to_shape: the block maps two coordinates to one offset (CuTe: non-injective "
+                                "layout in complement)")
+        shapes.append(gap)
+        strides.append(d * s)
+    rest = -(-cotarget // strides[-1])
+    return shapes + [rest], strides

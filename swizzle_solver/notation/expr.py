@@ -1,0 +1,366 @@
+"""`expr:` and `bytes:`: a layout written as the kernel's own C index arithmetic, and the one small
+expression tree every notation builds (cute:, triton: and bytes:Swizzle<...> are trees of the same
+nodes), evaluated with numpy over the whole tile and printed back as C.
+
+Grammar (DESIGN.md section 10): integers (decimal, or hex with 0x), ``r``, ``c``, the binary
+operators ``* / % + - << >> & ^ |`` with C's precedence (in that order, tightest first; ``<<`` and
+``>>`` share a level) and left associativity, the unary ``- + ~``, and parentheses. ``/`` and ``%``
+are the floor division and remainder of non-negative values (C's and Python's agree there; a
+negative operand is an error, as is a division by zero or a shift by a negative amount). Nothing
+else: no names, calls, casts or assignments. The parser is precedence climbing, one pass over the
+tokens; the nesting depth, the number of operators, the text's length and every literal are
+bounded, so hostile text is refused in time (tests/test_notations.py).
+
+No text is ever handed to Python's ``eval``: a tree is walked by ``evaluate`` (numpy, int64, every
+operation checked for overflow) and by ``c_text``.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..model import is_pow2, log2
+
+MAX_TEXT = 4000  # characters of one expression: a layout is a line of C, not a program
+MAX_OPERATORS = 256  # each is one numpy pass over the tile (up to 2^19 elements)
+MAX_DEPTH = 64  # nested parentheses and unary operators
+MAX_LITERAL = 1 << 40  # far above any shared-memory offset; keeps int64 arithmetic exact
+LIMIT = 1 << 62  # |every intermediate value| stays below this (checked): int64 never wraps
+
+
+class NotationError(ValueError):
+    """Text that is not a layout of its notation, or a layout undefined on the tile: one sentence,
+    ``column`` (1-based) where the text is wrong, when known."""
+
+    def __init__(self, message: str, column: int | None = None):
+        super().__init__(f"column {column}: {message}" if column else message)
+        self.message, self.column = message, column
+
+    def shifted(self, by: int) -> NotationError:
+        """The same error with its column counted from ``by`` characters earlier (the whole text)."""
+        return NotationError(self.message, None if self.column is None else self.column + by)
+
+
+# A tree node: ("num", value) | ("r",) | ("c",) | ("un", op, a, col) | ("bin", op, a, b, col).
+# ``col`` is the operator's column in the user's text (0 for a node a notation made).
+Node = tuple
+
+R: Node = ("r",)
+C: Node = ("c",)
+
+
+def num(value: int) -> Node:
+    return ("num", int(value))
+
+
+def bin_(op: str, a: Node, b: Node, col: int = 0) -> Node:
+    return ("bin", op, a, b, col)
+
+
+def add(a: Node, b: Node) -> Node:
+    return bin_("+", a, b)
+
+
+def mul(a: Node, b: Node) -> Node:
+    return bin_("*", a, b)
+
+
+def xor(a: Node, b: Node) -> Node:
+    return bin_("^", a, b)
+
+
+def shr(a: Node, k: int) -> Node:
+    return bin_(">>", a, num(k))
+
+
+def shl(a: Node, k: int) -> Node:
+    return bin_("<<", a, num(k))
+
+
+def band(a: Node, k: int) -> Node:
+    return bin_("&", a, num(k))
+
+
+def div(a: Node, k: int) -> Node:
+    return bin_("/", a, num(k))
+
+
+def mod(a: Node, k: int) -> Node:
+    return bin_("%", a, num(k))
+
+
+def swizzle_node(x: Node, B: int, M: int, S: int) -> Node:
+    """CuTe's Swizzle<B,M,S> of the tree ``x``: x ^ shiftr(x & yyy_msk, S) (cute/swizzle.hpp)."""
+    if B == 0:
+        return x
+    mask = (1 << B) - 1
+    if S >= 0:
+        return xor(x, band(shr(x, S), mask << M))
+    return xor(x, shl(band(x, mask << M), -S))
+
+
+def linear(*terms: tuple[Node, int]) -> Node:
+    """sum of node * factor, dropping zero factors and factors of one."""
+    out: Node | None = None
+    for node, factor in terms:
+        if factor == 0:
+            continue
+        term = node if factor == 1 else mul(node, num(factor))
+        out = term if out is None else add(out, term)
+    return out if out is not None else num(0)
+
+
+# --- parsing ---------------------------------------------------------------------------------
+
+_TOKEN = r"(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()])"
+BINARY = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "&": 5, "^": 4, "|": 3}
+
+
+def tokens(text: str) -> list[tuple[str, str, int]]:
+    """(kind, text, 1-based column) of each token; kind "num", "name" or "op"."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        m = re.match(_TOKEN, text[i:i + 24])  # a token is short: nothing reads past 24 characters
+        if not m:
+            raise NotationError(f"{text[i]!r} is not part of the grammar (integers, r, c, "
+                                f"+ - * / % << >> & | ^ ~ and parentheses)", i + 1)
+        kind = "num" if m[1] else "name" if m[2] else "op"
+        if kind != "op" and m.end() == 24 and i + 24 < n and (text[i + 24].isalnum() or text[i + 24] == "_"):
+            raise NotationError(f"{text[i:i + 24]}... is too long for a number or a name", i + 1)
+        out.append((kind, m[0], i + 1))
+        i += m.end()
+    return out
+
+
+def parse(text: str) -> Node:
+    """The tree of an expression in r and c; NotationError (with the column) for anything else."""
+    if len(text) > MAX_TEXT:
+        raise NotationError(f"the expression has {len(text)} characters, above the limit of {MAX_TEXT}: "
+                            f"write the layout's index arithmetic, not a table")
+    toks = tokens(text)
+    if not toks:
+        raise NotationError("the expression is empty: write the offset of element (r, c), e.g. r * 64 + c")
+    if sum(kind == "op" and value not in "()" for kind, value, _ in toks) > MAX_OPERATORS:
+        raise NotationError(f"the expression has more than {MAX_OPERATORS} operators")
+    parser = _Parser(toks, len(text))
+    node = parser.expression(0, 0)
+    if parser.i < len(toks):
+        _, value, col = toks[parser.i]
+        raise NotationError(f"unexpected {value!r} after a complete expression", col)
+    return node
+
+
+def literal(value: str, col: int) -> int:
+    """A decimal or 0x hex literal, below MAX_LITERAL; no octal (C reads 010 as eight)."""
+    if value[:2] in ("0x", "0X"):
+        n = int(value, 16)
+    elif len(value) > 1 and value[0] == "0":
+        raise NotationError(f"{value} has a leading zero (C reads it as octal): write it without", col)
+    else:
+        n = int(value)
+    if n >= MAX_LITERAL:
+        raise NotationError(f"the number {value} is too large (at most {MAX_LITERAL - 1})", col)
+    return n
+
+
+class _Parser:
+    def __init__(self, toks: list[tuple[str, str, int]], end: int):
+        self.toks, self.i, self.end = toks, 0, end + 1
+
+    def peek(self) -> tuple[str, str, int] | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def expression(self, min_prec: int, depth: int) -> Node:
+        """Precedence climbing: operands joined by binary operators of precedence >= min_prec."""
+        left = self.unary(depth)
+        while (tok := self.peek()) is not None and tok[0] == "op" and BINARY.get(tok[1], -1) >= min_prec:
+            op, col = tok[1], tok[2]
+            self.i += 1
+            right = self.expression(BINARY[op] + 1, depth + 1)  # left-associative
+            left = bin_(op, left, right, col)
+        return left
+
+    def unary(self, depth: int) -> Node:
+        tok = self.peek()
+        if depth > MAX_DEPTH:
+            raise NotationError(f"nested more than {MAX_DEPTH} levels deep", tok[2] if tok else self.end)
+        if tok is None:
+            raise NotationError("the expression ends where an operand (a number, r, c or '(') is expected", self.end)
+        kind, value, col = tok
+        self.i += 1
+        if kind == "num":
+            return num(literal(value, col))
+        if kind == "name":
+            if value in ("r", "c"):
+                return R if value == "r" else C
+            raise NotationError(f"unknown name {value!r}: only r (the row) and c (the column) may appear", col)
+        if value in ("-", "+", "~"):
+            return ("un", value, self.unary(depth + 1), col)
+        if value == "(":
+            inner = self.expression(0, depth + 1)
+            close = self.peek()
+            if close is None or close[1] != ")":
+                raise NotationError("'(' is not closed", close[2] if close else self.end)
+            self.i += 1
+            return inner
+        raise NotationError(f"{value!r} where an operand (a number, r, c or '(') is expected", col)
+
+
+# --- evaluation ------------------------------------------------------------------------------
+
+
+def evaluate(node: Node, r: np.ndarray, c: np.ndarray, where: str = "") -> np.ndarray:
+    """The node's value at every (r, c) (int64 arrays that broadcast); NotationError where C would
+    be undefined or differ from the value: a division by zero, a negative operand of / or %, a
+    shift by a negative amount or by 62 or more, a value of 2^62 or more. ``where`` ends the
+    message (e.g. " in the CuTe layout")."""
+    kind = node[0]
+    if kind == "num":
+        return np.asarray(node[1], dtype=np.int64)
+    if kind == "r":
+        return r
+    if kind == "c":
+        return c
+    if kind == "un":
+        a = evaluate(node[2], r, c, where)
+        return -a if node[1] == "-" else ~a if node[1] == "~" else a
+    op, col = node[1], node[4]
+    a, b = evaluate(node[2], r, c, where), evaluate(node[3], r, c, where)
+
+    def refuse(bad, what: str) -> None:
+        bad = np.asarray(bad)
+        if bad.any():
+            shape = np.broadcast(r, c).shape
+            first = np.unravel_index(int(np.argmax(np.broadcast_to(bad, shape))), shape)
+            row, column = (int(np.broadcast_to(x, shape)[first]) for x in (r, c))
+            raise NotationError(f"{what} at element (r, c) = ({row}, {column}){where}", col or None)
+
+    if op in "+-*":
+        wide = np.float64(1) * a
+        refuse(np.abs(wide + b if op == "+" else wide - b if op == "-" else wide * b) >= LIMIT,
+               f"'{op}' reaches 2^62 or more")
+        return a + b if op == "+" else a - b if op == "-" else a * b
+    if op in ("<<", ">>"):
+        refuse(b < 0, f"'{op}' shifts by a negative amount")
+        refuse(b >= 62, f"'{op}' shifts by 62 bits or more")
+        if op == ">>":
+            return a >> b
+        refuse(np.abs(np.float64(1) * a) * np.exp2(b) >= LIMIT, "'<<' reaches 2^62 or more")
+        return a << b
+    if op in "/%":
+        refuse(b == 0, f"'{op}' divides by zero")
+        refuse((a < 0) | (b < 0), f"'{op}' has a negative operand (C truncates where Python floors: "
+                                  f"write / and % of non-negative values)")
+        return a // b if op == "/" else a % b
+    return a & b if op == "&" else a ^ b if op == "^" else a | b
+
+
+# --- printing as C ---------------------------------------------------------------------------
+
+_ASSOCIATIVE = {"+", "*", "&", "^", "|"}
+
+
+class _NoForm(Exception):
+    pass
+
+
+def c_text(node: Node, r: np.ndarray | None = None, c: np.ndarray | None = None, limit: int = 1 << 16) -> str | None:
+    """The node as a C expression with only integer literals, r, c, parentheses and
+    ``+ - * << >> & ^ |`` (so it evaluates the same in C, C++ and Python): ``/`` and ``%`` by a
+    power of two become ``>>`` and ``&``, by another constant a multiply and shift that is exact over
+    the values the tile gives (``r``, ``c``: the tile's coordinates, to know them), ``~x`` becomes
+    ``x ^ -1``. None when there is no such form (a division by a variable), or it would be longer
+    than ``limit`` characters."""
+    try:
+        return _Printer(r, c, limit, keep_division=False).text(node)[0]
+    except _NoForm:
+        return None
+
+
+def render(node: Node) -> str:
+    """The node as the user would write it (``/``, ``%`` and ``~`` kept), parenthesised where an
+    operator's precedence is not obvious: the name an ``expr:`` layout prints."""
+    return _Printer(None, None, 1 << 30, keep_division=True).text(node)[0]
+
+
+class _Printer:
+    def __init__(self, r, c, limit: int, keep_division: bool):
+        self.r, self.c, self.budget, self.keep = r, c, limit, keep_division
+
+    def text(self, node: Node) -> tuple[str, str | None]:
+        """(C text, its top-level operator: None for an operand that needs no parentheses)."""
+        out = self._text(node)
+        self.budget -= len(out[0])
+        if self.budget < 0:
+            raise _NoForm
+        return out
+
+    def _text(self, node: Node) -> tuple[str, str | None]:
+        kind = node[0]
+        if kind == "num":
+            return str(node[1]), None
+        if kind in ("r", "c"):
+            return kind, None
+        if kind == "un":
+            inner, top = self.text(node[2])
+            inner = inner if top is None else f"({inner})"
+            if node[1] == "~":
+                return (f"~{inner}", None) if self.keep else (f"({inner} ^ -1)", None)
+            return (inner, None) if node[1] == "+" else (f"-{inner}", None)
+        op, a, b = node[1], node[2], node[3]
+        if op in "/%" and not self.keep:
+            return self._division(op, a, b)
+        return f"{self.operand(a, op, True)} {op} {self.operand(b, op, False)}", op
+
+    def operand(self, node: Node, parent: str, left: bool) -> str:
+        """A child, parenthesised unless it reads plainly: a product (or quotient) under a sum, or
+        the same operator on the left (left associativity) or an associative one on either side.
+        Anything else is parenthesised even where C would not need it (``a & (b + c)``,
+        ``(a << 3) + b``), as compilers warn and readers misread."""
+        text, top = self.text(node)
+        if top is None:
+            return text
+        plain = (top == parent and (left or top in _ASSOCIATIVE)) or (top in "*/%" and parent in "+-"
+                                                                      and (left or top == "*"))
+        return text if plain else f"({text})"
+
+    def _division(self, op: str, a: Node, b: Node) -> tuple[str, str | None]:
+        if b[0] != "num":
+            raise _NoForm  # a division by a variable has no form in these operators
+        d = b[1]
+        if is_pow2(d):
+            k = log2(d)
+            if op == "/":
+                return (f"{self.operand(a, '>>', True)} >> {k}", ">>") if k else self.text(a)
+            return f"{self.operand(a, '&', True)} & {d - 1}", "&"
+        magic = _magic(a, d, self.r, self.c)
+        if magic is None:
+            raise _NoForm
+        m, s = magic
+        x = self.operand(a, "*", True)
+        quotient = f"({x} * {m}) >> {s}"
+        return (quotient, ">>") if op == "/" else (f"{x} - ((({x} * {m}) >> {s}) * {d})", "-")
+
+
+def _magic(a: Node, d: int, r, c) -> tuple[int, int] | None:
+    """(m, s) with x / d == (x * m) >> s for every value x of ``a`` over the tile (a multiply and
+    shift, as compilers divide by a constant), every product below 2^31 (C's int); None when the
+    tile is not known or no such pair fits."""
+    if r is None or c is None:
+        return None
+    values = np.asarray(evaluate(a, r, c))
+    top = int(values.max()) if values.size else 0
+    if top < 0 or int(values.min()) < 0:
+        return None
+    xs = np.arange(top + 1, dtype=np.int64)
+    for s in range(max(1, top.bit_length()), 31):
+        m = -(-(1 << s) // d)
+        if top * m >= 1 << 31:
+            return None
+        if np.array_equal((xs * m) >> s, xs // d):
+            return m, s
+    return None
