@@ -106,3 +106,17 @@ def test_known_differences_are_over_counts():
             kernel = next(k for k in probes[d["probe"]]["kernels"] if k["access"] == d["access"])
             signs = {_sign(then - got) for then, got in kernel["counters"].values()}
             assert signs <= {0, 1} and 1 in signs, (d, kernel["counters"])
+
+
+def test_docs_list_every_recorded_measurement():
+    """docs/hardware.md's Measured table has a row per file: its date, GPU, driver and counts."""
+    docs = (ROOT / "docs" / "hardware.md").read_text()
+    for path in FILES:
+        doc = json.loads(path.read_text())
+        device, probes = doc["device"], doc["probes"]
+        kernels = sum(len(p["kernels"]) for p in probes)
+        agree = sum(1 for p in probes if p["compare"] == 0)
+        row = next((line for line in docs.splitlines() if line.startswith(f"| {device['date']} | {device['gpu']}")),
+                   None)
+        assert row is not None and f"tests/data/gpu/{path.name}" in docs, path.name
+        assert f"| {device['driver']} |" in row and f"| {len(probes)} ({kernels}) | {agree} probes" in row, row
