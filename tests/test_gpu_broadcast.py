@@ -74,7 +74,7 @@ def test_analyze_finds_the_hypothesis_that_made_the_measurement(tmp_path, capsys
     out = _gen(tmp_path)
     table = json.loads((out / "hypotheses.json").read_text())["kernels"]
     probes: dict[str, dict] = {}
-    for key, k in table.items():
+    for k in table.values():
         w, c = k["hypotheses"]["half-warp"]
         probe = probes.setdefault(k["slug"], {"slug": k["slug"], "name": k["folder"], "kernels": []})
         probe["kernels"].append({"kernel": k["kernel"], "access": k["name"], "counters": {
