@@ -157,12 +157,20 @@ def cases(phases: Path, amd: str | None = None) -> list[dict]:
 
 def gen(out: Path, only: str | None, amd: str | None = None) -> int:
     sys.path.insert(0, str(ROOT))
-    from swizzle_solver.cli import main
-
     out.mkdir(parents=True, exist_ok=True)
     if any(out.iterdir()):
         sys.exit(f"gpu_probe gen: {out} is not empty: give a new or empty folder")
     todo = [c for c in cases(instruction_file(out / "instructions.toml"), amd) if not only or re.search(only, c["name"])]
+    return write_cases(out, todo)
+
+
+def write_cases(out: Path, todo: list[dict]) -> int:
+    """Write each case's probe (``swizzle-solve probe ARGS --target cuda|hip -o OUT/<slug>``) and
+    OUT/cases.json, which `run` reads; 1 if one failed. Also bench/gpu_broadcast.py's writer."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from swizzle_solver.cli import main
+
     failed = 0
     for c in todo:
         t = time.perf_counter()

@@ -469,6 +469,26 @@ def test_gpu_probe_script_generates_runs_and_summarizes(tmp_path, fake_tools):
     assert json.loads((out / "results" / "summary.json").read_text())["probes"][0]["compare"] == 0
 
 
+@pytest.mark.slow  # about 10 s: the repeated-address experiment generated, run and analyzed in subprocesses
+def test_gpu_broadcast_runs_through_the_probe_script(tmp_path, fake_tools):
+    out = tmp_path / "bc"
+    env = {**fake_tools, "PYTHON": sys.executable}
+    gen = subprocess.run(["bash", "bench/gpu_probe.sh", "gen-broadcast", str(out)], cwd=ROOT, capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert gen.returncode == 0, gen.stdout + gen.stderr
+    done = subprocess.run([sys.executable, "bench/gpu_probe.py", "run", str(out), "--results", str(tmp_path / "r"),
+                           "--timeout", "60", "--budget", "240"], cwd=ROOT, capture_output=True, text=True,
+                          env=fake_tools, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr  # the stand-in ncu measures the model's prediction
+    cases = json.loads((out / "cases.json").read_text())
+    assert f"{len(cases)} of {len(cases)} probes agree" in (tmp_path / "r" / "summary.txt").read_text()
+    shown = subprocess.run(["bash", "bench/gpu_probe.sh", "analyze-broadcast", str(out), str(tmp_path / "r")],
+                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    kernels = json.loads((out / "hypotheses.json").read_text())["kernels"].values()
+    per_op = " | ".join(str(sum(1 for k in kernels if k["op"] == op)) for op in dict.fromkeys(k["op"] for k in kernels))
+    assert shown.returncode == 0 and f"| model | {per_op} |" in shown.stdout, shown.stdout + shown.stderr
+
+
 def test_the_instruction_file_has_every_nvidia_op_and_parses(tmp_path):
     sys.path.insert(0, str(ROOT / "bench"))
     try:
