@@ -270,7 +270,7 @@ def test_docs_tables_match_the_targets():
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
     for name, hw in TARGETS.items():
-        if not hw.amd:
+        if not hw.rules:  # a target with a per-instruction table (the AMD ones)
             continue
         section = text.split(f"#### {name}\n", 1)[1].split("####", 1)[0]
         for rule in hw.rules:
@@ -316,9 +316,13 @@ def test_mfma_operand_reads(shape, op):
         assert lanes == sorted((lane % m, kl * (lane // m), 2 * kl) for lane in range(64))
 
 
-def test_mfma_operand_needs_a_cdna_target():
-    with pytest.raises(InputError, match="CDNA"):
-        api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch="rdna4")
+@pytest.mark.parametrize("arch", ["rdna4", "gfx1250", "nvidia"])
+def test_mfma_operand_needs_a_cdna_target(arch):
+    """A target without the MFMA operand reads (hardware.Hardware.instructions) refuses them, naming
+    the targets that have them."""
+    with pytest.raises(InputError, match=f"--arch {arch} has no MFMA operand reads .*: it is on --arch gfx90a, "
+                                         f"gfx942, gfx950$"):
+        api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch=arch)
 
 
 # --- MFMA lane maps against AMD's Matrix Instruction Calculator -----------------------------------
