@@ -119,9 +119,9 @@ class Geometry(Value):
 INSTRUCTIONS: dict[str, str] = {
     "ldmatrix": "ldmatrix (.m8n8 .b16: x1, x2, x4, .trans)",
     "stmatrix": "stmatrix (.m8n8 .b16: x1, x2, x4, .trans)",
-    "mma-c": "the m16n8 mma.sync accumulator fragment (mma-c)",
-    "lds": "ld.shared ops lds8 .. lds128 (served by the contiguous phase rule)",
-    "sts": "st.shared ops sts8 .. sts128 (served by the contiguous phase rule)",
+    "mma-c": "mma.sync accumulator fragments (mma-c:m16n8)",
+    "lds": "ld.shared ops (lds8 .. lds128, served by the contiguous phase rule)",
+    "sts": "st.shared ops (sts8 .. sts128, served by the contiguous phase rule)",
     "ds_read": "LDS reads (ds_read_*, ds_read2_*, ds_load_*)",
     "ds_write": "LDS writes (ds_write_*, ds_write2_*, ds_store_*)",
     "mfma": "MFMA operand reads (mfma-a, mfma-b)",
@@ -233,8 +233,8 @@ class Hardware(Value):
         if family in self.instructions:
             return None
         having = [name for name in TARGETS if family in TARGETS[name].instructions]
-        where = f"it is on --arch {', '.join(having)}" if having else "no target has it"
-        return f"--arch {self.name} has no {INSTRUCTIONS[family]}: {where}"
+        where = f"targets that have them: --arch {', '.join(having)}" if having else "no target has them"
+        return f"--arch {self.name} has no {INSTRUCTIONS[family]}; {where}"
 
     def read_op(self, vector_bytes: int) -> str | None:
         """The op a lane's read of ``vector_bytes`` bytes is on this target (``vector_reads``), or

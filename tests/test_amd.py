@@ -320,9 +320,17 @@ def test_mfma_operand_reads(shape, op):
 def test_mfma_operand_needs_a_cdna_target(arch):
     """A target without the MFMA operand reads (hardware.Hardware.instructions) refuses them, naming
     the targets that have them."""
-    with pytest.raises(InputError, match=f"--arch {arch} has no MFMA operand reads .*: it is on --arch gfx90a, "
-                                         f"gfx942, gfx950$"):
+    with pytest.raises(InputError, match=f"--arch {arch} has no MFMA operand reads .*; targets that have them: "
+                                         f"--arch gfx90a, gfx942, gfx950$"):
         api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch=arch)
+
+
+@pytest.mark.parametrize("spec", ["ldmatrix.x4", "stmatrix.x2.trans", "mma-c:m16n8", "lds128:64x1"])
+def test_nvidia_forms_are_refused_on_amd(spec):
+    """ldmatrix, stmatrix, the mma.sync fragment and ld.shared are NVIDIA's: an AMD target does not
+    list them (hardware.Hardware.instructions), so they are bad input naming --arch nvidia."""
+    with pytest.raises(InputError, match=r"--arch gfx942\b.*--arch nvidia"):
+        api.problem(64, 64, [spec], dtype="f16", arch="gfx942")
 
 
 # --- MFMA lane maps against AMD's Matrix Instruction Calculator -----------------------------------

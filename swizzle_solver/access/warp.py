@@ -89,10 +89,11 @@ def instruction_rule(spec: str, op: str, tile: Tile, hardware: Hardware) -> Rule
     """The (arch, op) cell, checked against the element size."""
     rule = hardware.rule(op)
     if rule is None:
-        having = targets_with_op(op)
+        having, ops = targets_with_op(op), hardware.op_names()
         where = f" (it is an instruction of --arch {', '.join(having)})" if having else ""
-        raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}{where}: use one of "
-                         f"{', '.join(hardware.op_names())}")
+        use = (f"use one of {', '.join(ops)}" if ops else
+               "it has no instruction forms: use the generic ones (MxN, row, col, warp:RxC:MxN, --phases)")
+        raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}{where}: {use}")
     if rule.lane_bytes % tile.elem_bytes:
         raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes} B per lane, less than one "
                          f"{tile.elem_bytes}-byte element: use a wider instruction or a narrower --dtype")
