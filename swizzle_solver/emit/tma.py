@@ -66,9 +66,11 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
 
 def no_tma(hardware: Hardware) -> str:
     """Why a target has no TMA code: its own words (hardware.Hardware.without_tma), or the targets
-    that have one."""
+    that have one (building their tables: only for a target that does not say)."""
+    if hardware.without_tma:
+        return hardware.without_tma
     having = ", ".join(name for name in TARGETS if "tma" in TARGETS[name].copy_engines)
-    return hardware.without_tma or f"it has no TMA (CUtensorMap; --arch {having} has one)"
+    return f"it has no TMA (CUtensorMap; --arch {having} has one)"
 
 
 def _lacking(problem: Problem, head: str, width: int) -> Snippet | None:
