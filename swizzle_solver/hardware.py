@@ -19,6 +19,12 @@ served as {0-3, 20-23}, {4-7, 16-19}, ...). Where a rule differs by instruction 
 phase sets of one ds_read form), the entry for that instruction is again a ``Hardware`` (made with
 ``dataclasses.replace``), so every consumer keeps asking the same questions of the same type.
 
+What a target *has* is data too, its capabilities (``Hardware.instructions``, ``copy_engines``,
+``tma_modes``, ``language``, ...): the access forms read them (an instruction form the target
+lacks is refused, naming the targets that have it: ``refusal``), and so do the emitters (TMA
+code only where ``tma_modes`` has the mode; the HIP function where ``language`` is HIP). No module
+asks which vendor a target is; a new target states what it has, and has nothing it does not state.
+
 This module imports nothing from the package: it is the bottom layer.
 """
 from __future__ import annotations
@@ -104,10 +110,53 @@ class Geometry(Value):
         return _log2(self.unit_words)
 
 
-class Hardware(Value):
-    """One shared-memory target. Immutable and hashable (the proof caches per (tile, hardware))."""
+# --- capabilities ---------------------------------------------------------------------------------
 
-    name: str = "nvidia"
+# The instruction families a target may have (``Hardware.instructions``), each with the words a
+# refusal uses. An access form or an op of a family the target lacks is bad input, naming the
+# targets that have it (``Hardware.refusal``). The generic forms (MxN, row, col, warp:RxC:MxN,
+# --phases patterns, --linear-layout) need none: every target serves them by its phase rule.
+INSTRUCTIONS: dict[str, str] = {
+    "ldmatrix": "ldmatrix (.m8n8 .b16: x1, x2, x4, .trans)",
+    "stmatrix": "stmatrix (.m8n8 .b16: x1, x2, x4, .trans)",
+    "mma-c": "mma.sync accumulator fragments (mma-c:m16n8)",
+    "lds": "ld.shared ops (lds8 .. lds128, served by the contiguous phase rule)",
+    "sts": "st.shared ops (sts8 .. sts128, served by the contiguous phase rule)",
+    "ds_read": "LDS reads (ds_read_*, ds_read2_*, ds_load_*)",
+    "ds_write": "LDS writes (ds_write_*, ds_write2_*, ds_store_*)",
+    "mfma": "MFMA operand reads (mfma-a, mfma-b)",
+}
+# The copy engines a target may have (``Hardware.copy_engines``): "tma", the tensor memory
+# accelerator (CUtensorMap), with the swizzle modes of ``Hardware.tma_modes``.
+COPY_ENGINES = ("tma",)
+
+
+class Hardware(Value):
+    """One shared-memory target. Immutable and hashable (the proof caches per (tile, hardware)).
+
+    The bank geometry and phase rule say how a request is served; the capabilities say what the
+    target has, and a target has nothing it does not list (the defaults are empty: a new entry
+    never inherits another vendor's instructions or copy engine):
+
+    - ``instructions``: the instruction families of ``INSTRUCTIONS`` it has (``lds``/``sts`` ops
+      are derived from the phase rule; ``ds_read``/``ds_write`` ops are the cells of ``rules``);
+    - ``copy_engines`` (``COPY_ENGINES``) and ``tma_modes``, the swizzle modes of its TMA
+      ("32B", "64B", "128B"): ``--emit tma``, ``tma_mode``, CuTe's make_tma_copy/GMMA atom, Triton's
+      NVMMA encoding and Mojo's TensorMapSwizzle are offered only for a mode listed here;
+    - ``language``: the language its kernels are written in (``--emit cuda`` writes the function
+      in it: "CUDA", "HIP"; any other, plain C), and the words its documentation uses: ``group``
+      for its lanes' group (warp, wave), ``shared`` for its shared memory (LDS);
+    - ``vector_reads``: the op that a lane's read of so many bytes is (the generic warp: form is
+      then costed per instruction by that op's cell); empty: the contiguous phase rule by width;
+    - ``counter``: the per-instruction bank-conflict counter its profiler reports (written beside
+      each access's cost as worst - lower bound), or None;
+    - ``general_cosets``: the rank proof also takes phases that are cosets of XORs of offset bits
+      (non-contiguous phase tables); otherwise only cosets of single offset bits;
+    - ``without_tma``: what ``--emit tma`` says on a target without a TMA (why, and what writes
+      its tiles instead); empty: a sentence made from the targets that have one.
+    """
+
+    name: str
     banks: int = 32
     bank_bytes: int = 4
     wave_lanes: int = 32  # lanes of one warp / wave
@@ -120,8 +169,26 @@ class Hardware(Value):
     matrix_row_bytes: int = 16
     # Per-instruction rules (AMD: the bank count and the phases depend on (arch, op)); see Rule.
     rules: tuple[Rule, ...] = field(default=(), compare=False, repr=False)
-    amd: bool = False  # reports SQ_LDS_BANK_CONFLICT per instruction
     fixed_banks: bool = False  # --banks/--bank-bytes given: they override every rule's bank count
+    # Capabilities (the class docstring):
+    instructions: frozenset[str] = frozenset()
+    copy_engines: tuple[str, ...] = ()
+    tma_modes: tuple[str, ...] = ()
+    language: str = "C"
+    group: str = "wave"
+    shared: str = "shared memory"
+    vector_reads: tuple[tuple[int, str], ...] = ()
+    counter: str | None = None
+    general_cosets: bool = False
+    without_tma: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = (set(self.instructions) - set(INSTRUCTIONS)) | (set(self.copy_engines) - set(COPY_ENGINES))
+        if unknown:
+            raise ValueError(f"target {self.name}: unknown capabilities {sorted(unknown)} (hardware.INSTRUCTIONS, "
+                             f"COPY_ENGINES)")
+        if self.tma_modes and "tma" not in self.copy_engines:
+            raise ValueError(f"target {self.name}: TMA swizzle modes without a TMA (copy_engines)")
 
     @property
     def wavefront_bytes(self) -> int:
@@ -141,21 +208,38 @@ class Hardware(Value):
     # --- instructions ----------------------------------------------------------------------------
 
     def rule(self, op: str) -> Rule | None:
-        """How instruction ``op`` is served here (None: not an instruction of this target)."""
+        """How instruction ``op`` is served here (None: not an instruction of this target): a cell
+        of its table (by its ds_read name or its gfx11+ ds_load name), or an op of a family served
+        by the contiguous phase rule (lds/sts) that it has."""
         op = op.strip().lower()
-        for name in (op, gfx12_name(op)) if self.amd else (op,):
+        for name in (op, gfx12_name(op)):
             for r in self.rules:
                 if r.op == name:
                     return r
-        width = _NVIDIA_OPS.get(op) if not self.amd else None
-        if width is None:
+        family, width = _RULE_OPS.get(op, ("", 0))
+        if family not in self.instructions:
             return None
         return Rule(op, width, op.startswith("st"), self.banks,
                     contiguous(self.wave_lanes, self.lanes_per_phase(width)),
                     "DESIGN.md section 7 (NVIDIA phase rule)", "D")
 
     def op_names(self) -> list[str]:
-        return [r.op for r in self.rules] if self.amd else sorted(_NVIDIA_OPS)
+        return [r.op for r in self.rules] + sorted(op for op, (family, _) in _RULE_OPS.items()
+                                                   if family in self.instructions)
+
+    def refusal(self, family: str) -> str | None:
+        """None when this target has the instruction family ``family`` (INSTRUCTIONS); else why
+        not, naming the targets that have it (building their tables: an error path)."""
+        if family in self.instructions:
+            return None
+        having = [name for name in TARGETS if family in TARGETS[name].instructions]
+        where = f"targets that have them: --arch {', '.join(having)}" if having else "no target has them"
+        return f"--arch {self.name} has no {INSTRUCTIONS[family]}; {where}"
+
+    def read_op(self, vector_bytes: int) -> str | None:
+        """The op a lane's read of ``vector_bytes`` bytes is on this target (``vector_reads``), or
+        None: the contiguous phase rule serves it."""
+        return dict(self.vector_reads).get(vector_bytes)
 
     def with_rule(self, rule: Rule) -> Hardware:
         """This target with ``rule`` in place of the rule of the same op."""
@@ -317,7 +401,14 @@ NC8 = (0b1, 0b10, 0b10100)
 NC16 = (0b1, 0b10, 0b1100, 0b10100)
 
 _WIDTHS = {"b8": 1, "u8": 1, "i8": 1, "b16": 2, "u16": 2, "i16": 2, "b32": 4, "b64": 8, "b96": 12, "b128": 16}
-_NVIDIA_OPS = {f"{d}{bits}": bits // 8 for d in ("lds", "sts") for bits in (8, 16, 32, 64, 128)}
+# The ops served by the contiguous phase rule of their width (no per-instruction table): op ->
+# (instruction family, bytes per lane). A target has them when it has the family.
+_RULE_OPS = {f"{d}{bits}": (d, bits // 8) for d in ("lds", "sts") for bits in (8, 16, 32, 64, 128)}
+
+
+def targets_with_op(op: str) -> list[str]:
+    """The names of the targets that have instruction ``op`` (building their tables: an error path)."""
+    return [name for name in TARGETS if TARGETS[name].rule(op) is not None]
 
 
 def _disputed(rule: Rule, banks: int, phases: int, source: str) -> Rule:
@@ -354,12 +445,23 @@ def _st64(rules: tuple[Rule, ...]) -> tuple[Rule, ...]:
 _Cell = tuple[str, int, Phases | int | None, str, str]  # (op, banks, phases, source, confidence)
 
 
-def _amd(name: str, wave: int, banks: int, cells: list[_Cell]) -> Callable[[], Hardware]:
+# What every AMD target has (_amd_target): LDS reads and writes (its table), HIP, waves; a lane's
+# read of a vector is the ds_read of that width; rocprof's per-instruction counter; phases that are
+# cosets of XORed lane bits (gfx942's ds_read_b128); no TMA. CDNA adds the MFMA operand reads.
+_AMD_READS = ((1, "ds_read_u8"), (2, "ds_read_u16"), (4, "ds_read_b32"), (8, "ds_read_b64"), (16, "ds_read_b128"))
+_AMD_NO_TMA = ("AMD GPUs have no TMA (CUtensorMap is NVIDIA's, sm_90 on); the layout is written by ds_write or "
+               "direct-to-LDS loads")
+RDNA = frozenset({"ds_read", "ds_write"})
+CDNA = RDNA | {"mfma"}
+
+
+def _amd(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str] = RDNA
+         ) -> Callable[[], Hardware]:
     """The recipe of one AMD target: its rules are built when the target is first read (TARGETS)."""
-    return lambda: _amd_target(name, wave, banks, cells)
+    return lambda: _amd_target(name, wave, banks, cells, instructions)
 
 
-def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell]) -> Hardware:
+def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str]) -> Hardware:
     rules = _st64(tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells))
     if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
         rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
@@ -369,7 +471,9 @@ def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell]) -> Hardwar
     sizes = tuple((w, len(by_op[f"ds_read_b{8 * w}"].phases[0])) for w in (4, 8, 16))
     sets = ((16, by_op["ds_read_b128"].phases),) if by_op["ds_read_b128"].banks == banks else ()
     return Hardware(name=name, banks=banks, wave_lanes=wave, phase_lanes=sizes, phase_sets=sets,
-                    rules=rules, amd=True)
+                    rules=rules, instructions=instructions, language="HIP", group="wave", shared="LDS",
+                    vector_reads=_AMD_READS, counter="SQ_LDS_BANK_CONFLICT", general_cosets=True,
+                    without_tma=_AMD_NO_TMA)
 
 
 class Targets(MutableMapping[str, Hardware]):
@@ -422,8 +526,13 @@ def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cel
     return [(op, banks, None, note, "I") for op in ops]
 
 
+# The generic NVIDIA target (sm_70 to sm_120): ld/st.shared, ldmatrix/stmatrix, the mma.sync
+# accumulator, the TMA and its three swizzle modes (sm_90 on), CUDA.
+NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c"}),
+                  copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), language="CUDA", group="warp")
+
 TARGETS = Targets({
-    "nvidia": Hardware(),
+    "nvidia": NVIDIA,
     "gfx90a": _amd("gfx90a", 64, 32, [
         ("ds_read_b32", 32, 32, _GCN, "D+M"),
         ("ds_read_u8", 32, 32, _GCN + " (b32 and narrower reads)", "D"),
@@ -441,7 +550,7 @@ TARGETS = Targets({
         ("ds_read2_b64", 32, 16, _TWO_PASS + " (b64 quarter-waves), as gfx942 (S3 L279)", "I"),
         ("ds_write2_b32", 32, 32, _TWO_PASS + " (b32 half-waves)", "I"),
         ("ds_write2_b64", 32, 16, _TWO_PASS + " (b64 quarter-waves)", "I"),
-    ]),
+    ], CDNA),
     "gfx942": _amd("gfx942", 64, 32, [
         ("ds_read_b32", 32, 32, f"{_NOD} L273, {_GCN}; {_EMP} cdna3 sweep (V1)", "D+M+R"),
         ("ds_read_u8", 32, 32, f"{_NOD} L273 (b32 and narrower reads)", "D"),
@@ -460,7 +569,7 @@ TARGETS = Targets({
         ("ds_write2_b32", 32, 32, _TWO_PASS + " of b32 half-waves; CK tutorial-14 03 counter consistent (V2-03)",
          "I"),
         ("ds_write2_b64", 32, 16, _TWO_PASS + " of b64 quarter-waves, as S3 L279 says of ds_read2_b64", "I"),
-    ]),
+    ], CDNA),
     "gfx950": _amd("gfx950", 64, 64, [
         ("ds_read_b32", 32, 32, "disputed: 64 banks 1x64 (S3, S4, S5) vs 32 banks (S12, S7); "
          "32 banks per half-wave used, see docs/hardware.md", "disputed"),
@@ -483,7 +592,7 @@ TARGETS = Targets({
          "unknown on CDNA4: " + _TWO_PASS + " of 16 lanes, as gfx942 (S3 L279)", "I"),
         ("ds_write2_b32", 32, 32, "32 banks (writes, S12, S7); phases unknown: " + _TWO_PASS, "I"),
         ("ds_write2_b64", 32, 16, "32 banks (writes, S12, S7); phases unknown: " + _TWO_PASS, "I"),
-    ]),
+    ], CDNA),
     "gfx1250": _amd("gfx1250", 32, 64, [
         ("ds_read_b32", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
         ("ds_read_u8", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .model import Tile
-from .value import Value, replace
+from .value import Value, field, replace
 
 
 class CuteForm(Protocol):
@@ -196,6 +196,10 @@ class Family(Value):
       verdict whenever it is the conflict-free answer), ``baseline`` (the unswizzled layout's family),
       ``contains`` (families whose every member is also a member of this one: its witness when
       the SMT engine proves there is no model) and ``smt_unit`` (what z3 counted).
+    - ``step_schema``: the JSON Schema of each shape of step its layouts' ``swizzles()`` write
+      (``step_schema()`` below makes one); ``python -m swizzle_solver.schema`` gathers every
+      family's into docs/schema/solution.schema.json, so a family's JSON is valid once it is
+      registered (a family that writes only another family's steps may leave it empty).
     """
 
     name: str
@@ -219,6 +223,23 @@ class Family(Value):
     baseline: bool = False
     contains: Sequence[str] = ()
     smt_unit: str = "bits"
+    step_schema: Sequence[dict] = field(default=(), compare=False, repr=False)
+
+
+def step_schema(description: str, **properties: dict) -> dict:
+    """The JSON Schema of one shape of step (``Family.step_schema``): an object with ``properties``,
+    every one required."""
+    return {"type": "object", "description": description, "required": list(properties), "properties": properties}
+
+
+def integer(minimum: int, description: str) -> dict:
+    """A step property: an integer of at least ``minimum``."""
+    return {"type": "integer", "minimum": minimum, "description": description}
+
+
+def const(value: Any) -> dict:
+    """A step property that is always ``value``."""
+    return {"const": value}
 
 
 EVERY_SOLVE = "every solve"

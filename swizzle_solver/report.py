@@ -9,6 +9,7 @@ from __future__ import annotations
 from . import simulate
 from .candidate import Candidate
 from .families import every_solve, record
+from .hardware import DEFAULT
 from .layout import layout_table
 from .model import Pattern, Problem
 from .proof import BankMatrix, bank_matrix
@@ -19,7 +20,7 @@ SCHEMA_VERSION = 1
 
 def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
-    arch = {} if b.name == "nvidia" else {"arch": b.name, "wave_lanes": b.wave_lanes}  # NVIDIA: as before
+    arch = {} if b.name == DEFAULT.name else {"arch": b.name, "wave_lanes": b.wave_lanes}  # the default: as before
     return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
             "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
@@ -107,13 +108,15 @@ def reported_excess(problem: Problem, ranked: Candidate) -> int:
 
 def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:
     """One access's cost, per instruction for instruction-level forms (the sum over its phases;
-    DESIGN.md section 9), and on AMD targets the SQ_LDS_BANK_CONFLICT that rocprof would count for
-    its worst instruction (worst - lower bound: the stall cycles beyond one per phase)."""
+    DESIGN.md section 9), and on a target whose profiler counts bank conflicts per instruction
+    (hardware.Hardware.counter: AMD's SQ_LDS_BANK_CONFLICT, rocprof) that count for its worst
+    instruction (worst - lower bound: the stall cycles beyond one per phase)."""
     worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
     out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
            "baseline_worst_wavefronts": int(base.instruction_costs().max()), "baseline_total_wavefronts": base.total}
-    if problem.bank_model.amd:
-        out["counter"] = {"SQ_LDS_BANK_CONFLICT": worst - lower}
+    counter = problem.bank_model.counter
+    if counter is not None:
+        out["counter"] = {counter: worst - lower}
     return out
 
 

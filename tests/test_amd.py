@@ -270,7 +270,7 @@ def test_docs_tables_match_the_targets():
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
     for name, hw in TARGETS.items():
-        if not hw.amd:
+        if not hw.rules:  # a target with a per-instruction table (the AMD ones)
             continue
         section = text.split(f"#### {name}\n", 1)[1].split("####", 1)[0]
         for rule in hw.rules:
@@ -316,9 +316,21 @@ def test_mfma_operand_reads(shape, op):
         assert lanes == sorted((lane % m, kl * (lane // m), 2 * kl) for lane in range(64))
 
 
-def test_mfma_operand_needs_a_cdna_target():
-    with pytest.raises(InputError, match="CDNA"):
-        api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch="rdna4")
+@pytest.mark.parametrize("arch", ["rdna4", "gfx1250", "nvidia"])
+def test_mfma_operand_needs_a_cdna_target(arch):
+    """A target without the MFMA operand reads (hardware.Hardware.instructions) refuses them, naming
+    the targets that have them."""
+    with pytest.raises(InputError, match=f"--arch {arch} has no MFMA operand reads .*; targets that have them: "
+                                         f"--arch gfx90a, gfx942, gfx950$"):
+        api.problem(16, 16, ["mfma-a:16x16x16"], dtype="f16", arch=arch)
+
+
+@pytest.mark.parametrize("spec", ["ldmatrix.x4", "stmatrix.x2.trans", "mma-c:m16n8", "lds128:64x1"])
+def test_nvidia_forms_are_refused_on_amd(spec):
+    """ldmatrix, stmatrix, the mma.sync fragment and ld.shared are NVIDIA's: an AMD target does not
+    list them (hardware.Hardware.instructions), so they are bad input naming --arch nvidia."""
+    with pytest.raises(InputError, match=r"--arch gfx942\b.*--arch nvidia"):
+        api.problem(64, 64, [spec], dtype="f16", arch="gfx942")
 
 
 # --- MFMA lane maps against AMD's Matrix Instruction Calculator -----------------------------------

@@ -3,11 +3,18 @@
 - a layout family: one module plus its registry entry (tests/test_families.py, the toy family
   ``Rotate``: registered, then searched, written, printed, read back and emitted by unchanged code);
 - an emit target: one module in swizzle_solver/emit/ (below: a copy of the package with one new
-  file, run as the CLI: --emit, --emit all, the report's title and --help all pick it up);
+  file, run as the CLI: --emit, --emit all, the report's title and --help all pick it up; its
+  documents valid under the schema the generator makes from the copy's registries, and not under
+  the stale one);
 - a hardware target: one ``hardware.TARGETS`` entry (below: a 16-bank, 16-lane target, picked by
   name as --arch does, solved by the unchanged pipeline, its counts checked against the
-  brute-force counter of test_properties.py). An AMD target's per-instruction cells are also
-  listed in docs/hardware.md (tests/test_amd.py checks the two agree).
+  brute-force counter of test_properties.py; it has only the capabilities it states, so it is
+  refused NVIDIA's and AMD's instruction forms and gets no TMA, and its JSON is valid). An AMD
+  target's per-instruction cells are also listed in docs/hardware.md (tests/test_amd.py checks the
+  two agree).
+
+Each document is validated against the schema as generated from the registries with the toy
+registered (swizzle_solver/schema.py, tests/test_schema.py).
 """
 import json
 import shutil
@@ -17,11 +24,16 @@ from pathlib import Path
 
 import pytest
 from test_properties import Access, brute_worst_total
+from test_schema import errors, validate
 
 from swizzle_solver import hardware
 from swizzle_solver.access import make_problem
 from swizzle_solver.candidate import measure
+from swizzle_solver.cli import main
+from swizzle_solver.emit import emit, expressible_in, tma_mode
 from swizzle_solver.families.identity import Identity
+from swizzle_solver.model import InputError
+from swizzle_solver.report import solution_json
 from swizzle_solver.solving import solve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,6 +58,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
 def test_an_emit_target_is_one_module(tmp_path):
     shutil.copytree(ROOT / "swizzle_solver", tmp_path / "swizzle_solver",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "docs" / "schema", tmp_path / "docs" / "schema")  # the schema's template
     (tmp_path / "swizzle_solver" / "emit" / "toy.py").write_text(TOY_TARGET)  # the only change
 
     def run(*args):
@@ -56,17 +69,31 @@ def test_an_emit_target_is_one_module(tmp_path):
     doc = json.loads(run(*solve_args, "--json", "--emit", "toy").stdout)
     assert doc["answer"]["emit"] == {"toy": f"toy_layout = {doc['answer']['name']!r}  # {doc['answer']['expression']}"}
     assert doc["answer"]["emit_expressible"] == {"toy": True}
-    every = json.loads(run(*solve_args, "--json", "--emit", "all").stdout)["answer"]["emit"]
+    every_doc = json.loads(run(*solve_args, "--json", "--emit", "all").stdout)
+    every = every_doc["answer"]["emit"]
     assert list(every)[-1] == "toy" and "cuda" in every
     report = run(*solve_args, "--emit", "toy")
     assert report.returncode == 0 and "--emit toy: Toy language" in report.stdout
     assert "tma, toy or all" in " ".join(run("--help").stdout.split())
     bad = run(*solve_args, "--emit", "nonsense")
     assert bad.returncode == 2 and "toy" in bad.stderr
+    # The schema the generator makes from the copy's registries lists toy and accepts its documents;
+    # the committed one is stale (python -m swizzle_solver.schema --check would fail) and refuses them.
+    made = subprocess.run([sys.executable, "-m", "swizzle_solver.schema", "--stdout"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    committed = (ROOT / "docs" / "schema" / "solution.schema.json").read_text()
+    schema, stale = json.loads(made.stdout), json.loads(committed)
+    assert made.stdout != committed and schema["$defs"]["layout"]["properties"]["expressible_in"]["items"]["enum"][-1] == "toy"
+    for document in (doc, every_doc):
+        assert "toy" in document["answer"]["expressible_in"]
+        assert errors(document, schema, schema) == []
+        assert errors(document, stale, stale)  # the stale schema refuses it: the schema matters
 
 
+# A vendor's target that is neither NVIDIA's nor AMD's: its geometry, its phase rule, the language
+# of its kernels and what it calls its lanes' group; no instruction families, no copy engine.
 TOY_HARDWARE = hardware.Hardware(name="toy-16", banks=16, bank_bytes=4, wave_lanes=16,
-                                 phase_lanes=((4, 16), (8, 8), (16, 4)))
+                                 phase_lanes=((4, 16), (8, 8), (16, 4)), language="OpenCL C", group="subgroup")
 
 
 @pytest.mark.parametrize("specs", [["col"], ["4x4", "row"], ["col", "4x4"], ["2x8"]])
@@ -93,3 +120,80 @@ def test_a_hardware_target_is_one_data_entry(monkeypatch, specs):
         assert solution.answer.results[specs.index("col")].worst == 1
     assert all(len(p.phase_lanes(i)) <= target.wave_lanes for p in problem.patterns
                for i in range(p.phases_per_placement))
+
+
+ARGV = ["--arch", "toy-16", "--rows", "16", "--cols", "16", "--dtype", "f16"]
+
+
+@pytest.mark.parametrize("spec, having", [
+    ("ldmatrix.x4", "--arch nvidia"), ("stmatrix.x2", "--arch nvidia"), ("mma-c:m16n8", "--arch nvidia"),
+    ("lds128:16x1", "--arch nvidia"), ("ds_read_b128:16x1", "--arch gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4"),
+    ("ds_write_b64:16x1", "--arch gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4"),
+    ("mfma-a:16x16x16", "--arch gfx90a, gfx942, gfx950")])
+def test_a_new_target_is_refused_the_forms_it_does_not_state(monkeypatch, capsys, spec, having):
+    """NVIDIA's instruction forms (ldmatrix, stmatrix, the mma.sync fragment, lds/sts) and AMD's
+    (ds_read/ds_write, the MFMA operand reads) are bad input on a target that does not list them:
+    exit 2, one line naming the targets that have them, nothing on stdout."""
+    monkeypatch.setitem(hardware.TARGETS, TOY_HARDWARE.name, TOY_HARDWARE)
+    assert main([*ARGV, "--access", spec]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "--arch toy-16" in err and having in err, err
+
+
+def test_a_new_target_solves_with_valid_json_and_no_tma(monkeypatch, tmp_path):
+    """Issue 22's acceptance: the toy target (one data entry, neither NVIDIA nor AMD) solves the
+    generic forms, its document is valid under the schema, and it gets no TMA: no tma_mode, tma in
+    no expressible_in, --emit tma says it has none; nor TMA's relatives (CuTe's make_tma_copy/GMMA
+    atom, Triton's NVMMA, Mojo's TensorMapSwizzle), nor a profiler counter it did not state. Its
+    C function is written in plain C (its language is neither CUDA nor HIP), and compiles."""
+    from swizzle_solver.families.cute import Swizzle
+
+    monkeypatch.setitem(hardware.TARGETS, TOY_HARDWARE.name, TOY_HARDWARE)
+    problem = make_problem(16, 32, ["4x4", "row", "warp:4x4:1x8"], None, 4, arch="toy-16")
+    solution = solve(problem)
+    doc = solution_json(solution)
+    validate(doc)
+    assert (doc["problem"]["arch"], doc["problem"]["wave_lanes"], doc["status"]) == ("toy-16", 16, "conflict-free")
+    for layout in [doc["answer"], *doc["alternatives"]]:
+        assert layout["tma_mode"] is None and "tma" not in layout["expressible_in"]
+        assert all("counter" not in a for a in layout["per_access"])
+    # A 128-byte-row swizzle is NVIDIA's 128B TMA mode; on the toy no target offers it.
+    sw, nvidia = Swizzle(3, 2, 3), make_problem(16, 32, ["4x4"], None, 4)
+    assert tma_mode(nvidia, sw) == "128B" and tma_mode(problem, sw) is None
+    refused = emit("tma", problem, sw)
+    assert not refused.expressible and "not a TMA layout on --arch toy-16: it has no TMA" in refused.code
+    assert "--arch nvidia has one" in refused.code
+    assert "GMMA" in emit("cute", nvidia, sw).code and "GMMA" not in emit("cute", problem, sw).code
+    assert "TensorMapSwizzle" in emit("mojo", nvidia, sw).code and "TensorMapSwizzle" not in emit("mojo", problem, sw).code
+    triton = emit("triton", problem, sw)
+    assert not triton.expressible and "no backend for --arch toy-16 (OpenCL C kernels)" in triton.code
+    assert expressible_in(problem, sw) == ["cute", "cute-dsl", "cuda", "mojo"]
+    c = emit("cuda", problem, sw).code
+    assert "static inline int swizzle_phys(int r, int c)" in c and "__device__" not in c and "HIP" not in c
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler (cc/gcc) installed")
+    (tmp_path / "t.c").write_text("#include <stdio.h>\n" + c + "\nint main(void) {\n  for (int r = 0; r < 16; ++r)"
+                                  " for (int c = 0; c < 32; ++c) printf(\"%d \", swizzle_phys(r, c));\n  return 0;\n}\n")
+    subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(tmp_path / "t"), str(tmp_path / "t.c")], check=True)
+    table = [int(x) for x in subprocess.run([str(tmp_path / "t")], capture_output=True, text=True).stdout.split()]
+    assert table == [int(sw.phys(problem.tile, r, c)) for r in range(16) for c in range(32)]
+
+
+def test_a_new_target_with_a_tma_lists_its_modes(monkeypatch):
+    """A copy engine is data too: the toy with a TMA of the 64B mode only gets --emit tma for a
+    64-byte-row swizzle, not for the 128B one, and the schema's tma_mode enum is the targets' modes."""
+    from swizzle_solver import schema
+    from swizzle_solver.families.cute import Swizzle
+
+    monkeypatch.setitem(hardware.TARGETS, "toy-tma", hardware.Hardware(
+        name="toy-tma", banks=16, wave_lanes=16, phase_lanes=((4, 16), (8, 8), (16, 4)), copy_engines=("tma",),
+        tma_modes=("64B",), language="CUDA"))
+    rows128, rows64 = (make_problem(16, n, ["4x4"], None, 4, arch="toy-tma") for n in (32, 16))
+    assert tma_mode(rows64, Swizzle(2, 2, 3)) == "64B" and tma_mode(rows128, Swizzle(3, 2, 3)) is None
+    assert "its TMA has 64B, not 128B" in emit("tma", rows128, Swizzle(3, 2, 3)).code
+    assert schema.tma_modes() == ["32B", "64B", "128B", None]
+    with pytest.raises(ValueError, match="without a TMA"):
+        hardware.Hardware(name="bad", tma_modes=("64B",))
+    with pytest.raises(ValueError, match="unknown capabilities"):
+        hardware.Hardware(name="bad", instructions=frozenset({"ldmatrix.m16n16"}))

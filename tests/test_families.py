@@ -358,7 +358,7 @@ def test_a_plain_solve_imports_no_later_family():
 
 
 from swizzle_solver.layout import LATER as _LATER  # noqa: E402
-from swizzle_solver.layout import Family, LayoutBase  # noqa: E402
+from swizzle_solver.layout import Family, LayoutBase, const, integer, step_schema  # noqa: E402
 from swizzle_solver.value import Value  # noqa: E402
 
 
@@ -399,14 +399,19 @@ def _parse_rotate(text):
 TOY = Family(name="toy-rotate", rank=7, stage=_LATER, layout=Rotate, parse=_parse_rotate, printed=r"Rot<\d+>",
              syntax="Rot<k>", candidates=lambda tile, v: [Rotate(k) for k in range(1, 4)],
              grid=lambda tile, v: [(k,) for k in range(1, 4)], make=Rotate,
-             bounds=lambda tile, v: "1 <= k <= 3")
+             bounds=lambda tile, v: "1 <= k <= 3",
+             step_schema=(step_schema("toy-rotate: row r's columns rotated by k * r", kind=const("rotation"),
+                                      k=integer(1, "the rotation per row"), unit=const("element")),))
 
 
 def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
     """The acceptance line of issue 11: adding a family is one module plus its registry entry. The
     toy family above is registered, then searched (search, and as a later family extended), written
-    (report), printed (render), read back (names) and emitted (emit) by the unchanged code."""
+    (report) as a document the schema (generated from the registries) accepts, printed (render), read
+    back (names) and emitted (emit) by the unchanged code."""
     import io
+
+    from test_schema import validate
 
     from swizzle_solver import families, render
     from swizzle_solver.budget import Budget
@@ -425,6 +430,7 @@ def test_a_toy_family_is_searched_printed_and_named_with_no_other_edit():
         doc = solution_json(solution)
         assert doc["answer"]["family"] == "toy-rotate" and doc["answer"]["name"] == "Rot<1>"
         assert doc["answer"]["swizzles"] == [{"kind": "rotation", "k": 1, "unit": "element"}]
+        validate(doc)  # its name in the family enums, its step's shape in the swizzle's
         out = io.StringIO()
         render.print_solution(doc, render.Console(file=out, width=120))
         text = out.getvalue()

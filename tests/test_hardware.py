@@ -224,3 +224,15 @@ def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs
                      simulate.bank_list(tile, hw, result.pattern, phys, result.worst_placement)}
             for lane in (a, b_):  # two lanes of the worst placement, each word one that lane reads
                 assert lane["word"] in lanes[(lane["row"], lane["col"])]
+
+
+def test_docs_list_what_each_target_has():
+    """docs/hardware.md's capability table is hardware.TARGETS, row by row (so a new target, or a
+    capability changed, is written there too)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
+    section = text.split("## What each target has\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert rows == [f"| `{name}` | {', '.join(sorted(hw.instructions))} | {', '.join(hw.tma_modes) or 'none'} | "
+                    f"{hw.language} | {hw.group} of {hw.wave_lanes} |" for name, hw in TARGETS.items()]

@@ -3,6 +3,10 @@
 The schema is the machine-readable half of docs/json.md. Validation uses the small validator below
 (the subset of JSON Schema 2020-12 the schema files use; a keyword outside it is an error, so the
 schema cannot silently say more than is checked), not a dependency.
+
+The lists a registry owns (families, their step shapes, emit targets, TMA modes) are generated
+(swizzle_solver/schema.py): documents are validated against the schema of the live registries
+(``load``), and the committed file must be what ``python -m swizzle_solver.schema`` writes.
 """
 import json
 import re
@@ -12,6 +16,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
+from swizzle_solver import schema as generated
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "docs" / "schema"
@@ -34,7 +40,7 @@ def errors(value, schema: dict, root: dict, where: str = "$") -> list[str]:
     if "$ref" in schema:
         target, _, pointer = schema["$ref"].partition("#")
         if target:  # another schema file, beside this one
-            root = json.loads((SCHEMAS / target).read_text())
+            root = load(target)
         node = root
         for part in filter(None, pointer.split("/")):
             node = node[part]
@@ -63,10 +69,54 @@ def errors(value, schema: dict, root: dict, where: str = "$") -> list[str]:
     return out
 
 
+def load(name: str) -> dict:
+    """A schema file; the solution schema as the live registries generate it (a family or emit
+    target registered by a test is in it)."""
+    if name == "solution.schema.json":
+        return generated.solution_schema(SCHEMAS / name)
+    return json.loads((SCHEMAS / name).read_text())
+
+
 def validate(doc: dict, name: str = "solution.schema.json") -> None:
-    schema = json.loads((SCHEMAS / name).read_text())
+    schema = load(name)
     problems = errors(doc, schema, schema)
     assert not problems, "\n".join(problems[:10])
+
+
+def test_the_committed_schema_is_generated_from_the_registries():
+    """docs/schema/solution.schema.json lists the families, their step shapes, the emit targets and
+    the TMA modes exactly as the registries do (a new one: run the generator)."""
+    committed = (SCHEMAS / "solution.schema.json").read_text()
+    assert generated.text(generated.solution_schema(SCHEMAS / "solution.schema.json")) == committed, (
+        f"docs/schema/solution.schema.json differs from the registries: run {generated.COMMAND}")
+
+
+def test_the_generated_lists_are_the_registries():
+    from swizzle_solver import emit, families, hardware
+
+    schema = generated.solution_schema(SCHEMAS / "solution.schema.json")
+    layout = schema["$defs"]["layout"]["properties"]
+    names = [r.name for r in families.records()]
+    assert layout["family"]["enum"] == names == schema["$defs"]["family_proof"]["properties"]["family"]["enum"]
+    assert layout["expressible_in"]["items"]["enum"] == list(emit.TARGETS)
+    assert layout["tma_mode"]["enum"] == [*hardware.TARGETS["nvidia"].tma_modes, None]
+    steps = schema["$defs"]["swizzle"]["anyOf"]
+    assert all(shape in steps for r in families.records() for shape in r.step_schema)
+    assert len(steps) == len({json.dumps(s) for s in steps}) >= 5  # each shape once
+
+
+def test_the_generator_command_checks_and_writes(tmp_path, monkeypatch, capsys):
+    """--check fails on a stale file, naming the command; the command rewrites it; --check passes."""
+    stale = json.loads((SCHEMAS / "solution.schema.json").read_text())
+    stale["$defs"]["layout"]["properties"]["family"]["enum"].pop()
+    path = tmp_path / "solution.schema.json"
+    path.write_text(generated.text(stale))
+    monkeypatch.setattr(generated, "FILE", path)
+    assert generated.main(["--check"]) == 1
+    assert "run python -m swizzle_solver.schema" in capsys.readouterr().err
+    assert generated.main([]) == 0 and generated.main(["--check"]) == 0
+    assert path.read_text() == (SCHEMAS / "solution.schema.json").read_text()
+    assert generated.main(["--bogus"]) == 2
 
 
 def cli_json(*argv: str) -> tuple[int, dict]:

@@ -59,7 +59,7 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
                                                                        for v in x) for x in lanes)):
         entry = "[row, col]" if k == 1 else "[row, col, row2, col2] (its two addresses)"
         raise InputError(f"{where}: lanes must list {entry} for each of the {wave} lanes of a {hardware.name} "
-                         f"wave, lane 0 first")
+                         f"{hardware.group}, lane 0 first")
     for x in lanes:
         for r, c in zip(x[::2], x[1::2], strict=True):
             if not (0 <= r < tile.rows and 0 <= c < tile.cols):

@@ -193,7 +193,7 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
     if 1 << len(lane) > hardware.wave_lanes:
         wave = hardware.wave_lanes
-        raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a warp has {wave} "
+        raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a {hardware.group} has {wave} "
                          f"({wave.bit_length() - 1} bases)")
     if rows > tile.rows or cols > tile.cols:
         raise InputError(f"{where}: the layout covers {rows} x {cols} elements, outside the "

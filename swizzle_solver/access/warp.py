@@ -27,9 +27,12 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
                            at a time in row order (default block: two consecutive vectors); any other
                            pairing is written with [[instruction]] in a --phases file.
 
-On an instruction (OP forms, and the warp: form on AMD targets, read as ds_read of its vector
-width) the bank count and the phases are the (arch, OP) cell's, and one instruction's cost is the
-sum of its phases' costs (DESIGN.md section 9; Pattern.instruction_phases).
+On an instruction (OP forms, and the warp: form on a target whose vector reads are instructions,
+hardware.Hardware.vector_reads: AMD's ds_read of the vector width) the bank count and the phases
+are the (arch, OP) cell's, and one instruction's cost is the sum of its phases' costs (DESIGN.md
+section 9; Pattern.instruction_phases). A form of an instruction family the target lacks
+(hardware.Hardware.instructions: ldmatrix on AMD, mfma on NVIDIA) is refused, naming the targets
+that have it.
 """
 from __future__ import annotations
 
@@ -37,7 +40,7 @@ import re
 
 import numpy as np
 
-from ..hardware import Hardware, Lane, Rule
+from ..hardware import Hardware, Lane, Rule, targets_with_op
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 from ..value import replace
 from .grammar import default_vector_bytes
@@ -75,12 +78,22 @@ def implied_elem_bytes(spec: str) -> tuple[int, str] | None:
     return None
 
 
+def refuse(spec: str, hardware: Hardware, family: str) -> None:
+    """Bad input when the target lacks the instruction family (hardware.Hardware.instructions)."""
+    why = hardware.refusal(family)
+    if why is not None:
+        raise InputError(f"access {spec!r}: {why}")
+
+
 def instruction_rule(spec: str, op: str, tile: Tile, hardware: Hardware) -> Rule:
     """The (arch, op) cell, checked against the element size."""
     rule = hardware.rule(op)
     if rule is None:
-        raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}: use one of "
-                         f"{', '.join(hardware.op_names())}")
+        having, ops = targets_with_op(op), hardware.op_names()
+        where = f" (it is an instruction of --arch {', '.join(having)})" if having else ""
+        use = (f"use one of {', '.join(ops)}" if ops else
+               "it has no instruction forms: use the generic ones (MxN, row, col, warp:RxC:MxN, --phases)")
+        raise InputError(f"access {spec!r}: {op!r} is not an instruction of --arch {hardware.name}{where}: {use}")
     if rule.lane_bytes % tile.elem_bytes:
         raise InputError(f"access {spec!r}: {op} moves {rule.lane_bytes} B per lane, less than one "
                          f"{tile.elem_bytes}-byte element: use a wider instruction or a narrower --dtype")
@@ -115,10 +128,13 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     Calculator's register layout of the A and B matrices; B, stored N x K, is read alike). The
     lane's kl elements are one ds_read of kl * elem bytes."""
     match = re.match(_MFMA, text)
-    if not match or not hardware.amd or hardware.wave_lanes != 64:
+    if not match:
         raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
-                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16, on a CDNA --arch (gfx90a, gfx942, "
-                         f"gfx950)")
+                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16")
+    refuse(spec, hardware, "mfma")
+    if hardware.wave_lanes != 64:  # the lane map below is the 64-lane wave's
+        raise InputError(f"access {spec!r}: the MFMA operand reads are defined for 64-lane waves, and a "
+                         f"{hardware.group} of --arch {hardware.name} has {hardware.wave_lanes} lanes")
     m, _, k = (int(x) for x in match[2].split("x"))
     kl = k * m // 64
     nbytes = kl * tile.elem_bytes
@@ -149,7 +165,7 @@ def _check_wave(spec: str, hardware: Hardware, lr: int, lc: int) -> None:
     """R x C lanes must be the whole warp (NVIDIA, 32) or wave (AMD: 64 on CDNA, 32 on RDNA)."""
     wave = hardware.wave_lanes
     if lr * lc != wave:
-        unit = f"a wave of --arch {hardware.name}" if hardware.amd else "a warp"
+        unit = f"a {hardware.group} of --arch {hardware.name}"
         shapes = ", ".join(dict.fromkeys((f"{wave // 8}x8", f"8x{wave // 8}", f"{wave}x1")))  # 8x8 once
         raise InputError(f"access {spec!r}: {unit} has {wave} lanes, but {lr}x{lc} lays out {lr * lc}: "
                          f"use R x C = {wave} (e.g. {shapes})")
@@ -215,8 +231,8 @@ def _per_lane(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     else:
         # Like MxN: the widest op that divides the lane's row and keeps every row aligned.
         v = max(e, default_vector_bytes(run, tile.row_length * e))
-    if hardware.amd:  # the wave's reads are ds_read instructions of the vector width
-        read = {1: "ds_read_u8", 2: "ds_read_u16"}.get(v, f"ds_read_b{8 * v}")
+    read = hardware.read_op(v)
+    if read is not None:  # the wave's reads are instructions of the vector width (AMD: ds_read_*), costed as such
         return _lanes_as_instructions(spec, tile, hardware, instruction_rule(spec, read, tile, hardware),
                                       lr, lc, m, n)
     check_footprint(spec, lr * m, lc * n, tile)  # before building a template of that size
@@ -240,6 +256,7 @@ def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
         what = f" ('.{unknown[0]}' is not part of it)" if unknown else ""
         raise InputError(f"unknown instruction form {spec!r}{what}: write ldmatrix or stmatrix with .x1, .x2 or "
                          f".x4, optionally .trans and :AxB (matrices arranged A x B), e.g. ldmatrix.x4.trans")
+    refuse(spec, hardware, op)
     k = int(counts[0][1:])
     if arrangement:
         shape = re.fullmatch(r"(\d{1,18})x(\d{1,18})", arrangement)
@@ -264,6 +281,7 @@ MMA_LANES = 32  # the m16n8 accumulator fragment is defined over one 32-lane war
 def _mma_c(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     if text not in ("mma-c", "mma-c:m16n8"):
         raise InputError(f"unknown instruction form {spec!r}: the MMA accumulator fragment is mma-c:m16n8")
+    refuse(spec, hardware, "mma-c")
     e = tile.elem_bytes
     if e not in (2, 4):
         raise InputError(f"access {spec!r}: the m16n8 accumulator holds f16/bf16 (2 B) or f32/i32 (4 B) "
@@ -314,7 +332,7 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b & -b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
     phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
-    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.amd), spec=spec.strip(), kind=kind, rows=height,
+    return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.general_cosets), spec=spec.strip(), kind=kind, rows=height,
                    cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
                    lower_bound=hardware.lower_bound(phase_bytes),

@@ -3,8 +3,11 @@ TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --em
 and a pure ``emit(problem, layout) -> Snippet``. The modules are found here (pkgutil), so adding a
 target is adding its module; what the targets share is in common.py (the Snippet, headers) and
 recognise.py (a layout's recognisable forms). The problem's hardware (``problem.bank_model``) says
-the arch: on an AMD ``--arch``, ``cuda`` is the HIP function, ``triton`` the AMD backend's
-encodings (no NVMMA), and ``tma`` says that AMD GPUs have none.
+what the target has (hardware.Hardware's capabilities), and the emitters read only that: ``cuda``
+writes the function in the target's ``language`` (the HIP function on AMD targets), ``triton``
+picks Triton's backend by that language (the AMD backend's encodings for HIP) and offers NVMMA
+only for the target's ``tma_modes``, as ``cute`` (make_tma_copy, the GMMA atom) and ``mojo``
+(TensorMapSwizzle) do, and ``tma`` says so where the target has no TMA (``copy_engines``).
 
 The target modules are found and imported when the registry (TARGETS, ALIASES, TITLES, EMITTERS)
 is first read, not with this package: the rich report of a plain solve prints only the answer's

@@ -1,9 +1,11 @@
-"""--emit cuda: the C/C++ offset function, as CUDA on NVIDIA and as HIP on an AMD ``--arch``.
+"""--emit cuda: the C/C++ offset function, in the language of the target's kernels.
 
-One function of (r, c) for every layout. On NVIDIA it is ``static inline __host__ __device__``
-(nvcc, or any C compiler with the two qualifiers defined away). On AMD targets it is the HIP form
-a ROCm kernel pastes (``static __host__ __device__ __forceinline__``, from ``hip/hip_runtime.h``,
-for hipcc / amdclang++); the body is the same C expression. ``--emit hip`` names this target.
+One function of (r, c) for every layout, the same C expression in each language
+(hardware.Hardware.language): in CUDA (NVIDIA) it is ``static inline __host__ __device__`` (nvcc, or
+any C compiler with the two qualifiers defined away); in HIP (AMD targets) the form a ROCm kernel
+pastes (``static __host__ __device__ __forceinline__``, from ``hip/hip_runtime.h``, for hipcc /
+amdclang++); in any other language a plain C ``static inline`` function. ``--emit hip`` names
+this target.
 """
 from __future__ import annotations
 
@@ -19,8 +21,7 @@ ALIASES = ("hip",)  # --emit hip: the same function, which is HIP on an AMD --ar
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
-    tile, hardware = problem.tile, problem.bank_model
-    wave = hardware.wavefront_bytes
+    tile = problem.tile
     found = swizzled_rows(tile, layout)
     if found is not None:
         pitch, sw = found
@@ -35,15 +36,38 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
             return Snippet("cuda", f"{header(problem, layout, '//')}\n// cannot express: no closed form, and a "
                                    f"{tile.rows} x {tile.cols} table is above the {MAX_TABLE} elements pasted here", False)
         body = table
-    if hardware.amd:
-        return Snippet("cuda", (
-            f"{header(problem, layout, '//')}\n"
-            f"// HIP for --arch {hardware.name} (hipcc / amdclang++): #include <hip/hip_runtime.h>\n"
-            f"// swizzle_phys(r, c): the physical element offset of element (r, c) in the __shared__ (LDS) tile;\n"
-            f"// index lds[swizzle_phys(r, c)], the buffer aligned to {wave} bytes so that offsets and banks agree.\n"
-            f"static __host__ __device__ __forceinline__ int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
+    return _IN.get(problem.bank_model.language, _c)(problem, layout, body)
+
+
+def _cuda(problem: Problem, layout: Layout, body: str) -> Snippet:
     code = (f"{header(problem, layout, '//')}\n"
             f"// phys(r, c): the physical element offset of element (r, c); index smem[phys(r, c)].\n"
-            f"// Align the buffer to {wave} bytes so that offsets and banks agree.\n"
+            f"// Align the buffer to {problem.bank_model.wavefront_bytes} bytes so that offsets and banks agree.\n"
             f"static inline __host__ __device__ int swizzle_phys(int r, int c) {{\n{body}\n}}")
     return Snippet("cuda", code, True)
+
+
+def _hip(problem: Problem, layout: Layout, body: str) -> Snippet:
+    hardware = problem.bank_model
+    return Snippet("cuda", (
+        f"{header(problem, layout, '//')}\n"
+        f"// HIP for --arch {hardware.name} (hipcc / amdclang++): #include <hip/hip_runtime.h>\n"
+        f"// swizzle_phys(r, c): the physical element offset of element (r, c) in the __shared__ (LDS) tile;\n"
+        f"// index lds[swizzle_phys(r, c)], the buffer aligned to {hardware.wavefront_bytes} bytes so that offsets "
+        f"and banks agree.\n"
+        f"static __host__ __device__ __forceinline__ int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
+
+
+def _c(problem: Problem, layout: Layout, body: str) -> Snippet:
+    """A language this target knows no form for: the plain C function, which its kernels' C dialect takes."""
+    hardware = problem.bank_model
+    return Snippet("cuda", (
+        f"{header(problem, layout, '//')}\n"
+        f"// C for --arch {hardware.name} (its kernels: {hardware.language}): swizzle_phys(r, c) is the physical\n"
+        f"// element offset of element (r, c) in the {hardware.shared} tile; align the buffer to "
+        f"{hardware.wavefront_bytes} bytes.\n"
+        f"static inline int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
+
+
+# The function's form in each language (hardware.Hardware.language); any other: _c.
+_IN = {"CUDA": _cuda, "HIP": _hip}

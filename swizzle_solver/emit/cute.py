@@ -1,8 +1,9 @@
 """--emit cute: CuTe (C++).
 
-When the layout is a TMA/GMMA swizzle mode, the form ``make_tma_copy`` and GMMA take (the atom
-over a shared-memory pointer) comes first; on an AMD ``--arch`` (no TMA, no GMMA) the element-level
-layout is the code, and column panels are the composition of their swizzle atom.
+When the layout is a TMA/GMMA swizzle mode of the target (hardware.Hardware.tma_modes), the form
+``make_tma_copy`` and GMMA take (the atom over a shared-memory pointer) comes first; on a target
+without that mode (AMD: no TMA, no GMMA) the element-level layout is the code, and column panels
+are the composition of their swizzle atom.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ GMMA_ATOM = {32: "Layout_K_SW32_Atom", 64: "Layout_K_SW64_Atom", 128: "Layout_K_
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
-    tile, amd = problem.tile, problem.bank_model.amd
+    tile, modes = problem.tile, problem.bank_model.tma_modes
     head = header(problem, layout, "//")
     pitch = row_pitch(tile, layout)
     if pitch:
@@ -31,7 +32,8 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                                f"auto smem_layout = {cpp_layout(tile, pitch)};", True)
     panels = panels_of(tile, layout)
     if panels is not None:
-        return _panels(tile, panels, head) if not amd and tile.elem_bytes in CPP_TYPE else Snippet("cute", "\n".join([
+        atom_form = f"{panels.width}B" in modes and tile.elem_bytes in CPP_TYPE
+        return _panels(tile, panels, head) if atom_form else Snippet("cute", "\n".join([
             head, f"// {tile.cols // panels.panel_cols(tile)} column panels of {panels.panel_cols(tile)} elements, "
                   f"each the swizzle {panels.atom(tile).name}",
             f"auto smem_layout = cute::composition(cute::{panels.atom(tile).name}{{}},\n    {panel_layout(tile, panels)});"]),
@@ -66,7 +68,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         lines.append(f"// equal to {sw.name} on every element of this tile")
     byte = sw.byte_level(tile.elem_bytes)
     width = tma_width(tile, sw) if pitch == tile.row_length else None
-    if width and tile.rows % 8 == 0 and not amd and tile.elem_bytes in CPP_TYPE:  # make_tma_copy's and GMMA's form first
+    if width and tile.rows % 8 == 0 and f"{width}B" in modes and tile.elem_bytes in CPP_TYPE:  # make_tma_copy's, GMMA's first
         lines += [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
                   f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
                   f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",

@@ -29,7 +29,8 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                        True)
     panels = panels_of(tile, layout)
     if panels is not None:
-        return _panels(tile, panels, head, tma=not problem.bank_model.amd and tile.elem_bytes in MOJO_DTYPES)
+        tma = f"{panels.width}B" in problem.bank_model.tma_modes and tile.elem_bytes in MOJO_DTYPES
+        return _panels(tile, panels, head, tma=tma)
     bands = row_bands(tile, layout)
     if bands is not None:
         (s0, s1, s2), (d0, d1, d2) = bands
@@ -52,9 +53,8 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
-    width = (tma_width(tile, sw) if pitch == tile.row_length and not problem.bank_model.amd  # no TMA on AMD
-             and tile.elem_bytes in MOJO_DTYPES else None)
-    if width:
+    width = tma_width(tile, sw) if pitch == tile.row_length and tile.elem_bytes in MOJO_DTYPES else None
+    if width and f"{width}B" in problem.bank_model.tma_modes:  # TensorMapSwizzle: a mode of the target's TMA
         lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B](), with\n"
                      f"#   from layout.tma_async import TensorMapSwizzle")
     return Snippet("mojo", "\n".join(lines), True)

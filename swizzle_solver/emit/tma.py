@@ -1,6 +1,7 @@
 """--emit tma: TMA (CUtensorMapSwizzle)."""
 from __future__ import annotations
 
+from ..hardware import TARGETS, Hardware
 from ..layout import Layout
 from ..model import Problem
 from .common import Snippet, header
@@ -17,10 +18,9 @@ TMA_ENUM = {32: "CU_TENSOR_MAP_SWIZZLE_32B", 64: "CU_TENSOR_MAP_SWIZZLE_64B", 12
 def emit(problem: Problem, layout: Layout) -> Snippet:
     tile = problem.tile
     head = header(problem, layout, "//")
-    if problem.bank_model.amd:  # the tensor memory accelerator is NVIDIA's (sm_90 on)
-        return Snippet("tma", f"{head}\n// not a TMA layout on --arch {problem.bank_model.name}: AMD GPUs have no TMA "
-                              f"(CUtensorMap is NVIDIA's, sm_90 on); the layout is written by ds_write or "
-                              f"direct-to-LDS loads", False)
+    hardware = problem.bank_model
+    if "tma" not in hardware.copy_engines:  # the tensor memory accelerator (NVIDIA's, sm_90 on)
+        return Snippet("tma", f"{head}\n// not a TMA layout on --arch {hardware.name}: {no_tma(hardware)}", False)
     row_bytes = tile.cols * tile.elem_bytes
     pitch = row_pitch(tile, layout)
     form = layout.padded_form(tile)
@@ -40,6 +40,8 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                               f"shared buffer aligned to 128 B", True)
     sw = as_swizzle(tile, layout)
     width = tma_width(tile, sw)
+    if width is not None and (lacking := _lacking(problem, head, width)) is not None:
+        return lacking
     if width is None:
         if sw is None:
             why = "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
@@ -62,10 +64,31 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         f"{width}B")
 
 
+def no_tma(hardware: Hardware) -> str:
+    """Why a target has no TMA code: its own words (hardware.Hardware.without_tma), or the targets
+    that have one (building their tables: only for a target that does not say)."""
+    if hardware.without_tma:
+        return hardware.without_tma
+    having = ", ".join(name for name in TARGETS if "tma" in TARGETS[name].copy_engines)
+    return f"it has no TMA (CUtensorMap; --arch {having} has one)"
+
+
+def _lacking(problem: Problem, head: str, width: int) -> Snippet | None:
+    """The refusal of the W-byte mode where the target's TMA lacks it (hardware.Hardware.tma_modes),
+    or None."""
+    modes = problem.bank_model.tma_modes
+    if f"{width}B" in modes:
+        return None
+    return Snippet("tma", f"{head}\n// not a TMA swizzle mode of --arch {problem.bank_model.name}: its TMA has "
+                          f"{', '.join(modes) or 'no swizzle mode'}, not {width}B", False)
+
+
 def _panels(problem: Problem, layout: Layout, panels, head: str) -> Snippet:
     """One box per column panel: each panel is stored whole and swizzled by the W-byte mode."""
     tile = problem.tile
     w, width = panels.panel_cols(tile), panels.width
+    if (lacking := _lacking(problem, head, width)) is not None:
+        return lacking
     n, panel_bytes = tile.cols // w, tile.rows * panels.width
     return Snippet("tma", "\n".join([
         head,

@@ -1,9 +1,11 @@
 """--emit triton: Triton, in Gluon and as the MLIR attribute (Triton 3.9's syntax).
 
-On NVIDIA the swizzled, NVMMA, padded and linear shared encodings; on an AMD ``--arch`` the forms
-Triton's AMD backend (``GPUTarget("hip", "gfx942", 64)``, ...) uses for LDS: ``#ttg.swizzled_shared``,
-``#ttg.padded_shared`` for row padding, and the shared linear layout; not NVMMA (the wgmma/TMA
-encoding of NVIDIA GPUs). ``#ttg.padded_shared`` can carry a linear remapping too, but Triton
+The backend is the one for the language of the target's kernels (hardware.Hardware.language,
+as Triton's ``GPUTarget("cuda" | "hip", ...)``): on NVIDIA the swizzled, NVMMA, padded and linear
+shared encodings; on an AMD ``--arch`` the forms Triton's AMD backend (``GPUTarget("hip", "gfx942",
+64)``, ...) uses for LDS: ``#ttg.swizzled_shared``, ``#ttg.padded_shared`` for row padding, and the
+shared linear layout. NVMMA (the wgmma/TMA encoding) only for a TMA mode the target has
+(``tma_modes``); a target of another language: Triton has no backend for it. ``#ttg.padded_shared`` can carry a linear remapping too, but Triton
 requires each of its offset bases to move along one dimension (a permutation of rows or columns,
 no XOR), so a swizzle on padded rows stays inexpressible on every target.
 """
@@ -25,14 +27,22 @@ TARGET = "triton"
 TITLE = "Triton"
 ORDER = 3  # place in the --emit list
 
+# Triton's backend for each language of kernels (hardware.Hardware.language): the NVIDIA one is
+# Triton's default (no note); the others are named in the snippet's head.
+BACKENDS = {"CUDA": "", "HIP": "Triton's AMD backend"}
+
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
     tile = problem.tile
     head = header(problem, layout, "#")
-    amd = problem.bank_model.amd
-    if amd:  # which backend the encodings are for: Triton's AMD one, LDS of the named target
-        head += (f"\n# for Triton's AMD backend (--arch {problem.bank_model.name}: LDS, {problem.bank_model.wave_lanes}-lane "
-                 f"waves): the layout of ttgl.allocate_shared_memory")
+    hardware = problem.bank_model
+    backend = BACKENDS.get(hardware.language)
+    if backend is None:
+        return Snippet("triton", f"{head}\n# cannot express in Triton: it has no backend for --arch {hardware.name} "
+                                 f"({hardware.language} kernels)", False)
+    if backend:  # which backend the encodings are for, and the named target's shared memory
+        head += (f"\n# for {backend} (--arch {hardware.name}: {hardware.shared}, {hardware.wave_lanes}-lane "
+                 f"{hardware.group}s): the layout of ttgl.allocate_shared_memory")
     gl = "import triton.experimental.gluon.language as ttgl  # Gluon; the MLIR attribute is given beside it"
     parts = []
     params = triton_swizzled_params(tile, layout)
@@ -44,7 +54,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                      f"smem_layout = ttgl.SwizzledSharedLayout(vec={vec}, per_phase={per_phase}, "
                      f"max_phase={max_phase}, order=[1, 0])")
     width = tma_width(tile, as_swizzle(tile, layout))
-    if width and tile.rows % 8 == 0 and not amd:  # NVMMA: NVIDIA's wgmma/TMA encoding only
+    if width and tile.rows % 8 == 0 and f"{width}B" in hardware.tma_modes:  # NVMMA: the wgmma/TMA encoding
         parts.append(f"# = the {width}-byte NVMMA (TMA/wgmma) encoding: vec {16 // tile.elem_bytes}, perPhase "
                      f"{128 // width}, maxPhase {width // 16}; buffer aligned to {128 * (width // 16)} B\n"
                      f"#   #ttg.nvmma_shared<{{swizzlingByteWidth = {width}, transposed = false, "
@@ -64,7 +74,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     bases = linear_offset_bases(tile, layout)
     if bases is not None:
         return Snippet("triton", "\n".join([
-            head, gl, f"# not a swizzled{'' if amd else '/NVMMA'} shape: a shared linear layout; offset bit i -> [row, col]",
+            head, gl, f"# not a swizzled{'/NVMMA' if hardware.tma_modes else ''} shape: a shared linear layout; offset bit i -> [row, col]",
             f"#   #ttg.shared_linear<{{offset = {bases}}}, alignment = 16>",
             f"smem_layout = ttgl.SharedLinearLayout(offset_bases={bases})"]), True)
     return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)

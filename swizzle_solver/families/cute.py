@@ -22,7 +22,18 @@ import re
 
 import numpy as np
 
-from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range, partial_block_invalid
+from ..layout import (
+    EVERY_SOLVE,
+    MAX_BIT,
+    Family,
+    LayoutBase,
+    columns,
+    const,
+    in_range,
+    integer,
+    partial_block_invalid,
+    step_schema,
+)
 from ..model import Tile, log2
 from ..value import Value
 from .identity import nbits
@@ -193,7 +204,11 @@ def never_an_answer(printed: str) -> str | None:
     return None
 
 
+# The step swizzles() writes, as docs/schema/solution.schema.json states it (python -m swizzle_solver.schema).
+STEP_SCHEMA = step_schema("cute: Swizzle<B,M,S> on the element offset", B=integer(1, "XOR bits"), M=integer(0, "base"),
+                          S=integer(1, "shift"), unit=const("element"))
+
 FAMILY_RECORD = Family(
     name=Swizzle.family, rank=1, stage=EVERY_SOLVE, layout=Swizzle, parse=parse, printed=PRINTED,
     syntax="Swizzle<B,M,S>, B,M,S", candidates=candidates, grid=grid, make=Swizzle, phys_many=phys_many,
-    apply_many=apply_many, bounds=bounds, never_printed=never_an_answer)
+    apply_many=apply_many, bounds=bounds, never_printed=never_an_answer, step_schema=(STEP_SCHEMA,))

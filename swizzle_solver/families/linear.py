@@ -21,7 +21,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..layout import LATER, MAX_BIT, Family, LayoutBase, in_range, partial_block_invalid
+from ..layout import LATER, MAX_BIT, Family, LayoutBase, const, in_range, integer, partial_block_invalid, step_schema
 from ..model import Tile
 from ..value import Value
 from . import forms
@@ -163,7 +163,15 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
         f"bit {x['target_bit']} ^= bit {x['source_bit']}" for x in answer["terms"]))]
 
 
+STEP_SCHEMA = step_schema(
+    "linear: one XOR step per distance, each reading the original offset",
+    B={"type": ["integer", "null"], "description": "bits, when the mask is contiguous (a CuTe swizzle alone)"},
+    M={"type": ["integer", "null"], "description": "base, likewise"},
+    S={"type": ["integer", "null"], "description": "shift, likewise"},
+    shift=integer(1, "distance: source bit - target bit"), mask=integer(1, "the target bits"), unit=const("element"),
+    kind=const("xor-mask"), applies_to=const("original offset"))
+
 FAMILY_RECORD = Family(
     name=XorLinear.family, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
     syntax="'Linear[b0^=b5^b6, b1^=b7]'", engine="smt", code_rows=_code_rows, contains=("cute", "two-level"),
-    smt_unit="terms")
+    smt_unit="terms", step_schema=(STEP_SCHEMA,))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from ..layout import LATER, Family, LayoutBase
+from ..layout import LATER, Family, LayoutBase, const, integer, step_schema
 from ..model import Tile, is_pow2, log2
 from ..value import Value
 from .cute import Swizzle
@@ -137,6 +137,11 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
                        f"swizzle mode, one box per panel")]
 
 
+STEP_SCHEMA = step_schema("column-panels: the byte-level TMA atom Swizzle<B,4,3> applied inside each panel",
+                          B=integer(1, "XOR bits: 1, 2, 3 for 32B, 64B, 128B"), M=const(4), S=const(3),
+                          unit=const("byte"), applies_to=const("panel"))
+
 FAMILY_RECORD = Family(
     name=ColumnPanels.family, rank=7, stage=LATER, layout=ColumnPanels, parse=parse, printed=r"Panels<(32|64|128)B>",
-    syntax="'Panels<128B>'", candidates=candidates, bounds=bounds, engine="enum", code_rows=_code_rows)
+    syntax="'Panels<128B>'", candidates=candidates, bounds=bounds, engine="enum", code_rows=_code_rows,
+    step_schema=(STEP_SCHEMA,))

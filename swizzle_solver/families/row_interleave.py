@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from ..layout import LATER, MAX_ROWS, Family, LayoutBase, in_range
+from ..layout import LATER, MAX_ROWS, Family, LayoutBase, const, in_range, integer, step_schema
 from ..model import Tile, is_pow2, log2
 from ..value import Value
 from .identity import nbits
@@ -122,6 +122,9 @@ def parse(text: str) -> RowInterleave | None:
     return RowInterleave(t, k)
 
 
+STEP_SCHEMA = step_schema("row-interleave: a row permutation", kind=const("row-permutation"),
+                          T=integer(2, "band of rows"), k=integer(2, "interleave factor"), unit=const("row"))
+
 FAMILY_RECORD = Family(
     name=RowInterleave.family, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
-    syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum")
+    syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum", step_schema=(STEP_SCHEMA,))

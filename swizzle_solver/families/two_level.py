@@ -201,4 +201,4 @@ FAMILY_RECORD = Family(
     name=TwoLevel.family, rank=3, stage=LATER, layout=TwoLevel, parse=parse,
     printed=rf"{cute.PRINTED}then{cute.PRINTED}", syntax="'Swizzle<B,M,S> then Swizzle<B,M,S>'",
     candidates=candidates, make=make, phys_many=phys_many, apply_many=apply_many, engine="enum",
-    code_rows=_code_rows)
+    code_rows=_code_rows, step_schema=(cute.STEP_SCHEMA,))  # two cute steps

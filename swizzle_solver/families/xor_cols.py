@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, in_range
+from ..layout import EVERY_SOLVE, MAX_BIT, Family, LayoutBase, columns, const, in_range, integer, step_schema
 from ..model import Tile, log2
 from ..value import Value, replace
 from .identity import nbits
@@ -134,6 +134,11 @@ def parse(text: str) -> XorCols | None:
     return XorCols(b, mm, a)
 
 
+STEP_SCHEMA = step_schema("xor-cols: column XOR from row bits (not a CuTe swizzle: S is null)", B=integer(1, "XOR bits"),
+                          M=integer(0, "base"), S={"type": "null"}, row_shift=integer(0, "a: the lowest row bit read"),
+                          unit=const("element"), applies_to=const("column"))
+
 FAMILY_RECORD = Family(
     name=XorCols.family, rank=2, stage=EVERY_SOLVE, layout=XorCols, parse=parse, printed=r"XorCols<\d+,\d+,\d+>",
-    syntax="XorCols<B,M,a>", candidates=candidates, grid=grid, make=XorCols, phys_many=phys_many, bounds=bounds)
+    syntax="XorCols<B,M,a>", candidates=candidates, grid=grid, make=XorCols, phys_many=phys_many, bounds=bounds,
+    step_schema=(STEP_SCHEMA,))
