@@ -33,17 +33,17 @@ COMMAND = "python -m swizzle_solver.schema"
 
 
 def family_names() -> list[str]:
-    from .families import records
+    from .families import records, unsearched
 
-    return [r.name for r in records()]
+    return [r.name for r in (*records(), *unsearched())]
 
 
 def step_shapes() -> list[dict]:
     """Every family's step shapes, in rank order, each once (two-level writes cute's steps)."""
-    from .families import records
+    from .families import records, unsearched
 
     shapes: list[dict] = []
-    for r in records():
+    for r in (*records(), *unsearched()):
         shapes += [shape for shape in r.step_schema if shape not in shapes]
     return shapes
 

@@ -94,6 +94,13 @@ def record(name: str) -> Family:
     raise KeyError(name)
 
 
+def unsearched() -> Iterator[Family]:
+    """The records of the layouts that are checked but never searched (``given``), after every
+    searched family in the JSON's lists of family names."""
+    for name in [e.name for e in _UNSEARCHED]:
+        yield record(name)
+
+
 def baseline() -> str:
     """The name of the unswizzled layout's family (``none``)."""
     return next(r.name for r in records() if r.baseline)
