@@ -122,7 +122,7 @@ def amd_cases(arch: str) -> list[dict]:
     from swizzle_solver.hardware import target
 
     hw = target(arch)
-    if hw is None or not hw.amd:
+    if hw is None or hw.language != "HIP":
         sys.exit(f"gpu_probe gen --amd: {arch!r} is not an AMD --arch (gfx90a, gfx942, gfx950, ...)")
     wave = hw.wave_lanes
     out = []

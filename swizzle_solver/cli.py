@@ -379,10 +379,15 @@ def batch_command(
     raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
 
 
-from .probe.command import probe_command, probe_compare_command  # noqa: E402 (typer options only; the work is lazy)
+from .probe.command import (  # noqa: E402 (typer options only; the work is lazy)
+    PROBE_COMPARE_EPILOG,
+    PROBE_EPILOG,
+    probe_command,
+    probe_compare_command,
+)
 
-app.command("probe")(probe_command)
-app.command("probe-compare")(probe_compare_command)
+app.command("probe", epilog=PROBE_EPILOG)(probe_command)
+app.command("probe-compare", epilog=PROBE_COMPARE_EPILOG)(probe_compare_command)
 
 
 def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]]:

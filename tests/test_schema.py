@@ -96,7 +96,7 @@ def test_the_generated_lists_are_the_registries():
 
     schema = generated.solution_schema(SCHEMAS / "solution.schema.json")
     layout = schema["$defs"]["layout"]["properties"]
-    names = [r.name for r in families.records()]
+    names = [r.name for r in (*families.records(), *families.unsearched())]
     assert layout["family"]["enum"] == names == schema["$defs"]["family_proof"]["properties"]["family"]["enum"]
     assert layout["expressible_in"]["items"]["enum"] == list(emit.TARGETS)
     assert layout["tma_mode"]["enum"] == [*hardware.TARGETS["nvidia"].tma_modes, None]

@@ -15,6 +15,39 @@ import typer
 from ..model import InputError
 
 
+# --help of each command: examples and exit codes, as the main command's (cli.EPILOG); "\b" keeps
+# click from re-flowing a paragraph.
+PROBE_EPILOG = """\b
+Examples:
+  swizzle-solve probe --rows 8 --cols 32 --access 8x4 --target cuda -o p8
+  swizzle-solve probe --rows 8 --cols 24 --access 4x2 --target cuda -o p24
+  swizzle-solve probe --rows 8 --cols 8 --access col --target cuda -o c8
+On an AMD --arch (gfx942, gfx950, ...): --target hip.
+Then, on the GPU: bash p8/run.sh, and probe-compare p8.
+
+\b
+Exit codes:
+  0  the probe folder was written (build.sh, run.sh, prediction.json)
+  1  not used by probe (probe-compare exits 1 when the GPU disagrees)
+  2  bad input: one line on stderr, nothing written
+
+\b
+docs/hardware.md: what a probe measures, and results measured so far."""
+
+PROBE_COMPARE_EPILOG = """\b
+Examples:
+  swizzle-solve probe-compare p8
+  swizzle-solve probe-compare p8 --json
+  swizzle-solve probe-compare ./p24
+
+\b
+Exit codes:
+  0  every access measured as predicted
+  1  an access differs (the table says which counter)
+  2  bad input: no measurement in the folder yet (run bash DIR/run.sh on
+     the GPU first), or a folder that is not a probe's"""
+
+
 def probe_command(
     rows: Optional[int] = typer.Option(None, "--rows", help="Tile rows."),
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),

@@ -171,13 +171,13 @@ def op_of(p: Pattern, problem: Problem) -> Op:
     if p.op:  # an instruction of the target
         rule = hw.rule(p.op)
         assert rule is not None
-        if not hw.amd:  # lds128 / sts32: the PTX of that width
+        if hw.language != "HIP":  # lds128 / sts32: the PTX of that width
             name = _NVIDIA_LOADS[rule.lane_bytes]
             return Op(name.replace("ld.", "st.") if rule.write else name, rule.write, rule.lane_bytes)
         bits = {"ds_read_b64_tr_b8": 8, "ds_read_b64_tr_b4": 4}.get(rule.op, 16)
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
     store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
-    if hw.amd:
+    if hw.language == "HIP":  # a HIP probe's ds_read / ds_write
         if store:
             return Op(f"ds_write_b{8 * width}", True, width)
         return Op({1: "ds_read_u8", 2: "ds_read_u16"}.get(width, f"ds_read_b{8 * width}"), False, width)
@@ -198,7 +198,7 @@ def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bo
     if p.kind in ("warp", "mma-c", "linear-layout"):
         lpp = hw.lanes_per_phase(op.lane_bytes)
         group = max(1, wave // lpp)
-        if p.lane_row.shape[1] == lpp and p.placements % group == 0 and not hw.amd:
+        if p.lane_row.shape[1] == lpp and p.placements % group == 0 and hw.language != "HIP":
             rows = p.lane_row.reshape(-1, group * lpp)
             cols = p.lane_col.reshape(-1, group * lpp)
             return rows.astype(np.int64), cols.astype(np.int64), True

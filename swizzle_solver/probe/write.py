@@ -16,6 +16,7 @@ from .common import ALIGN_BYTES, checksum
 from .plan import Probe, ProbeAccess, plan
 
 TARGETS = ("cuda", "hip")
+PROBE_TARGET = {"CUDA": "cuda", "HIP": "hip"}  # hardware.Hardware.language -> the probe that runs its kernels
 PREDICTION = "prediction.json"
 
 
@@ -41,8 +42,11 @@ def target_module(target: str, problem: Problem):
     if name not in TARGETS:
         raise InputError(f"--target {target!r}: use cuda (NVIDIA, nvcc and Nsight Compute) or hip (AMD, hipcc and "
                          f"rocprofv3)")
-    if (name == "cuda") == hw.amd:
-        want = "hip" if hw.amd else "cuda"
+    want = PROBE_TARGET.get(hw.language)  # a probe is a kernel in the target's own language
+    if want is None:
+        raise InputError(f"--arch {hw.name} has no probe target: its kernels are {hw.language}, and a probe is "
+                         f"CUDA or HIP")
+    if name != want:
         raise InputError(f"--target {name} does not run --arch {hw.name}: use --target {want}, or an --arch of "
                          f"{'an NVIDIA' if name == 'cuda' else 'an AMD'} GPU")
     if hw.fixed_banks:
@@ -134,7 +138,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         *rows,
         "",
         "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
-        if probe.problem.bank_model.amd else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
+        if probe.problem.bank_model.language == "HIP" else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
         "..._bank_conflicts_..._op_*.sum.)",
         "",
         *(["Notes:", "", *notes, ""] if notes else []),
