@@ -14,7 +14,6 @@ import typer
 
 from ..model import InputError
 
-
 # --help of each command: examples and exit codes, as the main command's (cli.EPILOG); "\b" keeps
 # click from re-flowing a paragraph.
 PROBE_EPILOG = """\b
