@@ -282,43 +282,100 @@ def batch_command(
     case: Optional[str] = typer.Option(None, "--case", help="Run only the case with this name."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
                                     "cannot rank before an answer already found."),
-    json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print only JSON, each case as it finishes."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
                                        "examples file's folder (absolute paths, '..')."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound each case's search to SECONDS; a case "
+                                            "cut short reports its best layout with status timeout and fails."),
+    total_timeout: Optional[float] = typer.Option(None, "--total-timeout",
+                                                  help="Bound the searches of the whole run to SECONDS; the cases "
+                                                       "it cuts short or never reaches report status timeout and "
+                                                       "fail."),
 ) -> None:
     """Solve or check the cases of examples.toml."""
-    from .cases import load_cases
+    from .cases import case_makers
     from .progress import LazyProgress
 
-    cases = load_cases(file, case, allow_outside)
-    out, rows = [], []
-    with LazyProgress(enabled=sys.stderr.isatty()) as progress:
-        for i, c in enumerate(cases):
-            progress.case(c.name, i, len(cases))
-            row, make_doc = _batch_case(c, table=json_out, progress=progress.update)
-            if json_out:  # the table needs only the row
-                entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
-                if row.get("hint"):
-                    entry["hint"] = row["hint"]
-                out.append(entry)
-            rows.append(row)
-    if json_out:
-        import json
-
-        _write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
+    for option, seconds in (("--timeout", timeout), ("--total-timeout", total_timeout)):
+        if seconds is not None and not 0 < seconds < float("inf"):
+            raise InputError(f"{option} {seconds} must be a positive, finite number of seconds (e.g. {option} 60)")
+    makers = case_makers(file, case, allow_outside)  # every case checked before anything is printed
+    times = _CaseTimes(timeout, total_timeout)
+    rows, all_ok = [], True
+    document = _JsonCases() if json_out else None
+    with LazyProgress(enabled=_stderr_is_terminal()) as progress:
+        for i, make in enumerate(makers):
+            c = make()  # compiled again here, and dropped after: one case in memory at a time
+            progress.case(c.name, i, len(makers))
+            row, make_doc = _batch_case(c, table=json_out, budget=times.budget(progress.update),
+                                        exhaustive=exhaustive)
+            all_ok = all_ok and row["ok"]
+            if document is None:  # the table needs only the row
+                rows.append(row)
+                continue
+            entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+            if row.get("hint"):
+                entry["hint"] = row["hint"]
+            document.add(entry)
+    if document is not None:
+        document.close()
     else:
         from .render import print_batch
         print_batch(rows)
-    raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
+    raise typer.Exit(EXIT_OK if all_ok else EXIT_CONFLICTS)
 
 
-def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]]:
+class _CaseTimes:
+    """batch's --timeout (each case's search) and --total-timeout (the searches of the whole run,
+    from its first case on): each case's budget is what is left of both."""
+
+    def __init__(self, per_case: float | None, total: float | None):
+        import time
+
+        self.per_case = per_case
+        self.deadline = None if total is None else time.monotonic() + total
+
+    def budget(self, progress):
+        import time
+
+        from .budget import Budget
+
+        seconds = self.per_case
+        if self.deadline is not None:
+            left = max(0.0, self.deadline - time.monotonic())
+            seconds = left if seconds is None else min(seconds, left)
+        return Budget(seconds, progress)
+
+
+class _JsonCases:
+    """batch --json written case by case, as each finishes, so that memory does not grow with the
+    number of cases: the text is what ``json.dumps({"schema_version": 1, "cases": entries},
+    indent=2)`` prints whole (each entry indented one level more; JSON strings hold no line break)."""
+
+    HEAD = '{\n  "schema_version": 1,\n  "cases": ['
+
+    def __init__(self):
+        self.count = 0
+
+    def add(self, entry: dict) -> None:
+        import json
+
+        text = json.dumps(entry, indent=2).replace("\n", "\n    ")
+        _write((self.HEAD + "\n" if self.count == 0 else ",\n") + "    " + text)
+        self.count += 1
+
+    def close(self) -> None:
+        _write(self.HEAD + "]\n}\n" if self.count == 0 else "\n  ]\n}\n")
+
+
+def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[dict, Callable[[], dict]]:
     """One case of batch: its table row, and how to build its JSON document (--check's or the
-    solve's, which needs ``table``)."""
+    solve's, which needs ``table``). ``budget`` bounds the search (batch's timeouts): a case it
+    cuts short has status timeout and fails, whatever it expects."""
     if c.check is not None:
         from .api import check
 
-        checked = check(c.check, c.problem)
+        checked = check(c.check, c.problem, budget=budget)  # (the budget bounds the minimal's search only)
         status = checked.measured.status
         ok = c.meets(status, checked.layout.name, usable=checked.invalid is None)
         answer, make_doc = checked.layout.name, checked.json
@@ -326,14 +383,13 @@ def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]
             status = "not usable"
     else:
         from .api import solve
-        from .budget import Budget
 
-        result = solve(c.problem, budget=Budget(progress=progress), table=table, keep_pitch=c.keep_pitch,
+        result = solve(c.problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=c.keep_pitch,
                        for_targets=c.for_targets)
         answer, status = result.name, result.status
-        ok, make_doc = c.meets(status, answer), result.json
+        ok, make_doc = status != "timeout" and c.meets(status, answer), result.json
     row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}
-    hint = None if ok or c.check is not None else _expect_hint(c, answer)
+    hint = None if ok or c.check is not None or status == "timeout" else _expect_hint(c, answer)
     return (row if hint is None else {**row, "hint": hint}), make_doc
 
 
@@ -376,9 +432,18 @@ def _fail(message: str) -> int:
     message = printable(message)
     if len(message) > 2000:  # a value quoted from a huge input: keep the start and the fix at the end
         message = f"{message[:1500]} ... {message[-400:]}"
-    if sys.stderr is not None:
-        sys.stderr.write(f"swizzle-solve: error: {message}\n")
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"swizzle-solve: error: {message}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed or its reader gone: the exit code still says it
+        pass
     return EXIT_INPUT
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether progress may be drawn: stderr is a terminal (and not closed: 2>&-)."""
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -397,7 +462,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     from .access import limits
-    from .alarm import RunTimeout, disarm_deadline
+    from .alarm import disarm_deadline
+
+    try:
+        return _app(argv)
+    except MemoryError:
+        pass
+    finally:
+        limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
+        disarm_deadline()
+    from .entry import OUT_OF_MEMORY
+
+    return _fail(OUT_OF_MEMORY)  # outside the except block, whose traceback holds the frames holding the memory
+
+
+def _app(argv: list[str] | None) -> int:
+    from .alarm import RunTimeout
 
     try:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
@@ -419,9 +499,6 @@ def _run(argv: list[str] | None) -> int:
         return _fail("aborted")
     except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
-    finally:
-        limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
-        disarm_deadline()
     return code if isinstance(code, int) else EXIT_OK
 
 
