@@ -165,7 +165,7 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     from .progress import LazyProgress
 
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
-    with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
+    with LazyProgress(enabled=_stderr_is_terminal()) as progress:  # progress goes to a terminal only
         result = solve(problem, budget=Budget(timeout, progress.update), table=table, exhaustive=exhaustive,
                        keep_pitch=keep_pitch, for_targets=for_targets)
     _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, result.name, problem, result.layout,
@@ -178,7 +178,7 @@ def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out
     from .api import check
     from .progress import LazyProgress
 
-    with LazyProgress(enabled=sys.stderr.isatty()):
+    with LazyProgress(enabled=_stderr_is_terminal()):
         checked = check(layout, problem)
         line = f"{layout.name} passed"
         if not checked.passed:  # name the layout that passes (a solve of the same problem)
@@ -302,21 +302,13 @@ def batch_command(
     makers = case_makers(file, case, allow_outside)  # every case checked before anything is printed
     times = _CaseTimes(timeout, total_timeout)
     rows, all_ok = [], True
-    document = _JsonCases() if json_out else None
+    document = _JsonCases(len(makers)) if json_out else None
     with LazyProgress(enabled=_stderr_is_terminal()) as progress:
         for i, make in enumerate(makers):
-            c = make()  # compiled again here, and dropped after: one case in memory at a time
-            progress.case(c.name, i, len(makers))
-            row, make_doc = _batch_case(c, table=json_out, budget=times.budget(progress.update),
-                                        exhaustive=exhaustive)
+            row = _run_case(make, i, len(makers), progress, times, exhaustive, document)
             all_ok = all_ok and row["ok"]
             if document is None:  # the table needs only the row
                 rows.append(row)
-                continue
-            entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
-            if row.get("hint"):
-                entry["hint"] = row["hint"]
-            document.add(entry)
     if document is not None:
         document.close()
     else:
@@ -350,22 +342,42 @@ class _CaseTimes:
 class _JsonCases:
     """batch --json written case by case, as each finishes, so that memory does not grow with the
     number of cases: the text is what ``json.dumps({"schema_version": 1, "cases": entries},
-    indent=2)`` prints whole (each entry indented one level more; JSON strings hold no line break)."""
+    indent=2)`` prints whole (each entry indented one level more; JSON strings hold no line break).
+    Each entry is written with what follows it (``,`` or the document's end), so that its last line
+    is whole as soon as the case is done."""
 
     HEAD = '{\n  "schema_version": 1,\n  "cases": ['
 
-    def __init__(self):
-        self.count = 0
+    def __init__(self, cases: int):
+        self.cases, self.count = cases, 0
 
     def add(self, entry: dict) -> None:
         import json
 
-        text = json.dumps(entry, indent=2).replace("\n", "\n    ")
-        _write((self.HEAD + "\n" if self.count == 0 else ",\n") + "    " + text)
         self.count += 1
+        text = json.dumps(entry, indent=2).replace("\n", "\n    ")
+        _write((self.HEAD + "\n" if self.count == 1 else "") + "    " + text
+               + (",\n" if self.count < self.cases else "\n  ]\n}\n"))
 
     def close(self) -> None:
-        _write(self.HEAD + "]\n}\n" if self.count == 0 else "\n  ]\n}\n")
+        if self.count == 0:
+            _write(self.HEAD + "]\n}\n")
+
+
+def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive: bool,
+              document: _JsonCases | None) -> dict:
+    """One case of batch, compiled again here (case_makers) and dropped on return, with its answer:
+    one case in memory at a time. Its row, after its entry is written when ``document``."""
+    c = make()
+    progress.case(c.name, i, count)
+    row, make_doc = _batch_case(c, table=document is not None, budget=times.budget(progress.update),
+                                exhaustive=exhaustive)
+    if document is not None:
+        entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+        if row.get("hint"):
+            entry["hint"] = row["hint"]
+        document.add(entry)
+    return row
 
 
 def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[dict, Callable[[], dict]]:
