@@ -77,8 +77,8 @@ def _makers(path: str, only: str | None, allow_outside: bool) -> list[Callable[[
         if name in seen:
             raise InputError(f"{path}: two cases are named {name!r}; give every case its own name")
         seen.add(name)
-    makers = [partial(_case, table, name, path, allow_outside) for table, name in zip(tables, names)
-              if only is None or name == only]
+    makers: list[Callable[[], Case]] = [partial(_case, table, name, path, allow_outside)
+                                        for table, name in zip(tables, names) if only is None or name == only]
     if only is not None and not makers:
         raise InputError(f"no case named {only!r} in {path}: check --case against the names in the file")
     return makers

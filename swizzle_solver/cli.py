@@ -62,6 +62,8 @@ app = typer.Typer(cls=_App, add_completion=True, pretty_exceptions_enable=False,
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
+OUT_OF_MEMORY = ("out of memory: give a smaller tile, fewer access patterns or fewer batch cases, or let the "
+                 "process use more memory")
 
 # Usage errors come from the click that typer runs on: the click package for older typer, a copy
 # vendored as typer._click in recent releases (typer 0.28 no longer depends on click). Take the
@@ -483,8 +485,6 @@ def _run(argv: list[str] | None) -> int:
     finally:
         limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
         disarm_deadline()
-    from .entry import OUT_OF_MEMORY
-
     return _fail(OUT_OF_MEMORY)  # outside the except block, whose traceback holds the frames holding the memory
 
 

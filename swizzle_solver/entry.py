@@ -42,8 +42,6 @@ class Terminated(Stopped):
     what = "terminated"
 
 
-OUT_OF_MEMORY = ("out of memory: give a smaller tile, fewer access patterns or fewer batch cases, or let the "
-                 "process use more memory")
 _stopped: type[Stopped] | None = None  # the first signal seen, even if its exception was swallowed
 
 
@@ -75,9 +73,10 @@ def main() -> int:
     except (Stopped, KeyboardInterrupt) as stop:  # (KeyboardInterrupt: before the handler was in place)
         what = stop if isinstance(stop, Stopped) else Stopped()
         return _end(what.code, what.what)
-    except MemoryError:  # cli.py catches it during the run; this is for the imports and the output
+    except MemoryError:  # cli.py catches it during the run (and says what to make smaller); this is the imports
         pass
-    return _end(EXIT_INPUT, OUT_OF_MEMORY)  # outside the except block, whose traceback holds the memory
+    # here, outside the except block, whose traceback holds the memory
+    return _end(EXIT_INPUT, "out of memory while starting: let the process use more memory")
 
 
 def _main() -> int:
@@ -142,8 +141,9 @@ def _fill_closed_fds() -> None:
                 os.close(null)
         except OSError:
             continue
-        if getattr(sys, name) is None:
-            setattr(sys, name, open(fd, mode, buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace"))
+        if getattr(sys, name) is None:  # (the stream is the process's, to its end: no context manager)
+            stream = open(fd, mode, buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+            setattr(sys, name, stream)
 
 
 GRACE_SECONDS = 1.0  # for the main thread to stop by itself before the watcher stops the process

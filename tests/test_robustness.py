@@ -870,8 +870,7 @@ def test_a_swallowed_signal_still_ends_the_run(fake, sig, code, word):
     assert result.returncode == code and result.stderr.splitlines() == [f"swizzle-solve: error: {word}"], result
 
 
-@pytest.mark.slow  # twenty runs, each stopped early
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])  # (ten runs each, stopped early: half a second)
 def test_a_signal_at_any_moment_of_start_up_ends_the_run(sig):
     """From the tool's first line a signal ends the run 130/143 with one line; before it, Python's
     defaults (docs/cli.md): killed by the signal, or KeyboardInterrupt in Python's own files. Never
