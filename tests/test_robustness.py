@@ -1,5 +1,5 @@
-"""Issue 14: hostile files, resource limits, output targets and interrupts. Every reproducer of the
-issue is a test here; the fuzz tier (``-m fuzz``) throws random argv and file contents at the CLI.
+"""Issues 14 and 21: hostile files, resource limits, output targets and interrupts. Every reproducer of the
+issues is a test here; the fuzz tier (``-m fuzz``) throws random argv and file contents at the CLI.
 
 The invariant throughout: exit 0/1 with valid output, or exit 2 with exactly one line on stderr,
 within a time limit, and never a traceback."""
@@ -808,18 +808,35 @@ def test_batch_timeout_cuts_each_case(tmp_path):
     assert table.returncode == 1 and "timeout" in table.stdout and "1 passed, 2 failed" in table.stdout
 
 
+PINNED_NONE = """
+[[case]]
+name = "pinned, failing"
+rows = 16
+cols = 16
+dtype = "f16"
+access = ["8x8"]
+check = "none"
+"""
+
+
 def test_batch_total_timeout_cuts_the_run(tmp_path):
+    """The cases after the run's time is spent are not searched: status timeout, failed. A check
+    case is still measured (its verdict is exact); the search for its minimal is cut: null."""
     quick = STREAMED.split("[[case]]")[1]
     path = _batch_file(tmp_path, "[[case]]" + quick + SLOW_CASE + "[[case]]" + quick.replace('"quick"', '"later"')
-                       + 'expect = "none"\n')
+                       + 'expect = "none"\n' + PINNED_NONE)
     start = time.monotonic()
     result = run(["batch", path, "--total-timeout", "0.3", "--json"])
     assert time.monotonic() - start < 30
-    got = [(c["name"], c["ok"], c["result"]["status"]) for c in json.loads(result.stdout)["cases"]]
-    assert got == [("quick", True, "conflict-free"), ("slow", False, "timeout"), ("later", False, "timeout")]
-    assert result.returncode == 1
+    cases = json.loads(result.stdout)["cases"]
+    got = [(c["name"], c["ok"], c["result"]["status"]) for c in cases]
+    assert got == [("quick", True, "conflict-free"), ("slow", False, "timeout"), ("later", False, "timeout"),
+                   ("pinned, failing", False, "conflicts")]
+    assert cases[3]["result"]["check"]["minimal"] is None and result.returncode == 1
     ok = run(["batch", path, "--total-timeout", "100", "--timeout", "100", "--case", "later"])
     assert ok.returncode == 0 and "1 passed, 0 failed" in ok.stdout
+    pinned = json.loads(run(["batch", path, "--total-timeout", "100", "--case", "pinned, failing", "--json"]).stdout)
+    assert pinned["cases"][0]["result"]["check"]["minimal"] == run(FAST).stdout.strip()
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])
