@@ -11,7 +11,7 @@ would otherwise walk all of them, twice (young, then middle generation): 15 to 2
 collector then walks only what the solve makes.
 
 It also owns how the process ends when something outside the input stops it, at any moment from
-its first line on: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, each with one line on stderr; a
+main's first line on: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, each with one line on stderr; a
 standard output that is closed, full or gone (``| head``) ends the output without a traceback; a
 closed standard input or error reads as /dev/null (the answer is still printed); running out of
 memory exits 2 with one line. The signals raise exceptions that no ``except Exception`` (nor
@@ -20,7 +20,8 @@ check, which takes Ctrl-C for itself, passes it on (smt.py). A signal whose exce
 on the way (raised inside a weakref callback or a finaliser, whose exceptions Python only reports,
 or caught by a library's bare ``except``) is remembered, so the run still ends 130/143.
 
-Before this module's first line, Python's own defaults apply (docs/cli.md, "Signals").
+Before main's first line, Python's own defaults apply (docs/cli.md, "Signals, closed streams and
+memory").
 """
 import gc
 import os

@@ -839,6 +839,15 @@ def test_batch_total_timeout_cuts_the_run(tmp_path):
     assert pinned["cases"][0]["result"]["check"]["minimal"] == run(FAST).stdout.strip()
 
 
+def test_batch_exhaustive_reaches_the_search(tmp_path):
+    """batch --exhaustive was taken and never passed on: the skipped families stayed skipped."""
+    path = _batch_file(tmp_path, '[[case]]\nname = "i"\nrows = 8\ncols = 9\nbanks = 8\naccess = ["4x2"]\n')
+    for extra, searched in (([], False), (["--exhaustive"], True)):
+        doc = json.loads(run(["batch", path, "--json", *extra]).stdout)["cases"][0]["result"]
+        padding = next(f for f in doc["proof"]["families"] if f["family"] == "padding")
+        assert padding.get("searched", True) is searched  # (only a family not searched says so)
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "x"])
 @pytest.mark.parametrize("option", ["--timeout", "--total-timeout"])
 def test_batch_timeouts_must_be_positive_seconds(option, value):
