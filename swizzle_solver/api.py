@@ -118,6 +118,7 @@ class Checked(Value, eq=False):
     problem: Problem
     measured: Candidate  # per access worst and total wavefronts
     invalid: str | None  # why the layout is not sound here (soundness.py), or None
+    budget: Budget | None = None  # bounds the search for ``minimal`` (batch's timeouts)
 
     @property
     def layout(self) -> Layout:
@@ -141,13 +142,14 @@ class Checked(Value, eq=False):
     def minimal(self) -> Result | None:
         """When the check fails: the search's answer for the same problem, which names the layout
         to use instead (None when the check passes; solved once, on first use)."""
-        return None if self.passed else solve(self.problem, table=False)
+        return None if self.passed else solve(self.problem, table=False, budget=self.budget)
 
     @property
     def minimal_name(self) -> str | None:
-        """The minimal conflict-free layout's name when the check fails and one exists, else None."""
+        """The minimal conflict-free layout's name when the check fails and one exists, else None
+        (None too when ``budget`` cut the search short: what it found is not known to be minimal)."""
         found = self.minimal
-        return found.name if found is not None and found.conflict_free else None
+        return found.name if found is not None and found.conflict_free and found.status != "timeout" else None
 
     @cached_property
     def hint(self) -> str | None:
@@ -184,10 +186,13 @@ class Checked(Value, eq=False):
         return with_emit(doc, self.problem, self.layout, emit)
 
 
-def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) -> Checked:
+def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: Budget | None = None,
+          **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
     is a layout object or a name as the tool prints it (names.checkable()), or a layout in the
-    kernel's own notation ("expr: r * 72 + c", "cute: ...", "triton: ...", "table:FILE", "128B")."""
+    kernel's own notation ("expr: r * 72 + c", "cute: ...", "triton: ...", "table:FILE", "128B").
+    ``budget`` bounds the search for the layout to use instead when the check fails
+    (Checked.minimal), not the check."""
     from .names import parse_layout
     from .solving import check as measure_check
 
@@ -198,7 +203,7 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, **kwargs) ->
     if isinstance(layout, str):
         layout = parse_layout(layout, "layout", tile=problem_.tile)
     measured, why = measure_check(problem_, layout)
-    return Checked(problem_, measured, why)
+    return Checked(problem_, measured, why, budget)
 
 
 def with_emit(doc: dict, prob: Problem, layout: Layout, targets: Iterable[str]) -> dict:

@@ -6,6 +6,8 @@ a kernel uses (``check``, like --check), which must then be usable and reach ``e
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from .access import defaulted_elem_warning, elem_bytes_of, make_problem
@@ -48,21 +50,38 @@ def load_cases(path: str, only: str | None = None, allow_outside: bool = False) 
     """Parse and compile every case (so that a bad one fails before anything is printed). The files
     a case names are read relative to the examples file and, unless ``allow_outside``, from inside
     its folder only (a shared examples file must not read the rest of the disk)."""
+    return [make() for make in _makers(path, only, allow_outside)]
+
+
+def case_makers(path: str, only: str | None = None, allow_outside: bool = False) -> list[Callable[[], Case]]:
+    """load_cases for batch: every case is compiled now (a bad one fails before anything is
+    printed) and dropped, and compiled again when its maker is called, so that a batch holds one
+    compiled case at a time: a case's access patterns take up to megabytes, and a file may have
+    thousands of cases (its files are then read twice)."""
+    makers = _makers(path, only, allow_outside)
+    for make in makers:
+        make()
+    return makers
+
+
+def _makers(path: str, only: str | None, allow_outside: bool) -> list[Callable[[], Case]]:
     text = read_text(path, "examples file")
     doc = load_toml(text, printable(path))
     tables = doc.get("case")
     if not isinstance(tables, list) or not tables or not all(isinstance(t, dict) for t in tables):
         raise InputError(f"{path} has no [[case]] tables: write one [[case]] per example")
     names = [t.get("name", f"#{i + 1}") for i, t in enumerate(tables)]
+    seen: set[str] = set()  # (a set: ``name in names[:i]`` is quadratic in the number of cases)
     for i, name in enumerate(names):
         if not isinstance(name, str):
             raise InputError(f"{path}: case #{i + 1} has name = {name!r}; a name must be a string")
-        if name in names[:i]:
+        if name in seen:
             raise InputError(f"{path}: two cases are named {name!r}; give every case its own name")
+        seen.add(name)
     if only is not None:
         only = select_case(names, only, path)
-    return [_case(table, name, path, allow_outside) for table, name in zip(tables, names) if only is None or name == only]
-
+    return [partial(_case, table, name, path, allow_outside)
+            for table, name in zip(tables, names) if only is None or name == only]
 
 def _folded(text: str) -> str:
     return " ".join(text.lower().split())
@@ -135,6 +154,8 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     for key, paths in files.items():
         for p in paths:
+            if "\0" in p:  # (no file has one: the path checks below would fail with ValueError)
+                raise InputError(f"{where}: {key} path {p!r} holds a NUL character: give the file's path")
             if not allow_outside and (Path(p).is_absolute() or not (base / p).resolve().is_relative_to(base)):
                 raise InputError(f"{where}: {key} path {p!r} leaves the folder of the examples file: give a path "
                                  f"inside it, or run batch --allow-outside")

@@ -62,6 +62,8 @@ app = typer.Typer(cls=_App, add_completion=True, pretty_exceptions_enable=False,
                   help="The minimal shared-memory swizzle for a tile and its access patterns, with proof.")
 
 EXIT_OK, EXIT_CONFLICTS, EXIT_INPUT = 0, 1, 2
+OUT_OF_MEMORY = ("out of memory: give a smaller tile, fewer access patterns or fewer batch cases, or let the "
+                 "process use more memory")
 
 # Usage errors come from the click that typer runs on: the click package for older typer, a copy
 # vendored as typer._click in recent releases (typer 0.28 no longer depends on click). Take the
@@ -168,7 +170,7 @@ def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outp
     table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
     budget, result = Budget(timeout), None
     try:
-        with LazyProgress(enabled=sys.stderr.isatty()) as progress:  # progress goes to a terminal only
+        with LazyProgress(enabled=_stderr_is_terminal()) as progress:  # progress goes to a terminal only
             budget.progress = progress.update
             result = solve(problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
                            for_targets=for_targets)
@@ -202,7 +204,7 @@ def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out
 
     checked = None
     try:
-        with LazyProgress(enabled=sys.stderr.isatty()):
+        with LazyProgress(enabled=_stderr_is_terminal()):
             checked = check(layout, problem)
             line = f"{layout.name} passed"
             if not checked.passed:  # name the layout that passes (a solve of the same problem)
@@ -342,41 +344,44 @@ def batch_command(
     list_names: bool = typer.Option(False, "--list", help="Print the case names, one a line, and solve nothing."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
                                     "cannot rank before an answer already found."),
-    json_out: bool = typer.Option(False, "--json", help="Print only JSON."),
+    json_out: bool = typer.Option(False, "--json", help="Print only JSON, each case as it finishes."),
     allow_outside: bool = typer.Option(False, "--allow-outside", help="Let cases read files outside the "
                                        "examples file's folder (absolute paths, '..')."),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound each case's search to SECONDS; a case "
+                                            "cut short reports its best layout with status timeout and fails."),
+    total_timeout: Optional[float] = typer.Option(None, "--total-timeout",
+                                                  help="Bound the searches of the whole run to SECONDS; the cases "
+                                                       "it cuts short or never reaches report status timeout and "
+                                                       "fail."),
 ) -> None:
     """Solve or check the cases of examples.toml."""
-    from .cases import load_cases
+    from .cases import case_makers
     from .progress import LazyProgress
 
     if list_names and json_out:
         raise InputError("--list and --json both given: --list prints the case names only; choose one")
-    cases = load_cases(file, case, allow_outside)
+    for option, seconds in (("--timeout", timeout), ("--total-timeout", total_timeout)):
+        if seconds is not None and not 0 < seconds < float("inf"):
+            raise InputError(f"{option} {seconds} must be a positive, finite number of seconds (e.g. {option} 60)")
+    makers = case_makers(file, case, allow_outside)  # every case checked before anything is printed
     if list_names:
-        _write("".join(f"{c.name}\n" for c in cases))
+        _write("".join(f"{make().name}\n" for make in makers))
         raise typer.Exit(EXIT_OK)
-    for c in cases:
-        _warn(c.warning and f"case {c.name!r}: {c.warning}")
-    out, rows = [], []
-    with LazyProgress(enabled=sys.stderr.isatty()) as progress:
-        for i, c in enumerate(cases):
-            progress.case(c.name, i, len(cases))
-            row, make_doc = _batch_case(c, table=json_out, progress=progress.update)
-            if json_out:  # the table needs only the row
-                entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
-                if row.get("hint"):
-                    entry["hint"] = row["hint"]
-                out.append(entry)
-            rows.append(row)
-    if json_out:
-        import json
-
-        _write(json.dumps({"schema_version": 1, "cases": out}, indent=2) + "\n")
+    times = _CaseTimes(timeout, total_timeout)
+    rows, all_ok = [], True
+    document = _JsonCases(len(makers)) if json_out else None
+    with LazyProgress(enabled=_stderr_is_terminal()) as progress:
+        for i, make in enumerate(makers):
+            row = _run_case(make, i, len(makers), progress, times, exhaustive, document)
+            all_ok = all_ok and row["ok"]
+            if document is None:  # the table needs only the row
+                rows.append(row)
+    if document is not None:
+        document.close()
     else:
         from .render import print_batch
         print_batch(rows)
-    raise typer.Exit(EXIT_OK if all(r["ok"] for r in rows) else EXIT_CONFLICTS)
+    raise typer.Exit(EXIT_OK if all_ok else EXIT_CONFLICTS)
 
 
 from .probe.command import (  # noqa: E402 (typer options only; the work is lazy)
@@ -390,26 +395,90 @@ app.command("probe", epilog=PROBE_EPILOG)(probe_command)
 app.command("probe-compare", epilog=PROBE_COMPARE_EPILOG)(probe_compare_command)
 
 
-def _batch_case(c, table: bool, progress=None) -> tuple[dict, Callable[[], dict]]:
+class _CaseTimes:
+    """batch's --timeout (each case's search) and --total-timeout (the searches of the whole run,
+    from its first case on): each case's budget is what is left of both."""
+
+    def __init__(self, per_case: float | None, total: float | None):
+        import time
+
+        self.per_case = per_case
+        self.deadline = None if total is None else time.monotonic() + total
+
+    def budget(self, progress):
+        import time
+
+        from .budget import Budget
+
+        seconds = self.per_case
+        if self.deadline is not None:
+            left = max(0.0, self.deadline - time.monotonic())
+            seconds = left if seconds is None else min(seconds, left)
+        return Budget(seconds, progress)
+
+
+class _JsonCases:
+    """batch --json written case by case, as each finishes, so that memory does not grow with the
+    number of cases: the text is what ``json.dumps({"schema_version": 1, "cases": entries},
+    indent=2)`` prints whole (each entry indented one level more; JSON strings hold no line break).
+    Each entry is written with what follows it (``,`` or the document's end), so that its last line
+    is whole as soon as the case is done."""
+
+    HEAD = '{\n  "schema_version": 1,\n  "cases": ['
+
+    def __init__(self, cases: int):
+        self.cases, self.count = cases, 0
+
+    def add(self, entry: dict) -> None:
+        import json
+
+        self.count += 1
+        text = json.dumps(entry, indent=2).replace("\n", "\n    ")
+        _write((self.HEAD + "\n" if self.count == 1 else "") + "    " + text
+               + (",\n" if self.count < self.cases else "\n  ]\n}\n"))
+
+    def close(self) -> None:
+        if self.count == 0:
+            _write(self.HEAD + "]\n}\n")
+
+
+def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive: bool,
+              document: _JsonCases | None) -> dict:
+    """One case of batch, compiled again here (case_makers) and dropped on return, with its answer:
+    one case in memory at a time. Its row, after its entry is written when ``document``."""
+    c = make()
+    _warn(c.warning and f"case {c.name!r}: {c.warning}")
+    progress.case(c.name, i, count)
+    row, make_doc = _batch_case(c, table=document is not None, budget=times.budget(progress.update),
+                                exhaustive=exhaustive)
+    if document is not None:
+        entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+        if row.get("hint"):
+            entry["hint"] = row["hint"]
+        document.add(entry)
+    return row
+
+
+def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[dict, Callable[[], dict]]:
     """One case of batch: its table row, and how to build its JSON document (--check's or the
-    solve's, which needs ``table``)."""
+    solve's, which needs ``table``). ``budget`` bounds the search (batch's timeouts): a case it
+    cuts short has status timeout and fails, whatever it expects."""
     if c.check is not None:
         from .api import check
 
-        checked = check(c.check, c.problem)
+        checked = check(c.check, c.problem, budget=budget)  # (the budget bounds the minimal's search only)
         status = checked.status
         ok = c.meets(checked.measured.status, checked.layout.name, usable=checked.invalid is None)
         answer, make_doc = checked.layout.name, checked.json
     else:
         from .api import solve
-        from .budget import Budget
 
-        result = solve(c.problem, budget=Budget(progress=progress), table=table, keep_pitch=c.keep_pitch,
+        result = solve(c.problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=c.keep_pitch,
                        for_targets=c.for_targets)
         answer, status = result.name, result.status
-        ok, make_doc = c.meets(status, answer), result.json
+        ok, make_doc = status != "timeout" and c.meets(status, answer), result.json
     row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}
-    hint = None if ok or c.check is not None else _expect_hint(c, answer)
+    hint = None if ok or c.check is not None or status == "timeout" else _expect_hint(c, answer)
     return (row if hint is None else {**row, "hint": hint}), make_doc
 
 
@@ -458,9 +527,18 @@ def _fail(message: str) -> int:
     message = printable(message)
     if len(message) > 2000:  # a value quoted from a huge input: keep the start and the fix at the end
         message = f"{message[:1500]} ... {message[-400:]}"
-    if sys.stderr is not None:
-        sys.stderr.write(f"swizzle-solve: error: {message}\n")
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"swizzle-solve: error: {message}\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed or its reader gone: the exit code still says it
+        pass
     return EXIT_INPUT
+
+
+def _stderr_is_terminal() -> bool:
+    """Whether progress may be drawn: stderr is a terminal (and not closed: 2>&-)."""
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -479,7 +557,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(argv: list[str] | None) -> int:
     from .access import limits
-    from .alarm import RunTimeout, disarm_deadline
+    from .alarm import disarm_deadline
+
+    try:
+        return _app(argv)
+    except MemoryError:
+        pass
+    finally:
+        limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
+        disarm_deadline()
+    return _fail(OUT_OF_MEMORY)  # outside the except block, whose traceback holds the frames holding the memory
+
+
+def _app(argv: list[str] | None) -> int:
+    from .alarm import RunTimeout
 
     try:
         code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
@@ -501,9 +592,6 @@ def _run(argv: list[str] | None) -> int:
         return _fail("aborted")
     except _click_errors.ClickException as err:
         return _fail(f"{' '.join(err.format_message().split())} (see swizzle-solve --help)")
-    finally:
-        limits.reset()  # the caps and the alarm were this run's (main is also called in-process)
-        disarm_deadline()
     return code if isinstance(code, int) else EXIT_OK
 
 

@@ -11,12 +11,19 @@ would otherwise walk all of them, twice (young, then middle generation): 15 to 2
 collector then walks only what the solve makes.
 
 It also owns how the process ends when something outside the input stops it, at any moment from
-the first import on: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, each with one line on stderr; a
-standard output that is closed, full or gone (``| head``) ends the output without a traceback. The
-signals raise exceptions that no ``except Exception`` (nor click's own Ctrl-C handling) catches, so
-``finally`` blocks still remove temporary files; a z3 check, which takes Ctrl-C for itself, passes
-it on (smt.py). A dependency that cannot be imported (``python3 -m swizzle_solver`` run by a Python
-the project is not installed in) is one line that says which Python to use instead, exit 2.
+main's first line on: Ctrl-C (SIGINT) exits 130 and SIGTERM 143, each with one line on stderr; a
+standard output that is closed, full or gone (``| head``) ends the output without a traceback; a
+closed standard input or error reads as /dev/null (the answer is still printed); running out of
+memory exits 2 with one line; a dependency that cannot be imported (``python3 -m swizzle_solver``
+run by a Python the project is not installed in) is one line that says which Python to use
+instead, exit 2. The signals raise exceptions that no ``except Exception`` (nor
+click's own Ctrl-C handling) catches, so ``finally`` blocks still remove temporary files; a z3
+check, which takes Ctrl-C for itself, passes it on (smt.py). A signal whose exception is swallowed
+on the way (raised inside a weakref callback or a finaliser, whose exceptions Python only reports,
+or caught by a library's bare ``except``) is remembered, so the run still ends 130/143.
+
+Before main's first line, Python's own defaults apply (docs/cli.md, "Signals, closed streams and
+memory").
 """
 import gc
 import os
@@ -38,19 +45,50 @@ class Terminated(Stopped):
     what = "terminated"
 
 
+_stopped: type[Stopped] | None = None  # the first signal seen, even if its exception was swallowed
+
+
 def _raise(signum: int, frame) -> None:
+    global _stopped
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut short the clean-up
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated() if signum == signal.SIGTERM else Stopped()
+    _stopped = Terminated if signum == signal.SIGTERM else Stopped
+    raise _stopped()
+
+
+def _unraisable(hook):
+    """sys.unraisablehook that ends the run at once when the exception it is handed is a signal's:
+    raised inside a weakref callback or a finaliser (the import system runs some), which Python
+    reports and then ignores."""
+    def unraisable(info) -> None:
+        if isinstance(info.exc_value, Stopped):
+            _end(info.exc_value.code, info.exc_value.what)
+        hook(info)
+
+    return unraisable
 
 
 def main() -> int:
-    signal.signal(signal.SIGINT, _raise)
-    signal.signal(signal.SIGTERM, _raise)
     try:
-        if sys.stdout is None:  # started with stdout closed (>&-): nowhere to put the answer
-            return _end(EXIT_INPUT, "standard output is closed: redirect it to a file or /dev/null")
-        _watch()  # after that check: with fd 1 closed, its pipe would take fd 1
+        signal.signal(signal.SIGINT, _raise)
+        signal.signal(signal.SIGTERM, _raise)
+        return _finish(_main())
+    except (Stopped, KeyboardInterrupt) as stop:  # (KeyboardInterrupt: before the handler was in place)
+        what = stop if isinstance(stop, Stopped) else Stopped()
+        return _end(what.code, what.what)
+    except MemoryError:  # cli.py catches it during the run (and says what to make smaller); this is the imports
+        pass
+    # here, outside the except block, whose traceback holds the memory
+    return _end(EXIT_INPUT, "out of memory while starting: let the process use more memory")
+
+
+def _main() -> int:
+    sys.unraisablehook = _unraisable(sys.unraisablehook)
+    if sys.stdout is None:  # started with stdout closed (>&-): nowhere to put the answer
+        return _end(EXIT_INPUT, "standard output is closed: redirect it to a file or /dev/null")
+    _fill_closed_fds()  # before anything opens a file, which would take a closed fd 0 or 2
+    _watch()  # after the stdout check: with fd 1 closed, its pipe would take fd 1
+    try:
         gc.disable()
         try:
             from .cli import main as cli_main
@@ -70,8 +108,6 @@ def main() -> int:
         except BrokenPipeError:  # the reader left (| head, | true): what it read is all it wanted
             _silence_stdout()
         return code
-    except Stopped as stop:
-        return _end(stop.code, stop.what)
     except BrokenPipeError:
         _silence_stdout()
         return 0
@@ -91,6 +127,44 @@ def not_installed(err: ModuleNotFoundError) -> str:
     return (f"swizzle-solve is not installed for this Python ({sys.executable}: no module named {err.name!r}): "
             f"run .venv/bin/swizzle-solve (or activate the venv first: . .venv/bin/activate), or install it: "
             f"python3 -m venv .venv && .venv/bin/pip install -q -e .")
+
+
+def _finish(code: int) -> int:
+    """``code``, unless a signal came. From here on a signal ends the process at once (there is
+    nothing left to clean up); one that came before, even if its exception was swallowed on the
+    way, ends it as it would have."""
+    signal.signal(signal.SIGINT, _end_now)
+    signal.signal(signal.SIGTERM, _end_now)
+    if _stopped is not None:
+        return _end(_stopped.code, _stopped.what)
+    return code
+
+
+def _end_now(signum: int, frame) -> None:
+    stop = Terminated if signum == signal.SIGTERM else Stopped
+    _end(stop.code, stop.what)
+
+
+def _fill_closed_fds() -> None:
+    """A closed standard input or error (<&-, 2>&-) reads as /dev/null: the answer still goes to
+    stdout (and an error line nowhere), and no file the run opens takes fd 0 or 2, where anything
+    that writes to stderr (Python's last-resort messages, z3) would write into it."""
+    for fd, name, mode in ((0, "stdin", "r"), (2, "stderr", "w")):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        try:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        except OSError:
+            continue
+        if getattr(sys, name) is None:  # (the stream is the process's, to its end: no context manager)
+            stream = open(fd, mode, buffering=1, closefd=False, encoding="utf-8", errors="backslashreplace")  # noqa: SIM115
+            setattr(sys, name, stream)
 
 
 GRACE_SECONDS = 1.0  # for the main thread to stop by itself before the watcher stops the process

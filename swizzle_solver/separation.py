@@ -79,17 +79,19 @@ def distinct_rows(rows: np.ndarray) -> np.ndarray:
 
 
 # The last separation of each pattern, with the tile and bank model it was built for: the base
-# search's screen and the later families' oracle ask for the same ones on one solve.
-_BUILT: weakref.WeakKeyDictionary[Pattern, tuple[Tile, Hardware, Separation | None]] = weakref.WeakKeyDictionary()
+# search's screen and the later families' oracle ask for the same ones on one solve. Held without
+# its pattern: a value that refers to its key keeps the key alive for good (a batch of thousands
+# of cases kept every case's patterns).
+_BUILT: weakref.WeakKeyDictionary[Pattern, tuple[Tile, Hardware, tuple | None]] = weakref.WeakKeyDictionary()
 
 
 def separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:
     built = _BUILT.get(pattern)
-    if built is not None and built[0] == tile and built[1] is bank_model:
-        return built[2]
-    found = _separation(tile, bank_model, pattern)
-    _BUILT[pattern] = (tile, bank_model, found)
-    return found
+    if built is None or built[0] != tile or built[1] is not bank_model:
+        found = _separation(tile, bank_model, pattern)
+        built = _BUILT[pattern] = (tile, bank_model, None if found is None else
+                                   (found.unit_shift, found.slot_mask, found.diffs))
+    return None if built[2] is None else Separation(pattern, *built[2])
 
 
 def _separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:

@@ -37,7 +37,6 @@ def check_writable(path: str) -> None:
     """Fail before any work when the SVG cannot be written: a directory, a device, a pipe or a
     symbolic link in its place (only a regular file is ever replaced), a name too long, no
     directory, no permission."""
-    shown = printable(path)
     folder = os.path.dirname(os.path.abspath(path))
     try:
         info = os.lstat(path)
@@ -45,27 +44,27 @@ def check_writable(path: str) -> None:
         info = None
     except (OSError, ValueError) as err:  # ValueError: a NUL in the path
         if getattr(err, "errno", None) == errno.ENAMETOOLONG:
-            raise InputError(f"--svg {shown!r}: the name is too long: choose a shorter path") from None
+            raise InputError(f"--svg {path!r}: the name is too long: choose a shorter path") from None
         reason = getattr(err, "strerror", None) or "invalid path"
-        raise InputError(f"--svg {shown!r} cannot be written ({reason}): choose a writable path") from None
+        raise InputError(f"--svg {path!r} cannot be written ({reason}): choose a writable path") from None
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise InputError(f"--svg {shown!r} is a directory: give a file name such as tile.svg")
+        raise InputError(f"--svg {path!r} is a directory: give a file name such as tile.svg")
     if info is not None and not stat.S_ISREG(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file (a device or a pipe)"
-        raise InputError(f"--svg {shown!r} is {kind}: only a regular file is written; give another path")
+        raise InputError(f"--svg {path!r} is {kind}: only a regular file is written; give another path")
     if not os.path.isdir(folder):
-        raise InputError(f"--svg {shown!r}: directory {printable(folder)} does not exist: create it or choose "
+        raise InputError(f"--svg {path!r}: directory {printable(folder)} does not exist: create it or choose "
                          f"another path")
     try:
         longest = os.pathconf(folder, "PC_NAME_MAX")
     except (OSError, ValueError):
         longest = 255
     if len(os.fsencode(os.path.basename(path))) > longest:
-        raise InputError(f"--svg {shown!r}: the file name is longer than {longest} bytes: choose a shorter name")
+        raise InputError(f"--svg {path!r}: the file name is longer than {longest} bytes: choose a shorter name")
     try:
         fd, probe = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
     except OSError as err:
-        raise InputError(f"--svg {shown!r} cannot be written ({err.strerror}): choose a writable path") from None
+        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
     os.close(fd)
     os.unlink(probe)
 
@@ -86,7 +85,7 @@ def write(path: str, text: str) -> None:
         os.replace(tmp, path)
         tmp = None
     except OSError as err:
-        raise InputError(f"--svg {printable(path)!r} cannot be written ({err.strerror}): choose a writable "
+        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable "
                          f"path") from None
     finally:
         if tmp is not None:

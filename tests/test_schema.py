@@ -252,6 +252,16 @@ def test_the_stock_jsonschema_library_resolves_and_validates(tmp_path, monkeypat
         batch.validate(doc)
 
 
+def test_batch_with_time_limits_validates(tmp_path):
+    """Cases cut by batch's --timeout / --total-timeout (issue 21) still have whole documents."""
+    path = tmp_path / "ex.toml"
+    path.write_text('[[case]]\nname = "slow"\nrows = 512\ncols = 1000\ndtype = "e4m3"\naccess = ["8x1", "8x16", "col"]\n'
+                    '\n[[case]]\nname = "pinned"\nrows = 16\ncols = 16\ndtype = "f16"\naccess = ["8x8"]\ncheck = "none"\n')
+    code, doc = cli_json("batch", str(path), "--timeout", "0.2", "--total-timeout", "0.2")
+    assert code == 1 and [c["result"]["status"] for c in doc["cases"]] == ["timeout", "conflicts"]
+    validate(doc, "batch.schema.json")
+
+
 def test_the_validator_rejects_what_the_schema_forbids():
     """The validator can fail: a wrong type, a missing field, a value outside an enum, a bad item."""
     _, doc = cli_json("--rows", "8", "--cols", "24", "--access", "4x2")

@@ -5,7 +5,9 @@ A file passed by mistake must never hang, exhaust memory, crash or leak: only re
 opened (a FIFO, a device such as /dev/zero or a directory is refused before it is read, and the open
 is non-blocking, so a FIFO swapped in meanwhile cannot hang it), at most MAX_FILE_BYTES are read,
 the text must be UTF-8 (a byte-order mark is accepted), JSON and TOML may nest at most MAX_DEPTH
-levels (both parsers recurse once per level), and no message quotes the file's content.
+levels (both parsers recurse once per level), a TOML key may have at most MAX_DEPTH dotted parts
+(tomllib is quadratic in them), and no message quotes the file's content. Every check here reads
+the text once: a reader is linear in its input, or refuses it before it runs.
 """
 from __future__ import annotations
 
@@ -127,6 +129,31 @@ def check_depth(text: str, where: str, toml: bool = False) -> None:
                          f"description; fix the file")
 
 
+# A dotted key (a.b.c = 1, [a.b.c], {a.b.c = 1}) costs tomllib time and memory quadratic in its
+# parts (a 64 KB key took 13 s and 4 GB): keys of more than MAX_DEPTH parts are refused before it
+# runs. One scan: strings and comments are passed over whole (a dot inside one is no key's), and a
+# long key is matched from the start of its first part only (not inside a part, nor right after a
+# dot: a key's first part never follows one, and TOML that does is refused by tomllib right
+# there, before the rest is read), and at most MAX_DEPTH + 1 parts far.
+_PART = r'''(?:[A-Za-z0-9_-]++|"(?:[^"\\\n]++|\\.)*+"|'[^'\n]*+')'''  # bare, quoted or literal
+_TOML_DOTTED = re.compile(r'"""(?:[^"\\]++|\\.?|"(?!""))*+(?:"""|\Z)'  # multi-line basic string
+                          r"|'''(?:[^']++|'(?!''))*+(?:'''|\Z)"  # multi-line literal string
+                          rf"|(?P<key>(?<![A-Za-z0-9_.-])(?:{_PART}[ \t]*+\.[ \t]*+){{{MAX_DEPTH}}}{_PART})"
+                          r'|"(?:[^"\\\n]++|\\.?)*+"?'  # basic string
+                          r"|'[^'\n]*+'?"  # literal string
+                          r"|#[^\n]*+", re.DOTALL)  # comment
+
+
+def check_dotted_keys(text: str, where: str) -> None:
+    """Refuse a TOML key of more than MAX_DEPTH dotted parts."""
+    if text.count(".") < MAX_DEPTH:  # cannot hold one
+        return
+    for m in _TOML_DOTTED.finditer(text):
+        if m["key"] is not None:
+            raise InputError(f"{where} has a dotted key of more than {MAX_DEPTH} parts (a.b.c...): this is not a "
+                             f"tile description; fix the file")
+
+
 def load_json(text: str, where: str):
     """json.loads with the depth cap; InputError for any malformed text."""
     import json
@@ -143,6 +170,7 @@ def load_toml(text: str, where: str):
     import tomllib
 
     check_depth(text, where, toml=True)
+    check_dotted_keys(text, where)
     try:
         return tomllib.loads(text)
     except (ValueError, RecursionError) as err:  # TOMLDecodeError, an integer of over 4300 digits

@@ -54,9 +54,9 @@ def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
     stripped = text.strip()
     if stripped.startswith("{"):
         return _from_json(load_json(stripped, where), where)
-    attr = re.search(r"#ttg\.linear<\{(.*)\}>", stripped, re.DOTALL)
-    if attr:
-        body = re.sub(r"(\w+)\s*=", r'"\1":', attr[1])
+    body = _attribute_body(stripped)
+    if body is not None:
+        body = _ATTR_KEY.sub(r'"\1":', body)
         try:
             doc = load_json("{" + body + "}", where)
         except InputError:
@@ -67,6 +67,22 @@ def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
         return _from_str(stripped, where)
     raise InputError(f"{where} is not a linear layout: write JSON with register/lane/warp bases and out_dims, "
                      f"paste str(LinearLayout), or a #ttg.linear<{{...}}> attribute")
+
+
+# Every pattern here reads its input once: a word is matched from its first letter only (\b) and
+# whole (possessive ++), so a long word that is not a key (or a size) is not tried again from each
+# of its letters, which made the reader quadratic (20,000 letters took 4 s).
+_ATTR_KEY = re.compile(r"\b(\w++)\s*+=")
+_ATTR_OPEN, _ATTR_CLOSE = "#ttg.linear<{", "}>"
+
+
+def _attribute_body(text: str) -> str | None:
+    """What ``#ttg.linear<{...}>`` holds, from its first opening to the last ``}>``, or None."""
+    start = text.find(_ATTR_OPEN)
+    end = text.rfind(_ATTR_CLOSE)
+    if start < 0 or end < start + len(_ATTR_OPEN):
+        return None
+    return text[start + len(_ATTR_OPEN):end]
 
 
 def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
@@ -108,7 +124,9 @@ def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
 
 _STR_BASIS = re.compile(r"^\s*(?:-\s*)?(\w+)=(\d{1,18})\s*->\s*\(([^)]*)\)\s*$")
 _STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
-_STR_OUT = re.compile(r"where out dims are:\s*\[(.*)\]")
+_STR_OUT = "where out dims are:"
+_STR_SIZE = re.compile(r"\b(\w++)\s*+\(size\s*+(\d{1,18})\)")
+_BLANKS = re.compile(r"\s*+")
 
 
 def _from_str(text: str, where: str) -> tuple[str | None, dict, list]:
@@ -126,14 +144,29 @@ def _from_str(text: str, where: str) -> tuple[str | None, dict, list]:
                 raise InputError(f"{where}: cannot read the image of {dim}={value} (line {number})") from None
         elif m := _STR_SIZE1.match(line):
             bases.setdefault(m[1], [])
-        elif m := _STR_OUT.search(line):
-            out_dims = [(d[0], int(d[1])) for d in re.findall(r"(\w+)\s*\(size\s*(\d{1,18})\)", m[1])]
+        elif (dims := _out_dims(line)) is not None:
+            out_dims = [(d[0], int(d[1])) for d in _STR_SIZE.findall(dims)]
         elif line.strip():
             raise InputError(f"{where}: cannot read line {number} as str(LinearLayout) (a basis ' - lane=1 -> (0, 1)' "
                              f"or 'where out dims are: [...]')")
     if not out_dims:
         raise InputError(f"{where}: 'where out dims are: [dim0 (size R), dim1 (size C)]' is missing or empty")
     return _from_json({"bases": bases, "out_dims": out_dims}, where)
+
+
+def _out_dims(line: str) -> str | None:
+    """What ``where out dims are: [...]`` lists in ``line`` (up to its last ``]``), or None: the
+    first mention followed by ``[`` (after blanks) and a ``]``, read once."""
+    close = line.rfind("]")
+    at = line.find(_STR_OUT)
+    while at >= 0:
+        start = at + len(_STR_OUT)
+        blanks = _BLANKS.match(line, start)  # (the blanks after each mention: read once in all)
+        after = blanks.end() if blanks else start
+        if after < close and line[after] == "[":
+            return line[after + 1:close]
+        at = line.find(_STR_OUT, start)
+    return None
 
 
 def _row_col(bases: dict, out_dims: list, where: str) -> tuple[dict, tuple[int, int]]:
