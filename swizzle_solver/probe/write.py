@@ -13,7 +13,7 @@ from .. import __version__
 from ..layout import Layout
 from ..model import InputError, Problem
 from .common import ALIGN_BYTES, checksum
-from .plan import Probe, ProbeAccess, plan
+from .plan import Probe, ProbeAccess, is_hip, plan
 
 TARGETS = ("cuda", "hip")
 PREDICTION = "prediction.json"
@@ -41,8 +41,8 @@ def target_module(target: str, problem: Problem):
     if name not in TARGETS:
         raise InputError(f"--target {target!r}: use cuda (NVIDIA, nvcc and Nsight Compute) or hip (AMD, hipcc and "
                          f"rocprofv3)")
-    if (name == "cuda") == hw.amd:
-        want = "hip" if hw.amd else "cuda"
+    if (name == "cuda") == is_hip(hw):
+        want = "hip" if is_hip(hw) else "cuda"
         raise InputError(f"--target {name} does not run --arch {hw.name}: use --target {want}, or an --arch of "
                          f"{'an NVIDIA' if name == 'cuda' else 'an AMD'} GPU")
     if hw.fixed_banks:
@@ -134,7 +134,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         *rows,
         "",
         "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
-        if probe.problem.bank_model.amd else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
+        if is_hip(probe.problem.bank_model) else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
         "..._bank_conflicts_..._op_*.sum.)",
         "",
         *(["Notes:", "", *notes, ""] if notes else []),
