@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -127,6 +128,26 @@ V1: list[tuple[str, str, Lane]] = [  # 4-byte words: k in 0..31 (bank k); one ph
 STORES_V4 = ("B01", "B02", "B04", "B08", "B11", "B12")
 STORES_V2 = ("D01", "D02", "D06", "D10")
 
+
+def random_patterns(prefix: str, units: int, count: int, seed: int) -> list[tuple[str, str, Lane]]:
+    """``count`` lane lists drawn at random (a fixed seed), a check of the adopted rule on lanes no one
+    chose: each lane from a small pool of (row, unit) spots (repeats), then often made to share with
+    lane n ^ 1, n ^ 2, both, n ^ 4 or n ^ 16, or to share with n ^ 1 but for one lane."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        pool = [(rng.randrange(32), rng.randrange(units)) for _ in range(rng.choice([1, 2, 4, 8, 64]))]
+        spots = [rng.choice(pool) for _ in range(LANES)]
+        shape = rng.choice(["free", "n^1", "n^2", "n^1 and n^2", "n^4", "n^16", "n^1 but one"])
+        for k in {"n^1": (1,), "n^2": (2,), "n^1 and n^2": (1, 2), "n^4": (4,), "n^16": (16,),
+                  "n^1 but one": (1,)}.get(shape, ()):
+            spots = [spots[n & ~k] for n in range(LANES)]
+        if shape == "n^1 but one":
+            spots[rng.randrange(LANES)] = (rng.randrange(32), rng.randrange(units))
+        out.append((f"{prefix}{i + 1:02d}", f"random lanes ({shape})", lambda l, spots=spots: spots[l]))
+    return out
+
+
 # (folder name, op, patterns)
 GROUPS: list[tuple[str, str, list[tuple[str, str, Lane]]]] = [
     ("lds128 whole-warp repeats", "lds128", V4[:7]),
@@ -136,6 +157,10 @@ GROUPS: list[tuple[str, str, list[tuple[str, str, Lane]]]] = [
     ("lds32 controls", "lds32", V1),
     ("sts128 contrast", "sts128", [p for p in V4 if p[0] in STORES_V4]),
     ("sts64 contrast", "sts64", [p for p in V2 if p[0] in STORES_V2]),
+    # after the first run (2026-11-26), a check of the adopted rule on lanes drawn at random
+    ("lds128 random lanes", "lds128", random_patterns("RB", 8, 20, 2026)),
+    ("lds64 random lanes", "lds64", random_patterns("RD", 16, 16, 2027)),
+    ("sts128 random lanes", "sts128", random_patterns("RS", 8, 6, 2028)),
 ]
 
 

@@ -134,14 +134,20 @@ def test_known_differences_are_over_counts():
 
 
 def test_docs_list_every_recorded_measurement():
-    """docs/hardware.md's Measured table has a row per file: its date, GPU, driver and counts."""
+    """docs/hardware.md's Measured table has a row per file: its date, GPU, driver, data file, counts
+    when measured, and what today's model gives (all its kernels when it lists no known difference)."""
     docs = (ROOT / "docs" / "hardware.md").read_text()
     for path in FILES:
         doc = json.loads(path.read_text())
         device, probes = doc["device"], doc["probes"]
         kernels = sum(len(p["kernels"]) for p in probes)
         agree = sum(1 for p in probes if p["compare"] == 0)
-        row = next((line for line in docs.splitlines() if line.startswith(f"| {device['date']} | {device['gpu']}")),
-                   None)
-        assert row is not None and f"tests/data/gpu/{path.name}" in docs, path.name
-        assert f"| {device['driver']} |" in row and f"| {len(probes)} ({kernels}) | {agree} probes" in row, row
+        agreed = sum(1 for p in probes for k in p["kernels"] if k["agree"])
+        row = next((line for line in docs.splitlines() if line.startswith(f"| {device['date']} | {device['gpu']}")
+                    and f"(`{path.name}`)" in line), None)
+        assert row is not None, path.name
+        assert f"| {device['driver']} |" in row, row
+        assert f"| {len(probes)} ({kernels}) | {agree} probes ({agreed} kernels) |" in row, row
+        now = f"all {kernels} kernels agree" if not doc["known_differences"] else \
+            f"{kernels - len(doc['known_differences'])} of {kernels} kernels agree"
+        assert row.endswith(f"| {now} |"), row
