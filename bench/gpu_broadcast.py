@@ -1,5 +1,6 @@
 """A targeted GPU experiment: how NVIDIA's shared memory serves 64- and 128-bit accesses whose lanes
-repeat addresses (docs/hardware.md, "Measured": the model over-counts lds64 / lds128 on one address).
+repeat addresses (docs/hardware.md, "Measured": the fixed phases over-counted lds64 / lds128 on one
+address).
 
     bash bench/gpu_probe.sh gen-broadcast DIR                      # here: the probe folders (as gpu_probe gen)
     python3 bench/gpu_probe.py run DIR --results R --timeout 60 --budget 240   # on the GPU
@@ -11,13 +12,13 @@ one wavefront each) say 2 and 4; the stores of the same (`st.shared.v2/v4`) took
 here is one `[[instruction]]` per kernel over an unswizzled 32 x 128 i8 tile (byte offset = row * 128
 + col: the addresses are exactly the ones written), with lane patterns chosen so that the hypotheses
 below predict different counts. `gen` writes DIR/<folder>/ (swizzle-solve probe, predicting with
-today's model), DIR/cases.json (for `gpu_probe.py run`), DIR/hypotheses.json (every kernel's lane
+the tool's model), DIR/cases.json (for `gpu_probe.py run`), DIR/hypotheses.json (every kernel's lane
 offsets and each hypothesis's W / conflicts) and DIR/README.md (the same as a table).
 
 The hypotheses (W: wavefronts; conflicts: W minus one wavefront per group, or per 128 bytes of it):
 
-- model: today's rule, phases of consecutive lanes (32 / 16 / 8 for 4 / 8 / 16-byte lanes), each
-  costing the most distinct words one bank holds.
+- model: the fixed phases (the tool's rule before this experiment), consecutive lanes (32 / 16 / 8
+  for 4 / 8 / 16-byte lanes), each costing the most distinct words one bank holds.
 - pairs: NVIDIA's rule for compute capability 7.x (forum thread "Unexpected shared memory bank
   conflict", docs/hardware.md): when every lane reads what lane n^1 reads, or every lane what lane
   n^2 reads, the returned registers are packed and two phases are served as one (v4: 2 x 16 lanes,
@@ -29,11 +30,17 @@ The hypotheses (W: wavefronts; conflicts: W minus one wavefront per group, or pe
 - equal-phases: phases 2i and 2i+1 are merged when they read the same addresses lane by lane.
 - half-warp: v4 always in 2 groups of 16 lanes, v2 in one of 32 (each its distinct chunks).
 - warp: the whole warp's distinct chunks at once (refuted for v4 by the first run: one address took 2).
+
+Outcome (H100, 2026-11-26; tests/data/gpu/h100-2026-11-26-broadcast.json, docs/hardware.md): `pairs`
+predicted every load exactly (lds128 26/26, lds64 13/13, lds32 3/3) and `model` every store (sts128
+6/6, sts64 4/4). That is the tool's model since (``adopted``: hardware.Hardware.pairs, loads only), so
+the probes `gen` writes now predict `pairs` for the loads and `model` for the stores.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -121,6 +128,26 @@ V1: list[tuple[str, str, Lane]] = [  # 4-byte words: k in 0..31 (bank k); one ph
 STORES_V4 = ("B01", "B02", "B04", "B08", "B11", "B12")
 STORES_V2 = ("D01", "D02", "D06", "D10")
 
+
+def random_patterns(prefix: str, units: int, count: int, seed: int) -> list[tuple[str, str, Lane]]:
+    """``count`` lane lists drawn at random (a fixed seed), a check of the adopted rule on lanes no one
+    chose: each lane from a small pool of (row, unit) spots (repeats), then often made to share with
+    lane n ^ 1, n ^ 2, both, n ^ 4 or n ^ 16, or to share with n ^ 1 but for one lane."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(count):
+        pool = [(rng.randrange(32), rng.randrange(units)) for _ in range(rng.choice([1, 2, 4, 8, 64]))]
+        spots = [rng.choice(pool) for _ in range(LANES)]
+        shape = rng.choice(["free", "n^1", "n^2", "n^1 and n^2", "n^4", "n^16", "n^1 but one"])
+        for k in {"n^1": (1,), "n^2": (2,), "n^1 and n^2": (1, 2), "n^4": (4,), "n^16": (16,),
+                  "n^1 but one": (1,)}.get(shape, ()):
+            spots = [spots[n & ~k] for n in range(LANES)]
+        if shape == "n^1 but one":
+            spots[rng.randrange(LANES)] = (rng.randrange(32), rng.randrange(units))
+        out.append((f"{prefix}{i + 1:02d}", f"random lanes ({shape})", lambda l, spots=spots: spots[l]))
+    return out
+
+
 # (folder name, op, patterns)
 GROUPS: list[tuple[str, str, list[tuple[str, str, Lane]]]] = [
     ("lds128 whole-warp repeats", "lds128", V4[:7]),
@@ -130,6 +157,10 @@ GROUPS: list[tuple[str, str, list[tuple[str, str, Lane]]]] = [
     ("lds32 controls", "lds32", V1),
     ("sts128 contrast", "sts128", [p for p in V4 if p[0] in STORES_V4]),
     ("sts64 contrast", "sts64", [p for p in V2 if p[0] in STORES_V2]),
+    # after the first run (2026-11-26), a check of the adopted rule on lanes drawn at random
+    ("lds128 random lanes", "lds128", random_patterns("RB", 8, 20, 2026)),
+    ("lds64 random lanes", "lds64", random_patterns("RD", 16, 16, 2027)),
+    ("sts128 random lanes", "sts128", random_patterns("RS", 8, 6, 2028)),
 ]
 
 
@@ -209,6 +240,12 @@ def hypotheses(a: list[int], width: int) -> dict[str, tuple[int, int]]:
 HYPOTHESES = ("model", "pairs", "pairs-halved", "any-xor", "equal-phases", "half-warp", "warp")
 
 
+def adopted(op: str) -> str:
+    """The hypothesis the tool's model follows for ``op`` since the H100's measurement: ``pairs`` for
+    loads, ``model`` (the fixed phases) for stores (hardware.Hardware.pairs)."""
+    return "model" if op.startswith("sts") else "pairs"
+
+
 # --- gen --------------------------------------------------------------------------------------------
 
 
@@ -222,28 +259,37 @@ def phases_file(path: Path, todo: list[dict]) -> Path:
     return path
 
 
+def cases(phases: Path) -> list[dict]:
+    """The experiment's probes as gpu_probe cases (name, slug, args), one per group, each with its
+    --phases file written into the folder ``phases`` (tests/test_gpu_measured.py replays them)."""
+    phases.mkdir(parents=True, exist_ok=True)
+    every = kernels()
+    out = []
+    for i, (folder, _, _) in enumerate(GROUPS):
+        slug = f"{i + 1:02d}-{gpu_probe._slug(folder)}"
+        path = phases_file(phases / f"{slug}.toml", [k for k in every if k["folder"] == folder])
+        out.append({"name": f"broadcast: {folder}", "slug": slug, "args": [*TILE, "--phases", str(path)]})
+    return out
+
+
 def gen(out: Path) -> int:
     out.mkdir(parents=True, exist_ok=True)
     if any(out.iterdir()):
         sys.exit(f"gpu_broadcast gen: {out} is not empty: give a new or empty folder")
     every = kernels()
-    phases = out / "phases"
-    phases.mkdir()
-    cases, table = [], {}
-    for i, (folder, _, _) in enumerate(GROUPS):
-        todo = [k for k in every if k["folder"] == folder]
-        slug = f"{i + 1:02d}-{gpu_probe._slug(folder)}"
-        path = phases_file(phases / f"{slug}.toml", todo)
-        cases.append({"name": f"broadcast: {folder}", "slug": slug, "args": [*TILE, "--phases", str(path)]})
-        for n, k in enumerate(todo):
+    todo = cases(out / "phases")
+    table = {}
+    for (folder, _, _), case in zip(GROUPS, todo, strict=True):
+        slug = case["slug"]
+        for n, k in enumerate(k for k in every if k["folder"] == folder):
             h = hypotheses(k["offsets"], k["width"])
             table[f"{slug}/probe_a{n}"] = {**k, "slug": slug, "kernel": f"probe_a{n}",
                                            "hypotheses": {name: list(h[name]) for name in HYPOTHESES}}
-    code = gpu_probe.write_cases(out, cases)
+    code = gpu_probe.write_cases(out, todo)
     (out / "hypotheses.json").write_text(json.dumps({"hypotheses": list(HYPOTHESES), "kernels": table}, indent=1)
                                          + "\n")
     (out / "README.md").write_text(readme(table))
-    print(f"gpu_broadcast gen: {len(table)} kernels in {len(cases)} probes; on the GPU machine, from the checkout:\n"
+    print(f"gpu_broadcast gen: {len(table)} kernels in {len(todo)} probes; on the GPU machine, from the checkout:\n"
           f"  python3 bench/gpu_probe.py run {out} --results RESULTS --timeout 60 --budget 240\n"
           f"then anywhere: python3 bench/gpu_broadcast.py analyze {out} RESULTS")
     return code
@@ -258,7 +304,8 @@ def readme(table: dict) -> str:
         "",
         "Each kernel is one warp instruction over an unswizzled 32 x 128 i8 tile (byte offset = row * 128 +",
         "col); hypotheses.json has every lane's offset. W/conflicts each hypothesis predicts (the module's",
-        "docstring says what each one is); `model` is what prediction.json says.",
+        "docstring says what each one is); prediction.json says `pairs` for the loads and `model` for the",
+        "stores (the rule the tool adopted from the H100's measurement).",
         "",
         head, "|" + "---|" * (len(HYPOTHESES) + 2), *rows, ""])
 

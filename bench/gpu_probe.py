@@ -18,7 +18,10 @@ kernel can issue, and that arch's worked examples, run with rocprofv3): the work
 answer, and the unswizzled tile where that is another layout: the model's conflict counts are
 checked too); every ldmatrix / stmatrix form (.x1 .x2 .x4, .trans) under the 128B swizzle and
 unswizzled; every NVIDIA [[instruction]] op (lds8 .. lds128, sts8 .. sts128) with lanes along a row,
-down a column (conflicts) and all on one address (broadcast), unswizzled and under Swizzle<3,4,3>.
+down a column (conflicts) and all on one address (broadcast), unswizzled and under Swizzle<3,4,3>;
+paired loads (lanes repeating in pairs, served two phases at once: phases/paired-loads.toml's
+[[instruction]]s and the broadcasting linear layout examples/broadcast-rows-f32.json), unswizzled
+(2-way conflicts in each group of 16 lanes) and under the swizzle that removes them.
 """
 from __future__ import annotations
 
@@ -145,8 +148,19 @@ def amd_cases(arch: str) -> list[dict]:
     return out
 
 
+def paired_cases() -> list[dict]:
+    """Paired loads (docs/hardware.md, "Paired loads") in the forms that issue them: two [[instruction]]s
+    (A operand: 8 lanes per float4, paired; B operand: partners n ^ 8, not paired) and a linear layout
+    with broadcast lane bits, on a 32 x 32 f32 tile, unswizzled and under Swizzle<1,4,1>."""
+    base = ["--rows", "32", "--cols", "32", "--dtype", "f32", "--phases", str(ROOT / "phases" / "paired-loads.toml"),
+            "--linear-layout", str(ROOT / "examples" / "broadcast-rows-f32.json")]
+    return [{"name": "paired loads, f32 32x32, unswizzled", "args": base + ["--check", "none"]},
+            {"name": "paired loads, f32 32x32, Swizzle<1,4,1>", "args": base + ["--check", "Swizzle<1,4,1>"]}]
+
+
 def cases(phases: Path, amd: str | None = None) -> list[dict]:
-    found = amd_cases(amd) if amd else example_cases() + matrix_cases() + instruction_cases(phases)
+    found = (amd_cases(amd) if amd else
+             example_cases() + matrix_cases() + instruction_cases(phases) + paired_cases())
     for i, c in enumerate(found):
         c["slug"] = f"{i + 1:02d}-{_slug(c['name'])}"
     return found

@@ -8,7 +8,9 @@ hardware serves together. On NVIDIA GPUs:
 
     <= 4-byte lanes: 32 lanes per phase;  8-byte: 16;  16-byte: 8   (consecutive lanes)
 
-and ldmatrix / stmatrix serve each matrix of 8 rows x 16 bytes as one phase.
+and ldmatrix / stmatrix serve each matrix of 8 rows x 16 bytes as one phase. A *paired* load (an
+8- or 16-byte load of the whole warp in which every lane reads what lane n^1 reads, or every lane
+what lane n^2 reads) is served with its phases merged two by two (``paired_loads``, ``pairs``).
 
 Every module that needs a unit, a slot, the words of an element, the lanes of a wave or the
 wavefront size asks this object (or the ``Geometry`` it derives for one lane width), so the rule
@@ -152,6 +154,8 @@ class Hardware(Value):
       each access's cost as worst - lower bound), or None;
     - ``general_cosets``: the rank proof also takes phases that are cosets of XORs of offset bits
       (non-contiguous phase tables); otherwise only cosets of single offset bits;
+    - ``paired_loads``: the lane widths (bytes) at which a load whose lanes repeat in pairs is
+      served with its phases merged two by two (``pairs``; NVIDIA: 8 and 16, docs/hardware.md);
     - ``without_tma``: what ``--emit tma`` says on a target without a TMA (why, and what writes
       its tiles instead); empty: a sentence made from the targets that have one.
     """
@@ -180,6 +184,7 @@ class Hardware(Value):
     vector_reads: tuple[tuple[int, str], ...] = ()
     counter: str | None = None
     general_cosets: bool = False
+    paired_loads: tuple[int, ...] = ()
     without_tma: str = ""
 
     def __post_init__(self) -> None:
@@ -196,10 +201,12 @@ class Hardware(Value):
         return self.banks * self.bank_bytes
 
     def with_banks(self, banks: int, bank_bytes: int) -> Hardware:
-        """The same target with another bank geometry (``--banks``/``--bank-bytes``)."""
+        """The same target with another bank geometry (``--banks``/``--bank-bytes``). Paired loads
+        (``pairs``) are a fact of the target's own banks, measured there: another geometry (the
+        tutorials' 8 banks) is a model of its own, served by the plain phase rule."""
         if (banks, bank_bytes) == (self.banks, self.bank_bytes):
             return self
-        return replace(self, banks=banks, bank_bytes=bank_bytes, fixed_banks=True)
+        return replace(self, banks=banks, bank_bytes=bank_bytes, fixed_banks=True, paired_loads=())
 
     def serving(self, banks: int) -> Hardware:
         """This target as seen by a pattern whose instruction uses ``banks`` banks (0: the target's)."""
@@ -265,17 +272,41 @@ class Hardware(Value):
                 return lanes
         raise ValueError(f"{self.name}: no phase rule for {lane_bytes}-byte lanes")
 
-    def phase_indices(self, lanes: int, lane_bytes: int) -> list[list[int]]:
-        """The lane indices of each phase of one request of ``lanes`` lanes of one width."""
+    def phase_indices(self, lanes: int, lane_bytes: int, paired: bool = False) -> list[list[int]]:
+        """The lane indices of each phase of one request of ``lanes`` lanes of one width; ``paired``
+        (a paired load, ``pairs``): those phases merged two by two."""
         for width, sets in self.phase_sets:
             if width == lane_bytes:
-                return [[i for i in s if i < lanes] for s in sets if any(i < lanes for i in s)]
-        size = self.lanes_per_phase(lane_bytes)
-        return [list(range(i, min(i + size, lanes))) for i in range(0, lanes, size)]
+                found = [[i for i in s if i < lanes] for s in sets if any(i < lanes for i in s)]
+                break
+        else:
+            size = self.lanes_per_phase(lane_bytes)
+            found = [list(range(i, min(i + size, lanes))) for i in range(0, lanes, size)]
+        return merge_pairs(found) if paired else found
 
-    def split_request(self, request: list[Lane]) -> list[list[Lane]]:
-        """One request (every lane the same width) as its phases, each in lane order."""
-        return [[request[i] for i in phase] for phase in self.phase_indices(len(request), request[0][2])]
+    def pairs(self, starts: list, lane_bytes: int, write: bool) -> bool:
+        """A paired load: a load of ``lane_bytes``-byte lanes (a width of ``paired_loads``) by the whole
+        wave in which every lane starts where lane n ^ 1 does, or every lane where lane n ^ 2 does
+        (``starts``: each lane's first element, lane 0 first). The hardware then serves its phases two
+        by two (phase i with phase i ^ 1: NVIDIA's 16-byte lanes in 2 groups of 16 lanes instead of 4 of
+        8, its 8-byte lanes in one group of 32 instead of 2 of 16), each group costing the most distinct
+        words in one bank (DESIGN.md section 1) and at least one wavefront (docs/hardware.md, "Paired
+        loads": NVIDIA's statement for compute capability 7.x, measured on sm_90).
+
+        Decided on logical positions: under any layout (a bijection of elements) two lanes start at
+        the same address exactly when they start at the same element, so whether a load is paired does
+        not depend on the layout, and is known when the access is parsed."""
+        n = len(starts)
+        if write or lane_bytes not in self.paired_loads or n != self.wave_lanes:
+            return False
+        return any(all(starts[i] == starts[i ^ k] for i in range(n)) for k in (1, 2))
+
+    def split_request(self, request: list[Lane], write: bool = False) -> list[list[Lane]]:
+        """One request (every lane the same width) as its phases, each in lane order; a paired load
+        (``pairs``; ``write``: the request is a store, never paired) as its merged phases."""
+        width = request[0][2]
+        paired = self.pairs([(r, c) for r, c, _ in request], width, write)
+        return [[request[i] for i in phase] for phase in self.phase_indices(len(request), width, paired)]
 
     # --- words and banks -----------------------------------------------------------------------
 
@@ -383,6 +414,12 @@ def cosets(wave: int, basis: tuple[int, ...]) -> Phases:
             seen.update(coset)
             out.append(coset)
     return tuple(out)
+
+
+def merge_pairs(phases: list[list[int]]) -> list[list[int]]:
+    """Phases merged two by two, phase 2i with phase 2i + 1 (a paired load, Hardware.pairs)."""
+    assert len(phases) % 2 == 0, phases
+    return [list(phases[i]) + list(phases[i + 1]) for i in range(0, len(phases), 2)]
 
 
 def contiguous(wave: int, size: int) -> Phases:
@@ -527,9 +564,12 @@ def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cel
 
 
 # The generic NVIDIA target (sm_70 to sm_120): ld/st.shared, ldmatrix/stmatrix, the mma.sync
-# accumulator, the TMA and its three swizzle modes (sm_90 on), CUDA.
+# accumulator, the TMA and its three swizzle modes (sm_90 on), CUDA; 64- and 128-bit loads whose
+# lanes repeat in pairs served two phases at once (NVIDIA's forum statement for compute capability
+# 7.x; measured on an H100: docs/hardware.md, "Paired loads").
 NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c"}),
-                  copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), language="CUDA", group="warp")
+                  copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), language="CUDA", group="warp",
+                  paired_loads=(8, 16))
 
 TARGETS = Targets({
     "nvidia": NVIDIA,

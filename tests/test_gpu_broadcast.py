@@ -4,8 +4,9 @@
   first 40 characters (what gpu_probe's summary.txt shows); at most 40 probe folders.
 - The experiment discriminates: every two load hypotheses predict different counts on some lds128
   kernel and on some lds64 kernel (the two that coincide by definition for 8-byte lanes excepted).
-- The hypotheses' `model` column is the tool's own prediction: the probes written by `gen` predict
-  exactly it for every kernel (the simulator, independent of the counting here).
+- The adopted hypothesis (`pairs` for loads, `model` for stores: gpu_broadcast.adopted) is the tool's
+  own prediction: the probes written by `gen` predict exactly it for every kernel (the simulator,
+  independent of the counting here).
 - `analyze` on a synthetic measurement: the hypothesis that made it matches every kernel.
 """
 from __future__ import annotations
@@ -56,7 +57,7 @@ def _gen(tmp_path: Path) -> Path:
     return out
 
 
-def test_gen_writes_probes_that_predict_the_model_column(tmp_path):
+def test_gen_writes_probes_that_predict_the_adopted_column(tmp_path):
     out = _gen(tmp_path)
     cases = json.loads((out / "cases.json").read_text())
     table = json.loads((out / "hypotheses.json").read_text())["kernels"]
@@ -66,7 +67,8 @@ def test_gen_writes_probes_that_predict_the_model_column(tmp_path):
         for k in doc["kernels"]:
             mine = table[f"{c['slug']}/{k['kernel']}"]
             assert k["access"] == mine["name"] and k["instructions"] == 1
-            assert [k["wavefronts"], k["bank_conflicts"]] == mine["hypotheses"]["model"], mine["name"]
+            assert [k["wavefronts"], k["bank_conflicts"]] == mine["hypotheses"][gpu_broadcast.adopted(mine["op"])], \
+                mine["name"]
     assert sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) < 5 << 20
 
 

@@ -1,14 +1,18 @@
 """The recorded GPU measurements (tests/data/gpu/*.json) replayed against the current model.
 
-Each file is bench/gpu_probe.py run's summary.json of the NVIDIA gpu-tier set, measured on a GPU
-(its `device`), with the layout each probe issued. Here every probe is written again with today's
-code from its case definition in bench/gpu_probe.py (`swizzle-solve probe CASE --check LAYOUT`, no
-solve) and its predicted counters are held against the measured ones:
+Each file is bench/gpu_probe.py run's summary.json of one set of probes measured on a GPU (its
+`device`), with the layout each probe issued; its `cases` names the module whose case definitions
+made the probes (bench/gpu_probe.py: the gpu tier; bench/gpu_broadcast.py: the repeated-address
+experiment, whose kernels also record every lane's byte offset). Here every probe is written again
+with today's code from its case (`swizzle-solve probe CASE --check LAYOUT`, no solve) and its
+predicted counters are held against the measured ones:
 
-- every kernel agrees exactly (the compared ncu counters: wavefronts and bank conflicts), except
+- every kernel agrees exactly (the compared ncu counters: wavefronts and bank conflicts), whatever
+  the model predicted when it was measured (the counters' first value, kept as recorded), except
 - the file's `known_differences`, which must still differ, each counter in the same direction as
   when measured (the model over-counts: predicted > measured), so that a model change that fixes
-  one (then move it out of the list, and out of docs/hardware.md) or breaks it is noticed.
+  one (then move it out of the list, and out of docs/hardware.md) or breaks it is noticed. Both
+  H100 files have none since paired loads are modelled (hardware.Hardware.pairs).
 
 No GPU is needed: the measured numbers are data.
 """
@@ -26,6 +30,7 @@ from swizzle_solver.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
+import gpu_broadcast  # noqa: E402
 import gpu_probe  # noqa: E402
 
 sys.path.pop(0)
@@ -62,15 +67,33 @@ def _predict(args: list[str], layout: str, folder: Path) -> dict[str, dict[str, 
     return out
 
 
+def _cases(doc: dict, folder: Path) -> dict[str, dict]:
+    """name -> case (its args) of the module that made the file's probes."""
+    if doc["cases"] == "bench/gpu_probe.py":
+        found = gpu_probe.cases(gpu_probe.instruction_file(folder / "instructions.toml"))
+    else:
+        assert doc["cases"] == "bench/gpu_broadcast.py", doc["cases"]
+        found = gpu_broadcast.cases(folder / "phases")
+    return {c["name"]: c for c in found}
+
+
+def _lanes(doc: dict) -> dict[tuple[str, str], list[int]]:
+    """(probe name, access) -> every lane's byte offset as the module makes them now (the broadcast
+    experiment: one unswizzled [[instruction]] per kernel, whose offsets the file recorded)."""
+    if doc["cases"] != "bench/gpu_broadcast.py":
+        return {}
+    return {(f"broadcast: {k['folder']}", k["name"]): k["offsets"] for k in gpu_broadcast.kernels()}
+
+
 @pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
 def test_recorded_measurements_replay_against_the_current_model(path: Path, tmp_path: Path):
     doc = json.loads(path.read_text())
     assert {"gpu", "driver", "ncu", "nvcc", "date"} <= set(doc["device"])
-    cases = {c["name"]: c for c in gpu_probe.cases(gpu_probe.instruction_file(tmp_path / "instructions.toml"))}
+    cases, lanes = _cases(doc, tmp_path), _lanes(doc)
     known = {(d["probe"], d["access"]): d for d in doc["known_differences"]}
     seen_known, agree, problems = set(), 0, []
     for i, probe in enumerate(doc["probes"]):
-        assert probe["name"] in cases, f"{probe['name']!r} is no longer a case of bench/gpu_probe.py"
+        assert probe["name"] in cases, f"{probe['name']!r} is no longer a case of {doc['cases']}"
         assert probe.get("compare") in (0, 1) and probe["kernels"], f"{probe['slug']} was not measured"
         now = _predict(cases[probe["name"]]["args"], probe["layout"], tmp_path / f"p{i}")
         for k in probe["kernels"]:
@@ -78,8 +101,10 @@ def test_recorded_measurements_replay_against_the_current_model(path: Path, tmp_
             key = (probe["name"], k["access"])
             rows = [(m, predicted[m], then, got) for m, (then, got) in k["counters"].items()]
             where = f"{probe['slug']} {k['kernel']} ({k['access']})"
+            assert k["agree"] == all(then == got for _, _, then, got in rows), f"{where}: 'agree' is not its counters'"
+            if "offsets" in k:  # the case still issues the lanes that were measured
+                assert lanes.get(key) == k["offsets"], f"{where}: bench/gpu_broadcast.py no longer makes these lanes"
             if key not in known:
-                assert k["agree"], f"{where} differed when measured: list it in known_differences"
                 agree += 1
                 problems += [f"{where}: {m} predicted {p} now, measured {g}" for m, p, _, g in rows if p != g]
                 continue
@@ -109,14 +134,20 @@ def test_known_differences_are_over_counts():
 
 
 def test_docs_list_every_recorded_measurement():
-    """docs/hardware.md's Measured table has a row per file: its date, GPU, driver and counts."""
+    """docs/hardware.md's Measured table has a row per file: its date, GPU, driver, data file, counts
+    when measured, and what today's model gives (all its kernels when it lists no known difference)."""
     docs = (ROOT / "docs" / "hardware.md").read_text()
     for path in FILES:
         doc = json.loads(path.read_text())
         device, probes = doc["device"], doc["probes"]
         kernels = sum(len(p["kernels"]) for p in probes)
         agree = sum(1 for p in probes if p["compare"] == 0)
-        row = next((line for line in docs.splitlines() if line.startswith(f"| {device['date']} | {device['gpu']}")),
-                   None)
-        assert row is not None and f"tests/data/gpu/{path.name}" in docs, path.name
-        assert f"| {device['driver']} |" in row and f"| {len(probes)} ({kernels}) | {agree} probes" in row, row
+        agreed = sum(1 for p in probes for k in p["kernels"] if k["agree"])
+        row = next((line for line in docs.splitlines() if line.startswith(f"| {device['date']} | {device['gpu']}")
+                    and f"(`{path.name}`)" in line), None)
+        assert row is not None, path.name
+        assert f"| {device['driver']} |" in row, row
+        assert f"| {len(probes)} ({kernels}) | {agree} probes ({agreed} kernels) |" in row, row
+        now = f"all {kernels} kernels agree" if not doc["known_differences"] else \
+            f"{kernels - len(doc['known_differences'])} of {kernels} kernels agree"
+        assert row.endswith(f"| {now} |"), row

@@ -3,7 +3,8 @@
 - The prediction is the tool's: every kernel's wavefronts equal the access's total_wavefronts of
   the solve's (or --check's) own JSON, where one placement is one instruction's phase(s).
 - The tables in probe.cu issue the model's phases: an independent counter here reads the C tables
-  and applies NVIDIA's phase rule (32 / 16 / 8 lanes by width, one matrix of ldmatrix per phase)
+  and applies NVIDIA's phase rule (32 / 16 / 8 lanes by width, one matrix of ldmatrix per phase;
+  a 64/128-bit load whose 32 byte offsets repeat in lane pairs n^1 or n^2: two phases as one)
   and the bank rule; it must give prediction.json's W and ideal. The load checksum the host checks
   is recomputed from the tables and the fill formula, ldmatrix's fragment layout included.
 - probe-compare on recorded (synthetic) ncu files that agree, differ, lack a kernel or are not ncu's.
@@ -47,6 +48,13 @@ CASES = {
                         str(ROOT / "phases" / "main-diagonal-32.toml"), "--check", "none"],
     "linear-layout": ["--rows", "32", "--cols", "16", "--dtype", "f32", "--linear-layout",
                       str(ROOT / "examples" / "mma-c-m16n8-f32.json"), "--check", "Swizzle<2,1,3>"],
+    # paired loads (lanes n, n ^ 1 on one address): [[instruction]]s and a broadcasting linear layout
+    "paired-unswizzled": ["--rows", "32", "--cols", "32", "--dtype", "f32", "--phases",
+                          str(ROOT / "phases" / "paired-loads.toml"), "--linear-layout",
+                          str(ROOT / "examples" / "broadcast-rows-f32.json"), "--check", "none"],
+    "paired-swizzled": ["--rows", "32", "--cols", "32", "--dtype", "f32", "--phases",
+                        str(ROOT / "phases" / "paired-loads.toml"), "--linear-layout",
+                        str(ROOT / "examples" / "broadcast-rows-f32.json"), "--check", "Swizzle<1,4,1>"],
 }
 
 
@@ -87,6 +95,9 @@ def phases(row: list[int], op: str, width: int) -> list[list[int]]:
     if matrices:
         return [row[8 * i:8 * i + 8] for i in range(int(matrices[1]))]
     size = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}[width]
+    paired = any(all(row[n] == row[n ^ k] for n in range(32)) for k in (1, 2))
+    if op.startswith("ld.") and width >= 8 and min(row) >= 0 and paired:
+        size *= 2  # a paired load: phases 2i and 2i + 1 served together (consecutive lanes)
     groups = [[x for x in row[i:i + size] if x >= 0] for i in range(0, 32, size)]
     return [g for g in groups if g]
 

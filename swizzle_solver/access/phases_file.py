@@ -66,9 +66,13 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
                 raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
     served = hardware.for_rule(rule)
     # a two-address op: every lane's first address, then every lane's second (hardware.Rule.addresses)
-    template = served.split_request([(x[2 * a], x[2 * a + 1], rule.lane_bytes) for a in range(k) for x in lanes])
+    # a paired load (lanes repeating in pairs, hardware.Hardware.pairs) as its merged phases: decided
+    # on the lanes' elements, so the same under every layout
+    request = [(x[2 * a], x[2 * a + 1], rule.lane_bytes) for a in range(k) for x in lanes]
+    template = served.split_request(request, rule.write)
+    paired = ", lane pairs merged" if served.pairs([(r, c) for r, c, _ in request], rule.lane_bytes, rule.write) else ""
     pattern = tile_pattern(p["name"], "instruction", template, tile.rows, tile.cols,
-                           f"1 {rule.op} ({len(template)} phases)", tile, served)
+                           f"1 {rule.op} ({len(template)} phase{'s' if len(template) > 1 else ''}{paired})", tile, served)
     return as_instruction(pattern, hardware, rule, len(template))
 
 

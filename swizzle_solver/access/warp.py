@@ -2,8 +2,10 @@
 
 A warp issues a request: all its lanes, each reading one vector of the same width. The hardware
 serves a request in phases (hardware.Hardware.split_request: on NVIDIA, consecutive lanes, 32 of
-up to 4 bytes, 16 of 8 bytes, 8 of 16 bytes), and ldmatrix / stmatrix serve each 8 x 16-byte
-matrix as one phase (its 8 row addresses). A lane that reads more than 16 bytes issues several
+up to 4 bytes, 16 of 8 bytes, 8 of 16 bytes; a paired load, whose lanes repeat in pairs, two of
+those phases at once: hardware.Hardware.pairs), and ldmatrix / stmatrix serve each 8 x 16-byte
+matrix as one phase (its 8 row addresses). The forms here give every lane its own block, so only
+an [[instruction]] of a --phases file and a --linear-layout with a broadcast lane bit can be paired. A lane that reads more than 16 bytes issues several
 16-byte requests, one instruction each.
 
 Each form below builds the phases of one placement at the tile's origin (a *template*) and its
@@ -185,15 +187,16 @@ def _lanes_as_instructions(spec: str, tile: Tile, hardware: Hardware, rule: Rule
     # :down numbers the lanes down the lane columns (lane l at (l % R, l // R)), e.g. the
     # K-contiguous MFMA operand shapes, where lane l reads row l % M and K-chunk l // M.
     lanes = [(i % lr, i // lr) if down else (i // lc, i % lc) for i in range(wave)]
-    template = _block_phases(lanes, m, n, v, e, served, k)
+    template = _block_phases(lanes, m, n, v, e, served, k, rule.write)
     ops = m * n * e // v // k
     summary = f"{lr}x{lc} lanes x {m}x{n} elements, {ops} {rule.op} each"
     pattern = tile_pattern(spec, "instruction", template, lr * m, lc * n, summary, tile, served)
-    return as_instruction(pattern, hardware, rule, len(rule.phases))
+    # (each lane covers its own block, so no two lanes start at one element: never a paired load)
+    return as_instruction(pattern, hardware, rule, len(template) // ops)
 
 
 def _block_phases(lanes: list[tuple[int, int]], m: int, n: int, v: int, e: int,
-                  hardware: Hardware, addresses: int = 1) -> list[list[Lane]]:
+                  hardware: Hardware, addresses: int = 1, write: bool = False) -> list[list[Lane]]:
     """Lane (a, b) of the wave reads rows a*m .. a*m + m-1, columns b*n .. b*n + n-1, as ``v``-byte
     ops: one request per row of the block and per op in that row, split into the hardware's phases.
     A two-address instruction (ds_read2) takes the lane's vectors two at a time in that order (the
@@ -203,7 +206,7 @@ def _block_phases(lanes: list[tuple[int, int]], m: int, n: int, v: int, e: int,
     phases: list[list[Lane]] = []
     for i in range(0, len(vectors), addresses):
         phases += hardware.split_request([(a * m + r, b * n + c, v) for r, c in vectors[i:i + addresses]
-                                          for a, b in lanes])
+                                          for a, b in lanes], write)
     return phases
 
 
@@ -288,7 +291,8 @@ def _mma_c(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
                          f"elements, not {e}-byte ones: use --dtype f16 or f32")
     template = []
     for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8: one request each
-        template += hardware.split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(MMA_LANES)])
+        template += hardware.split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(MMA_LANES)],
+                                           write=True)
     summary = "m16n8 accumulator, 2 requests"  # the lane width (2 * e bytes) is the table's vector column
     return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, hardware)
 

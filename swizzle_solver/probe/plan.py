@@ -12,16 +12,19 @@ How the pattern's phases become instructions, by the pattern's kind:
   by lanes 8i .. 8i + 7 (the other lanes of a .x1 / .x2 give addresses the instruction ignores).
 - an instruction of the target (``lds128:32x1``, ``[[instruction]]``, every AMD form): the phases
   of one instruction are the (arch, op) cell's lane sets (hardware.Rule.phases, not always
-  contiguous), so pattern phase k, lane j goes to slot ``rule.phases[k][j]``.
+  contiguous; a paired load's merged two by two, hardware.Hardware.pairs), so pattern phase k,
+  lane j goes to slot ``sets[k][j]``.
 - a whole-warp request (``warp:``, ``mma-c``, a linear layout): its phases are the consecutive lane
-  groups of the contiguous rule, so ``warp / lanes_per_phase`` phases make one instruction.
+  groups of the contiguous rule (a paired load's: two of them each), so ``warp / lanes`` phases
+  make one instruction.
 - a block (``MxN``, ``row``, ``col``) or an explicit phase: each placement is its own instruction,
   its lanes put in the slots of the hardware's first phase(s) for that width (on NVIDIA lanes 0 ..
   n-1; on gfx942 b128 lanes {0-3, 20-23} first), the other slots inactive.
 
 The prediction is the simulator's (the ground truth) on the phases the hardware makes of exactly
 these instructions: the instructions are re-split into phases by the same rule (``issued_phases``)
-and measured by ``simulate.pattern_costs``. Where the access's placement is one hardware phase (or
+and measured by ``simulate.pattern_costs``; whether an issued instruction is a paired load is
+decided again from its own slots, as the hardware does. Where the access's placement is one hardware phase (or
 one instruction) that is the access's own ``total_wavefronts``; where it is not (a block of more
 than one phase's bytes, a ``row`` of 64 2-byte lanes, more lanes than a warp), the probe says so
 (``note``) and predicts the instructions it issues; the access's own figure is kept beside it.
@@ -31,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import simulate
-from ..hardware import Hardware, Rule
+from ..hardware import Hardware, Rule, merge_pairs
 from ..layout import Layout, layout_table
 from ..model import InputError, Pattern, Problem
 from ..value import Value, replace
@@ -152,6 +155,12 @@ def _rule_of(p: Pattern, hw: Hardware) -> Rule | None:
     return rule
 
 
+def is_hip(hw: Hardware) -> bool:
+    """The probe of ``hw`` is a HIP kernel of ds_* instructions (its kernels' language,
+    hardware.Hardware.language), else a CUDA kernel of ld/st.shared, ldmatrix and stmatrix."""
+    return hw.language == "HIP"
+
+
 _NVIDIA_LOADS = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32",
                  16: "ld.shared.v4.b32"}
 
@@ -171,13 +180,13 @@ def op_of(p: Pattern, problem: Problem) -> Op:
     if p.op:  # an instruction of the target
         rule = hw.rule(p.op)
         assert rule is not None
-        if hw.language != "HIP":  # lds128 / sts32: the PTX of that width
+        if not is_hip(hw):  # lds128 / sts32: the PTX of that width
             name = _NVIDIA_LOADS[rule.lane_bytes]
             return Op(name.replace("ld.", "st.") if rule.write else name, rule.write, rule.lane_bytes)
         bits = {"ds_read_b64_tr_b8": 8, "ds_read_b64_tr_b4": 4}.get(rule.op, 16)
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
     store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
-    if hw.language == "HIP":  # a HIP probe's ds_read / ds_write
+    if is_hip(hw):
         if store:
             return Op(f"ds_write_b{8 * width}", True, width)
         return Op({1: "ds_read_u8", 2: "ds_read_u16"}.get(width, f"ds_read_b{8 * width}"), False, width)
@@ -197,10 +206,13 @@ def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bo
         return (*_rule_slots(p, rule, wave), True)
     if p.kind in ("warp", "mma-c", "linear-layout"):
         lpp = hw.lanes_per_phase(op.lane_bytes)
-        group = max(1, wave // lpp)
-        if p.lane_row.shape[1] == lpp and p.placements % group == 0 and hw.language != "HIP":
-            rows = p.lane_row.reshape(-1, group * lpp)
-            cols = p.lane_col.reshape(-1, group * lpp)
+        # a paired load's phases are two of the rule's (a linear layout with a broadcast lane bit)
+        sizes = (lpp, 2 * lpp) if op.lane_bytes in hw.paired_loads and not op.store else (lpp,)
+        size = p.lane_row.shape[1]
+        group = max(1, wave // size)
+        if size in sizes and wave % size == 0 and p.placements % group == 0 and not is_hip(hw):
+            rows = p.lane_row.reshape(-1, group * size)
+            cols = p.lane_col.reshape(-1, group * size)
             return rows.astype(np.int64), cols.astype(np.int64), True
     return (*_block_slots(p, op, hw), False)
 
@@ -215,17 +227,20 @@ def _matrix_slots(p: Pattern, wave: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _rule_slots(p: Pattern, rule: Rule, wave: int) -> tuple[np.ndarray, np.ndarray]:
-    k = len(rule.phases)
+    # a paired load (an [[instruction]] whose lanes repeat in pairs): the rule's phases two by two
+    paired = p.instruction_phases * 2 == len(rule.phases)
+    sets = merge_pairs([list(s) for s in rule.phases]) if paired else [list(s) for s in rule.phases]
+    k = len(sets)
     slots = wave * rule.addresses
-    if p.placements % k or any(len(s) != p.lane_row.shape[1] for s in rule.phases):
+    if p.placements % k or any(len(s) != p.lane_row.shape[1] for s in sets):
         raise AssertionError(f"{p.spec}: {p.placements} phases of {p.lane_row.shape[1]} lanes do not make "
-                             f"instructions of {rule.op} ({k} phases of {len(rule.phases[0])})")
+                             f"instructions of {rule.op} ({k} phases of {len(sets[0])})")
     n = p.placements // k
     rows = np.full((n, slots), -1, np.int64)
     cols = np.full((n, slots), -1, np.int64)
     lane_row = p.lane_row.reshape(n, k, -1)
     lane_col = p.lane_col.reshape(n, k, -1)
-    for phase, members in enumerate(rule.phases):
+    for phase, members in enumerate(sets):
         rows[:, list(members)] = lane_row[:, phase, :]
         cols[:, list(members)] = lane_col[:, phase, :]
     assert (rows >= 0).all(), f"{p.spec}: {rule.op}'s phases do not cover every slot"
@@ -259,7 +274,9 @@ def issued_phases(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Ha
                   rule: Rule | None) -> list[list[list[tuple[int, int]]]]:
     """For each instruction, its phases as the model serves them: each the (row, col) of its active
     slots, in slot order. ldmatrix / stmatrix: one phase per matrix (lanes 8i .. 8i + 7); an
-    instruction of the target: the rule's slot sets; any other: the target's phases for the width."""
+    instruction of the target: the rule's slot sets; any other: the target's phases for the width.
+    An instruction whose slots are all active and make a paired load (hardware.Hardware.pairs,
+    decided on these slots as the hardware does): those sets two by two."""
     slots = rows.shape[1]
     if op.matrices:
         sets = [list(range(8 * i, 8 * i + 8)) for i in range(op.matrices)]
@@ -269,7 +286,9 @@ def issued_phases(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Ha
         sets = hw.serving(p.banks).phase_indices(slots, op.lane_bytes)
     out = []
     for r, c in zip(rows.tolist(), cols.tolist()):
-        phases = [[(r[s], c[s]) for s in members if r[s] >= 0] for members in sets]
+        paired = (not op.matrices and min(r) >= 0 and op.addresses == 1
+                  and hw.pairs(list(zip(r, c)), op.lane_bytes, op.store))
+        phases = [[(r[s], c[s]) for s in members if r[s] >= 0] for members in (merge_pairs(sets) if paired else sets)]
         out.append([ph for ph in phases if ph])
     return out
 

@@ -13,7 +13,7 @@ from .. import __version__
 from ..layout import Layout
 from ..model import InputError, Problem
 from .common import ALIGN_BYTES, checksum
-from .plan import Probe, ProbeAccess, plan
+from .plan import Probe, ProbeAccess, is_hip, plan
 
 TARGETS = ("cuda", "hip")
 PROBE_TARGET = {"CUDA": "cuda", "HIP": "hip"}  # hardware.Hardware.language -> the probe that runs its kernels
@@ -138,7 +138,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         *rows,
         "",
         "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
-        if probe.problem.bank_model.language == "HIP" else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
+        if is_hip(probe.problem.bank_model) else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
         "..._bank_conflicts_..._op_*.sum.)",
         "",
         *(["Notes:", "", *notes, ""] if notes else []),
