@@ -443,11 +443,21 @@ def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
     return True
 
 
+def above(problem: Problem) -> list[int]:
+    """The aligned pitches above the given row length (padding.pitches), smallest first: the padding
+    family's (those below it are solving.py's, every family at each: narrower.py)."""
+    tile = problem.tile
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    return [p for p in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes) if p > tile.row_length]
+
+
 def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    """The smallest pitch that needs no swizzle, and the smallest that works with one (the first
-    cute or xor-cols member of the padded tile, in their order, by the base search). "Works" is
-    every pattern at its target: its lower bound, or its floor (floors.py) when that is above.
-    A pitch at which a lane's vector no longer starts aligned is not sound, and skipped.
+    """Above the given row length (more shared memory): the smallest pitch that needs no swizzle,
+    and the smallest that works with one (the first cute or xor-cols member of the padded tile, in
+    their order, by the base search). "Works" is every pattern at its target: its lower bound, or
+    its floor (floors.py) when that is above. A pitch at which a lane's vector no longer starts
+    aligned is not sound, and skipped. (The later families are not searched at these pitches:
+    solving._other_pitches says so when that leaves the answer unproven.)
 
     A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
     miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
@@ -456,7 +466,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     tile = problem.tile
     target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    pitches = above(problem)
     report.candidates = len(pitches)
     plain = swizzled = None
     missed = []  # sound plain pitches above some target, in order
@@ -482,9 +492,9 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
         kept = best([measure(problem, layout) for layout in missed], 1)
     report.best_excess = kept[0].excess if kept else None
     goal = "every floor" if least else "no conflict"
-    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
-                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
-                      f"with a cute or xor-cols swizzle of the padded tile, aiming at {goal}"
+    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} above {tile.row_length} (one wavefront of residues) "
+                      f"aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and with a "
+                      f"cute or xor-cols swizzle of the padded tile, aiming at {goal}"
                       if pitches else "no aligned pitch")
     return kept, report
 
@@ -497,12 +507,11 @@ SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], Fa
 
 
 def min_storage(problem: Problem, family: str) -> int:
-    """The least storage (elements) any member of a later family needs: padding's smallest aligned
-    pitch, the tile's own storage for the others."""
+    """The least storage (elements) any member a family searches at the given row length needs:
+    padding's smallest aligned pitch above it, the tile's own storage for the others."""
     if family != padding.FAMILY_RECORD.name:
         return problem.tile.size
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    pitches = padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes)
+    pitches = above(problem)
     return problem.tile.rows * min(pitches) if pitches else problem.tile.size
 
 

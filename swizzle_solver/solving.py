@@ -13,7 +13,7 @@ the package loads lazily under that name.)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
 from .candidate import Candidate, FamilyReport, measure, ranked, recheck
@@ -24,6 +24,9 @@ from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
 from .value import Value, replace
+
+if TYPE_CHECKING:  # narrower.py is imported only for a padded tile (start-up)
+    from .narrower import Narrower
 
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
@@ -94,14 +97,45 @@ def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
     return candidate.layout.padded_form(problem.tile) is not None
 
 
-def _narrower(problem: Problem, budget: Budget, admit: Admit) -> Candidate | None:
-    """A conflict-free layout at a row length below the given one (padding dropped, swizzled
-    instead), the smallest such pitch first; None when the given row length is the columns'."""
+def _narrower(problem: Problem, budget: Budget, admit: Admit, engine: str | None, exhaustive: bool,
+              least: int = 0, target: dict | None = None) -> Narrower | None:
+    """The first layout at every target (``target``, default the lower bounds; ``least``: the
+    excess it leaves) at a row length below the given one (the padding dropped), in every family,
+    the smallest such pitch first (narrower.py); None when the given row length is the columns'."""
     if problem.tile.row_length == problem.tile.cols:
         return None
     from .narrower import search_narrower  # only for a padded tile (start-up)
 
-    return search_narrower(problem, budget, first_conflict_free, admit)
+    def later(narrower: Problem, admit_inner) -> tuple[list[Candidate], list[FamilyReport]]:
+        from .extended import search_extended  # only where plain rows and one swizzle fail (start-up)
+
+        skip = None if exhaustive else (lambda family, found: cannot_win(narrower, least, family, found))
+        return search_extended(narrower, budget, first_conflict_free, engine, skip, True, admit_inner)
+
+    return search_narrower(problem, budget, first_conflict_free, least, target, admit, later)
+
+
+def _other_pitches(problem: Problem, answer: Candidate, least: int) -> list[str]:
+    """What the search did not cover at the row lengths above the given one, where a layout there
+    could still rank before ``answer`` (docs/families.md): each such pitch is searched only for a
+    layout at every target, with plain rows or one cute or xor-cols swizzle (the padding family).
+    Below the given row length every family is searched (narrower.py), for the same target."""
+    from .extended import above  # the padding family was searched (start-up)
+    from .narrower import pitch_list
+
+    tile = problem.tile
+    pitches = above(problem)
+    if answer.excess > least and pitches:  # a layout at any other pitch leaving fewer could rank first
+        goal = "every floor" if least else "no conflict"
+        return [f"the other pitches were searched only for a layout at {goal} ({pitch_list(pitches)} above "
+                f"{tile.row_length}: with plain rows or one cute or xor-cols swizzle)"]
+    form = answer.layout.padded_form(tile)
+    gap = [p for p in pitches if form is not None and p < form[0]]
+    return [f"the later families at {pitch_list(gap)} (plain rows or one cute or xor-cols swizzle only)"] if gap else []
+
+
+def _unproven(missed: list[str]) -> str | None:
+    return f"not covered whole: {', '.join(missed)}" if missed else None
 
 
 def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Solution:
@@ -174,22 +208,27 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
     first = first_conflict_free(problem, families, budget, invalid=invalid)
     if first is not None:
-        narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit)  # padding: a later family
+        # a conflict-free layout at a smaller pitch ranks before it (padding: a later family)
+        narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit, engine, exhaustive)
+        hit = narrower.found if narrower is not None else None
+        unproven = _unproven(narrower.open) if narrower is not None else None
+        timed_out = unproven is not None and budget.expired()
         if not table:
-            answer = first if narrower is None else recheck(problem, narrower)
-            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch), [first] + ([narrower] if narrower else []))
+            answer = first if hit is None else recheck(problem, hit)
+            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch, unproven=unproven,
+                                             timed_out=timed_out), [first] + ([hit] if hit else []))
         # The table's branch and bound is not bound by --timeout (its answer is already known).
         found, reports = search_families(problem, families, Budget(), admit)
         best = ranked(found)[0]
         if best.layout != first.layout or best.excess != first.excess:
             raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
                                  f"the branch and bound says {best.layout.name} (excess {best.excess})")
-        if narrower is not None:
-            found.append(narrower)
+        if hit is not None:
+            found.append(recheck(problem, hit))
         best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
-        answer = first if best.layout == first.layout else recheck(problem, best)
+        answer = first if best.layout == first.layout else best
         return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
-                                        keep_pitch=keep_pitch),
+                                        keep_pitch=keep_pitch, unproven=unproven, timed_out=timed_out),
                        found)
     found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
     best_excess = min((c.excess for c in found), default=None)
@@ -210,22 +249,45 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit)
         found += more
         reports += more_reports
+    # The pitches below the given one, in every family, for a layout at every target (less storage)
+    narrower = None
+    if extend and not keep_pitch:
+        from .floors import targets  # (start-up: only on this path)
+
+        narrower = _narrower(problem, budget, admit, engine, exhaustive, least, targets(problem))
+    if narrower is not None and narrower.found is not None:
+        found.append(recheck(problem, narrower.found))
     # Rank on the search's exact counts (recheck insists the simulator agrees).
     order = ranked(found)
     answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
     # The answer is not proven minimal if a family that could still beat it (ranked before it, or
     # any family when it leaves more than the least excess any layout can) was not covered whole:
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
-    # status stays what the answer measures).
-    open_families = [r.family for r in reports
-                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.family_rank)]
+    # status stays what the answer measures); nor if a pitch the search may choose was not searched
+    # whole where a layout there could rank before it.
+    missed = [r.family for r in reports if not r.complete and _could_rank_before(problem, r.family, answer, least)]
     if needed and not extended:
-        open_families.append("the families beyond none / cute / xor-cols")
-    unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
-    timed_out = unproven is not None and budget.expired()
+        missed.append("the families beyond none / cute / xor-cols")
+    missed += narrower.open if narrower is not None else []
+    cut = bool(missed) and budget.expired()
+    if extended and not keep_pitch:
+        missed += _other_pitches(problem, answer, least)
     return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
                                      if table else None,
-                                     extended, timed_out, unproven, at_floor, keep_pitch), found)
+                                     extended, cut, _unproven(missed), at_floor, keep_pitch), found)
+
+
+def _could_rank_before(problem: Problem, family: str, answer: Candidate, least: int) -> bool:
+    """Whether a member of ``family`` at the given pitch (padding: above it) could rank before
+    ``answer``: it leaves fewer wavefronts, or as few (the least any layout can) in less storage,
+    or the same storage and an earlier family."""
+    if answer.excess > least:
+        return True
+    from .extended import min_storage  # a later family was searched (start-up)
+
+    storage = min_storage(problem, family) * problem.tile.elem_bytes
+    assert answer.storage_bytes is not None
+    return (storage, FAMILY_RANK[family]) <= (answer.storage_bytes, answer.family_rank)
 
 
 def check(problem: Problem, layout: Layout) -> tuple[Candidate, str | None]:
