@@ -520,21 +520,23 @@ Skip = Callable[[str, list], "str | None"]  # (family, candidates found so far) 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
                     skip: Skip | None = None, keep_pitch: bool = False,
-                    admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
+                    admit: Callable[[Layout], bool] | None = None,
+                    before: Sequence[Candidate] = ()) -> tuple[list[Candidate], list[FamilyReport]]:
     """Every later family of the registry in rank order: their best few, and reports. ``base`` is
     the base search's first_conflict_free (padding asks it for a swizzle of each padded tile).
     ``skip`` (solving.py's rule) says why a family need not be searched, given what was found
-    before it: such a family gets a report with ``searched`` False. ``keep_pitch``: padding (another
-    row length) is not searched. ``admit`` (--for): only the members it admits are kept; a family
-    whose best members it refuses all is reported as not covered whole (its search looks for the
-    best members, not for the best expressible ones)."""
+    before it (``before``: by the searches before this one; then each family's): such a family gets
+    a report with ``searched`` False. ``keep_pitch``: padding (another row length) is not searched.
+    ``admit`` (--for): only the members it admits are kept; a family whose best members it refuses
+    all is reported as not covered whole (its search looks for the best members, not for the best
+    expressible ones)."""
     later = later_of(problem, base, engine)
     found: list[Candidate] = []
     reports: list[FamilyReport] = []
     for family in records(LATER):
         if keep_pitch and family.name == padding.FAMILY_RECORD.name:
             continue
-        why = skip(family.name, found) if skip is not None else None
+        why = skip(family.name, [*before, *found]) if skip is not None else None
         if why is not None:
             method = "smt" if later.engine_of(family) == "smt" else "enumeration"
             reports.append(FamilyReport(family.name, method=method, searched=False, covered=f"not searched: {why}"))

@@ -293,7 +293,9 @@ def for_json(solution: Solution) -> dict | None:
 
 def given_pitch_json(solution: Solution) -> dict | None:
     """When the answer changes the given row length: what the given one needs (its best layout
-    found, or None) and how many more bytes it takes than the answer."""
+    found, or None), how many more bytes it takes than the answer, and the families not searched
+    whole there that could do better than that best (skipped once a narrower pitch's layout ranked
+    first, or cut by the time limit)."""
     if not solution.changes_pitch:
         return None
     tile, given, answer = solution.problem.tile, solution.at_given_pitch, solution.answer
@@ -301,7 +303,8 @@ def given_pitch_json(solution: Solution) -> dict | None:
             "family": given.layout.family if given else None,
             "excess_wavefronts": given.excess if given else None,
             "storage_bytes": tile.storage_bytes,
-            "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0)}
+            "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0),
+            "not_searched": list(solution.given_unsearched)}
 
 
 def check_passed(ranked: Candidate, why: str | None) -> bool:

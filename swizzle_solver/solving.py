@@ -54,6 +54,9 @@ class Solution(Value):
     # when the search found none there), for the report's "pitch P as given: ..." line.
     at_given_pitch: Candidate | None = None
     changes_pitch: bool = False
+    # the families of the given row length not searched whole (skipped: a narrower pitch's layout
+    # ranks first; or cut) that could do better there than at_given_pitch
+    given_unsearched: tuple[str, ...] = ()
     # --for: the targets every candidate had to be expressible in, and the answer without that
     # restriction (the price of the restriction is the difference); () and None without --for.
     targets: tuple[str, ...] = ()
@@ -138,13 +141,26 @@ def _unproven(missed: list[str]) -> str | None:
     return f"not covered whole: {', '.join(missed)}" if missed else None
 
 
-def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Solution:
-    """Say what the given pitch needs when the answer changes it."""
+def _finish(problem: Problem, solution: Solution, found: list[Candidate], reports: Sequence[FamilyReport] = (),
+            least: int = 0) -> Solution:
+    """Say what the given pitch needs when the answer changes it: its best layout found, and the
+    families of the given pitch not searched whole (``reports``: skipped, as a narrower pitch's
+    layout ranks first, or cut) that could still do better there than that best."""
     if not _changes_pitch(problem, solution.answer):
         return solution
     given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
     at_given = recheck(problem, given[0]) if given else None
-    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
+    open_here = tuple(r.family for r in reports if (not r.searched or not r.complete)
+                      and _at_given_pitch(problem, r.family)
+                      and (at_given is None or at_given.excess > least or FAMILY_RANK[r.family] < at_given.family_rank))
+    return replace(solution, changes_pitch=True, at_given_pitch=at_given, given_unsearched=open_here)
+
+
+def _at_given_pitch(problem: Problem, family: str) -> bool:
+    """Whether the family's search was of the given row length (padding's: of the pitches above it)."""
+    from .extended import min_storage  # a family was skipped or cut: a later one, or the time limit
+
+    return min_storage(problem, family) == problem.tile.size
 
 
 def admit_for(problem: Problem, targets) -> Admit:
@@ -161,11 +177,11 @@ def admit_for(problem: Problem, targets) -> Admit:
 def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]) -> str | None:
     """Why no member of the later ``family`` can rank before a candidate already ``found``, or None.
 
-    The rule is written against a lower bound on every member's rank key rather than the key itself,
-    so that it holds whether storage comes before the family in the order or after it: a member
-    leaves at least ``least`` excess (0, or the floors'), needs at least the family's least storage
-    (extended.min_storage), and has the family's rank. A found candidate at that excess, with no more
-    storage and an earlier family, ranks strictly before every member whichever of the two comes first.
+    The rule is written against a lower bound on every member's rank key: a member leaves at least
+    ``least`` excess (0, or the floors'), needs at least the family's least storage
+    (extended.min_storage), and has the family's rank. A found candidate at that excess, in less
+    storage (a narrower pitch's), or in no more storage and of an earlier family, ranks strictly
+    before every member (DESIGN.md section 2: excess, then storage, then family).
     """
     from .extended import min_storage
 
@@ -173,9 +189,11 @@ def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]
     for c in ranked(found):
         if c.excess != least:
             break
-        if FAMILY_RANK[c.layout.family] < rank and c.layout.storage(problem.tile) <= storage:
+        used = c.layout.storage(problem.tile)
+        if used < storage or (used == storage and FAMILY_RANK[c.layout.family] < rank):
             what = "is conflict-free" if least == 0 else f"leaves the least excess any layout can ({least})"
-            return (f"{c.layout.name} ({c.layout.family}) {what} in no more storage and ranks before every "
+            less = "less" if used < storage else "no more"
+            return (f"{c.layout.name} ({c.layout.family}) {what} in {less} storage and ranks before every "
                     f"{family} member (--exhaustive searches it)")
     return None
 
@@ -240,16 +258,9 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # The later families are searched when nothing here is conflict-free, unless the best already
     # meets every floor: then no admissible layout of any family leaves fewer wavefronts.
     at_floor = bool(best_excess) and best_excess == least
-    needed = extend and best_excess != 0 and not at_floor
-    extended = needed and not budget.expired()
-    if extended:  # extended.py and its families are imported only here (start-up)
-        from .extended import search_extended
-
-        skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit)
-        found += more
-        reports += more_reports
-    # The pitches below the given one, in every family, for a layout at every target (less storage)
+    # The pitches below the given one first, in every family, for a layout at every target: one
+    # there ranks before every layout of the given pitch but these (less storage), so the later
+    # families are then not searched at the given pitch (cannot_win).
     narrower = None
     if extend and not keep_pitch:
         from .floors import targets  # (start-up: only on this path)
@@ -257,6 +268,16 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         narrower = _narrower(problem, budget, admit, engine, exhaustive, least, targets(problem))
     if narrower is not None and narrower.found is not None:
         found.append(recheck(problem, narrower.found))
+    needed = extend and best_excess != 0 and not at_floor
+    extended = needed and not budget.expired()
+    if extended:  # extended.py and its families are imported only here (start-up)
+        from .extended import search_extended
+
+        skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit,
+                                             found)
+        found += more
+        reports += more_reports
     # Rank on the search's exact counts (recheck insists the simulator agrees).
     order = ranked(found)
     answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
@@ -274,7 +295,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         missed += _other_pitches(problem, answer, least)
     return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
                                      if table else None,
-                                     extended, cut, _unproven(missed), at_floor, keep_pitch), found)
+                                     extended, cut, _unproven(missed), at_floor, keep_pitch), found, reports, least)
 
 
 def _could_rank_before(problem: Problem, family: str, answer: Candidate, least: int) -> bool:
