@@ -35,6 +35,7 @@ from .families.identity import Identity
 from .families.two_level import Pairs, TwoLevel
 from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
+from .narrower import other_pitches
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import storage, table_soundness
@@ -443,14 +444,6 @@ def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
     return True
 
 
-def above(problem: Problem) -> list[int]:
-    """The aligned pitches above the given row length (padding.pitches), smallest first: the padding
-    family's (those below it are solving.py's, every family at each: narrower.py)."""
-    tile = problem.tile
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    return [p for p in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes) if p > tile.row_length]
-
-
 def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
     """Above the given row length (more shared memory): the smallest pitch that needs no swizzle,
     and the smallest that works with one (the first cute or xor-cols member of the padded tile, in
@@ -466,7 +459,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     tile = problem.tile
     target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    pitches = above(problem)
+    pitches = other_pitches(problem)[1]  # those below are solving.py's, every family at each (narrower.py)
     report.candidates = len(pitches)
     plain = swizzled = None
     missed = []  # sound plain pitches above some target, in order
@@ -511,7 +504,7 @@ def min_storage(problem: Problem, family: str) -> int:
     padding's smallest aligned pitch above it, the tile's own storage for the others."""
     if family != padding.FAMILY_RECORD.name:
         return problem.tile.size
-    pitches = above(problem)
+    pitches = other_pitches(problem)[1]
     return problem.tile.rows * min(pitches) if pitches else problem.tile.size
 
 

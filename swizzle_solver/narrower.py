@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .budget import Budget
-from .candidate import Candidate, FamilyReport, measure, ranked
+from .candidate import Candidate, FamilyReport, Unsearched, measure, ranked
 from .candidate import found as found_candidate
 from .families import cute, padding, xor_cols
 from .families.identity import Identity
@@ -36,8 +36,7 @@ class Narrower(Value):
     found: Candidate | None  # the first layout at every target, at the smallest pitch that has one
     # what was not covered whole below it (or below the given pitch, without one): a family that z3
     # left unknown or the time limit cut, or pitches the time limit left unsearched
-    open: list[str]
-    cut: bool = False  # the time limit ended the search before it was done
+    open: list[Unsearched]
 
 
 def sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
@@ -56,11 +55,13 @@ def pitch_list(pitches: list[int]) -> str:
     return "pitches " + ", ".join(map(str, shown))
 
 
-def below(problem: Problem) -> list[int]:
-    """The aligned pitches below the given row length, smallest first (padding.pitches)."""
+def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
+    """The aligned pitches (padding.pitches) below the given row length and above it, smallest first:
+    below, every family is searched (here); above, the padding family's plain rows and one swizzle."""
     tile = problem.tile
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    return [p for p in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes) if p < tile.row_length]
+    pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    return [p for p in pitches if p < tile.row_length], [p for p in pitches if p > tile.row_length]
 
 
 def search_narrower(problem: Problem, budget: Budget, base: Callable, least: int = 0, target: dict | None = None,
@@ -70,20 +71,21 @@ def search_narrower(problem: Problem, budget: Budget, base: Callable, least: int
     of those ``admit`` admits (--for); ``later`` (None: not searched) searches the later families
     on a narrower tile. ``base`` is the base search's first_conflict_free (search.py)."""
     ok = admit or (lambda layout: True)
-    pitches = below(problem)
-    missed: list[str] = []
+    pitches = other_pitches(problem)[0]
+    missed: list[Unsearched] = []
     for i, pitch in enumerate(pitches):
         hit, open_here = _at_pitch(problem, pitch, budget, base, least, target, ok, later)
         if hit is not None:
             return Narrower(hit, missed + open_here)
         if budget.expired():  # this pitch may have been cut short, and the rest were not reached
-            return Narrower(None, missed + [f"{pitch_list(pitches[i:])} (the time limit)"], cut=True)
+            return Narrower(None, missed + [Unsearched(f"{pitch_list(pitches[i:])} (the time limit)",
+                                                       tuple(pitches[i:]))])
         missed += open_here
     return Narrower(None, missed)
 
 
 def _at_pitch(problem: Problem, pitch: int, budget: Budget, base: Callable, least: int, target: dict | None,
-              ok: Admit, later: Later | None) -> tuple[Candidate | None, list[str]]:
+              ok: Admit, later: Later | None) -> tuple[Candidate | None, list[Unsearched]]:
     """The first layout at every target at this pitch: plain rows, one cute or xor-cols swizzle,
     then the later families' best; and what of this pitch was not covered whole."""
     tile = problem.tile
@@ -102,6 +104,6 @@ def _at_pitch(problem: Problem, pitch: int, budget: Budget, base: Callable, leas
     if later is None or budget.expired():
         return None, []
     kept, reports = later(narrower, lambda inner: ok(padding.Padded(pitch, inner)))
-    missed = [f"{r.family} at pitch {pitch}" for r in reports if not r.complete]
+    missed = [Unsearched(f"{r.family} at pitch {pitch}", (pitch,)) for r in reports if not r.complete]
     hits = [c for c in ranked(kept) if c.excess == least]
     return (found_candidate(problem, least, padding.Padded(pitch, hits[0].layout)) if hits else None), missed

@@ -259,7 +259,8 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
         "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all")
                          for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
-                  "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
+                  "proven_minimal": solution.unproven is None, "unproven": solution.unproven,
+                  "unsearched_pitches": list(solution.unsearched_pitches)},
         "search": {"families": [search_json(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
-from .candidate import Candidate, FamilyReport, measure, ranked, recheck
+from .candidate import Candidate, FamilyReport, Unsearched, measure, ranked, recheck
 from .families import FAMILY_RANK
 from .families.identity import Identity
 from .layout import Family, Layout, layout_table
@@ -48,6 +48,9 @@ class Solution(Value):
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
     timed_out: bool = False  # --timeout cut a family that could still beat the answer
     unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
+    # the row lengths other than the given one that the search did not cover whole where a layout
+    # there could still rank before the answer (named in ``unproven``); () when none
+    unsearched_pitches: tuple[int, ...] = ()
     at_floor: bool = False  # conflicts, but the best of the base families meets every floor: nothing beyond searched
     keep_pitch: bool = False  # --keep-pitch: no layout that changes the given row length was a candidate
     # When the answer changes the given row length: the best layout found at the given one (None
@@ -118,27 +121,29 @@ def _narrower(problem: Problem, budget: Budget, admit: Admit, engine: str | None
     return search_narrower(problem, budget, first_conflict_free, least, target, admit, later)
 
 
-def _other_pitches(problem: Problem, answer: Candidate, least: int) -> list[str]:
+def _other_pitches(problem: Problem, answer: Candidate, least: int) -> list[Unsearched]:
     """What the search did not cover at the row lengths above the given one, where a layout there
     could still rank before ``answer`` (docs/families.md): each such pitch is searched only for a
     layout at every target, with plain rows or one cute or xor-cols swizzle (the padding family).
     Below the given row length every family is searched (narrower.py), for the same target."""
-    from .extended import above  # the padding family was searched (start-up)
-    from .narrower import pitch_list
+    from .narrower import other_pitches, pitch_list  # the padding family was searched (start-up)
 
     tile = problem.tile
-    pitches = above(problem)
+    pitches = other_pitches(problem)[1]
     if answer.excess > least and pitches:  # a layout at any other pitch leaving fewer could rank first
         goal = "every floor" if least else "no conflict"
-        return [f"the other pitches were searched only for a layout at {goal} ({pitch_list(pitches)} above "
-                f"{tile.row_length}: with plain rows or one cute or xor-cols swizzle)"]
+        return [Unsearched(f"the other pitches were searched only for a layout at {goal} ({pitch_list(pitches)} "
+                           f"above {tile.row_length}: with plain rows or one cute or xor-cols swizzle)", tuple(pitches))]
     form = answer.layout.padded_form(tile)
     gap = [p for p in pitches if form is not None and p < form[0]]
-    return [f"the later families at {pitch_list(gap)} (plain rows or one cute or xor-cols swizzle only)"] if gap else []
+    return [Unsearched(f"the later families at {pitch_list(gap)} (plain rows or one cute or xor-cols swizzle only)",
+                       tuple(gap))] if gap else []
 
 
-def _unproven(missed: list[str]) -> str | None:
-    return f"not covered whole: {', '.join(missed)}" if missed else None
+def _unproven(missed: list[Unsearched]) -> dict:
+    """The Solution's ``unproven`` and ``unsearched_pitches`` for what was not covered whole."""
+    return {"unproven": f"not covered whole: {', '.join(m.what for m in missed)}" if missed else None,
+            "unsearched_pitches": tuple(sorted({p for m in missed for p in m.pitches}))}
 
 
 def _finish(problem: Problem, solution: Solution, found: list[Candidate], reports: Sequence[FamilyReport] = (),
@@ -229,12 +234,12 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         # a conflict-free layout at a smaller pitch ranks before it (padding: a later family)
         narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit, engine, exhaustive)
         hit = narrower.found if narrower is not None else None
-        unproven = _unproven(narrower.open) if narrower is not None else None
-        timed_out = unproven is not None and budget.expired()
+        missed = narrower.open if narrower is not None else []
+        timed_out = bool(missed) and budget.expired()
         if not table:
             answer = first if hit is None else recheck(problem, hit)
-            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch, unproven=unproven,
-                                             timed_out=timed_out), [first] + ([hit] if hit else []))
+            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch, timed_out=timed_out,
+                                             **_unproven(missed)), [first] + ([hit] if hit else []))
         # The table's branch and bound is not bound by --timeout (its answer is already known).
         found, reports = search_families(problem, families, Budget(), admit)
         best = ranked(found)[0]
@@ -246,7 +251,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
         answer = first if best.layout == first.layout else best
         return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
-                                        keep_pitch=keep_pitch, unproven=unproven, timed_out=timed_out),
+                                        keep_pitch=keep_pitch, timed_out=timed_out, **_unproven(missed)),
                        found)
     found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
     best_excess = min((c.excess for c in found), default=None)
@@ -286,16 +291,19 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
     # status stays what the answer measures); nor if a pitch the search may choose was not searched
     # whole where a layout there could rank before it.
-    missed = [r.family for r in reports if not r.complete and _could_rank_before(problem, r.family, answer, least)]
-    if needed and not extended:
-        missed.append("the families beyond none / cute / xor-cols")
+    missed = [Unsearched(r.family) for r in reports
+              if not r.complete and _could_rank_before(problem, r.family, answer, least)]
+    if needed and not extended:  # (padding's pitches included)
+        from .narrower import other_pitches
+
+        missed.append(Unsearched("the families beyond none / cute / xor-cols", tuple(other_pitches(problem)[1])))
     missed += narrower.open if narrower is not None else []
     cut = bool(missed) and budget.expired()
     if extended and not keep_pitch:
         missed += _other_pitches(problem, answer, least)
     return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
-                                     if table else None,
-                                     extended, cut, _unproven(missed), at_floor, keep_pitch), found, reports, least)
+                                     if table else None, extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
+                                     **_unproven(missed)), found, reports, least)
 
 
 def _could_rank_before(problem: Problem, family: str, answer: Candidate, least: int) -> bool:

@@ -262,6 +262,8 @@ def direct_padding(problem, later):
     plain = swizzled = None
     closest, invalid, evaluated = [], 0, 0
     for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
+        if pitch < tile.row_length:
+            continue  # the pitches below the given one are solving.py's (narrower.py), not padding's
         measured = sound_measured(problem, padding.Padded(pitch, Identity()))
         if measured is None:
             invalid += 1
