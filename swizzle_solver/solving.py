@@ -122,18 +122,19 @@ def _narrower(problem: Problem, budget: Budget, admit: Admit, engine: str | None
 
 
 def _other_pitches(problem: Problem, answer: Candidate, least: int) -> list[Unsearched]:
-    """What the search did not cover at the row lengths above the given one, where a layout there
-    could still rank before ``answer`` (docs/families.md): each such pitch is searched only for a
-    layout at every target, with plain rows or one cute or xor-cols swizzle (the padding family).
-    Below the given row length every family is searched (narrower.py), for the same target."""
+    """What the search did not cover at the row lengths other than the given one, where a layout
+    there could still rank before ``answer`` (docs/families.md): each pitch below the given one is
+    searched in every family (narrower.py), each above it with plain rows or one cute or xor-cols
+    swizzle (the padding family), and each only for a layout at every target."""
     from .narrower import other_pitches, pitch_list  # the padding family was searched (start-up)
 
     tile = problem.tile
-    pitches = other_pitches(problem)[1]
+    below, pitches = other_pitches(problem)
     if answer.excess > least and pitches:  # a layout at any other pitch leaving fewer could rank first
-        goal = "every floor" if least else "no conflict"
-        return [Unsearched(f"the other pitches were searched only for a layout at {goal} ({pitch_list(pitches)} "
-                           f"above {tile.row_length}: with plain rows or one cute or xor-cols swizzle)", tuple(pitches))]
+        goal = "at every floor" if least else "conflict-free"
+        return [Unsearched(f"the other pitches were searched only for a layout {goal} (below {tile.row_length} in "
+                           f"every family; {pitch_list(pitches)} above it with plain rows or one cute or xor-cols "
+                           f"swizzle)", tuple(below + pitches))]
     form = answer.layout.padded_form(tile)
     gap = [p for p in pitches if form is not None and p < form[0]]
     return [Unsearched(f"the later families at {pitch_list(gap)} (plain rows or one cute or xor-cols swizzle only)",
