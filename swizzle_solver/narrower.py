@@ -1,11 +1,13 @@
-"""The pitches below a padded row length (the padding dropped, DESIGN.md section 2: less shared
-memory ranks first): at each, smallest first, plain rows, then the first cute or xor-cols swizzle
-of the narrower tile, then the later families (two-level, linear, row interleave, column panels at
-pitch = cols) searched on the narrower tile as at a given pitch (--keep-pitch). The first layout
-at every target (conflict-free, or at every floor) wins: nothing at a larger pitch can rank
-before it, as it needs more storage and leaves no fewer wavefronts.
+"""Pitches other than the given one, searched in every family: below a padded row length (the
+padding dropped, DESIGN.md section 2: less shared memory ranks first), and above it up to the
+first pitch where the padding family found plain rows or one swizzle good enough. At each pitch,
+smallest first: plain rows, then the first cute or xor-cols swizzle of the tile at that pitch,
+then the later families (two-level, linear, row interleave, column panels at pitch = cols)
+searched as at a given pitch (--keep-pitch). The first layout at every target (conflict-free, or
+at every floor) wins: nothing at a larger pitch can rank before it, as it needs more storage and
+leaves no fewer wavefronts.
 
-Apart from extended.py, because a padded tile asks this on every solve (solving._narrower): it
+Apart from extended.py, because a padded tile asks this on every solve (solving._at_pitches): it
 needs the padding family and the every-solve search; the later families, the oracle and z3's
 helpers are imported (by ``later``, solving.py's) only at a pitch where plain rows and one swizzle
 both fail (start-up: bench/README.md).
@@ -25,17 +27,17 @@ from .soundness import soundness
 from .value import Value, replace
 
 Admit = Callable[[Layout], bool]
-# The later families on a narrower tile: (its problem, which of their layouts to keep) -> (their
-# best few candidates, how each family was covered); solving.py's, over extended.search_extended.
+# The later families on the tile at another pitch: (its problem, which of their layouts to keep) ->
+# (their best few candidates, how each family was covered); solving.py's, over extended.search_extended.
 Later = Callable[[Problem, Admit], tuple[list[Candidate], list[FamilyReport]]]
 
 
 class Narrower(Value):
-    """What the pitches below the given row length gave."""
+    """What a search of other pitches gave."""
 
     found: Candidate | None  # the first layout at every target, at the smallest pitch that has one
-    # what was not covered whole below it (or below the given pitch, without one): a family that z3
-    # left unknown or the time limit cut, or pitches the time limit left unsearched
+    # what was not covered whole below it (or at all, without one): a family that z3 left unknown
+    # or the time limit cut, or pitches the time limit left unsearched
     open: list[Unsearched]
 
 
@@ -64,14 +66,13 @@ def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
     return [p for p in pitches if p < tile.row_length], [p for p in pitches if p > tile.row_length]
 
 
-def search_narrower(problem: Problem, budget: Budget, base: Callable, least: int = 0, target: dict | None = None,
-                    admit: Admit | None = None, later: Later | None = None) -> Narrower:
+def search_pitches(problem: Problem, pitches: list[int], budget: Budget, base: Callable, least: int = 0,
+                   target: dict | None = None, admit: Admit | None = None, later: Later | None = None) -> Narrower:
     """The first layout at every target (``target``: a worst per pattern, default the lower bounds;
-    ``least``: the excess that leaves) at a pitch below the given row length, smallest pitch first,
-    of those ``admit`` admits (--for); ``later`` (None: not searched) searches the later families
-    on a narrower tile. ``base`` is the base search's first_conflict_free (search.py)."""
+    ``least``: the excess that leaves) at one of ``pitches`` (smallest first), of those ``admit``
+    admits (--for); ``later`` (None: not searched) searches the later families on the tile at a
+    pitch. ``base`` is the base search's first_conflict_free (search.py)."""
     ok = admit or (lambda layout: True)
-    pitches = other_pitches(problem)[0]
     missed: list[Unsearched] = []
     for i, pitch in enumerate(pitches):
         hit, open_here = _at_pitch(problem, pitch, budget, base, least, target, ok, later)
@@ -92,18 +93,18 @@ def _at_pitch(problem: Problem, pitch: int, budget: Budget, base: Callable, leas
     plain = sound_measured(problem, padding.Padded(pitch, Identity()))
     if plain is not None and plain.excess == least and ok(plain.layout):
         return plain, []
-    narrower = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+    at = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
 
     def invalid(inner):  # the padded layout's own check: a padded row's spare columns are storage too
         padded = padding.Padded(pitch, inner)
         return padded.invalid(tile) or (None if ok(padded) else "not expressible")
 
-    first = base(narrower, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, invalid=invalid, target=target)
+    first = base(at, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, invalid=invalid, target=target)
     if first is not None:
         return found_candidate(problem, least, padding.Padded(pitch, first.layout)), []
     if later is None or budget.expired():
         return None, []
-    kept, reports = later(narrower, lambda inner: ok(padding.Padded(pitch, inner)))
+    kept, reports = later(at, lambda inner: ok(padding.Padded(pitch, inner)))
     missed = [Unsearched(f"{r.family} at pitch {pitch}", (pitch,)) for r in reports if not r.complete]
     hits = [c for c in ranked(kept) if c.excess == least]
     return (found_candidate(problem, least, padding.Padded(pitch, hits[0].layout)) if hits else None), missed

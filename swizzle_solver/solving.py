@@ -103,42 +103,55 @@ def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
     return candidate.layout.padded_form(problem.tile) is not None
 
 
-def _narrower(problem: Problem, budget: Budget, admit: Admit, engine: str | None, exhaustive: bool,
-              least: int = 0, target: dict | None = None) -> Narrower | None:
-    """The first layout at every target (``target``, default the lower bounds; ``least``: the
-    excess it leaves) at a row length below the given one (the padding dropped), in every family,
-    the smallest such pitch first (narrower.py); None when the given row length is the columns'."""
-    if problem.tile.row_length == problem.tile.cols:
-        return None
-    from .narrower import search_narrower  # only for a padded tile (start-up)
+def _at_pitches(problem: Problem, pitches: list[int], budget: Budget, admit: Admit, engine: str | None,
+                exhaustive: bool, least: int = 0, target: dict | None = None) -> Narrower:
+    """The first layout at every target (``target``, default the lower bounds; ``least``: the excess
+    it leaves) at one of ``pitches``, smallest first, in every family (narrower.py)."""
+    from .narrower import search_pitches  # only for a padded tile, or an answer padded above (start-up)
 
-    def later(narrower: Problem, admit_inner) -> tuple[list[Candidate], list[FamilyReport]]:
+    def later(at: Problem, admit_inner) -> tuple[list[Candidate], list[FamilyReport]]:
         from .extended import search_extended  # only where plain rows and one swizzle fail (start-up)
 
-        skip = None if exhaustive else (lambda family, found: cannot_win(narrower, least, family, found))
-        return search_extended(narrower, budget, first_conflict_free, engine, skip, True, admit_inner)
+        skip = None if exhaustive else (lambda family, found: cannot_win(at, least, family, found))
+        return search_extended(at, budget, first_conflict_free, engine, skip, True, admit_inner)
 
-    return search_narrower(problem, budget, first_conflict_free, least, target, admit, later)
+    return search_pitches(problem, pitches, budget, first_conflict_free, least, target, admit, later)
 
 
-def _other_pitches(problem: Problem, answer: Candidate, least: int) -> list[Unsearched]:
-    """What the search did not cover at the row lengths other than the given one, where a layout
-    there could still rank before ``answer`` (docs/families.md): each pitch below the given one is
-    searched in every family (narrower.py), each above it with plain rows or one cute or xor-cols
-    swizzle (the padding family), and each only for a layout at every target."""
+def _below(problem: Problem) -> list[int]:
+    """The pitches below the given row length (none for a dense tile: no import, start-up)."""
+    if problem.tile.row_length == problem.tile.cols:
+        return []
+    from .narrower import other_pitches
+
+    return other_pitches(problem)[0]
+
+
+def _between(problem: Problem, answer: Candidate, least: int) -> list[int]:
+    """The pitches above the given one and below an answer padded above it at every target: the
+    padding family tried them with plain rows and one swizzle only."""
+    from .narrower import other_pitches  # the padding family was searched (start-up)
+
+    form = answer.layout.padded_form(problem.tile)
+    if answer.excess != least or form is None:
+        return []
+    return [p for p in other_pitches(problem)[1] if p < form[0]]
+
+
+def _only_for_targets(problem: Problem, answer: Candidate, least: int) -> list[Unsearched]:
+    """An answer that leaves more than every target (conflicts beyond the floors) could be beaten
+    at another pitch: those were searched only for a layout at every target (docs/families.md),
+    the ones above the given pitch with plain rows or one cute or xor-cols swizzle."""
     from .narrower import other_pitches, pitch_list  # the padding family was searched (start-up)
 
-    tile = problem.tile
-    below, pitches = other_pitches(problem)
-    if answer.excess > least and pitches:  # a layout at any other pitch leaving fewer could rank first
-        goal = "at every floor" if least else "conflict-free"
-        return [Unsearched(f"the other pitches were searched only for a layout {goal} (below {tile.row_length} in "
-                           f"every family; {pitch_list(pitches)} above it with plain rows or one cute or xor-cols "
-                           f"swizzle)", tuple(below + pitches))]
-    form = answer.layout.padded_form(tile)
-    gap = [p for p in pitches if form is not None and p < form[0]]
-    return [Unsearched(f"the later families at {pitch_list(gap)} (plain rows or one cute or xor-cols swizzle only)",
-                       tuple(gap))] if gap else []
+    below, above = other_pitches(problem)
+    if answer.excess == least or not below + above:
+        return []
+    goal = "at every floor" if least else "conflict-free"
+    where = f"; {pitch_list(above)} above {problem.tile.row_length} with plain rows or one cute or xor-cols swizzle" \
+        if above else ""
+    return [Unsearched(f"the other pitches were searched only for a layout {goal} (below {problem.tile.row_length} "
+                       f"in every family{where})", tuple(below + above))]
 
 
 def _unproven(missed: list[Unsearched]) -> dict:
@@ -233,14 +246,15 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     first = first_conflict_free(problem, families, budget, invalid=invalid)
     if first is not None:
         # a conflict-free layout at a smaller pitch ranks before it (padding: a later family)
-        narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit, engine, exhaustive)
+        below = [] if keep_pitch or not extend else _below(problem)
+        narrower = _at_pitches(problem, below, budget, admit, engine, exhaustive) if below else None
         hit = narrower.found if narrower is not None else None
-        missed = narrower.open if narrower is not None else []
-        timed_out = bool(missed) and budget.expired()
+        open_below = narrower.open if narrower is not None else []
+        timed_out = bool(open_below) and budget.expired()
         if not table:
             answer = first if hit is None else recheck(problem, hit)
             return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch, timed_out=timed_out,
-                                             **_unproven(missed)), [first] + ([hit] if hit else []))
+                                             **_unproven(open_below)), [first] + ([hit] if hit else []))
         # The table's branch and bound is not bound by --timeout (its answer is already known).
         found, reports = search_families(problem, families, Budget(), admit)
         best = ranked(found)[0]
@@ -252,7 +266,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
         best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
         answer = first if best.layout == first.layout else best
         return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
-                                        keep_pitch=keep_pitch, timed_out=timed_out, **_unproven(missed)),
+                                        keep_pitch=keep_pitch, timed_out=timed_out, **_unproven(open_below)),
                        found)
     found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
     best_excess = min((c.excess for c in found), default=None)
@@ -267,13 +281,18 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # The pitches below the given one first, in every family, for a layout at every target: one
     # there ranks before every layout of the given pitch but these (less storage), so the later
     # families are then not searched at the given pitch (cannot_win).
-    narrower = None
-    if extend and not keep_pitch:
+    other = extend and not keep_pitch  # the other pitches are searched
+    target = None
+    if other:
         from .floors import targets  # (start-up: only on this path)
 
-        narrower = _narrower(problem, budget, admit, engine, exhaustive, least, targets(problem))
-    if narrower is not None and narrower.found is not None:
-        found.append(recheck(problem, narrower.found))
+        target = targets(problem)
+    missed: list[Unsearched] = []
+    below = _below(problem) if other else []
+    if below:
+        narrower = _at_pitches(problem, below, budget, admit, engine, exhaustive, least, target)
+        found += [recheck(problem, narrower.found)] if narrower.found is not None else []
+        missed += narrower.open
     needed = extend and best_excess != 0 and not at_floor
     extended = needed and not budget.expired()
     if extended:  # extended.py and its families are imported only here (start-up)
@@ -284,6 +303,12 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
                                              found)
         found += more
         reports += more_reports
+        # an answer padded above the given pitch: the pitches between, in every family
+        between = _between(problem, ranked(found)[0], least) if other and found else []
+        if between:
+            wider = _at_pitches(problem, between, budget, admit, engine, exhaustive, least, target)
+            found += [recheck(problem, wider.found)] if wider.found is not None else []
+            missed += wider.open
     # Rank on the search's exact counts (recheck insists the simulator agrees).
     order = ranked(found)
     answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
@@ -292,16 +317,16 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
     # status stays what the answer measures); nor if a pitch the search may choose was not searched
     # whole where a layout there could rank before it.
-    missed = [Unsearched(r.family) for r in reports
-              if not r.complete and _could_rank_before(problem, r.family, answer, least)]
+    missed += [Unsearched(r.family) for r in reports
+               if not r.complete and _could_rank_before(problem, r.family, answer, least)]
     if needed and not extended:  # (padding's pitches included)
         from .narrower import other_pitches
 
-        missed.append(Unsearched("the families beyond none / cute / xor-cols", tuple(other_pitches(problem)[1])))
-    missed += narrower.open if narrower is not None else []
+        above = () if keep_pitch else tuple(other_pitches(problem)[1])
+        missed.append(Unsearched("the families beyond none / cute / xor-cols", above))
     cut = bool(missed) and budget.expired()
-    if extended and not keep_pitch:
-        missed += _other_pitches(problem, answer, least)
+    if extended and other:
+        missed += _only_for_targets(problem, answer, least)
     return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
                                      if table else None, extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
                                      **_unproven(missed)), found, reports, least)

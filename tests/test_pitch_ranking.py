@@ -164,6 +164,19 @@ def test_an_answer_with_conflicts_beyond_the_floors_says_what_other_pitches_were
     assert kept.unproven is None and kept.answer.excess == s.answer.excess
 
 
+def test_the_pitches_between_the_given_one_and_a_wider_answer_are_searched_in_every_family():
+    """48x82 f32 at pitch 83: nothing at 82 or 83 is conflict-free; the padding family's plain rows and
+    single swizzles first reach it at pitch 112 (the old answer, pitch 112 + Swizzle<1,3,2>), and a
+    row interleave does at pitch 88, in 4,608 B less."""
+    p = make_problem(48, 82, ["2x16", "row", "4x8"], 83, 4)
+    s = solve(p)
+    pitch, inner = s.answer.layout.padded_form(p.tile)
+    assert s.answer.conflict_free and pitch == 88 and inner.family == "row-interleave"
+    assert s.unproven is None and s.unsearched_pitches == ()
+    wider = solve(at_pitch(p, 112), keep_pitch=True).answer
+    assert wider.conflict_free and wider.storage_bytes - s.answer.storage_bytes == 48 * 24 * 4
+
+
 def test_keep_pitch_searches_no_other_pitch():
     s = solve(make_problem(32, 64, ["warp:4x8:1x8", "warp:32x1:1x4"], 72, 4), keep_pitch=True)
     assert s.answer.layout.padded_form(s.problem.tile) is None and s.unsearched_pitches == ()
