@@ -32,7 +32,7 @@ Admit = Callable[[Layout], bool]
 Later = Callable[[Problem, Admit], tuple[list[Candidate], list[FamilyReport]]]
 
 
-class Narrower(Value):
+class PitchSearch(Value):
     """What a search of other pitches gave."""
 
     found: Candidate | None  # the first layout at every target, at the smallest pitch that has one
@@ -59,7 +59,8 @@ def pitch_list(pitches: list[int]) -> str:
 
 def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
     """The aligned pitches (padding.pitches) below the given row length and above it, smallest first:
-    below, every family is searched (here); above, the padding family's plain rows and one swizzle."""
+    below, every family is searched (here); above, the padding family's plain rows and one swizzle,
+    then every family (here) at those below the first pitch they serve."""
     tile = problem.tile
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
@@ -67,7 +68,7 @@ def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
 
 
 def search_pitches(problem: Problem, pitches: list[int], budget: Budget, base: Callable, least: int = 0,
-                   target: dict | None = None, admit: Admit | None = None, later: Later | None = None) -> Narrower:
+                   target: dict | None = None, admit: Admit | None = None, later: Later | None = None) -> PitchSearch:
     """The first layout at every target (``target``: a worst per pattern, default the lower bounds;
     ``least``: the excess that leaves) at one of ``pitches`` (smallest first), of those ``admit``
     admits (--for); ``later`` (None: not searched) searches the later families on the tile at a
@@ -77,12 +78,12 @@ def search_pitches(problem: Problem, pitches: list[int], budget: Budget, base: C
     for i, pitch in enumerate(pitches):
         hit, open_here = _at_pitch(problem, pitch, budget, base, least, target, ok, later)
         if hit is not None:
-            return Narrower(hit, missed + open_here)
+            return PitchSearch(hit, missed + open_here)
         if budget.expired():  # this pitch may have been cut short, and the rest were not reached
-            return Narrower(None, missed + [Unsearched(f"{pitch_list(pitches[i:])} (the time limit)",
+            return PitchSearch(None, missed + [Unsearched(f"{pitch_list(pitches[i:])} (the time limit)",
                                                        tuple(pitches[i:]))])
         missed += open_here
-    return Narrower(None, missed)
+    return PitchSearch(None, missed)
 
 
 def _at_pitch(problem: Problem, pitch: int, budget: Budget, base: Callable, least: int, target: dict | None,

@@ -26,7 +26,7 @@ from .soundness import soundness
 from .value import Value, replace
 
 if TYPE_CHECKING:  # narrower.py is imported only for a padded tile (start-up)
-    from .narrower import Narrower
+    from .narrower import PitchSearch
 
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
@@ -104,7 +104,7 @@ def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
 
 
 def _at_pitches(problem: Problem, pitches: list[int], budget: Budget, admit: Admit, engine: str | None,
-                exhaustive: bool, least: int = 0, target: dict | None = None) -> Narrower:
+                exhaustive: bool, least: int = 0, target: dict | None = None) -> PitchSearch:
     """The first layout at every target (``target``, default the lower bounds; ``least``: the excess
     it leaves) at one of ``pitches``, smallest first, in every family (narrower.py)."""
     from .narrower import search_pitches  # only for a padded tile, or an answer padded above (start-up)
