@@ -120,7 +120,7 @@ def hier_layout(tile: Tile, shape: tuple[int, ...], stride: tuple[int, ...]) -> 
 def _nested(tile: Tile, pitch: int, chain, head: str) -> Snippet:
     """Swizzles applied in turn to r * pitch + c: each composed around the previous (C++ CuTe
     evaluates a nested composed layout; the CuTe DSL does not take one)."""
-    where = "" if pitch == tile.row_length else f" ({rows_apart(tile, pitch)})"
+    where = "" if pitch == tile.row_length else f", {rows_apart(tile, pitch)}"
     lines = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to r * {pitch} + c{where}: "
                    f"nested composed layouts (C++ CuTe; the CuTe DSL takes one swizzle only)"]
     lines += [f"using SmemSwizzle{i} = cute::{sw.name};" for i, sw in enumerate(chain, 1)]
