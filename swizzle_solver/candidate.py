@@ -80,6 +80,15 @@ class FamilyReport(Value, frozen=False):
     searched: bool = True  # False: skipped, as no member can rank before the answer found (``covered`` says why)
 
 
+class Unsearched(Value):
+    """Something a search did not cover whole where a layout could still rank before the answer:
+    ``what`` in words (for the answer's ``unproven``), and the row lengths it concerns other than the
+    given one (() for a family of the given row length)."""
+
+    what: str
+    pitches: tuple[int, ...] = ()
+
+
 def vector_elems(problem: Problem) -> int:
     """Elements in the widest lane of any pattern, rounded up to a power of two (a 12-byte b96 lane:
     the XOR families keep it whole only with chunks of 4 dwords or more)."""

@@ -35,6 +35,7 @@ from .families.identity import Identity
 from .families.two_level import Pairs, TwoLevel
 from .layout import LATER, Family, Layout, layout_table
 from .model import Problem, is_pow2
+from .narrower import other_pitches
 from .oracle import XorOracle, conflict_bits, conflict_lemmas
 from .sampling import placement_sample, sampled_worsts
 from .soundness import storage, table_soundness
@@ -444,10 +445,12 @@ def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
 
 
 def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
-    """The smallest pitch that needs no swizzle, and the smallest that works with one (the first
-    cute or xor-cols member of the padded tile, in their order, by the base search). "Works" is
-    every pattern at its target: its lower bound, or its floor (floors.py) when that is above.
-    A pitch at which a lane's vector no longer starts aligned is not sound, and skipped.
+    """Above the given row length (more shared memory): the smallest pitch that needs no swizzle,
+    and the smallest that works with one (the first cute or xor-cols member of the padded tile, in
+    their order, by the base search). "Works" is every pattern at its target: its lower bound, or
+    its floor (floors.py) when that is above. A pitch at which a lane's vector no longer starts
+    aligned is not sound, and skipped. (The later families are not searched at these pitches:
+    solving._other_pitches says so when that leaves the answer unproven.)
 
     A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
     miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
@@ -456,7 +459,7 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
     tile = problem.tile
     target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    pitches = other_pitches(problem)[1]  # those below are solving.py's, every family at each (narrower.py)
     report.candidates = len(pitches)
     plain = swizzled = None
     missed = []  # sound plain pitches above some target, in order
@@ -482,9 +485,9 @@ def search_padding(problem: Problem, budget: Budget, later: Later) -> tuple[list
         kept = best([measure(problem, layout) for layout in missed], 1)
     report.best_excess = kept[0].excess if kept else None
     goal = "every floor" if least else "no conflict"
-    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} other than {tile.row_length} (one wavefront of residues "
-                      f"above it) aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and "
-                      f"with a cute or xor-cols swizzle of the padded tile, aiming at {goal}"
+    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} above {tile.row_length} (one wavefront of residues) "
+                      f"aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and with a "
+                      f"cute or xor-cols swizzle of the padded tile, aiming at {goal}"
                       if pitches else "no aligned pitch")
     return kept, report
 
@@ -497,12 +500,11 @@ SEARCHES: dict[str, Callable[[Problem, Budget, Later], tuple[list[Candidate], Fa
 
 
 def min_storage(problem: Problem, family: str) -> int:
-    """The least storage (elements) any member of a later family needs: padding's smallest aligned
-    pitch, the tile's own storage for the others."""
+    """The least storage (elements) any member a family searches at the given row length needs:
+    padding's smallest aligned pitch above it, the tile's own storage for the others."""
     if family != padding.FAMILY_RECORD.name:
         return problem.tile.size
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    pitches = padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes)
+    pitches = other_pitches(problem)[1]
     return problem.tile.rows * min(pitches) if pitches else problem.tile.size
 
 
@@ -511,21 +513,23 @@ Skip = Callable[[str, list], "str | None"]  # (family, candidates found so far) 
 
 def search_extended(problem: Problem, budget: Budget, base: Callable, engine: str | None = None,
                     skip: Skip | None = None, keep_pitch: bool = False,
-                    admit: Callable[[Layout], bool] | None = None) -> tuple[list[Candidate], list[FamilyReport]]:
+                    admit: Callable[[Layout], bool] | None = None,
+                    before: Sequence[Candidate] = ()) -> tuple[list[Candidate], list[FamilyReport]]:
     """Every later family of the registry in rank order: their best few, and reports. ``base`` is
     the base search's first_conflict_free (padding asks it for a swizzle of each padded tile).
     ``skip`` (solving.py's rule) says why a family need not be searched, given what was found
-    before it: such a family gets a report with ``searched`` False. ``keep_pitch``: padding (another
-    row length) is not searched. ``admit`` (--for): only the members it admits are kept; a family
-    whose best members it refuses all is reported as not covered whole (its search looks for the
-    best members, not for the best expressible ones)."""
+    before it (``before``: by the searches before this one; then each family's): such a family gets
+    a report with ``searched`` False. ``keep_pitch``: padding (another row length) is not searched.
+    ``admit`` (--for): only the members it admits are kept; a family whose best members it refuses
+    all is reported as not covered whole (its search looks for the best members, not for the best
+    expressible ones)."""
     later = later_of(problem, base, engine)
     found: list[Candidate] = []
     reports: list[FamilyReport] = []
     for family in records(LATER):
         if keep_pitch and family.name == padding.FAMILY_RECORD.name:
             continue
-        why = skip(family.name, found) if skip is not None else None
+        why = skip(family.name, [*before, *found]) if skip is not None else None
         if why is not None:
             method = "smt" if later.engine_of(family) == "smt" else "enumeration"
             reports.append(FamilyReport(family.name, method=method, searched=False, covered=f"not searched: {why}"))

@@ -431,15 +431,20 @@ def given_pitch(doc: dict) -> str:
     given = doc.get("search", {}).get("given_pitch")
     if not given or given["extra_bytes"] <= 0:
         return ""
+    unsearched = given.get("not_searched")
     if given["best"] is None:
         needs = "no layout found"
     elif given["excess_wavefronts"]:
-        needs = f"the best, {given['best']}, leaves {given['excess_wavefronts']} excess wavefront(s)"
+        best = "best found" if unsearched else "best"
+        needs = f"the {best}, {given['best']}, leaves {given['excess_wavefronts']} excess wavefront(s)"
     elif record(given["family"]).baseline:
         needs = "none needed"
     else:
         needs = f"{given['best']} needed"
-    return f" (pitch {given['row_length']} as given: {needs}, {_bytes(given['extra_bytes'])} more)"
+    more = f"{_bytes(given['extra_bytes'])} more"
+    if unsearched:  # skipped there, as the answer ranks before any of their members (or cut)
+        more += f"; {', '.join(unsearched)} not searched there (--keep-pitch searches them)"
+    return f" (pitch {given['row_length']} as given: {needs}, {more})"
 
 
 def price_of_for(doc: dict) -> str:

@@ -268,7 +268,8 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
         "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all")
                          for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
-                  "proven_minimal": solution.unproven is None, "unproven": solution.unproven},
+                  "proven_minimal": solution.unproven is None, "unproven": solution.unproven,
+                  "unsearched_pitches": list(solution.unsearched_pitches)},
         "search": {"families": [search_json(f) for f in solution.families], "extended": solution.extended,
                    "extended_reason": (f"no member of {every_solve()} is conflict-free"
                                        if solution.extended else None),
@@ -342,7 +343,9 @@ def for_json(solution: Solution) -> dict | None:
 
 def given_pitch_json(solution: Solution) -> dict | None:
     """When the answer changes the given row length: what the given one needs (its best layout
-    found, or None) and how many more bytes it takes than the answer."""
+    found, or None), how many more bytes it takes than the answer, and the families not searched
+    whole there that could do better than that best (skipped once a narrower pitch's layout ranked
+    first, or cut by the time limit)."""
     if not solution.changes_pitch:
         return None
     tile, given, answer = solution.problem.tile, solution.at_given_pitch, solution.answer
@@ -350,7 +353,8 @@ def given_pitch_json(solution: Solution) -> dict | None:
             "family": given.layout.family if given else None,
             "excess_wavefronts": given.excess if given else None,
             "storage_bytes": tile.storage_bytes,
-            "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0)}
+            "extra_bytes": tile.storage_bytes - (answer.storage_bytes or 0),
+            "not_searched": list(solution.given_unsearched)}
 
 
 NOT_USABLE = "not-usable"  # the status of a checked layout that fails the soundness check (soundness.py)

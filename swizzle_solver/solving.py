@@ -13,10 +13,10 @@ the package loads lazily under that name.)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
-from .candidate import Candidate, FamilyReport, measure, ranked, recheck
+from .candidate import Candidate, FamilyReport, Unsearched, measure, ranked, recheck
 from .families import FAMILY_RANK
 from .families.identity import Identity
 from .layout import Family, Layout, layout_table
@@ -24,6 +24,9 @@ from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
 from .value import Value, replace
+
+if TYPE_CHECKING:  # narrower.py is imported only for a padded tile (start-up)
+    from .narrower import PitchSearch
 
 Admit = Callable[[Any], bool] | None  # --for: which layouts may be candidates (None: all)
 
@@ -45,12 +48,18 @@ class Solution(Value):
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
     timed_out: bool = False  # --timeout cut a family that could still beat the answer
     unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
+    # the row lengths other than the given one that the search did not cover whole where a layout
+    # there could still rank before the answer (named in ``unproven``); () when none
+    unsearched_pitches: tuple[int, ...] = ()
     at_floor: bool = False  # conflicts, but the best of the base families meets every floor: nothing beyond searched
     keep_pitch: bool = False  # --keep-pitch: no layout that changes the given row length was a candidate
     # When the answer changes the given row length: the best layout found at the given one (None
     # when the search found none there), for the report's "pitch P as given: ..." line.
     at_given_pitch: Candidate | None = None
     changes_pitch: bool = False
+    # the families of the given row length not searched whole (skipped: a narrower pitch's layout
+    # ranks first; or cut) that could do better there than at_given_pitch
+    given_unsearched: tuple[str, ...] = ()
     # --for: the targets every candidate had to be expressible in, and the answer without that
     # restriction (the price of the restriction is the difference); () and None without --for.
     targets: tuple[str, ...] = ()
@@ -94,23 +103,83 @@ def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
     return candidate.layout.padded_form(problem.tile) is not None
 
 
-def _narrower(problem: Problem, budget: Budget, admit: Admit) -> Candidate | None:
-    """A conflict-free layout at a row length below the given one (padding dropped, swizzled
-    instead), the smallest such pitch first; None when the given row length is the columns'."""
+def _at_pitches(problem: Problem, pitches: list[int], budget: Budget, admit: Admit, engine: str | None,
+                exhaustive: bool, least: int = 0, target: dict | None = None) -> PitchSearch:
+    """The first layout at every target (``target``, default the lower bounds; ``least``: the excess
+    it leaves) at one of ``pitches``, smallest first, in every family (narrower.py)."""
+    from .narrower import search_pitches  # only for a padded tile, or an answer padded above (start-up)
+
+    def later(at: Problem, admit_inner) -> tuple[list[Candidate], list[FamilyReport]]:
+        from .extended import search_extended  # only where plain rows and one swizzle fail (start-up)
+
+        skip = None if exhaustive else (lambda family, found: cannot_win(at, least, family, found))
+        return search_extended(at, budget, first_conflict_free, engine, skip, True, admit_inner)
+
+    return search_pitches(problem, pitches, budget, first_conflict_free, least, target, admit, later)
+
+
+def _below(problem: Problem) -> list[int]:
+    """The pitches below the given row length (none for a dense tile: no import, start-up)."""
     if problem.tile.row_length == problem.tile.cols:
-        return None
-    from .narrower import search_narrower  # only for a padded tile (start-up)
+        return []
+    from .narrower import other_pitches
 
-    return search_narrower(problem, budget, first_conflict_free, admit)
+    return other_pitches(problem)[0]
 
 
-def _finish(problem: Problem, solution: Solution, found: list[Candidate]) -> Solution:
-    """Say what the given pitch needs when the answer changes it."""
+def _between(problem: Problem, answer: Candidate, least: int) -> list[int]:
+    """The pitches above the given one and below an answer padded above it at every target: the
+    padding family tried them with plain rows and one swizzle only."""
+    from .narrower import other_pitches  # the padding family was searched (start-up)
+
+    form = answer.layout.padded_form(problem.tile)
+    if answer.excess != least or form is None:
+        return []
+    return [p for p in other_pitches(problem)[1] if p < form[0]]
+
+
+def _only_for_targets(problem: Problem, answer: Candidate, least: int) -> list[Unsearched]:
+    """An answer that leaves more than every target (conflicts beyond the floors) could be beaten
+    at another pitch: those were searched only for a layout at every target (docs/families.md),
+    the ones above the given pitch with plain rows or one cute or xor-cols swizzle."""
+    from .narrower import other_pitches, pitch_list  # the padding family was searched (start-up)
+
+    below, above = other_pitches(problem)
+    if answer.excess == least or not below + above:
+        return []
+    goal = "at every floor" if least else "conflict-free"
+    where = f"; {pitch_list(above)} above {problem.tile.row_length} with plain rows or one cute or xor-cols swizzle" \
+        if above else ""
+    return [Unsearched(f"the other pitches were searched only for a layout {goal} (below {problem.tile.row_length} "
+                       f"in every family{where})", tuple(below + above))]
+
+
+def _unproven(missed: list[Unsearched]) -> dict:
+    """The Solution's ``unproven`` and ``unsearched_pitches`` for what was not covered whole."""
+    return {"unproven": f"not covered whole: {', '.join(m.what for m in missed)}" if missed else None,
+            "unsearched_pitches": tuple(sorted({p for m in missed for p in m.pitches}))}
+
+
+def _finish(problem: Problem, solution: Solution, found: list[Candidate], reports: Sequence[FamilyReport] = (),
+            least: int = 0) -> Solution:
+    """Say what the given pitch needs when the answer changes it: its best layout found, and the
+    families of the given pitch not searched whole (``reports``: skipped, as a narrower pitch's
+    layout ranks first, or cut) that could still do better there than that best."""
     if not _changes_pitch(problem, solution.answer):
         return solution
     given = [c for c in ranked(found) if not _changes_pitch(problem, c)]
     at_given = recheck(problem, given[0]) if given else None
-    return replace(solution, changes_pitch=True, at_given_pitch=at_given)
+    open_here = tuple(r.family for r in reports if (not r.searched or not r.complete)
+                      and _at_given_pitch(problem, r.family)
+                      and (at_given is None or at_given.excess > least or FAMILY_RANK[r.family] < at_given.family_rank))
+    return replace(solution, changes_pitch=True, at_given_pitch=at_given, given_unsearched=open_here)
+
+
+def _at_given_pitch(problem: Problem, family: str) -> bool:
+    """Whether the family's search was of the given row length (padding's: of the pitches above it)."""
+    from .extended import min_storage  # a family was skipped or cut: a later one, or the time limit
+
+    return min_storage(problem, family) == problem.tile.size
 
 
 def admit_for(problem: Problem, targets) -> Admit:
@@ -127,11 +196,11 @@ def admit_for(problem: Problem, targets) -> Admit:
 def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]) -> str | None:
     """Why no member of the later ``family`` can rank before a candidate already ``found``, or None.
 
-    The rule is written against a lower bound on every member's rank key rather than the key itself,
-    so that it holds whether storage comes before the family in the order or after it: a member
-    leaves at least ``least`` excess (0, or the floors'), needs at least the family's least storage
-    (extended.min_storage), and has the family's rank. A found candidate at that excess, with no more
-    storage and an earlier family, ranks strictly before every member whichever of the two comes first.
+    The rule is written against a lower bound on every member's rank key: a member leaves at least
+    ``least`` excess (0, or the floors'), needs at least the family's least storage
+    (extended.min_storage), and has the family's rank. A found candidate at that excess, in less
+    storage (a narrower pitch's), or in no more storage and of an earlier family, ranks strictly
+    before every member (DESIGN.md section 2: excess, then storage, then family).
     """
     from .extended import min_storage
 
@@ -139,9 +208,11 @@ def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]
     for c in ranked(found):
         if c.excess != least:
             break
-        if FAMILY_RANK[c.layout.family] < rank and c.layout.storage(problem.tile) <= storage:
+        used = c.layout.storage(problem.tile)
+        if used < storage or (used == storage and FAMILY_RANK[c.layout.family] < rank):
             what = "is conflict-free" if least == 0 else f"leaves the least excess any layout can ({least})"
-            return (f"{c.layout.name} ({c.layout.family}) {what} in no more storage and ranks before every "
+            less = "less" if used < storage else "no more"
+            return (f"{c.layout.name} ({c.layout.family}) {what} in {less} storage and ranks before every "
                     f"{family} member (--exhaustive searches it)")
     return None
 
@@ -168,6 +239,41 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     return replace(found, targets=tuple(targets), unrestricted=free.answer)
 
 
+def _with_first(problem: Problem, first: Candidate, families, budget: Budget, table: bool, extend: bool,
+                engine: str | None, exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
+    """The solve when an every-solve family has a conflict-free member (``first``): it is the
+    answer unless a smaller pitch has one (less storage); the table's branch and bound gives the
+    runners-up."""
+    budget.best = first
+    # a conflict-free layout at a smaller pitch ranks before it (padding: a later family)
+    below = [] if keep_pitch or not extend else _below(problem)
+    narrower = _at_pitches(problem, below, budget, admit, engine, exhaustive) if below else None
+    hit = narrower.found if narrower is not None else None
+    open_below = narrower.open if narrower is not None else []
+    timed_out = bool(open_below) and budget.expired()
+    budget.best = hit or first  # a smaller pitch's, conflict-free in less storage, ranks first
+    if not table:
+        answer = first if hit is None else recheck(problem, hit)
+        return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch, timed_out=timed_out,
+                                         **_unproven(open_below)), [first] + ([hit] if hit else []))
+    # The answer is known: --timeout cuts only the table's branch and bound (its runners-up),
+    # which then may not hold the answer (the report says how far each family got).
+    found, reports = search_families(problem, families, budget, admit)
+    if all(c.layout != first.layout for c in found):
+        found.append(first)
+    best = ranked(found)[0]
+    if best.layout != first.layout or best.excess != first.excess:
+        raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
+                             f"the branch and bound says {best.layout.name} (excess {best.excess})")
+    if hit is not None:
+        found.append(recheck(problem, hit))
+    best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
+    answer = first if best.layout == first.layout else best
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
+                                    keep_pitch=keep_pitch, timed_out=timed_out, **_unproven(open_below)),
+                   found)
+
+
 def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
            exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
     """budget.best follows the best candidate known (for --timeout's alarm: overtime.py)."""
@@ -176,28 +282,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     budget.best = None  # (--for solves twice: the unrestricted answer is no answer of the second)
     first = first_conflict_free(problem, families, budget, invalid=invalid)
     if first is not None:
-        budget.best = first
-        narrower = None if keep_pitch or not extend else _narrower(problem, budget, admit)  # padding: a later family
-        budget.best = narrower or first  # a narrower pitch's, conflict-free in less storage, ranks first
-        if not table:
-            answer = first if narrower is None else recheck(problem, narrower)
-            return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch), [first] + ([narrower] if narrower else []))
-        # The answer is known: --timeout cuts only the table's branch and bound (its runners-up),
-        # which then may not hold the answer (the report says how far each family got).
-        found, reports = search_families(problem, families, budget, admit)
-        if all(c.layout != first.layout for c in found):
-            found.append(first)
-        best = ranked(found)[0]
-        if best.layout != first.layout or best.excess != first.excess:
-            raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
-                                 f"the branch and bound says {best.layout.name} (excess {best.excess})")
-        if narrower is not None:
-            found.append(narrower)
-        best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
-        answer = first if best.layout == first.layout else recheck(problem, best)
-        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
-                                        keep_pitch=keep_pitch),
-                       found)
+        return _with_first(problem, first, families, budget, table, extend, engine, exhaustive, keep_pitch, admit)
     found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
     budget.best = ranked(found)[0] if found else None
     best_excess = min((c.excess for c in found), default=None)
@@ -209,15 +294,37 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # The later families are searched when nothing here is conflict-free, unless the best already
     # meets every floor: then no admissible layout of any family leaves fewer wavefronts.
     at_floor = bool(best_excess) and best_excess == least
+    # The pitches below the given one first, in every family, for a layout at every target: one
+    # there ranks before every layout of the given pitch but these (less storage), so the later
+    # families are then not searched at the given pitch (cannot_win).
+    other = extend and not keep_pitch  # the other pitches are searched
+    target = None
+    if other:
+        from .floors import targets  # (start-up: only on this path)
+
+        target = targets(problem)
+    missed: list[Unsearched] = []
+    below = _below(problem) if other else []
+    if below:
+        narrower = _at_pitches(problem, below, budget, admit, engine, exhaustive, least, target)
+        found += [recheck(problem, narrower.found)] if narrower.found is not None else []
+        missed += narrower.open
     needed = extend and best_excess != 0 and not at_floor
     extended = needed and not budget.expired()
     if extended:  # extended.py and its families are imported only here (start-up)
         from .extended import search_extended
 
         skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit)
+        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit,
+                                             found)
         found += more
         reports += more_reports
+        # an answer padded above the given pitch: the pitches between, in every family
+        between = _between(problem, ranked(found)[0], least) if other and found else []
+        if between:
+            wider = _at_pitches(problem, between, budget, admit, engine, exhaustive, least, target)
+            found += [recheck(problem, wider.found)] if wider.found is not None else []
+            missed += wider.open
     # Rank on the search's exact counts (recheck insists the simulator agrees).
     order = ranked(found)
     budget.best = order[0] if order else None
@@ -226,16 +333,34 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # The answer is not proven minimal if a family that could still beat it (ranked before it, or
     # any family when it leaves more than the least excess any layout can) was not covered whole:
     # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
-    # status stays what the answer measures).
-    open_families = [r.family for r in reports
-                     if not r.complete and (answer.excess > least or FAMILY_RANK[r.family] <= answer.family_rank)]
-    if needed and not extended:
-        open_families.append("the families beyond none / cute / xor-cols")
-    unproven = f"not covered whole: {', '.join(open_families)}" if open_families else None
-    timed_out = unproven is not None and budget.expired()
+    # status stays what the answer measures); nor if a pitch the search may choose was not searched
+    # whole where a layout there could rank before it.
+    missed += [Unsearched(r.family) for r in reports
+               if not r.complete and _could_rank_before(problem, r.family, answer, least)]
+    if needed and not extended:  # (padding's pitches included)
+        from .narrower import other_pitches
+
+        above = () if keep_pitch else tuple(other_pitches(problem)[1])
+        missed.append(Unsearched("the families beyond none / cute / xor-cols", above))
+    cut = bool(missed) and budget.expired()
+    if extended and other:
+        missed += _only_for_targets(problem, answer, least)
     return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
-                                     if table else None,
-                                     extended, timed_out, unproven, at_floor, keep_pitch), found)
+                                     if table else None, extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
+                                     **_unproven(missed)), found, reports, least)
+
+
+def _could_rank_before(problem: Problem, family: str, answer: Candidate, least: int) -> bool:
+    """Whether a member of ``family`` at the given pitch (padding: above it) could rank before
+    ``answer``: it leaves fewer wavefronts, or as few (the least any layout can) in less storage,
+    or the same storage and an earlier family."""
+    if answer.excess > least:
+        return True
+    from .extended import min_storage  # a later family was searched (start-up)
+
+    storage = min_storage(problem, family) * problem.tile.elem_bytes
+    assert answer.storage_bytes is not None
+    return (storage, FAMILY_RANK[family]) <= (answer.storage_bytes, answer.family_rank)
 
 
 def check(problem: Problem, layout: Layout) -> tuple[Candidate, str | None]:

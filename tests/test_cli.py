@@ -361,7 +361,7 @@ BAD = {
     "check linear no terms": (*TILE, "--access", "8x1", "--check", "Linear[]"),
     "check linear malformed term": (*TILE, "--access", "8x1", "--check", "Linear[b3=b5]"),
     "check row interleave k 0": (*TILE, "--access", "8x1", "--check", "RowInterleave<T=8,k=0>"),
-    "check pitch around two-level": (*TILE, "--access", "8x1", "--check", "pitch 12 + 1,0,3 then 2,0,4"),
+    "check pitch around a pitch": (*TILE, "--access", "8x1", "--check", "pitch 12 + pitch 10 + 1,0,3"),
     # numbers Python will not read (over 4300 digits) or that overflow int64 are malformed, not a traceback
     "access with a 5000-digit number": (*TILE, "--access", "9" * 5000 + "x1"),
     "warp access with a 5000-digit number": (*TILE, "--access", "warp:" + "9" * 5000 + "x1:1x1"),

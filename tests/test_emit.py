@@ -103,7 +103,29 @@ def extra_cases():
         ("sw128 f64", problem(16, 16, ["8x2"], elem_bytes=8), Swizzle(3, 1, 3)),
         ("sw128 16-byte elements", problem(16, 8, ["8x1"], elem_bytes=16), Swizzle(3, 0, 3)),
         ("panels 128B 16-byte elements", problem(16, 16, ["8x1"], elem_bytes=16), ColumnPanels(128)),
+        # a padded layout holds any other family's member (issue 21): below the given pitch (the
+        # padding dropped) and above it
+        *PADDED_INNERS,
     ]
+
+
+PADDED_INNERS = [
+    ("padding + two-level, the given padding dropped",
+     problem(32, 64, ["warp:4x8:1x8", "warp:32x1:1x4"], row_length=72),
+     padding.Padded(64, TwoLevel(Swizzle(1, 5, 3), Swizzle(3, 2, 3)))),
+    ("padding + two-level, pitch 40", problem(16, 32, ["8x4"]), padding.Padded(40, TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4)))),
+    ("padding + linear, the given padding dropped", problem(16, 16, ["4x4"], row_length=18),
+     padding.Padded(16, XorLinear(((0, 5), (1, 7), (2, 5))))),
+    ("padding + linear, one swizzle at pitch 36", problem(8, 32, ["8x1"]), padding.Padded(36, XorLinear(((0, 5), (1, 6))))),
+    ("padding + row interleave, the given padding dropped", problem(16, 32, ["8x4"], row_length=40),
+     padding.Padded(32, RowInterleave(4, 2))),
+    ("padding + row interleave, pitch 40, not linear", problem(24, 32, ["8x4"]), padding.Padded(40, RowInterleave(6, 2))),
+    ("padding + panels, the given padding dropped", problem(64, 128, ["8x8"], row_length=136, elem_bytes=2),
+     padding.Padded(128, ColumnPanels(128))),
+    ("padding + cute, the given padding dropped", problem(64, 32, ["8x4"], row_length=40), padding.Padded(32, Swizzle(3, 2, 3))),
+    ("padding + xor-cols, the given padding dropped", problem(16, 32, ["8x4"], row_length=40),
+     padding.Padded(32, XorCols(3, 2, 0))),
+]
 
 
 CASES = example_cases() + extra_cases()
@@ -376,7 +398,8 @@ def test_tma_mode_is_the_byte_swizzle(i):
     if mode is None:
         assert "not a TMA" in snippet.code
         return
-    logical_bytes = (np.arange(t.rows)[:, None] * t.row_length + np.arange(t.cols)[None, :]) * t.elem_bytes
+    # TMA writes a box densely: rows cols apart (a padded layout at pitch = cols, given a wider row length)
+    logical_bytes = (np.arange(t.rows)[:, None] * t.cols + np.arange(t.cols)[None, :]) * t.elem_bytes
     boxes = re.search(r"box: (\d+) elements x (\d+) rows .*; (\d+) boxes", snippet.code)
     if boxes is not None:  # one box per column panel, stored one after another, each swizzled
         w, rows, n = map(int, boxes.groups())
@@ -451,6 +474,36 @@ def test_a_swizzle_of_padded_rows_is_composed_with_the_padded_stride():
     assert "cute::Stride<cute::Int<1>, cute::Int<104>>" in snippets["cute"].code
     assert not snippets["cute-dsl"].expressible and "affine inner layout" in snippets["cute-dsl"].code
     assert not snippets["mojo"].expressible and "r * 104 + c" in snippets["mojo"].code
+
+
+def test_a_padded_layout_is_written_as_its_inner_layout_at_its_pitch():
+    """A padded layout is its inner layout on the tile with rows its pitch apart (the same table), so
+    each target writes what it writes for that layout at that pitch: nested swizzles, bands and
+    panels with the pitch as the row stride; at pitch = cols (the given padding dropped) the dense
+    tile's forms (a Triton linear layout, TMA). What a target cannot write, it says (the snippets
+    themselves are checked against the table above, case by case)."""
+    expected = {  # the targets that express each case
+        "padding + two-level, the given padding dropped": {"cute", "cuda", "triton"},
+        "padding + two-level, pitch 40": {"cute", "cuda"},
+        "padding + linear, the given padding dropped": {"cute", "cuda", "triton"},
+        "padding + linear, one swizzle at pitch 36": {"cute", "cute-dsl", "cuda", "mojo"},
+        "padding + row interleave, the given padding dropped": {"cute", "cute-dsl", "cuda", "triton", "mojo"},
+        "padding + row interleave, pitch 40, not linear": {"cute", "cute-dsl", "cuda", "mojo"},
+        "padding + panels, the given padding dropped": {"cute", "cute-dsl", "cuda", "triton", "tma"},
+        "padding + cute, the given padding dropped": set(TARGETS),
+        "padding + xor-cols, the given padding dropped": set(TARGETS),
+    }
+    for name, p, layout in PADDED_INNERS:
+        assert layout.invalid(p.tile) is None, name
+        snippets = emit_all(TARGETS, p, layout)
+        assert {t for t, s in snippets.items() if s.expressible} == expected[name], name
+        for t, s in snippets.items():
+            if not s.expressible:
+                assert "cannot express" in s.code or "not a TMA" in s.code, (name, t)
+    two_level = emit("cute", *dict((n, (p, lay)) for n, p, lay in PADDED_INNERS)["padding + two-level, pitch 40"])
+    assert "r * 40 + c" in two_level.code and "cute::Stride<cute::Int<40>, cute::Int<1>>" in two_level.code
+    refused = emit("triton", problem(16, 32, ["8x4"]), padding.Padded(40, RowInterleave(4, 2)))
+    assert not refused.expressible and "padding mixed with a permutation of rows" in refused.code
 
 
 def test_parse_targets():

@@ -102,14 +102,19 @@ def test_row_interleave_phys_expression_and_validity(T, bands, cols, data):
 
 
 @SETTINGS
-@given(tiles, st.integers(1, 16), st.data())
+@given(tiles, st.integers(-9, 16), st.data())
 def test_padding_phys_expression_and_storage(tile, extra, data):
-    pitch = tile.row_length + extra
+    """Any other family's member inside (issue 21), on pitches above and below the given one."""
+    pitch = max(tile.cols, tile.row_length + extra)
     inner_tile = make_tile(tile.rows, tile.cols, pitch, tile.elem_bytes)
-    inners = [identity.Identity()] + cute.candidates(inner_tile, 1)[:20]
+    inners = ([identity.Identity()] + cute.candidates(inner_tile, 1)[:20] + two_level.candidates(inner_tile, 1)[:20]
+              + row_interleave.candidates(inner_tile, 1)[:10]
+              + (panels.candidates(inner_tile, 1) if pitch == tile.cols else [])  # panels store dense rows only
+              + [linear.XorLinear(((0, 3), (1, 4))), linear.XorLinear(((0, 5), (2, 3)))])
     layout = padding.Padded(pitch, data.draw(st.sampled_from(inners)))
     check_layout(tile, layout)
     assert layout.extra_bytes(tile) == tile.rows * (pitch - tile.cols) * tile.elem_bytes
+    assert layout.storage(tile) == tile.rows * pitch
 
 
 def test_row_interleave_validity_edge_cases():
@@ -205,7 +210,7 @@ def test_answer_is_first_by_excess_then_storage_then_family(args):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_problems)
 def test_padding_search_finds_the_first_padded_swizzle(args):
-    """search_padding against a brute force: over the pitches it lists, in order, every cute and
+    """search_padding against a brute force: over the pitches above the given one, in order, every cute and
     xor-cols member of the padded tile measured whole; the first that is valid and leaves the least
     excess any layout can (0, or the floors') is the swizzled member it keeps (or there is none at
     any pitch before the first plain one that does)."""
@@ -224,6 +229,8 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     want = None
     for pitch in padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes):
+        if pitch < problem.tile.row_length:
+            continue  # the pitches below the given one are solving.py's (narrower.py), not padding's
         if measure(problem, padding.Padded(pitch, identity.Identity())).excess == least:
             break  # the search stops at the first pitch that needs no swizzle
         padded = padding.Padded(pitch, identity.Identity()).padded(problem.tile)
@@ -307,7 +314,9 @@ def _members(name, tile):
         return [linear.XorLinear(tuple(sorted(terms[i::k]))) for k in (1, 3, 7, 11) for i in range(k)]
     assert name == "padding"
     return [padding.Padded(p, inner) for p in (33, 36, 40)
-            for inner in (Identity(), Swizzle(1, 2, 3), Swizzle(2, 0, -3), XorCols(1, 0, 1))]
+            for inner in (Identity(), Swizzle(1, 2, 3), Swizzle(2, 0, -3), XorCols(1, 0, 1),
+                          two_level.TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4)), linear.XorLinear(((0, 5), (1, 7))),
+                          row_interleave.RowInterleave(8, 2), panels.ColumnPanels(64))]
 
 
 def test_every_family_reads_back_every_name_it_prints():

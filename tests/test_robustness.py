@@ -474,14 +474,14 @@ def seen(self):
     return answer
 smt._Solver.check, smt._Solver._interrupted = hard_check, seen
 sys.argv = ["swizzle-solve", "--rows", "16", "--cols", "24", "--row-length", "25", "--elem-bytes", "1",
-            "--access", "4x4:4", "--access", "8x4", "--json"]
+            "--access", "4x4:4", "--access", "8x4", "--keep-pitch", "--json"]
 main()
 """
 
 
 def test_sigint_during_z3_exits_130():
-    """An interrupt inside a z3 check (this tile's linear family goes to z3: both patterns have lane
-    differences, so the balance condition has nothing to settle first) must stop the run, not be
+    """An interrupt inside a z3 check (this tile's linear family at pitch 25 goes to z3: both patterns
+    have lane differences, so the balance condition has nothing to settle first) must stop the run, not be
     taken as z3 giving up (it was: exit 0 and a false "NOT proven minimal")."""
     result = subprocess.run([sys.executable, "-c", Z3_CLI_SCRIPT], cwd=ROOT, capture_output=True, text=True,
                             timeout=60)

@@ -235,9 +235,13 @@ def test_a_storage_that_is_not_a_power_of_two_refutes_no_model():
     from swizzle_solver.report import solution_json
     from swizzle_solver.solving import solve
 
-    solution = solve(make_problem(16, 24, ["4x4:4", "8x4"], row_length=25, elem_bytes=1))
-    assert solution.status == "conflict-free" and solution.unproven is None
-    assert solution.answer.layout.name == "pitch 24"  # the dense rows: the given pitch of 25 is what conflicts
+    problem = make_problem(16, 24, ["4x4:4", "8x4"], row_length=25, elem_bytes=1)
+    free = solve(problem)
+    assert free.status == "conflict-free" and free.unproven is None
+    assert free.answer.layout.name == "pitch 24"  # the dense rows: the given pitch of 25 is what conflicts
+    # the linear family of pitch 25 (without --keep-pitch pitch 24 ranks first, and it is not searched)
+    solution = solve(problem, keep_pitch=True)
+    assert solution.unproven is None
     smt_proof = next(f for f in solution_json(solution)["proof"]["families"] if f["family"] == "linear")["smt"]
     assert smt_proof["result"] == "unsat" and smt_proof["models_refuted"] == 0
     assert any(c.startswith("storage: offsets 384..399 stay below 400") for c in smt_proof["covered"])

@@ -38,6 +38,12 @@ def plain(tile: Tile, pitch: int, comment: str) -> str:
     return f"{comment} no swizzle: plain row-major, rows {pitch} elements apart{spare}"
 
 
+def rows_apart(tile: Tile, pitch: int) -> str:
+    """How far apart a layout stores rows that are not the given row length apart (a padded layout)."""
+    spare = f"{pitch - tile.cols} spare per row" if pitch > tile.cols else "no padding"
+    return f"rows {pitch} elements apart ({spare}; the given row length is {tile.row_length})"
+
+
 def cannot_cute(tile: Tile, layout: Layout, comment: str) -> str:
     return f"{comment} cannot express as a CuTe layout: {why_not_swizzle(tile, layout)}; the function below is exact"
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, no_closed_form, plain
+from ..value import replace
+from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_columns, swizzled_rows, tma_width
 
 TARGET = "cute"
@@ -47,7 +48,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     found = swizzled_rows(tile, layout)
     chain = swizzle_chain(tile, layout) if found is None else None
     if chain:
-        return _nested(tile, chain, head)
+        return _nested(tile, *chain, head)
     columns = swizzled_columns(tile, layout) if found is None else None
     if columns:
         return _columns(tile, *columns, head)
@@ -62,12 +63,11 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     pitch, sw = found
     lines = [head]
     if pitch != tile.row_length:
-        lines.append(f"// rows padded to {pitch} elements ({pitch - tile.cols} spare per row), then {sw.name} "
-                     f"on the padded offset r * {pitch} + c")
+        lines.append(f"// {rows_apart(tile, pitch)}, then {sw.name} on the offset r * {pitch} + c")
     elif layout.cute_swizzle() is None:
         lines.append(f"// equal to {sw.name} on every element of this tile")
     byte = sw.byte_level(tile.elem_bytes)
-    width = tma_width(tile, sw) if pitch == tile.row_length else None
+    width = tma_width(replace(tile, row_length=pitch), sw)
     if width and tile.rows % 8 == 0 and f"{width}B" in modes and tile.elem_bytes in CPP_TYPE:  # make_tma_copy's, GMMA's first
         lines += [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
                   f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
@@ -160,13 +160,14 @@ def _columns(tile: Tile, pitch: int, pow2: int, sw, head: str) -> Snippet:
         f"    cute::composition(SmemSwizzle{{}}, {cpp_layout(tile, pow2)}));"]), True)
 
 
-def _nested(tile: Tile, chain, head: str) -> Snippet:
-    """Swizzles applied in turn: each composed around the previous (C++ CuTe evaluates a nested
-    composed layout; the CuTe DSL does not take one)."""
-    lines = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to r * {tile.row_length} + c: "
+def _nested(tile: Tile, pitch: int, chain, head: str) -> Snippet:
+    """Swizzles applied in turn to r * pitch + c: each composed around the previous (C++ CuTe
+    evaluates a nested composed layout; the CuTe DSL does not take one)."""
+    where = "" if pitch == tile.row_length else f", {rows_apart(tile, pitch)}"
+    lines = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to r * {pitch} + c{where}: "
                    f"nested composed layouts (C++ CuTe; the CuTe DSL takes one swizzle only)"]
     lines += [f"using SmemSwizzle{i} = cute::{sw.name};" for i, sw in enumerate(chain, 1)]
-    expr = f"cute::composition(SmemSwizzle1{{}},\n    {cpp_layout(tile)})"
+    expr = f"cute::composition(SmemSwizzle1{{}},\n    {cpp_layout(tile, pitch)})"
     for i in range(2, len(chain) + 1):
         expr = f"cute::make_composed_layout(SmemSwizzle{i}{{}}, cute::_0{{}},\n    {expr})"
     lines.append(f"auto smem_layout = {expr};")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import Snippet, cannot_cute, header, no_closed_form, plain
+from .common import Snippet, cannot_cute, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzled_columns, swizzled_rows
 
 TARGET = "cute-dsl"
@@ -43,7 +43,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         return Snippet("cute-dsl", "\n".join([head, why, *function]), False)
     pitch, sw = found
     if pitch != tile.row_length:
-        lines.append(f"# rows padded to {pitch} elements, then {sw.name} on the padded offset r * {pitch} + c")
+        lines.append(f"# {rows_apart(tile, pitch)}, then {sw.name} on the offset r * {pitch} + c")
     lines.append(f"smem_layout = cute.make_composed_layout(cute.make_swizzle({sw.B}, {sw.M}, {sw.S}), 0, "
                  f"{_dsl_layout(tile, pitch)})")
     return Snippet("cute-dsl", "\n".join(lines), True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from .common import Snippet, header, no_closed_form, plain
+from ..value import replace
+from .common import Snippet, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzled_rows, tma_width, why_not_swizzle
 
 LIBS = "# needs the MAX Mojo libraries for `layout` (pip install max-mojo-libs, or max); Mojo 1.x"
@@ -49,11 +50,11 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     lines = [head, LIBS, "from layout.swizzle import Swizzle, make_swizzle", "",
              f"comptime smem_swizzle = Swizzle({sw.B}, {sw.M}, {sw.S})  # bits, base, shift (= CuTe {sw.name})",
              f"# element (r, c) is at smem_swizzle(r * {pitch} + c)"
-             + (f": rows padded to {pitch} elements" if pitch != tile.row_length else "")]
+             + (f": {rows_apart(tile, pitch)}" if pitch != tile.row_length else "")]
     if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
-    width = tma_width(tile, sw) if pitch == tile.row_length and tile.elem_bytes in MOJO_DTYPES else None
+    width = tma_width(replace(tile, row_length=pitch), sw) if tile.elem_bytes in MOJO_DTYPES else None
     if width and f"{width}B" in problem.bank_model.tma_modes:  # TensorMapSwizzle: a mode of the target's TMA
         lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B](), with\n"
                      f"#   from layout.tma_async import TensorMapSwizzle")

@@ -24,7 +24,9 @@ if TYPE_CHECKING:  # a later family, imported by panels_of when it is used
 
 __all__ = [
     "as_swizzle",
+    "as_stored",
     "linear_offset_bases",
+    "listed_swizzles",
     "padding_of",
     "panels_of",
     "row_bands",
@@ -70,6 +72,14 @@ def layout_table(tile: Tile, layout: Layout) -> np.ndarray:
 as_swizzle = _per_layout(forms.as_swizzle)
 
 
+def as_stored(tile: Tile, layout: Layout) -> tuple[Tile, Layout]:
+    """The tile as the layout stores it, and the layout there: a padded layout is its inner layout
+    on the tile whose rows are its pitch apart (the same table, element by element), so a form
+    recognised there is the layout's own, written with that pitch; any other layout is itself."""
+    form = layout.padded_form(tile)
+    return (tile, layout) if form is None else (replace(tile, row_length=form[0]), form[1])
+
+
 @_per_layout
 def row_pitch(tile: Tile, layout: Layout) -> int | None:
     """P when the layout is plain row-major with rows P elements apart (P = row_length: no swizzle;
@@ -85,19 +95,19 @@ def row_pitch(tile: Tile, layout: Layout) -> int | None:
 @_per_layout
 def swizzled_rows(tile: Tile, layout: Layout) -> tuple[int, Swizzle] | None:
     """(P, sw) with layout(r, c) = sw(r * P + c) on every element of the tile, if there is one: P is
-    the row length, or the pitch of a padded layout (CuTe: composition(sw, (R, C):(P, 1)))."""
+    the row length, or the pitch of a padded layout (CuTe: composition(sw, (R, C):(P, 1))). Read
+    off the bases (a power-of-two P), else off the layout's own listed steps (any P)."""
     sw = as_swizzle(tile, layout)
     if sw is not None:
         return tile.row_length, sw
-    form = layout.padded_form(tile)
-    if form is None:
-        return None
-    pitch, inner = form
-    sw = as_swizzle(replace(tile, row_length=pitch), inner)
-    if sw is None:
-        return None
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
-    return (pitch, sw) if np.array_equal(sw.apply(r * pitch + c), layout_table(tile, layout)) else None
+    stored, inner = as_stored(tile, layout)
+    sw = as_swizzle(stored, inner) if inner is not layout else None
+    if sw is not None:
+        r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+        if np.array_equal(sw.apply(r * stored.row_length + c), layout_table(tile, layout)):
+            return stored.row_length, sw
+    listed = listed_swizzles(tile, layout)
+    return (listed[0], listed[1][0]) if listed is not None and len(listed[1]) == 1 else None
 
 
 def _runs(mask: int) -> list[tuple[int, int]]:
@@ -113,6 +123,15 @@ def _runs(mask: int) -> list[tuple[int, int]]:
         else:
             i += 1
     return out
+
+
+def _listed_chains(layout: Layout) -> list[list[Swizzle]]:
+    """_chains of the layout's listed steps ([] when they are no swizzles: a row permutation, a toy
+    family's own kind of step)."""
+    try:
+        return _chains(layout.swizzles())
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return []
 
 
 def _chains(listed: list[dict]) -> list[list[Swizzle]]:
@@ -133,23 +152,22 @@ def _chains(listed: list[dict]) -> list[list[Swizzle]]:
 
 
 @_per_layout
-def swizzle_chain(tile: Tile, layout: Layout) -> list[Swizzle] | None:
-    """CuTe swizzles that, applied in turn to r * row_length + c, reproduce the layout (from its
-    listed steps, ``swizzles()``), when two or more do: C++ CuTe nests them as composed layouts."""
-    try:
-        chains = _chains(layout.swizzles())
-    except (AttributeError, KeyError, TypeError, ValueError):
-        return None
+def listed_swizzles(tile: Tile, layout: Layout) -> tuple[int, list[Swizzle]] | None:
+    """(P, chain): CuTe swizzles that, applied in turn to r * P + c, reproduce the layout on every
+    element of the tile, read from its listed steps (``swizzles()``); P is the row length, or the
+    pitch of a padded layout."""
+    stored, inner = as_stored(tile, layout)
+    chains = _listed_chains(inner)
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
     table = layout_table(tile, layout)
     for chain in chains:
-        if len(chain) < 2:
+        if not chain:
             continue
-        p = r * tile.row_length + c
+        p = r * stored.row_length + c
         for sw in chain:
             p = sw.apply(p)
         if np.array_equal(p, table):
-            return chain
+            return stored.row_length, chain
     return None
 
 
@@ -181,6 +199,13 @@ def swizzled_columns(tile: Tile, layout: Layout) -> tuple[int, int, Swizzle] | N
     return (pitch, 1 << n, sw) if np.array_equal(back, layout_table(tile, layout)) else None
 
 
+def swizzle_chain(tile: Tile, layout: Layout) -> tuple[int, list[Swizzle]] | None:
+    """(P, chain) of ``listed_swizzles`` when the chain is two or more swizzles: C++ CuTe nests
+    them as composed layouts."""
+    listed = listed_swizzles(tile, layout)
+    return listed if listed is not None and len(listed[1]) > 1 else None
+
+
 def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
     """Bytes of the TMA/GMMA swizzle mode that stores exactly this tile, or None.
 
@@ -202,9 +227,10 @@ def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
     from ..families.panels import WIDTHS, ColumnPanels  # a later family: loaded only when emitting
 
     table = None
+    stored, _ = as_stored(tile, layout)  # a padded layout at pitch = cols stores the dense tile
     for width in WIDTHS:
         panels = ColumnPanels(width)
-        if panels.invalid(tile) is None and not panels.one_panel(tile):
+        if panels.invalid(stored) is None and not panels.one_panel(stored):
             table = layout_table(tile, layout) if table is None else table
             if np.array_equal(table, layout_table(tile, panels)):
                 return panels
@@ -215,12 +241,13 @@ def panels_of(tile: Tile, layout: Layout) -> ColumnPanels | None:
 def row_bands(tile: Tile, layout: Layout) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
     """(shape, stride) of the row mode when the layout is a permutation of rows inside bands that a
     hierarchical layout says: logical row r = r0 + (T/k) r1 + T r2 (r0 < T/k, r1 < k) stored at
-    row k r0 + r1 + T r2, i.e. the row mode (T/k, k, R/T) : (k P, P, T P) with columns (C) : (1).
+    row k r0 + r1 + T r2, i.e. the row mode (T/k, k, R/T) : (k P, P, T P) with columns (C) : (1),
+    P the row length (a padded layout's pitch).
     Read off the layout's listed row permutation (``swizzles()``) and checked on every element."""
     steps = [x for x in layout.swizzles() if x.get("kind") == "row-permutation"]
     if len(steps) != 1 or len(layout.swizzles()) != 1:
         return None
-    T, k, P = steps[0]["T"], steps[0]["k"], tile.row_length
+    T, k, P = steps[0]["T"], steps[0]["k"], as_stored(tile, layout)[0].row_length  # a padded layout's pitch
     if T % k or tile.rows % T:
         return None
     shape, stride = (T // k, k, tile.rows // T), (k * P, P, T * P)
@@ -233,7 +260,8 @@ def row_bands(tile: Tile, layout: Layout) -> tuple[tuple[int, ...], tuple[int, .
 @_per_layout
 def triton_swizzled_params(tile: Tile, layout: Layout) -> tuple[int, int, int] | None:
     """(vec, perPhase, maxPhase) whose Triton bases equal the layout's, or None."""
-    xors = row_col_xor(tile, layout.bases(tile))
+    stored, inner = as_stored(tile, layout)  # Triton's encodings store the dense tile: a pitch = cols
+    xors = row_col_xor(stored, inner.bases(stored))
     if xors is None:
         return None
     live = [k for k, x in enumerate(xors) if x]
@@ -253,9 +281,10 @@ def triton_swizzled_xors(tile: Tile, vec: int, per_phase: int, max_phase: int) -
 def linear_offset_bases(tile: Tile, layout: Layout) -> list[list[int]] | None:
     """Triton's offset -> (row, col) bases: the inverse of the layout, when it is GF(2)-linear: from
     its bases when it has them, else (a permutation of rows, say) from its table, checked whole."""
-    if tile.row_length != tile.cols or not (is_pow2(tile.rows) and is_pow2(tile.cols)):
+    stored, inner = as_stored(tile, layout)  # the dense tile: the given one, or a padded layout at pitch = cols
+    if stored.row_length != tile.cols or not (is_pow2(tile.rows) and is_pow2(tile.cols)):
         return None
-    bases = layout.bases(tile)
+    bases = inner.bases(stored)
     if bases is not None:
         images = inverse_bases(bases)
         return None if images is None else [[p // tile.cols, p % tile.cols] for p in images]
@@ -286,12 +315,14 @@ def padding_of(tile: Tile, layout: Layout) -> tuple[int, int] | None:
 
 
 def why_not_swizzle(tile: Tile, layout: Layout) -> str:
-    if layout.bases(tile) is None:
-        form = layout.padded_form(tile)
-        pitch = form[0] if form else tile.row_length  # a padded layout's rows are this far apart
+    stored, inner = as_stored(tile, layout)  # a padded layout's rows are its pitch apart
+    pitch = stored.row_length
+    chain = swizzle_chain(tile, layout)
+    if chain is not None:
+        return (f"it is {len(chain[1])} swizzles applied in turn to r * {pitch} + c "
+                f"({' then '.join(sw.name for sw in chain[1])}), not a single Swizzle<B,M,S>")
+    if inner.bases(stored) is None and not _listed_chains(inner):  # no XOR steps of the offset either
         return (f"with row length {pitch} the layout is not GF(2)-linear on the flat offset "
                 f"r * {pitch} + c (carries), so no Swizzle<B,M,S> of that offset equals it")
     return ("it is not a single Swizzle<B,M,S> (one contiguous run of B source bits, one shift), "
             "so CuTe's composition(Swizzle, Layout) cannot express it")
-
-

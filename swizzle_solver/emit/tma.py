@@ -5,7 +5,7 @@ from ..hardware import TARGETS, Hardware
 from ..layout import Layout
 from ..model import Problem
 from .common import Snippet, header
-from .recognise import as_swizzle, panels_of, row_pitch, tma_width
+from .recognise import as_stored, as_swizzle, panels_of, row_pitch, tma_width
 
 TARGET = "tma"
 TITLE = "TMA (CUtensorMapSwizzle)"
@@ -38,8 +38,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
                               f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
                               f"shared buffer aligned to 128 B", True)
-    sw = as_swizzle(tile, layout)
-    width = tma_width(tile, sw)
+    stored, inner = as_stored(tile, layout)  # a padded layout at pitch = cols stores the dense tile
+    sw = as_swizzle(stored, inner)
+    width = tma_width(stored, sw)
     if width is not None and (lacking := _lacking(problem, head, width)) is not None:
         return lacking
     if width is None:
@@ -51,7 +52,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         else:
             w = 16 << sw.B
             why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {w}B mode only for rows of "
-                   f"exactly {w} B, and this tile's rows are {tile.row_length * tile.elem_bytes} B")
+                   f"exactly {w} B, and this tile's rows are {stored.row_length * tile.elem_bytes} B")
         return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
     assert sw is not None  # tma_width found its mode
     return Snippet("tma", "\n".join([

@@ -15,9 +15,11 @@ from ..layout import Layout
 from ..model import Problem, Tile, is_pow2
 from .common import Snippet, header
 from .recognise import (
+    as_stored,
     as_swizzle,
     linear_offset_bases,
     padding_of,
+    row_bands,
     row_pitch,
     tma_width,
     triton_swizzled_params,
@@ -53,7 +55,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                      f"order = [1, 0]}}>\n"
                      f"smem_layout = ttgl.SwizzledSharedLayout(vec={vec}, per_phase={per_phase}, "
                      f"max_phase={max_phase}, order=[1, 0])")
-    width = tma_width(tile, as_swizzle(tile, layout))
+    width = tma_width(*_swizzle_stored(tile, layout))
     if width and tile.rows % 8 == 0 and f"{width}B" in hardware.tma_modes:  # NVMMA: the wgmma/TMA encoding
         parts.append(f"# = the {width}-byte NVMMA (TMA/wgmma) encoding: vec {16 // tile.elem_bytes}, perPhase "
                      f"{128 // width}, maxPhase {width // 16}; buffer aligned to {128 * (width // 16)} B\n"
@@ -80,6 +82,12 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
 
 
+def _swizzle_stored(tile: Tile, layout: Layout):
+    """(the tile as the layout stores it, the CuTe swizzle the layout is there, or None)."""
+    stored, inner = as_stored(tile, layout)
+    return stored, as_swizzle(stored, inner)
+
+
 def _triton_why(tile: Tile, layout: Layout) -> str:
     if not (is_pow2(tile.rows) and is_pow2(tile.cols)):
         return f"Triton's shared encodings need power-of-two shapes, the tile is {tile.rows} x {tile.cols}"
@@ -87,7 +95,12 @@ def _triton_why(tile: Tile, layout: Layout) -> str:
     if pitch:
         return (f"its padding of {pitch - tile.cols} element(s) per row is not a power of two "
                 f"(Triton's padded encoding needs one)")
-    if tile.row_length != tile.cols:
-        return (f"the {tile.row_length - tile.cols} spare element(s) per row are padding mixed with a swizzle: "
+    stored, _ = as_stored(tile, layout)  # a padded layout's pitch
+    if stored.row_length != tile.cols:
+        spare = stored.row_length - tile.cols
+        if row_bands(tile, layout) is not None:
+            return (f"the {spare} spare element(s) per row are padding mixed with a permutation of rows: this tool "
+                    f"writes #ttg.padded_shared only without a remapping")
+        return (f"the {spare} spare element(s) per row are padding mixed with a swizzle: "
                 f"no swizzled, padded or linear encoding says both")
     return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"

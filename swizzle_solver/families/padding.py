@@ -1,12 +1,15 @@
-"""`padding`: another pitch (row_length >= cols), alone or with a swizzle on the padded tile.
+"""`padding`: another pitch (row_length >= cols), alone or with a layout of the tile on rows that far apart.
 
     phys = inner.phys(tile with row_length = pitch, r, c)
 
-It costs rows * (pitch - cols) elements of shared memory, so it is ranked last and shown as
-an alternative the user chooses knowingly; the search reports the smallest pitch that needs no
-swizzle and the smallest pitch that works with a swizzle (cute or xor-cols) on the padded tile.
-Pitches keep every vector aligned (pitch * elem_bytes a multiple of the widest vector, or of its
-largest power-of-two factor: a 12-byte b96 lane is dword-aligned).
+The inner layout is a member of any other family (none, cute, xor-cols, two-level, linear, row
+interleave; column panels only at pitch = cols, the dense tile they store), on the tile whose rows
+are ``pitch`` apart. A pitch above the given row length costs rows * (pitch - row_length) more
+elements of shared memory; one below it saves them (the padding a kernel gave, dropped). The
+solve tries the pitches below the given row length in every family, and those above it with no
+swizzle or one cute / xor-cols swizzle (docs/families.md). Pitches keep every vector aligned (pitch
+* elem_bytes a multiple of the widest vector, or of its largest power-of-two factor: a 12-byte b96
+lane is dword-aligned).
 
 Order inside the family: smaller pitch (less memory), then the inner layout's family and order.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ..layout import EVERY_SOLVE, LATER, MAX_ROWS, Family, Layout, LayoutBase, in_range
+from ..layout import LATER, MAX_ROWS, Family, Layout, LayoutBase, in_range
 from ..model import MAX_STORAGE_BYTES, Tile
 from ..value import Value, replace
 from . import FAMILY_RANK, forms, parse_name, record
@@ -24,7 +27,7 @@ from .identity import Identity
 
 class Padded(Value, LayoutBase):
     pitch: int
-    inner: Layout  # a layout of a family searched on every solve (none / cute / xor-cols), on the padded tile
+    inner: Layout  # a layout of any other family, on the tile with rows ``pitch`` apart
     family = "padding"
 
     @property
@@ -40,7 +43,7 @@ class Padded(Value, LayoutBase):
         return replace(tile, row_length=self.pitch)
 
     def storage(self, tile: Tile) -> int:
-        """Elements of storage the layout needs (more than the tile's own)."""
+        """Elements of storage the layout needs (rows * pitch: more than the given row length's, or less)."""
         return tile.rows * self.pitch
 
     def extra_bytes(self, tile: Tile) -> int:
@@ -53,6 +56,8 @@ class Padded(Value, LayoutBase):
     def invalid(self, tile: Tile) -> str | None:
         if self.pitch < tile.cols:
             return f"pitch {self.pitch} is below the {tile.cols} columns of a row"
+        if self.inner.family == self.family:
+            return "a padded pitch holds one layout, not another pitch"
         if tile.rows * self.pitch * tile.elem_bytes > MAX_STORAGE_BYTES:
             return f"pitch {self.pitch} needs more than the {MAX_STORAGE_BYTES // 1024} KiB storage limit"
         return self.inner.invalid_padded(tile, self.pitch)
@@ -74,9 +79,13 @@ class Padded(Value, LayoutBase):
 
     def json_extras(self, tile: Tile) -> dict:
         found = self.swizzle(tile)
+        padded = self.padded(tile)
         return {"padding": {"row_length": self.pitch, "extra_bytes": self.extra_bytes(tile),
                             "storage_bytes": self.storage(tile) * tile.elem_bytes,
-                            "cute": found.name if found else None}}
+                            "cute": found.name if found else None,
+                            # the inner layout's own entry on the padded tile (its family's JSON extras)
+                            "inner": {"family": self.inner.family, "name": self.inner.name,
+                                      **self.inner.json_extras(padded)}}}
 
 
 def pitches(tile: Tile, vector_bytes: int, wavefront_bytes: int) -> list[int]:
@@ -92,17 +101,14 @@ _NAME = r"(?i)pitch\s+(\d{1,18})(?:\s*\+\s*(.+))?"
 
 
 def parse(text: str) -> Padded | None:
-    """pitch N, or pitch N + <a layout of a family searched on every solve>."""
+    """pitch N, or pitch N + <a layout of any other family>."""
     m = re.fullmatch(_NAME, text)
     if not m:
         return None
     in_range(MAX_ROWS, pitch=int(m[1]))
-    if m[2] is not None and re.fullmatch(_NAME, m[2].strip()):  # refused below anyway: never recurse on it
-        raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")
-    inner = Identity() if m[2] is None else parse_name(m[2])
-    if record(inner.family).stage != EVERY_SOLVE:
-        raise ValueError("a padded pitch takes none, a Swizzle or an XorCols inside")
-    return Padded(int(m[1]), inner)
+    if m[2] is not None and re.match(r"(?i)\s*pitch\b", m[2]):  # never recurse on a pitch inside a pitch
+        raise ValueError("a padded pitch takes one layout inside, not another pitch")
+    return Padded(int(m[1]), Identity() if m[2] is None else parse_name(m[2]))
 
 
 def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
@@ -111,6 +117,10 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
     if pad["cute"]:
         rows.append(("CuTe", f"composition({pad['cute']}, ({problem['rows']},{problem['cols']}):({pad['row_length']},1))  "
                              f"(the swizzle of the padded offset)"))
+        return rows
+    inner = record(pad["inner"]["family"])
+    if not inner.baseline:  # the inner layout's own lines, on the padded tile (two-level's C steps, ...)
+        rows += inner.code_rows(pad["inner"], {**problem, "row_length": pad["row_length"]})
     return rows
 
 

@@ -24,9 +24,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 23 solved answers (c..) and 26 layouts pinned with --check (k..) on nvidia: the families none, cute,
-# xor-cols, two-level, linear, row-interleave, padding and column-panels; 1-, 2-, 4- and 8-byte elements; row lengths
-# and pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 80, 96, 104, 128 and 256. Then 12 AMD cases (a..).
+# 24 solved answers (c..) and 30 layouts pinned with --check (k..) on nvidia: the families none, cute,
+# xor-cols, two-level, linear, row-interleave, padding (around each of them) and column-panels; 1-, 2-, 4- and
+# 8-byte elements; row lengths and pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 80, 96, 104, 128,
+# 136 and 256. Then 12 AMD cases (a..).
 CASES = {
     "c01": "--rows 16 --cols 32 --dtype f16 --access 8x8 --access row",
     "c02": "--rows 64 --cols 64 --dtype f16 --access 8x8 --access row",
@@ -80,6 +81,13 @@ CASES = {
     "k24": "--rows 64 --cols 64 --dtype f16 --access 8x8 --check 'pitch 72 + XorCols<3,3,0>'",
     "k25": "--rows 16 --cols 16 --dtype f64 --access 8x2 --check Swizzle<3,1,3>",
     "k26": "--rows 16 --cols 32 --dtype f64 --access 8x2 --check Panels<128B>",
+    # issue 21: a padded layout holding a later family's member, below the given pitch (the padding
+    # dropped) and above it
+    "c24": "--rows 32 --cols 64 --row-length 72 --dtype f32 --access warp:4x8:1x8 --access warp:32x1:1x4",
+    "k27": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check 'pitch 40 + Swizzle<1,0,3> then Swizzle<1,1,4>'",
+    "k28": "--rows 16 --cols 32 --row-length 40 --dtype f32 --access 8x4 --check 'pitch 32 + RowInterleave<T=4,k=2>'",
+    "k29": "--rows 8 --cols 32 --dtype f32 --access 8x1 --check 'pitch 36 + Linear[b0^=b5, b1^=b6]'",
+    "k30": "--rows 64 --cols 128 --row-length 136 --dtype f16 --access 8x8 --check 'pitch 128 + Panels<128B>'",
     # AMD targets (--arch): the MFMA A-operand tile of examples.toml, read with ds_read_b128 and written
     # with ds_write_b128, on gfx942 and gfx950: swizzled (a01-a04, a10 bf16), padded (a05, a06: Triton's
     # padded_shared), linear (a07 solved, a08 checked: the shared linear layout), and a tile Triton
