@@ -11,8 +11,8 @@ predicted counters are held against the measured ones:
   the model predicted when it was measured (the counters' first value, kept as recorded), except
 - the file's `known_differences`, which must still differ, each counter in the same direction as
   when measured (the model over-counts: predicted > measured), so that a model change that fixes
-  one (then move it out of the list, and out of docs/hardware.md) or breaks it is noticed. Both
-  H100 files have none since paired loads are modelled (hardware.Hardware.pairs).
+  one (then move it out of the list, and out of docs/hardware.md) or breaks it is noticed. All
+  the H100 files have none since paired loads are modelled (hardware.Hardware.pairs).
 
 No GPU is needed: the measured numbers are data.
 """
