@@ -313,7 +313,8 @@ def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str,
                         "minimal": None}
         return doc
     proof.update(families=[], proven_minimal=proven, unproven=None if proven else (
-        solution.unproven if solution is not None and solution.unproven else "the search was cut by --timeout"))
+        solution.unproven if solution is not None and solution.unproven else "the search was cut by --timeout"),
+        unsearched_pitches=list(solution.unsearched_pitches) if solution is not None else [])
     doc["search"] = {"families": [search_json(f) for f in solution.families]
                      if solution is not None and solution.table is not None else [],
                      "extended": solution is not None and solution.extended, "extended_reason": None,

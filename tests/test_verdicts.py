@@ -220,7 +220,7 @@ def test_a_search_past_the_timeout_prints_the_best_found(monkeypatch, capsys, fo
     def slow(problem):
         time.sleep(30)
 
-    monkeypatch.setattr(solving, "_narrower", lambda *a: slow(a))  # after the first conflict-free member
+    monkeypatch.setattr(solving, "_at_pitches", lambda *a: slow(a))  # after the first conflict-free member
     argv = ["--rows", "32", "--cols", "32", "--row-length", "40", "--access", "8x4", "--timeout", "0.05"]
     argv += [form] if form else []
     code = main(argv)
