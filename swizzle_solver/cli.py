@@ -240,8 +240,9 @@ def main_command(
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
-    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia, gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 "
-                             "(aliases: cdna3, mi300x, mi355x, gfx1100, ...)."),
+    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia (generic), sm80, sm89, sm90, sm100, sm120, "
+                             "gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 (aliases: ampere, h100, blackwell, "
+                             "rtx50, cdna3, mi300x, mi355x, gfx1100, ...)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),

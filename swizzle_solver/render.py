@@ -394,7 +394,8 @@ def code_view(doc: dict) -> Group:
         rows.append(("Triton", f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
     if ans["cute"]:
         rows.append(("CuTe", f"{ans['cute']}  (on element offsets)"))
-        mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
+        engines = "TMA/GMMA" if ans["tma_mode"] in ("32B", "64B", "128B") else "TMA"  # wider atoms: no GMMA
+        mode = f"  = the {engines} {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
         rows.append(("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}"))
     if ans["expression"] is not None:  # (a table given by the user may have none: its family's rows say so)
         rows.append(("C", f"phys(r, c) = {ans['expression']}"))

@@ -51,7 +51,7 @@ def find_target(arch: str) -> Hardware:
     found = target(arch) if isinstance(arch, str) else None
     if found is None:
         raise InputError(f"unknown --arch {arch!r}: use one of {target_names()} "
-                         f"(or an alias: cdna3, mi300x, mi355x, gfx1100, gfx1201, ...)")
+                         f"(or an alias: ampere, h100, blackwell, rtx50, cdna3, mi300x, mi355x, gfx1100, ...)")
     return found
 
 
