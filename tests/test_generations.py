@@ -282,3 +282,114 @@ def test_a_blackwell_mode_in_cute_says_what_make_tma_copy_does():
     # Triton's NVMMA encoding and Mojo's TensorMapSwizzle have no wide-atom modes: none claimed
     assert "nvmma" not in emit("triton", prob, Swizzle(2, 5, 2)).code
     assert "TensorMapSwizzle" not in emit("mojo", prob, Swizzle(2, 5, 2)).code
+
+
+# --- Blackwell's ldmatrix / stmatrix byte forms (access/matrix_b8.py) ------------------------------------
+
+BYTE_FORMS = {  # spec -> (rows of one matrix, matrices): PTX ISA 9.7.14.5.15 / 16
+    "ldmatrix.m16n16.x1.trans.b8": (16, 1), "ldmatrix.m16n16.x2.trans.b8": (16, 2),
+    "ldmatrix.m16n16.x2.trans.b8x16.b6x16_p32": (16, 2), "ldmatrix.m16n16.x1.trans.b8x16.b4x16_p64": (16, 1),
+    "ldmatrix.m8n16.x1.b8x16.b6x16_p32": (8, 1), "ldmatrix.m8n16.x2.b8x16.b4x16_p64": (8, 2),
+    "ldmatrix.m8n16.x4.b8x16.b4x16_p64": (8, 4), "stmatrix.m16n8.x1.trans.b8": (8, 1),
+    "stmatrix.m16n8.x2.trans.b8": (8, 2), "stmatrix.m16n8.x4.trans.b8": (8, 4),
+    "ldmatrix.sync.aligned.m16n16.x2.trans.shared::cta.b8": (16, 2),
+}
+
+
+def brute_wavefronts(phys, rows_cols: list[tuple[int, int]]) -> int:
+    """One phase's wavefronts, counted here from DESIGN.md section 1: each lane reads 16 bytes (4
+    words of 4 bytes) at byte phys(r, c) of a 1-byte-element tile; the phase takes as many wavefronts
+    as the most distinct words in one of the 32 banks."""
+    words: dict[int, set[int]] = {}
+    for r, c in rows_cols:
+        first = phys(r, c) // 4
+        for w in range(first, first + 4):
+            words.setdefault(w % 32, set()).add(w)
+    return max(len(ws) for ws in words.values())
+
+
+@pytest.mark.parametrize("spec", list(BYTE_FORMS))
+@pytest.mark.parametrize("layout", ["none", "Swizzle<3,4,3>", "Swizzle<2,5,2>", "Swizzle<1,6,1>"])
+def test_a_byte_form_is_its_row_addresses_eight_per_phase(spec, layout):
+    """Lane i gives the address of row i (the rows of matrix j, numbered down the columns first, from
+    lanes 16j.. or 8j..), 16 bytes each, every 8 one phase: the solver's counts against the brute
+    count above over every placement of a 64 x 128 fp8 tile, under layouts that conflict and not."""
+    rows, k = BYTE_FORMS[spec]
+    down, across = {1: (1, 1), 2: (2, 1), 4: (2, 2)}[k]
+    prob = api.problem(64, 128, [spec], dtype="e4m3", arch="sm100")
+    sw = parse_layout(layout, tile=prob.tile)
+    phys = lambda r, c: int(np.asarray(sw.phys(prob.tile, r, c)))  # noqa: E731
+    worst, total = 0, 0
+    for r0 in range(0, 64, down * rows):
+        for c0 in range(0, 128, 16 * across):
+            lanes = [(r0 + a * rows + i, c0 + 16 * b) for b in range(across) for a in range(down) for i in range(rows)]
+            for p in range(0, len(lanes), 8):
+                w = brute_wavefronts(phys, lanes[p:p + 8])
+                worst, total = max(worst, w), total + w
+    checked = api.check(layout, prob)
+    (result,) = checked.measured.results
+    assert (result.worst, result.total) == (worst, total)
+    assert prob.patterns[0].phases_per_placement == len(lanes) // 8
+    assert prob.patterns[0].warnings and "unverified" in prob.patterns[0].warnings[0]
+
+
+@pytest.mark.parametrize("arch", ["nvidia", "sm80", "sm89", "sm90", "hopper"])
+@pytest.mark.parametrize("spec", ["ldmatrix.m16n16.x2.trans.b8", "ldmatrix.m8n16.x4.b8x16.b4x16_p64",
+                                  "stmatrix.m16n8.x4.trans.b8"])
+def test_a_byte_form_before_blackwell_is_refused_naming_sm100_and_sm120(arch, spec):
+    code, out, err = cli("--arch", arch, "--rows", "64", "--cols", "128", "--dtype", "e4m3", "--access", spec)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert "byte form" in err and "--arch sm100, sm120" in err
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("ldmatrix.m16n16.x4.trans.b8", ".m16n16 takes .x1, .x2"),
+    ("ldmatrix.m16n16.x2.b8", "requires .trans"),
+    ("ldmatrix.m8n16.x2.trans.b8x16.b4x16_p64", "takes no .trans"),
+    ("ldmatrix.m8n16.x2.b8", "moves .b8x16.b6x16_p32 or .b8x16.b4x16_p64"),
+    ("stmatrix.m16n8.x2.b8", "requires .trans"),
+    ("stmatrix.m16n16.x2.trans.b8", "stmatrix has no such byte shape"),
+    ("ldmatrix.m8n8.x2.b8", "ldmatrix.m8n8 moves .b16"),
+    ("ldmatrix.m16n16.x2.trans.b8.wide", "'.wide' is not part of it"),
+    ("ldmatrix.m16n16.x2.trans.b8:3x1", "arrangement '3x1'"),
+])
+def test_a_malformed_byte_form_is_one_line_naming_the_forms(spec, words):
+    code, out, err = cli("--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "e4m3", "--access", spec)
+    assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
+
+
+def test_the_padded_sub_byte_image_is_a_dtype_of_one_byte():
+    """TMA unpacks .b4x16_p64 / .b6x16_p32 data to 16 bytes per 16 elements (PTX ISA 5.5.1.1.1): the
+    tile is that image, one byte per element; cuda.h's names for the types are aliases."""
+    for dtype in ("b4x16_p64", "b6x16_p32", "16U4_ALIGN16B", "16u6_align16b"):
+        assert api.problem(16, 128, ["row"], dtype=dtype).tile.elem_bytes == 1
+    code, _, err = cli("--arch", "sm100", "--rows", "16", "--cols", "128", "--access", "ldmatrix.m8n16.x4.b8x16.b4x16_p64",
+                       "-q")
+    assert code == 0 and "8-bit elements (u8, e4m3, b4x16_p64, b6x16_p32)" in err  # no --dtype: the warning says so
+
+
+def test_blackwell_acceptance_fp4_operand_read_by_ldmatrix_and_written_by_tma():
+    """Issue 28's acceptance: on --arch sm100 an fp4 operand tile (its padded shared-memory image,
+    128 elements of K per row: 128 bytes) read by the new ldmatrix forms solves with proof and code,
+    the answer a TMA mode the target has (the 128B mode: the wide-atom modes have too few XOR bits
+    for 8 rows of 16 bytes, and the candidates table shows their 2- and 4-way conflicts)."""
+    argv = ["--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "b4x16_p64",
+            "--access", "ldmatrix.m8n16.x4.b8x16.b4x16_p64", "--access", "ldmatrix.m16n16.x2.trans.b8x16.b4x16_p64",
+            "--for", "tma", "--emit", "tma", "--emit", "cute", "--json"]
+    code, out, err = cli(*argv)
+    assert code == 0, err
+    doc = json.loads(out)
+    answer = doc["answer"]
+    assert doc["status"] == "conflict-free" and answer["name"] == "Swizzle<3,4,3>" and answer["tma_mode"] == "128B"
+    assert "CU_TENSOR_MAP_SWIZZLE_128B;" in answer["emit"]["tma"]
+    assert doc["proof"]["layout"] == "Swizzle<3,4,3>" and doc["proof"]["accesses"]  # the rank proof
+    assert any("unverified" in w for w in doc["warnings"])  # the inferred phases, said
+    wide = {alt["name"]: alt for alt in doc["alternatives"]}
+    assert all(a["worst_wavefronts"] == 2 for a in wide["Swizzle<2,5,2>"]["per_access"])
+
+
+def test_a_probe_of_a_byte_form_is_refused():
+    code, out, err = cli("probe", "--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "e4m3",
+                         "--access", "ldmatrix.m16n16.x2.trans.b8", "--target", "cuda", "-o",
+                         str(ROOT / "no-such-probe-dir"))
+    assert code == 2 and "probes of Blackwell's byte forms" in err and not (ROOT / "no-such-probe-dir").exists()

@@ -97,7 +97,7 @@ def wide_atom_note(byte, mode: str, elem_bytes: int) -> str:
     UMMA::Layout_MN_SW128_32B_Atom; for Swizzle<1,6,1> its static_assert wants B = 2 (no CuTe atom)."""
     if takes_for_tma(byte):
         where = ("this composition is that byte swizzle" if elem_bytes == 1 else
-                 f"as a byte-level swizzle of the shared-memory pointer, not this element form")
+                 "as a byte-level swizzle of the shared-memory pointer, not this element form")
         return (f"// = the {mode} TMA swizzle (sm_100): make_tma_copy maps the byte-level {byte.name} to "
                 f"CU_TENSOR_MAP_SWIZZLE_{mode} ({where}); tcgen05: UMMA::Layout_MN_SW128_32B_Atom<T> (MN-major)")
     return (f"// = the {mode} TMA swizzle (sm_100); CuTe's make_tma_copy does not take {byte.name} (CUTLASS 4.2 "
