@@ -47,10 +47,10 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         why = "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
         if any(not MODES[m].classic for m in hardware.tma_modes):
             why = f"the layout is not one of the TMA modes' byte maps ({_every_mode(hardware)})"
-    elif (name := sw.tma_mode(tile.elem_bytes)) is None:
+    elif (named := sw.tma_mode(tile.elem_bytes)) is None:
         why = f"its byte form {sw.byte_level(tile.elem_bytes).name} is not a TMA mode ({modes})"
     else:
-        mode = MODES[name]
+        mode = MODES[named]
         why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {mode.name} mode only for rows of "
                f"exactly {mode.span} B, and this tile's rows are {tile.row_length * tile.elem_bytes} B")
     return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
