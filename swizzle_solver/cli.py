@@ -262,7 +262,7 @@ def main_command(
     keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
                                     "added or dropped)."),
     for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: cute, "
-                                           "cute-dsl, cuda, triton, mojo, tma; repeatable."),
+                                           "cute-dsl, cuda, triton, mojo, tma, umma (sm100); repeatable."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "

@@ -393,3 +393,131 @@ def test_a_probe_of_a_byte_form_is_refused():
                          "--access", "ldmatrix.m16n16.x2.trans.b8", "--target", "cuda", "-o",
                          str(ROOT / "no-such-probe-dir"))
     assert code == 2 and "probes of Blackwell's byte forms" in err and not (ROOT / "no-such-probe-dir").exists()
+
+
+# --- --for umma / tcgen05: the canonical layouts of a tcgen05 descriptor (emit/umma.py) -----------------
+
+
+def header_atoms() -> dict[str, tuple]:
+    """The UMMA atoms as the headers define them: the GMMA atoms (cute/atom/mma_traits_sm90_gmma.hpp),
+    which mma_traits_sm100.hpp re-exports into UMMA, and UMMA's own Layout_MN_SW128_32B_Atom:
+    name -> (B, M, S, shape in bits, stride in bits)."""
+    found = {}
+    gmma = (CUTE_HEADERS / "atom/mma_traits_sm90_gmma.hpp").read_text()
+    umma = (CUTE_HEADERS / "atom/mma_traits_sm100.hpp").read_text()
+    pattern = (r"using (Layout_\w+_Atom)_Bits\s*=\s*ComposedLayout<Swizzle<(\d),(\d),(\d)>,\s*smem_ptr_flag,"
+               r"\s*Layout<Shape<\s*_(\d+),\s*_(\d+)>,\s*Stride<\s*_(\d+),\s*_(\d+)>>>;")
+    for text in (gmma, umma):
+        for m in re.finditer(pattern, text):
+            found[m[1]] = (int(m[2]), int(m[3]), int(m[4]), (int(m[5]), int(m[6])), (int(m[7]), int(m[8])))
+    for name in found:  # UMMA uses every GMMA atom under its own namespace
+        assert name.endswith("32B_Atom") or f"using cute::GMMA::{name};" in umma, name
+    assert len(found) == 9, sorted(found)
+    return found
+
+
+def pycute_tile_to_shape(block, target):
+    """CuTe's tile_to_shape (column-major order of the repeats) from pycute's logical_product."""
+    counts = tuple(t // pycute.size(block[i]) for i, t in enumerate(target))
+    product = pycute.logical_product(block, pycute.Layout(counts, (1, counts[0])))
+    return pycute.make_layout(pycute.make_layout(product[0][0], product[1][0]),
+                              pycute.make_layout(product[0][1], product[1][1]))
+
+
+@pytest.mark.parametrize("e", [1, 2, 4])
+@pytest.mark.parametrize("blocks", [(1, 1), (2, 1), (1, 2), (4, 2)])
+def test_each_umma_layout_is_cutes_tile_to_shape_of_the_headers_atom(e, blocks):
+    """emit/umma.py's canonical layouts, element by element, against pycute: the header's atom
+    upcast to e-byte elements (as test_notations does for GMMA), tiled to (MN, K) by pycute's
+    blocked product, under the header's byte swizzle in element form; K-major tiles are (MN, K)
+    = (rows, cols), MN-major ones (cols, rows)."""
+    from swizzle_solver.emit.umma import ATOMS, canonical
+
+    atoms = header_atoms()
+    for (major, mode), (_, _, _, _, name) in ATOMS.items():
+        B, M, S, shape, stride = atoms[name]
+        bits = 8 * e
+        shape = tuple(s // bits if d == 1 else s for s, d in zip(shape, stride))
+        stride = tuple(d if d == 1 else d // bits for d in stride)
+        target = (shape[0] * blocks[0], shape[1] * blocks[1])  # (MN, K)
+        ref = pycute.ComposedLayout(pycute.Swizzle(B, M - (e.bit_length() - 1), S), 0,
+                                    pycute_tile_to_shape(pycute.Layout(shape, stride), target))
+        rows, cols = target if major == "K" else target[::-1]
+        got = canonical(Tile(rows, cols, cols, e), major, mode)
+        assert got is not None, (major, mode, e)
+        want = [[ref(r, c) if major == "K" else ref(c, r) for c in range(cols)] for r in range(rows)]
+        assert np.array_equal(got, want), (major, mode, e, blocks)
+
+
+def ptx_canonical(major: str, mode: str, e: int, rows: int, cols: int, lbo: int, sbo: int) -> np.ndarray:
+    """PTX ISA 9.7.16.3.3's canonical layouts in CuTe terms, with T = 16 / e elements and the emitted
+    LBO/SBO (bytes): K-major no swizzle ((8,m),(T,2k)):((1T,SBO),(1,LBO)); MN-major no swizzle
+    ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)); MN-major nB swizzle ((T,n,m),(8,k)):((1,T,LBO),(nT,SBO))
+    under Swizzle<log2 n,4,3> of bytes. Independent of emit/umma.py's formula."""
+    T, lbo, sbo = 16 // e, lbo // e, sbo // e
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    if major == "K":
+        assert mode == "INTER"
+        return (r % 8) * T + (r // 8) * sbo + c % T + (c // T) * lbo
+    mn, k = c, r
+    if mode == "INTER":
+        return mn % T + (mn // T) * sbo + (k % 8) * T + (k // 8) * lbo
+    n = {"SW32": 2, "SW64": 4, "SW128": 8}[mode]
+    plain = mn % T + ((mn // T) % n) * T + (mn // (n * T)) * lbo + (k % 8) * n * T + (k // 8) * sbo
+    byte = plain * e
+    byte = byte ^ ((byte >> 3) & (((1 << (n.bit_length() - 1)) - 1) << 4))
+    return byte // e
+
+
+@pytest.mark.parametrize("major, mode", [("K", "INTER"), ("MN", "INTER"), ("MN", "SW32"), ("MN", "SW64"),
+                                         ("MN", "SW128")])
+@pytest.mark.parametrize("e", [1, 2, 4])
+def test_the_descriptors_strides_give_back_the_layout_by_the_ptx_isas_formula(major, mode, e):
+    """--emit umma's LBO and SBO, put into the PTX ISA's canonical layout, give the layout back."""
+    from swizzle_solver.emit.umma import ATOMS, canonical
+
+    h, width = ATOMS[major, mode][:2]
+    rows, cols = (32, 2 * width // e) if major == "K" else (16, 2 * width // e)
+    prob = api.problem(rows, cols, ["row"], elem_bytes=e, arch="sm100")
+    layout = parse_layout(f"table:{_table_file(canonical(prob.tile, major, mode))}", tile=prob.tile)
+    code = emit("umma", prob, layout).code
+    m = re.search(r"SBO (\d+) B .*?LBO (\d+) B", code)
+    assert m and f"{major}-major" in code, code
+    sbo, lbo = int(m[1]), int(m[2])
+    assert np.array_equal(ptx_canonical(major, mode, e, rows, cols, lbo, sbo), canonical(prob.tile, major, mode))
+
+
+def _table_file(table: np.ndarray) -> str:
+    import tempfile
+
+    path = Path(tempfile.mkdtemp()) / "layout.npy"
+    np.save(path, table)
+    return str(path)
+
+
+def test_the_descriptor_layout_types_are_cutes_enum():
+    from swizzle_solver.emit.umma import ATOMS
+
+    desc = (CUTE_HEADERS / "arch/mma_sm100_desc.hpp").read_text()
+    enum = dict((n, int(v)) for n, v in re.findall(r"(SWIZZLE_\w+)\s*=\s*(\d+)", desc.split("enum class LayoutType")[1]
+                                                    .split("};")[0]))
+    for _, _, _, (name, value), _ in ATOMS.values():
+        assert enum[name] == value
+
+
+def test_for_umma_on_blackwell_and_refused_elsewhere():
+    result = api.solve(rows=64, cols=128, dtype="e4m3", access=["ldmatrix.m8n16.x4.b8x16.b4x16_p64"], arch="sm100",
+                       for_targets="tcgen05")
+    doc = result.json()
+    assert result.conflict_free and "umma" in doc["answer"]["expressible_in"]
+    code, out, err = cli("--arch", "sm90", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4",
+                         "--for", "umma")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--arch sm100" in err and "tcgen05" in err, err
+    for arch in ("sm120", "nvidia", "gfx950"):  # sm_120 has no tcgen05
+        code, _, err = cli("--arch", arch, "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "row",
+                           "--for", "umma")
+        assert code == 2 and "has no tcgen05" in err, err
+    # the MN-major 128B layout of 32-byte atoms: its own tile shape (rows K, 128-byte rows of M)
+    prob = api.problem(16, 32, ["row"], dtype="f32", arch="sm100")
+    code = emit("umma", prob, Swizzle(2, 3, 2)).code
+    assert "UMMA::Layout_MN_SW128_32B_Atom<T>" in code and "SWIZZLE_128B_BASE32B (1)" in code
