@@ -70,10 +70,9 @@ def canonical(tile: Tile, major: str, mode: str) -> np.ndarray | None:
     if tile.rows % h or tile.cols % w:
         return None
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
-    if major == "K":  # atoms down the rows (M) first, then across the columns (K)
-        index = r // h + (c // w) * (tile.rows // h)
-    else:  # atoms across the columns (MN) first, then down the rows (K)
-        index = c // w + (r // h) * (tile.cols // w)
+    # K-major: atoms down the rows (M) first, then across the columns (K); MN-major: across the
+    # columns (MN) first, then down the rows (K)
+    index = r // h + (c // w) * (tile.rows // h) if major == "K" else c // w + (r // h) * (tile.cols // w)
     phys = index * (h * w) + (r % h) * w + c % w
     if swizzle is not None:  # the atom's byte swizzle, on element offsets (atoms start on its period)
         b, m, s = swizzle
@@ -135,7 +134,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     return Snippet(TARGET, "\n".join([
         head,
         f"// {major}-major ({dims}): atoms of {h} x {width} B, "
-        f"{'byte swizzle Swizzle<%d,%d,%d>' % swizzle if swizzle else 'no swizzle'}",
+        f"{'byte swizzle Swizzle<{},{},{}>'.format(*swizzle) if swizzle else 'no swizzle'}",
         f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
         f"auto smem_layout = cute::tile_to_shape(cute::UMMA::{atom}<T>{{}},",
         f"    cute::Shape<cute::Int<{shape[0]}>, cute::Int<{shape[1]}>>{{}});  // (MN, K)",
