@@ -195,13 +195,13 @@ def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
 def problem_view(doc: dict) -> Group:
     p = doc["problem"]
     pad = p["row_length"] - p["cols"]
+    own = "; each instruction's bank count and phases are its own" if p.get("per_instruction", True) else ""
     head = Text.assemble(
         ("Tile ", "bold"), f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}",
         f" ({pad} elements of padding)" if pad else "", "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
-        (f" ({p['arch']}, {p['wave_lanes']}-lane waves; each instruction's bank count and phases are its own)"
-         if "arch" in p else ""),
+        (f" ({p['arch']}, {p['wave_lanes']}-lane {p.get('group', 'wave')}s{own})" if "arch" in p else ""),
     )
     rows = []
     for a in p["accesses"]:
