@@ -17,6 +17,7 @@ import pycute
 import pytest
 
 from swizzle_solver import api, hardware
+from swizzle_solver.cli import main
 from swizzle_solver.emit import emit, tma_mode
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.layout import layout_table
@@ -30,9 +31,17 @@ BLACKWELL = ("128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B")
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
+    """The CLI as a user runs it (a process: the acceptance's one line on stderr, exit code)."""
     run = subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True, cwd=ROOT,
                          timeout=120)
     return run.returncode, run.stdout, run.stderr
+
+
+def cli_here(capsys, *argv: str) -> tuple[int, str, str]:
+    """The same in this process (cli.main): the fast tier's many refusals."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 # --- the generations --------------------------------------------------------------------------------
@@ -76,11 +85,12 @@ def test_generations_share_the_banks_and_phases_of_every_nvidia_gpu(name):
     (["--arch", "sm80", "--access", "stmatrix.x2.trans"], ["--arch sm80 has no stmatrix"]),
     (["--arch", "gfx942", "--access", "row", "--for", "tma"], ["--arch gfx942 has no TMA", "--arch nvidia, sm90"]),
 ])
-def test_a_form_the_generation_lacks_is_refused_in_one_line(argv, names):
+def test_a_form_the_generation_lacks_is_refused_in_one_line(capsys, argv, names):
     """Issue 28's acceptance: exit 2, one line on stderr naming the generations that have it,
-    nothing on stdout."""
+    nothing on stdout (the first case as a process, the others in this one)."""
     access = [] if "--access" in argv else ["--access", "ldmatrix.x4"]
-    code, out, err = cli("--rows", "64", "--cols", "64", "--dtype", "f16", *access, *argv)
+    run = cli if argv[:2] == ["--arch", "sm80"] and "tma" in argv else lambda *a: cli_here(capsys, *a)
+    code, out, err = run("--rows", "64", "--cols", "64", "--dtype", "f16", *access, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert all(name in err for name in names), err
 
@@ -336,8 +346,8 @@ def test_a_byte_form_is_its_row_addresses_eight_per_phase(spec, layout):
 @pytest.mark.parametrize("arch", ["nvidia", "sm80", "sm89", "sm90", "hopper"])
 @pytest.mark.parametrize("spec", ["ldmatrix.m16n16.x2.trans.b8", "ldmatrix.m8n16.x4.b8x16.b4x16_p64",
                                   "stmatrix.m16n8.x4.trans.b8"])
-def test_a_byte_form_before_blackwell_is_refused_naming_sm100_and_sm120(arch, spec):
-    code, out, err = cli("--arch", arch, "--rows", "64", "--cols", "128", "--dtype", "e4m3", "--access", spec)
+def test_a_byte_form_before_blackwell_is_refused_naming_sm100_and_sm120(capsys, arch, spec):
+    code, out, err = cli_here(capsys, "--arch", arch, "--rows", "64", "--cols", "128", "--dtype", "e4m3", "--access", spec)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert "byte form" in err and "--arch sm100, sm120" in err
 
@@ -353,17 +363,18 @@ def test_a_byte_form_before_blackwell_is_refused_naming_sm100_and_sm120(arch, sp
     ("ldmatrix.m16n16.x2.trans.b8.wide", "'.wide' is not part of it"),
     ("ldmatrix.m16n16.x2.trans.b8:3x1", "arrangement '3x1'"),
 ])
-def test_a_malformed_byte_form_is_one_line_naming_the_forms(spec, words):
-    code, out, err = cli("--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "e4m3", "--access", spec)
+def test_a_malformed_byte_form_is_one_line_naming_the_forms(capsys, spec, words):
+    code, out, err = cli_here(capsys, "--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "e4m3", "--access", spec)
     assert code == 2 and out == "" and err.count("\n") == 1 and words in err, err
 
 
-def test_the_padded_sub_byte_image_is_a_dtype_of_one_byte():
+def test_the_padded_sub_byte_image_is_a_dtype_of_one_byte(capsys):
     """TMA unpacks .b4x16_p64 / .b6x16_p32 data to 16 bytes per 16 elements (PTX ISA 5.5.1.1.1): the
     tile is that image, one byte per element; cuda.h's names for the types are aliases."""
     for dtype in ("b4x16_p64", "b6x16_p32", "16U4_ALIGN16B", "16u6_align16b"):
         assert api.problem(16, 128, ["row"], dtype=dtype).tile.elem_bytes == 1
-    code, _, err = cli("--arch", "sm100", "--rows", "16", "--cols", "128", "--access", "ldmatrix.m8n16.x4.b8x16.b4x16_p64",
+    code, _, err = cli_here(capsys, "--arch", "sm100", "--rows", "16", "--cols", "128", "--access",
+                            "ldmatrix.m8n16.x4.b8x16.b4x16_p64",
                        "-q")
     assert code == 0 and "8-bit elements (u8, e4m3, b4x16_p64, b6x16_p32)" in err  # no --dtype: the warning says so
 
@@ -388,8 +399,8 @@ def test_blackwell_acceptance_fp4_operand_read_by_ldmatrix_and_written_by_tma():
     assert all(a["worst_wavefronts"] == 2 for a in wide["Swizzle<2,5,2>"]["per_access"])
 
 
-def test_a_probe_of_a_byte_form_is_refused():
-    code, out, err = cli("probe", "--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "e4m3",
+def test_a_probe_of_a_byte_form_is_refused(capsys):
+    code, out, err = cli_here(capsys, "probe", "--arch", "sm100", "--rows", "64", "--cols", "128", "--dtype", "e4m3",
                          "--access", "ldmatrix.m16n16.x2.trans.b8", "--target", "cuda", "-o",
                          str(ROOT / "no-such-probe-dir"))
     assert code == 2 and "probes of Blackwell's byte forms" in err and not (ROOT / "no-such-probe-dir").exists()
@@ -505,17 +516,17 @@ def test_the_descriptor_layout_types_are_cutes_enum():
         assert enum[name] == value
 
 
-def test_for_umma_on_blackwell_and_refused_elsewhere():
+def test_for_umma_on_blackwell_and_refused_elsewhere(capsys):
     result = api.solve(rows=64, cols=128, dtype="e4m3", access=["ldmatrix.m8n16.x4.b8x16.b4x16_p64"], arch="sm100",
                        for_targets="tcgen05")
     doc = result.json()
     assert result.conflict_free and "umma" in doc["answer"]["expressible_in"]
-    code, out, err = cli("--arch", "sm90", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4",
-                         "--for", "umma")
+    code, out, err = cli_here(capsys, "--arch", "sm90", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access",
+                              "ldmatrix.x4", "--for", "umma")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--arch sm100" in err and "tcgen05" in err, err
     for arch in ("sm120", "nvidia", "gfx950"):  # sm_120 has no tcgen05
-        code, _, err = cli("--arch", arch, "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "row",
-                           "--for", "umma")
+        code, _, err = cli_here(capsys, "--arch", arch, "--rows", "64", "--cols", "64", "--dtype", "f16", "--access",
+                                "row", "--for", "umma")
         assert code == 2 and "has no tcgen05" in err, err
     # the MN-major 128B layout of 32-byte atoms: its own tile shape (rows K, 128-byte rows of M)
     prob = api.problem(16, 32, ["row"], dtype="f32", arch="sm100")
