@@ -236,7 +236,7 @@ def main_command(
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
     row_length: Optional[int] = typer.Option(None, "--row-length", "--pitch",
                                               help="Pitch in elements (>= cols; default cols)."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image) (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
