@@ -102,10 +102,3 @@ BY_SWIZZLE: dict[tuple[int, int, int], str] = {m.single: m.name for m in MODES.v
 # CU_TENSOR_MAP_SWIZZLE_ prefix, any case.
 NAME_PATTERN = r"(?i)\s*(?:CU_TENSOR_MAP_SWIZZLE_)?(32B|64B|128B(?:_ATOM_32B(?:_FLIP_8B)?|_ATOM_64B)?)\s*"
 
-
-def mode_named(text: str) -> TmaMode | None:
-    """The mode ``text`` names (NAME_PATTERN), or None."""
-    import re
-
-    m = re.fullmatch(NAME_PATTERN, text)
-    return MODES[m[1].upper()] if m else None
