@@ -105,9 +105,10 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
         raise TypeError("give a problem or keyword arguments, not both")
     targets: tuple[str, ...] = ()
     if for_targets:
-        from .emit import parse_targets
+        from .emit import parse_targets, refuse_unavailable
 
         targets = tuple(parse_targets([for_targets] if isinstance(for_targets, str) else for_targets, "--for"))
+        refuse_unavailable(targets, problem_.bank_model)
     return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
                          targets=targets))
 

@@ -238,12 +238,13 @@ def main_command(
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
     row_length: Optional[int] = typer.Option(None, "--row-length", "--pitch",
                                               help="Pitch in elements (>= cols; default cols)."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8 (also fp16, torch.bfloat16, ...)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image) (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
-    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia, gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 "
-                             "(aliases: cdna3, mi300x, mi355x, gfx1100, ...)."),
+    arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia (generic), sm80, sm89, sm90, sm100, sm120, "
+                             "gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 (aliases: ampere, h100, blackwell, "
+                             "rtx50, cdna3, mi300x, mi355x, gfx1100, ...)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
@@ -263,7 +264,7 @@ def main_command(
     keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
                                     "added or dropped)."),
     for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: cute, "
-                                           "cute-dsl, cuda, triton, mojo, tma; repeatable."),
+                                           "cute-dsl, cuda, triton, mojo, tma, umma (sm100); repeatable."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "

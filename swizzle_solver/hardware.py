@@ -120,7 +120,10 @@ class Geometry(Value):
 # --phases patterns, --linear-layout) need none: every target serves them by its phase rule.
 INSTRUCTIONS: dict[str, str] = {
     "ldmatrix": "ldmatrix (.m8n8 .b16: x1, x2, x4, .trans)",
-    "stmatrix": "stmatrix (.m8n8 .b16: x1, x2, x4, .trans)",
+    "stmatrix": "stmatrix (.m8n8 .b16: x1, x2, x4, .trans; sm_90 on)",
+    "ldmatrix-b8": "ldmatrix's byte forms (.m16n16 .trans .b8, .m16n16/.m8n16 .b8x16.b6x16_p32/.b4x16_p64; "
+                   "sm_100a/sm_120a)",
+    "stmatrix-b8": "stmatrix's byte form (.m16n8 .trans .b8: x1, x2, x4; sm_100a/sm_120a)",
     "mma-c": "mma.sync accumulator fragments (mma-c:m16n8)",
     "lds": "ld.shared ops (lds8 .. lds128, served by the contiguous phase rule)",
     "sts": "st.shared ops (sts8 .. sts128, served by the contiguous phase rule)",
@@ -131,6 +134,15 @@ INSTRUCTIONS: dict[str, str] = {
 # The copy engines a target may have (``Hardware.copy_engines``): "tma", the tensor memory
 # accelerator (CUtensorMap), with the swizzle modes of ``Hardware.tma_modes``.
 COPY_ENGINES = ("tma",)
+# The paths by which an MMA reads its operands from shared memory (``Hardware.mma_operands``), each
+# with the words a refusal uses: registers loaded by ldmatrix (mma.sync), or a shared-memory matrix
+# descriptor read by the tensor core itself (wgmma on sm_90a, tcgen05.mma on sm_100a), whose
+# canonical layouts are the ones `--for` can ask for.
+MMA_OPERANDS: dict[str, str] = {
+    "ldmatrix": "mma.sync operands loaded by ldmatrix",
+    "wgmma": "wgmma shared-memory matrix descriptors (sm_90a)",
+    "tcgen05": "tcgen05.mma (UMMA) shared-memory matrix descriptors (sm_100a)",
+}
 
 
 class Hardware(Value):
@@ -143,8 +155,11 @@ class Hardware(Value):
     - ``instructions``: the instruction families of ``INSTRUCTIONS`` it has (``lds``/``sts`` ops
       are derived from the phase rule; ``ds_read``/``ds_write`` ops are the cells of ``rules``);
     - ``copy_engines`` (``COPY_ENGINES``) and ``tma_modes``, the swizzle modes of its TMA
-      ("32B", "64B", "128B"): ``--emit tma``, ``tma_mode``, CuTe's make_tma_copy/GMMA atom, Triton's
-      NVMMA encoding and Mojo's TensorMapSwizzle are offered only for a mode listed here;
+      ("32B", "64B", "128B", and from sm_100 "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B",
+      "128B_ATOM_64B"; tma_modes.py): ``--emit tma``, ``tma_mode``, CuTe's make_tma_copy/GMMA
+      atom, Triton's NVMMA encoding and Mojo's TensorMapSwizzle are offered only for a mode listed here;
+    - ``mma_operands`` (``MMA_OPERANDS``): how its MMAs read shared memory (ldmatrix into
+      registers, wgmma or tcgen05 descriptors): ``--for umma`` needs "tcgen05";
     - ``language``: the language its kernels are written in (``--emit cuda`` writes the function
       in it: "CUDA", "HIP"; any other, plain C), and the words its documentation uses: ``group``
       for its lanes' group (warp, wave), ``shared`` for its shared memory (LDS);
@@ -178,6 +193,7 @@ class Hardware(Value):
     instructions: frozenset[str] = frozenset()
     copy_engines: tuple[str, ...] = ()
     tma_modes: tuple[str, ...] = ()
+    mma_operands: tuple[str, ...] = ()
     language: str = "C"
     group: str = "wave"
     shared: str = "shared memory"
@@ -188,10 +204,11 @@ class Hardware(Value):
     without_tma: str = ""
 
     def __post_init__(self) -> None:
-        unknown = (set(self.instructions) - set(INSTRUCTIONS)) | (set(self.copy_engines) - set(COPY_ENGINES))
+        unknown = ((set(self.instructions) - set(INSTRUCTIONS)) | (set(self.copy_engines) - set(COPY_ENGINES))
+                   | (set(self.mma_operands) - set(MMA_OPERANDS)))
         if unknown:
             raise ValueError(f"target {self.name}: unknown capabilities {sorted(unknown)} (hardware.INSTRUCTIONS, "
-                             f"COPY_ENGINES)")
+                             f"COPY_ENGINES, MMA_OPERANDS)")
         if self.tma_modes and "tma" not in self.copy_engines:
             raise ValueError(f"target {self.name}: TMA swizzle modes without a TMA (copy_engines)")
 
@@ -242,6 +259,13 @@ class Hardware(Value):
         having = [name for name in TARGETS if family in TARGETS[name].instructions]
         where = f"targets that have them: --arch {', '.join(having)}" if having else "no target has them"
         return f"--arch {self.name} has no {INSTRUCTIONS[family]}; {where}"
+
+    def lacks(self, what: str, have: Callable[[Hardware], bool]) -> str:
+        """The one line that refuses ``what`` on this target, naming the targets for which
+        ``have(target)`` holds (building their tables: an error path)."""
+        having = [name for name in TARGETS if have(TARGETS[name])]
+        where = f"targets that have it: --arch {', '.join(having)}" if having else "no target has it"
+        return f"--arch {self.name} has no {what}; {where}"
 
     def read_op(self, vector_bytes: int) -> str | None:
         """The op a lane's read of ``vector_bytes`` bytes is on this target (``vector_reads``), or
@@ -568,11 +592,33 @@ def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cel
 # lanes repeat in pairs served two phases at once (NVIDIA's forum statement for compute capability
 # 7.x; measured on an H100: docs/hardware.md, "Paired loads").
 NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c"}),
-                  copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), language="CUDA", group="warp",
-                  paired_loads=(8, 16))
+                  copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), mma_operands=("ldmatrix", "wgmma"),
+                  language="CUDA", group="warp", paired_loads=(8, 16))
+
+# NVIDIA generations (DESIGN.md section 14; sources in docs/hardware.md, "NVIDIA generations"): the
+# banks and phase rule are the generic target's (32 x 4 B since compute capability 5.x); what
+# differs is what each has. ldmatrix and mma.sync from sm_75; stmatrix (.m8n8 .b16), the TMA
+# (CUtensorMap, 32B/64B/128B) and wgmma descriptors from sm_90 (PTX ISA: stmatrix, cp.async.bulk.tensor,
+# wgmma: sm_90a only); the byte forms of ldmatrix/stmatrix and the TMA's swizzle atomicity modes on
+# sm_100a and sm_120a (PTX ISA 8.6+: ldmatrix .m16n16/.m8n16, stmatrix .m16n8, tensormap.replace
+# .swizzle_atomicity); tcgen05 descriptors on sm_100a only (sm_120 has no tcgen05).
+_HOPPER_TMA = ("32B", "64B", "128B")
+_BLACKWELL_TMA = _HOPPER_TMA + ("128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B")
+_AMPERE = replace(NVIDIA, name="sm80", instructions=NVIDIA.instructions - {"stmatrix"}, copy_engines=(),
+                  tma_modes=(), mma_operands=("ldmatrix",),
+                  without_tma="the TMA (CUtensorMap) is sm_90 on; on sm_80/sm_89 the tile is written by "
+                              "cp.async or st.shared")
+_HOPPER = replace(NVIDIA, name="sm90", mma_operands=("ldmatrix", "wgmma"))
+_BLACKWELL = replace(NVIDIA, name="sm100", instructions=NVIDIA.instructions | {"ldmatrix-b8", "stmatrix-b8"},
+                     tma_modes=_BLACKWELL_TMA, mma_operands=("ldmatrix", "tcgen05"))
 
 TARGETS = Targets({
     "nvidia": NVIDIA,
+    "sm80": _AMPERE,
+    "sm89": replace(_AMPERE, name="sm89"),
+    "sm90": _HOPPER,
+    "sm100": _BLACKWELL,
+    "sm120": replace(_BLACKWELL, name="sm120", mma_operands=("ldmatrix",)),
     "gfx90a": _amd("gfx90a", 64, 32, [
         ("ds_read_b32", 32, 32, _GCN, "D+M"),
         ("ds_read_u8", 32, 32, _GCN + " (b32 and narrower reads)", "D"),
@@ -679,6 +725,15 @@ ALIASES: dict[str, str] = {
     "cdna4": "gfx950", "mi350x": "gfx950", "mi355x": "gfx950",
     **{f"gfx{n}": "rdna3" for n in (1100, 1101, 1102, 1103, 1150, 1151)},
     "gfx1200": "rdna4", "gfx1201": "rdna4", "rdna3.5": "rdna3", "sm_70": "nvidia", "cuda": "nvidia",
+    # NVIDIA generations by their other names (a variant with the same capabilities: the nearest)
+    **{name: "sm80" for name in ("sm_80", "sm80a", "sm_86", "sm86", "sm_87", "sm87", "ampere", "a100", "a30",
+                                 "a10", "a40", "rtx30", "rtx3090")},
+    **{name: "sm89" for name in ("sm_89", "ada", "lovelace", "l4", "l40", "l40s", "rtx40", "rtx4090")},
+    **{name: "sm90" for name in ("sm_90", "sm_90a", "sm90a", "hopper", "h100", "h200", "h800", "h20", "gh200")},
+    **{name: "sm100" for name in ("sm_100", "sm_100a", "sm100a", "sm_100f", "sm_103", "sm_103a", "sm103",
+                                  "blackwell", "b100", "b200", "gb200", "b300", "gb300")},
+    **{name: "sm120" for name in ("sm_120", "sm_120a", "sm120a", "sm_121", "sm_121a", "sm121", "rtx50",
+                                  "rtx5090", "rtx-pro-6000", "gb10", "dgx-spark")},
 }
 
 

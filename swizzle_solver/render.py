@@ -195,13 +195,13 @@ def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
 def problem_view(doc: dict) -> Group:
     p = doc["problem"]
     pad = p["row_length"] - p["cols"]
+    own = "; each instruction's bank count and phases are its own" if p.get("per_instruction", True) else ""
     head = Text.assemble(
         ("Tile ", "bold"), f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}",
         f" ({pad} elements of padding)" if pad else "", "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
-        (f" ({p['arch']}, {p['wave_lanes']}-lane waves; each instruction's bank count and phases are its own)"
-         if "arch" in p else ""),
+        (f" ({p['arch']}, {p['wave_lanes']}-lane {p.get('group', 'wave')}s{own})" if "arch" in p else ""),
     )
     rows = []
     for a in p["accesses"]:
@@ -394,7 +394,8 @@ def code_view(doc: dict) -> Group:
         rows.append(("Triton", f"bases (physical [row, col] of each logical bit): row {tb['row']}, col {tb['col']}"))
     if ans["cute"]:
         rows.append(("CuTe", f"{ans['cute']}  (on element offsets)"))
-        mode = f"  = the TMA/GMMA {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
+        engines = "TMA/GMMA" if ans["tma_mode"] in ("32B", "64B", "128B") else "TMA"  # wider atoms: no GMMA
+        mode = f"  = the {engines} {ans['tma_mode']} swizzle mode" if ans["tma_mode"] else ""
         rows.append(("bytes", f"{ans['byte_cute']}  (on byte offsets){mode}"))
     if ans["expression"] is not None:  # (a table given by the user may have none: its family's rows say so)
         rows.append(("C", f"phys(r, c) = {ans['expression']}"))

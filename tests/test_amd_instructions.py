@@ -24,7 +24,7 @@ from swizzle_solver.hardware import TARGETS
 from swizzle_solver.model import InputError, Tile
 from swizzle_solver.proof import bank_matrix
 
-AMD = [name for name in TARGETS if name != "nvidia"]
+AMD = [name for name in TARGETS if "ds_read" in TARGETS[name].instructions]  # the LDS targets
 TWO = ["ds_read2_b32", "ds_read2_b64", "ds_write2_b32", "ds_write2_b64"]
 
 

@@ -74,7 +74,7 @@ def test_an_emit_target_is_one_module(tmp_path):
     assert list(every)[-1] == "toy" and "cuda" in every
     report = run(*solve_args, "--emit", "toy")
     assert report.returncode == 0 and "--emit toy: Toy language" in report.stdout
-    assert "tma, toy or all" in " ".join(run("--help").stdout.split())
+    assert "umma (or tcgen05), toy or all" in " ".join(run("--help").stdout.split())
     bad = run(*solve_args, "--emit", "nonsense")
     assert bad.returncode == 2 and "toy" in bad.stderr
     # The schema the generator makes from the copy's registries lists toy and accepts its documents;
@@ -162,7 +162,7 @@ def test_a_new_target_solves_with_valid_json_and_no_tma(monkeypatch, tmp_path):
     assert tma_mode(nvidia, sw) == "128B" and tma_mode(problem, sw) is None
     refused = emit("tma", problem, sw)
     assert not refused.expressible and "not a TMA layout on --arch toy-16: it has no TMA" in refused.code
-    assert "--arch nvidia has one" in refused.code
+    assert "--arch nvidia, sm90, sm100, sm120 have one" in refused.code
     assert "GMMA" in emit("cute", nvidia, sw).code and "GMMA" not in emit("cute", problem, sw).code
     assert "TensorMapSwizzle" in emit("mojo", nvidia, sw).code and "TensorMapSwizzle" not in emit("mojo", problem, sw).code
     triton = emit("triton", problem, sw)
@@ -192,7 +192,7 @@ def test_a_new_target_with_a_tma_lists_its_modes(monkeypatch):
     rows128, rows64 = (make_problem(16, n, ["4x4"], None, 4, arch="toy-tma") for n in (32, 16))
     assert tma_mode(rows64, Swizzle(2, 2, 3)) == "64B" and tma_mode(rows128, Swizzle(3, 2, 3)) is None
     assert "its TMA has 64B, not 128B" in emit("tma", rows128, Swizzle(3, 2, 3)).code
-    assert schema.tma_modes() == ["32B", "64B", "128B", None]
+    assert schema.tma_modes() == ["32B", "64B", "128B", "128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B", None]
     with pytest.raises(ValueError, match="without a TMA"):
         hardware.Hardware(name="bad", tma_modes=("64B",))
     with pytest.raises(ValueError, match="unknown capabilities"):

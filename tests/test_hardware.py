@@ -235,4 +235,5 @@ def test_docs_list_what_each_target_has():
     section = text.split("## What each target has\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| `")]
     assert rows == [f"| `{name}` | {', '.join(sorted(hw.instructions))} | {', '.join(hw.tma_modes) or 'none'} | "
-                    f"{hw.language} | {hw.group} of {hw.wave_lanes} |" for name, hw in TARGETS.items()]
+                    f"{', '.join(hw.mma_operands) or 'none'} | {hw.language} | {hw.group} of {hw.wave_lanes} |"
+                    for name, hw in TARGETS.items()]

@@ -3,6 +3,7 @@
     tile.py           --rows/--cols/--dtype/--banks: the tile and the hardware, validated in CLI words
     grammar.py        --access MxN[:s][vB], row, col: blocks and their placements
     warp.py           --access warp:RxC:MxN, ldmatrix, stmatrix, mma-c: warp requests split into phases
+    matrix_b8.py      --access ldmatrix.m16n16..., stmatrix.m16n8...: Blackwell's byte forms (sm_100a/sm_120a)
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
@@ -27,11 +28,22 @@ __all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bytes_of", "find_targe
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
+def _byte_form(text: str) -> bool:
+    """ldmatrix/stmatrix of a shape or type of Blackwell's byte forms (access/matrix_b8.py)."""
+    name = text.partition(":")[0].split(".")
+    return name[0] in ("ldmatrix", "stmatrix") and any(
+        t in ("m16n16", "m8n16", "m16n8", "b8", "b8x16", "b6x16_p32", "b4x16_p64") for t in name[1:])
+
+
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
     text = spec.strip().lower()
     if is_block_spec(text):
         return parse_block(spec, tile, hardware)
+    if text.startswith(("ldmatrix.", "stmatrix.")) and _byte_form(text):
+        from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
+
+        return parse(spec, tile, hardware)
     if text.startswith(_WARP_PREFIXES):
         from .warp import parse_warp_access
 
@@ -51,6 +63,10 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
         from .warp import implied_elem_bytes  # (already imported: the spec is a warp form)
 
         implied = implied_elem_bytes(spec)
+        if _byte_form(spec.strip().lower()):
+            from .matrix_b8 import IMPLIED
+
+            implied = IMPLIED
         if implied is not None and implied[0] != DEFAULT_ELEM_BYTES:
             size, dtypes = implied
             first = dtypes.split(",")[0]

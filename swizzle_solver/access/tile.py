@@ -15,6 +15,9 @@ DTYPES: dict[str, int] = {
     "f32": 4, "tf32": 4, "i32": 4, "u32": 4,
     "f16": 2, "bf16": 2, "i16": 2,
     "f8": 1, "e4m3": 1, "e5m2": 1, "i8": 1, "u8": 1,
+    # 4- and 6-bit data as TMA unpacks it into shared memory (PTX ISA 5.5.1.1.1): 16 elements padded to
+    # 16 bytes, so the tile is that image, one byte per element (what ldmatrix's .b4x16_p64/.b6x16_p32 read)
+    "b4x16_p64": 1, "b6x16_p32": 1,
 }
 # The same types as PyTorch, Triton, CUTLASS and Mojo spell them. A prefix such as `torch.`, `tl.` or
 # `cutlass::` and C++'s `_t` are dropped first (half_t, bfloat16_t, float_e4m3_t, int8_t).
@@ -26,6 +29,7 @@ DTYPE_ALIASES: dict[str, str] = {
     "float_e4m3": "e4m3", "float8_e5m2": "e5m2", "fp8e5": "e5m2", "float8e5": "e5m2", "float_e5m2": "e5m2",
     "float8_e4m3fnuz": "e4m3", "float8_e5m2fnuz": "e5m2", "fp8e4b15": "f8", "float8e4b15": "f8",
     "int8": "i8", "uint8": "u8",
+    "16u4_align16b": "b4x16_p64", "16u6_align16b": "b6x16_p32",  # cuda.h's CU_TENSOR_MAP_DATA_TYPE_ names
 }
 
 def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4) -> Tile:
@@ -51,7 +55,7 @@ def find_target(arch: str) -> Hardware:
     found = target(arch) if isinstance(arch, str) else None
     if found is None:
         raise InputError(f"unknown --arch {arch!r}: use one of {target_names()} "
-                         f"(or an alias: cdna3, mi300x, mi355x, gfx1100, gfx1201, ...)")
+                         f"(or an alias: ampere, h100, blackwell, rtx50, cdna3, mi300x, mi355x, gfx1100, ...)")
     return found
 
 

@@ -1,6 +1,7 @@
 """Code to paste: one module per target (cute, cute_dsl, cuda, triton, mojo, tma), each with its
-TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --emit accepts for it)
-and a pure ``emit(problem, layout) -> Snippet``. The modules are found here (pkgutil), so adding a
+TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --emit accepts for it),
+a pure ``emit(problem, layout) -> Snippet`` and optionally ``unavailable(hardware)``: why ``--for``
+that target is refused on a target that cannot have its layouts at all (None: it can). The modules are found here (pkgutil), so adding a
 target is adding its module; what the targets share is in common.py (the Snippet, headers) and
 recognise.py (a layout's recognisable forms). The problem's hardware (``problem.bank_model``) says
 what the target has (hardware.Hardware's capabilities), and the emitters read only that: ``cuda``
@@ -46,6 +47,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from ..hardware import Hardware
 from ..layout import Layout
 from ..model import InputError, Problem
 from .common import Snippet
@@ -103,6 +105,20 @@ def parse_targets(values, option: str = "--emit") -> list[str]:
     return [t for t in targets if t in wanted]
 
 
+def refuse_unavailable(targets, hardware: Hardware, option: str = "--for") -> None:
+    """Bad input when a target ``--for`` asks for cannot store a layout on ``hardware`` at all (its
+    module's ``unavailable(hardware)``: ``tma`` on a target without a TMA, ``umma`` without tcgen05):
+    one line naming the targets that can. A target without that function is available everywhere."""
+    import sys
+
+    _, _, _, emitters = _registry()
+    for target in targets:
+        unavailable = getattr(sys.modules[emitters[target].__module__], "unavailable", None)
+        why = unavailable(hardware) if unavailable is not None else None
+        if why is not None:
+            raise InputError(f"{option} {target}: {why}")
+
+
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
     targets, _, _, emitters = _registry()
     if target not in emitters:
@@ -129,4 +145,4 @@ def tma_mode(problem: Problem, layout: Layout) -> str | None:
 
 
 __all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
-           "tma_mode"]
+           "refuse_unavailable", "tma_mode"]

@@ -84,7 +84,24 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     lines += [f"using SmemSwizzle = cute::{sw.name};",
               f"auto smem_layout = cute::composition(SmemSwizzle{{}},\n    {cpp_layout(tile, pitch)});",
               f"// byte form: {byte.name} on byte offsets"]
+    mode = sw.tma_mode(tile.elem_bytes) if pitch == tile.row_length else None
+    if mode in modes and mode not in ("32B", "64B", "128B") and tile.row_length * tile.elem_bytes == 128:
+        lines.append(wide_atom_note(byte, mode, tile.elem_bytes))
     return Snippet("cute", "\n".join(lines), True)
+
+
+def wide_atom_note(byte, mode: str, elem_bytes: int) -> str:
+    """What CuTe does with a Blackwell TMA mode of 32- or 64-byte atoms (byte form ``byte``):
+    make_tma_copy maps a byte-level Swizzle<2,5,2> to CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B
+    (get_tma_swizzle_base, to_CUtensorMapSwizzle in CUTLASS 4.2), and UMMA names it in
+    UMMA::Layout_MN_SW128_32B_Atom; for Swizzle<1,6,1> its static_assert wants B = 2 (no CuTe atom)."""
+    if takes_for_tma(byte):
+        where = ("this composition is that byte swizzle" if elem_bytes == 1 else
+                 "as a byte-level swizzle of the shared-memory pointer, not this element form")
+        return (f"// = the {mode} TMA swizzle (sm_100): make_tma_copy maps the byte-level {byte.name} to "
+                f"CU_TENSOR_MAP_SWIZZLE_{mode} ({where}); tcgen05: UMMA::Layout_MN_SW128_32B_Atom<T> (MN-major)")
+    return (f"// = the {mode} TMA swizzle (sm_100); CuTe's make_tma_copy does not take {byte.name} (CUTLASS 4.2 "
+            f"asserts B = 2 for M = 6): encode the tensor map with CU_TENSOR_MAP_SWIZZLE_{mode} (--emit tma)")
 
 
 def panel_layout(tile: Tile, panels) -> str:

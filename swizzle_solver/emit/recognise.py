@@ -34,6 +34,7 @@ __all__ = [
     "swizzle_chain",
     "swizzled_columns",
     "swizzled_rows",
+    "tma_mode_of",
     "tma_width",
     "triton_swizzled_params",
     "triton_swizzled_xors",
@@ -209,14 +210,60 @@ def swizzle_chain(tile: Tile, layout: Layout) -> tuple[int, list[Swizzle]] | Non
 def tma_width(tile: Tile, sw: Swizzle | None) -> int | None:
     """Bytes of the TMA/GMMA swizzle mode that stores exactly this tile, or None.
 
-    The byte-level triple must be a TMA mode and a tile row must be exactly the swizzle width: the
-    box inner extent may not exceed it, and rows of exactly that width are the GMMA atoms' shape.
-    Narrower rows are not claimed (conservative: not verified against hardware here).
+    The byte-level triple must be a TMA mode of 16-byte atoms (32B, 64B, 128B: the modes GMMA,
+    Triton's NVMMA and Mojo's TensorMapSwizzle also name; Blackwell's wider atoms: tma_mode_of) and a
+    tile row must be exactly the swizzle width: the box inner extent may not exceed it, and rows of
+    exactly that width are the GMMA atoms' shape. Narrower rows are not claimed (conservative: not
+    verified against hardware here).
     """
-    if sw is None or sw.tma_mode(tile.elem_bytes) is None:
+    if sw is None or sw.tma_mode(tile.elem_bytes) not in ("32B", "64B", "128B"):
         return None
     width = 16 << sw.B
     return width if tile.row_length * tile.elem_bytes == width and tile.row_length == tile.cols else None
+
+
+@lru_cache(maxsize=64)
+def _mode_table(tile: Tile, name: str) -> tuple[np.ndarray, bool] | None:
+    """The layout TMA's mode ``name`` gives a dense box of the tile's rows (tma_modes.py), and
+    whether it is column panels (rows wider than the mode's span; else rows of exactly the span, the
+    boxes TMA swizzles as documented), or None where the mode cannot store the tile."""
+    from ..families.panels import ColumnPanels  # a later family: loaded only when emitting
+    from ..tma_modes import MODES
+
+    mode = MODES[name]
+    row_bytes = tile.cols * tile.elem_bytes
+    steps = mode.element_swizzles(tile.elem_bytes)
+    if tile.row_length != tile.cols or row_bytes < mode.span or row_bytes % mode.span or steps is None:
+        return None
+    if row_bytes > mode.span:  # one box per panel of the span
+        panels = ColumnPanels(mode.span, "" if mode.classic else name)
+        if panels.invalid(tile) is not None:
+            return None
+        table = _layout_table(tile, panels)
+    else:  # one box: the mode's map of the dense offsets
+        table = np.arange(tile.rows * tile.cols, dtype=np.int64).reshape(tile.rows, tile.cols)
+        for step in steps:
+            table = Swizzle(*step).apply(table)
+    table.setflags(write=False)
+    return table, row_bytes > mode.span
+
+
+@_per_layout
+def tma_mode_of(tile: Tile, layout: Layout) -> tuple[str, bool] | None:
+    """(mode, panels) when a TMA swizzle mode (any of tma_modes.MODES: the caller asks whether the
+    target has it) stores exactly this layout: rows of exactly the mode's span (one box), or column
+    panels of that span (one box per panel, ``panels`` True); confirmed on every element."""
+    from ..tma_modes import MODES
+
+    table = None
+    for name in MODES:
+        found = _mode_table(tile, name)
+        if found is None:
+            continue
+        table = layout_table(tile, layout) if table is None else table
+        if np.array_equal(table, found[0]):
+            return name, found[1]
+    return None
 
 
 @_per_layout

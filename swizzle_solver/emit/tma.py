@@ -1,18 +1,17 @@
-"""--emit tma: TMA (CUtensorMapSwizzle)."""
+"""--emit tma: TMA (CUtensorMapSwizzle): the mode (tma_modes.py) that stores the layout, as cuda.h
+names it, where the target's TMA has it (hardware.Hardware.tma_modes)."""
 from __future__ import annotations
 
 from ..hardware import TARGETS, Hardware
 from ..layout import Layout
 from ..model import Problem
+from ..tma_modes import MODES, TmaMode
 from .common import Snippet, header
-from .recognise import as_stored, as_swizzle, panels_of, row_pitch, tma_width
+from .recognise import as_stored, as_swizzle, row_pitch, tma_mode_of
 
 TARGET = "tma"
 TITLE = "TMA (CUtensorMapSwizzle)"
 ORDER = 5  # place in the --emit list
-
-
-TMA_ENUM = {32: "CU_TENSOR_MAP_SWIZZLE_32B", 64: "CU_TENSOR_MAP_SWIZZLE_64B", 128: "CU_TENSOR_MAP_SWIZZLE_128B"}
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
@@ -25,9 +24,13 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     pitch = row_pitch(tile, layout)
     form = layout.padded_form(tile)
     rows_apart = pitch or (form[0] if form else tile.cols)  # plain rows, or a padded layout's
-    panels = panels_of(tile, layout)
-    if panels is not None:
-        return _panels(problem, layout, panels, head)
+    stored, inner = as_stored(tile, layout)  # a padded layout at pitch = cols stores the dense tile
+    found = tma_mode_of(stored, inner) if not pitch else None  # any mode; the target's TMA must have it
+    if found is not None:
+        name, panels = found
+        if (lacking := _lacking(problem, head, name)) is not None:
+            return lacking
+        return _panels(problem, name, head) if panels else _box(problem, name, head)
     if rows_apart != tile.cols:
         return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
                               f"{rows_apart - tile.cols} padding element(s) per row", False)
@@ -38,31 +41,61 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
                               f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
                               f"shared buffer aligned to 128 B", True)
-    stored, inner = as_stored(tile, layout)  # a padded layout at pitch = cols stores the dense tile
     sw = as_swizzle(stored, inner)
-    width = tma_width(stored, sw)
-    if width is not None and (lacking := _lacking(problem, head, width)) is not None:
-        return lacking
-    if width is None:
-        if sw is None:
-            why = "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
-        elif sw.tma_mode(tile.elem_bytes) is None:
-            why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is not a TMA mode "
-                   f"(32B = Swizzle<1,4,3>, 64B = Swizzle<2,4,3>, 128B = Swizzle<3,4,3>)")
-        else:
-            w = 16 << sw.B
-            why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {w}B mode only for rows of "
-                   f"exactly {w} B, and this tile's rows are {stored.row_length * tile.elem_bytes} B")
-        return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
-    assert sw is not None  # tma_width found its mode
+    modes = ", ".join(f"{m} = {MODES[m].byte_name}" for m in MODES if MODES[m].single
+                      and (MODES[m].classic or m in hardware.tma_modes))
+    if sw is None:
+        why = "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
+        if any(not MODES[m].classic for m in hardware.tma_modes):
+            why = f"the layout is not one of the TMA modes' byte maps ({_every_mode(hardware)})"
+    elif (named := sw.tma_mode(tile.elem_bytes)) is None:
+        why = f"its byte form {sw.byte_level(tile.elem_bytes).name} is not a TMA mode ({modes})"
+    else:
+        mode = MODES[named]
+        why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {mode.name} mode only for rows of "
+               f"exactly {mode.span} B, and this tile's rows are {stored.row_length * tile.elem_bytes} B")
+    return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
+
+
+def _every_mode(hardware: Hardware) -> str:
+    return ", ".join(f"{m} = {MODES[m].byte_name}" for m in hardware.tma_modes)
+
+
+def _needs(mode: TmaMode) -> list[str]:
+    """What a Blackwell mode needs besides the map (nothing for the 16-byte-atom modes)."""
+    if mode.classic:
+        return []
+    return [f"// needs CUDA 12.8+ (cuda.h) and sm_100a/sm_120a (PTX ISA 8.6: swizzle atomicity {mode.atom} B; "
+            f"on sm_120a not for loads to .shared::cluster)"]
+
+
+def _alignment(mode: TmaMode) -> str:
+    if mode.classic:
+        return (f"// shared buffer aligned to {mode.period} B (the {mode.period}-byte swizzle period: 8 rows of "
+                f"{mode.span} B)")
+    return (f"// shared buffer aligned to {mode.alignment} B (the 128-byte modes' pattern starts on a "
+            f"{mode.alignment}-byte boundary; this map repeats every {mode.period} B: {mode.period // 128} rows of "
+            f"128 B)")
+
+
+def _box(problem: Problem, name: str, head: str) -> Snippet:
+    """One box of rows exactly the mode's span."""
+    tile, mode = problem.tile, MODES[name]
+    row_bytes = tile.cols * tile.elem_bytes
     return Snippet("tma", "\n".join([
         head,
-        f"CUtensorMapSwizzle swizzle = {TMA_ENUM[width]};  // byte form {sw.byte_level(tile.elem_bytes).name}",
+        f"CUtensorMapSwizzle swizzle = {mode.enum};  // byte form {mode.byte_name}",
         f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B "
-        f"<= {width} B (the swizzle width)",
+        f"<= {mode.span} B (the swizzle width)",
         f"// box outer extent: {tile.rows} rows (at most 256 per box: load taller tiles as several boxes)",
-        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True,
-        f"{width}B")
+        _alignment(mode), *_needs(mode)]), True, name)
+
+
+def unavailable(hardware: Hardware) -> str | None:
+    """Why --for tma is refused on this target (it has no TMA), or None."""
+    if "tma" in hardware.copy_engines:
+        return None
+    return hardware.lacks("TMA (CUtensorMap, sm_90 on) to store the tile", lambda t: "tma" in t.copy_engines)
 
 
 def no_tma(hardware: Hardware) -> str:
@@ -70,33 +103,33 @@ def no_tma(hardware: Hardware) -> str:
     that have one (building their tables: only for a target that does not say)."""
     if hardware.without_tma:
         return hardware.without_tma
-    having = ", ".join(name for name in TARGETS if "tma" in TARGETS[name].copy_engines)
-    return f"it has no TMA (CUtensorMap; --arch {having} has one)"
+    having = [name for name in TARGETS if "tma" in TARGETS[name].copy_engines]
+    return f"it has no TMA (CUtensorMap; --arch {', '.join(having)} {'has' if len(having) == 1 else 'have'} one)"
 
 
-def _lacking(problem: Problem, head: str, width: int) -> Snippet | None:
-    """The refusal of the W-byte mode where the target's TMA lacks it (hardware.Hardware.tma_modes),
-    or None."""
+def _lacking(problem: Problem, head: str, name: str) -> Snippet | None:
+    """The refusal of the mode ``name`` where the target's TMA lacks it (hardware.Hardware.tma_modes),
+    naming the targets whose TMA has it, or None."""
     modes = problem.bank_model.tma_modes
-    if f"{width}B" in modes:
+    if name in modes:
         return None
+    having = [t for t in TARGETS if name in TARGETS[t].tma_modes] if not MODES[name].classic else []
+    where = f" (--arch {', '.join(having)} {'has' if len(having) == 1 else 'have'} it)" if having else ""
     return Snippet("tma", f"{head}\n// not a TMA swizzle mode of --arch {problem.bank_model.name}: its TMA has "
-                          f"{', '.join(modes) or 'no swizzle mode'}, not {width}B", False)
+                          f"{', '.join(modes) or 'no swizzle mode'}, not {name}{where}", False)
 
 
-def _panels(problem: Problem, layout: Layout, panels, head: str) -> Snippet:
-    """One box per column panel: each panel is stored whole and swizzled by the W-byte mode."""
-    tile = problem.tile
-    w, width = panels.panel_cols(tile), panels.width
-    if (lacking := _lacking(problem, head, width)) is not None:
-        return lacking
-    n, panel_bytes = tile.cols // w, tile.rows * panels.width
+def _panels(problem: Problem, name: str, head: str) -> Snippet:
+    """One box per column panel: each panel is stored whole and swizzled by the mode."""
+    tile, mode = problem.tile, MODES[name]
+    width = mode.span
+    w = width // tile.elem_bytes
+    n, panel_bytes = tile.cols // w, tile.rows * width
     return Snippet("tma", "\n".join([
         head,
-        f"CUtensorMapSwizzle swizzle = {TMA_ENUM[width]};  // byte form {panels.atom(tile).byte_level(tile.elem_bytes).name}",
+        f"CUtensorMapSwizzle swizzle = {mode.enum};  // byte form {mode.byte_name}",
         f"// box: {w} elements x {tile.rows} rows ({width} B inner extent = the swizzle width); {n} boxes, one per "
         f"column panel:",
         f"// box i loads columns [{w} * i, {w} * i + {w}) to smem + i * {panel_bytes} B (panels stored one after another)",
         "// rows per box at most 256 (load taller tiles as several boxes per panel)",
-        f"// shared buffer aligned to {8 * width} B (the {8 * width}-byte swizzle period: 8 rows of {width} B)"]), True,
-        f"{width}B")
+        _alignment(mode), *_needs(mode)]), True, name)

@@ -35,11 +35,13 @@ from ..layout import (
     step_schema,
 )
 from ..model import Tile, log2
+from ..tma_modes import BY_SWIZZLE
 from ..value import Value
 from .identity import nbits
 
-# TMA / GMMA swizzle modes as byte-level CuTe swizzles (DESIGN.md section 7).
-TMA_MODES = {(1, 4, 3): "32B", (2, 4, 3): "64B", (3, 4, 3): "128B"}
+# TMA / GMMA swizzle modes as byte-level CuTe swizzles (DESIGN.md section 7; tma_modes.py): Hopper's
+# 32B, 64B, 128B and Blackwell's 128B_ATOM_32B, 128B_ATOM_64B (the modes that are one swizzle).
+TMA_MODES = BY_SWIZZLE
 
 
 def swizzle(p, B, M, S):

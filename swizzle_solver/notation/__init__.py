@@ -12,9 +12,11 @@ one); the layout is a ``families.given.Given``, checked as written.
 ``table:FILE``      element offsets, one per (r, c): .npy, .csv or a JSON list of rows (notation/table.py)
 ==================  ============================================================================
 
-Also recipes under the words users type: ``128B``, ``64B``, ``32B`` are the TMA swizzle mode's
-layout for the tile (families/panels.py: the mode's atom, or column panels of it when rows are
-wider than the mode's span), named as the tool names that layout.
+Also recipes under the words users type: ``128B``, ``64B``, ``32B`` and Blackwell's
+``128B_ATOM_32B``, ``128B_ATOM_32B_FLIP_8B``, ``128B_ATOM_64B`` (with or without cuda.h's
+``CU_TENSOR_MAP_SWIZZLE_`` prefix) are the TMA swizzle mode's layout for the tile (tma_modes.py;
+families/panels.py: the mode's atom, or column panels of it when rows are wider than the mode's
+span), named as the tool names that layout.
 
 Nothing here calls Python's ``eval``; every parser is linear in its input and bounded in depth.
 """
@@ -26,7 +28,8 @@ from pathlib import Path
 import numpy as np
 
 from ..layout import Layout
-from ..model import InputError, Tile, log2
+from ..model import InputError, Tile
+from ..tma_modes import NAME_PATTERN
 from ..value import Value
 from . import expr
 from .expr import NotationError
@@ -34,12 +37,14 @@ from .expr import NotationError
 PREFIXES = ("expr", "bytes", "cute", "triton", "table")
 _PREFIX = r"(?is)\s*(expr|bytes|cute|triton|table)\s*:(.*)"
 _RECIPE = r"(?i)\s*(32|64|128)\s*b\s*"
+_MODE = NAME_PATTERN  # a TMA mode by its cuda.h name: 128B_ATOM_32B, CU_TENSOR_MAP_SWIZZLE_64B, ...
 _BYTE_SWIZZLE = r"(?s)\s*(?:cute::)?Swizzle\s*<\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*>\s*(?:\{\s*\})?\s*"
 
 
 def is_notation(text: str) -> bool:
     """Text that names a layout in a notation or a recipe (not a family's name)."""
-    return bool(re.match(r"(?i)\s*(expr|bytes|cute|triton|table)\s*:", text) or re.fullmatch(_RECIPE, text))
+    return bool(re.match(r"(?i)\s*(expr|bytes|cute|triton|table)\s*:", text) or re.fullmatch(_RECIPE, text)
+                or re.fullmatch(_MODE, text))
 
 
 def parse_notation(text: str, tile: Tile | None = None, base: Path | None = None,
@@ -50,7 +55,10 @@ def parse_notation(text: str, tile: Tile | None = None, base: Path | None = None
     ``allow_outside`` nothing outside it. NotationError (syntax, with its column) or InputError."""
     recipe = re.fullmatch(_RECIPE, text)
     if recipe:
-        return tma_recipe(int(recipe[1]), tile)
+        return tma_recipe(f"{recipe[1]}B", tile)
+    mode = re.fullmatch(_MODE, text)
+    if mode:
+        return tma_recipe(mode[1].upper(), tile)
     m = re.match(_PREFIX, text)
     assert m, text
     try:
@@ -139,22 +147,33 @@ def misaligned(tile: Tile, byte_offsets: np.ndarray) -> str | None:
     return f"element ({r}, {c}) is at byte {value}, not a multiple of its {e} bytes (it would straddle two elements)"
 
 
-def tma_recipe(width: int, tile: Tile | None) -> Layout:
-    """``128B`` (``64B``, ``32B``): the layout TMA's swizzle mode of that width gives the tile. Rows
-    of at most the mode's span: the byte-level Swizzle<B,4,3> in element form (TMA writes the box
-    densely and swizzles its byte addresses); wider rows: column panels of the span (Panels<128B>),
-    one box per panel; padded rows: Panels too, which says that TMA stores the dense tile."""
+def tma_recipe(name: str, tile: Tile | None) -> Layout:
+    """``128B`` (``64B``, ``32B``, ``128B_ATOM_32B``, ...): the layout TMA's swizzle mode of that name
+    gives the tile (tma_modes.py). Rows of at most the mode's span: its byte map in element form
+    (TMA writes the box densely and swizzles its byte addresses): one CuTe swizzle, or two in turn
+    for 128B_ATOM_32B_FLIP_8B; wider rows: column panels of the span (Panels<128B>), one box per
+    panel; padded rows: Panels too, which says that TMA stores the dense tile."""
     if tile is None:
-        raise InputError(f"{width}B names the {width}B TMA swizzle mode's layout of a tile: give the tile's "
+        raise InputError(f"{name} names the {name} TMA swizzle mode's layout of a tile: give the tile's "
                          f"--rows, --cols and --dtype")
     from ..families.panels import ColumnPanels
+    from ..tma_modes import MODES
 
-    e = tile.elem_bytes
-    if tile.row_length != tile.cols or tile.cols * e > width:
-        return ColumnPanels(width)
+    mode, e = MODES[name], tile.elem_bytes
+    steps = mode.element_swizzles(e)
+    if steps is None:
+        piece = 1 << min(m for _, m, _ in mode.swizzles)
+        raise InputError(f"{name} moves {piece}-byte pieces of a row, smaller than the tile's {e}-byte elements: "
+                         f"it swizzles elements of at most {piece} bytes")
+    if tile.row_length != tile.cols or tile.cols * e > mode.span:
+        return ColumnPanels(mode.span, "" if mode.classic else name)
     from ..families.cute import Swizzle
 
-    return Swizzle(log2(width // 16), 4 - log2(e), 3)  # (elements are 1 to 16 bytes, powers of two)
+    if len(steps) == 1:
+        return Swizzle(*steps[0])  # (elements are 1 to 16 bytes, powers of two)
+    from ..families.two_level import TwoLevel
+
+    return TwoLevel(Swizzle(*steps[0]), Swizzle(*steps[1]))
 
 
 def shown(text: str, limit: int = 80) -> str:

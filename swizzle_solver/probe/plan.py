@@ -174,6 +174,9 @@ def op_of(p: Pattern, problem: Problem) -> Op:
                          f"per lane; probe each width as its own pattern")
     width = widths.pop()
     if p.kind in ("ldmatrix", "stmatrix"):
+        if any(t in ("m16n16", "m8n16", "m16n8") for t in p.spec.lower().split(":")[0].split(".")):
+            raise InputError(f"access {p.spec!r}: probes of Blackwell's byte forms of {p.kind} are not written "
+                             f"(their phases are inferred; probe the same rows as {p.kind}.x4 on sm_90)")
         trans = "trans" in p.spec.lower().split(":")[0].split(".")
         return Op(f"{p.kind}.x{p.phases_per_placement}{'.trans' if trans else ''}", p.kind == "stmatrix", width,
                   matrices=p.phases_per_placement, trans=trans)
