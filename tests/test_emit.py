@@ -490,8 +490,8 @@ def test_a_padded_layout_is_written_as_its_inner_layout_at_its_pitch():
         "padding + row interleave, the given padding dropped": {"cute", "cute-dsl", "cuda", "triton", "mojo"},
         "padding + row interleave, pitch 40, not linear": {"cute", "cute-dsl", "cuda", "mojo"},
         "padding + panels, the given padding dropped": {"cute", "cute-dsl", "cuda", "triton", "tma", "mojo"},
-        "padding + cute, the given padding dropped": set(TARGETS),
-        "padding + xor-cols, the given padding dropped": set(TARGETS),
+        "padding + cute, the given padding dropped": set(TARGETS) - {"umma"},  # (umma: sm100 only)
+        "padding + xor-cols, the given padding dropped": set(TARGETS) - {"umma"},
     }
     for name, p, layout in PADDED_INNERS:
         assert layout.invalid(p.tile) is None, name
@@ -499,7 +499,7 @@ def test_a_padded_layout_is_written_as_its_inner_layout_at_its_pitch():
         assert {t for t, s in snippets.items() if s.expressible} == expected[name], name
         for t, s in snippets.items():
             if not s.expressible:
-                assert "cannot express" in s.code or "not a TMA" in s.code, (name, t)
+                assert any(why in s.code for why in ("cannot express", "not a TMA", "has no")), (name, t)
     two_level = emit("cute", *dict((n, (p, lay)) for n, p, lay in PADDED_INNERS)["padding + two-level, pitch 40"])
     assert "r * 40 + c" in two_level.code and "cute::Stride<cute::Int<40>, cute::Int<1>>" in two_level.code
     refused = emit("triton", problem(16, 32, ["8x4"]), padding.Padded(40, RowInterleave(4, 2)))
