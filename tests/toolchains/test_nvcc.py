@@ -29,7 +29,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from toolchain_cases import CASES, code_lines, defines, expected, indent, mismatches, missing
+from toolchain_cases import CASES, NOT_USABLE, code_lines, defines, expected, indent, mismatches, missing
 
 pytestmark = pytest.mark.toolchain
 
@@ -373,3 +373,17 @@ def test_make_tma_copy_takes_what_the_snippet_says_and_refuses_the_rest(tma_buil
     size = lambda case: answers[case]["problem"]["elem_bytes"]  # noqa: E731
     assert {size(case) for (case, form), takes in claims.items() if form == "alt" and not takes} == {2, 4, 8}
     assert {size(case) for (case, form), takes in claims.items() if form == "alt" and takes} == {1}
+
+
+@pytest.mark.parametrize("case", NOT_USABLE)
+def test_an_unusable_layout_gets_no_code_to_compile(case):
+    """Not a bijection of its rows: status not-usable, exit 1, and no target's code (issue 21)."""
+    import json
+    import shlex
+    import sys
+
+    argv = [sys.executable, "-m", "swizzle_solver", *shlex.split(NOT_USABLE[case]), "--emit", "all", "--json"]
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2], timeout=300)
+    doc = json.loads(done.stdout)
+    assert done.returncode == 1 and doc["status"] == "not-usable", done.stderr
+    assert "emit" not in doc["answer"] and doc["answer"]["expressible_in"] == []

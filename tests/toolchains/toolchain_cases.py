@@ -24,7 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 24 solved answers (c..) and 30 layouts pinned with --check (k..) on nvidia: the families none, cute,
+# 24 solved answers (c..) and 28 layouts pinned with --check (k..) on nvidia (2 more, NOT_USABLE, get no code): the families none, cute,
 # xor-cols, two-level, linear, row-interleave, padding (around each of them) and column-panels; 1-, 2-, 4- and
 # 8-byte elements; row lengths and pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 80, 96, 104, 128,
 # 136 and 256. Then 12 AMD cases (a..).
@@ -52,9 +52,7 @@ CASES = {
     "c21": "--rows 32 --cols 40 --row-length 56 --dtype f16 --access mma-c --access 8x8:2",
     "k01": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check XorCols<3,0,0>",
     "k02": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check XorCols<3,2,0>",
-    "k03": "--rows 64 --cols 72 --dtype f16 --access 8x8 --check XorCols<2,3,0>",
-    "k04": "--rows 32 --cols 40 --dtype i8 --access 8x8 --check XorCols<1,3,1>",
-    "k05": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check 'Swizzle<1,0,3> then Swizzle<1,1,4>'",
+    "k05": "--rows 16 --cols 32 --dtype f32 --access 8x1 --check 'Swizzle<1,0,3> then Swizzle<1,1,4>'",
     "k06": "--rows 8 --cols 24 --dtype f32 --access 8x1 --check 'Swizzle<1,0,3> then Swizzle<2,0,4>'",
     "k07": "--rows 32 --cols 64 --dtype f16 --access 8x8 --check 'Linear[b3^=b7, b4^=b8]'",
     "k08": "--rows 8 --cols 32 --dtype f32 --access 8x1 --check 'pitch 36'",
@@ -69,7 +67,7 @@ CASES = {
     "c23": "--rows 64 --cols 32 --row-length 40 --dtype f16 --access ldmatrix.x4 --access warp:8x4:1x8",
     "k15": "--rows 16 --cols 64 --dtype f32 --access 8x4 --check Panels<64B>",
     "k16": "--rows 8 --cols 96 --dtype i8 --access 8x16 --check Panels<32B>",
-    "k17": "--rows 32 --cols 32 --dtype f32 --access 8x4 --check 'Linear[b0^=b5, b1^=b7, b2^=b5]'",
+    "k17": "--rows 32 --cols 32 --dtype f32 --access 8x1 --check 'Linear[b0^=b5, b1^=b7, b2^=b5]'",
     # xor-cols on pitches that are not powers of two, alone and padded (C++ CuTe: a layout, a swizzle, a
     # layout back to the pitch), at 1-, 2-, 4- and 8-byte elements; and the TMA note of 8-byte elements
     "k18": "--rows 16 --cols 24 --dtype f64 --access 8x1 --check XorCols<3,0,0>",
@@ -84,7 +82,7 @@ CASES = {
     # issue 21: a padded layout holding a later family's member, below the given pitch (the padding
     # dropped) and above it
     "c24": "--rows 32 --cols 64 --row-length 72 --dtype f32 --access warp:4x8:1x8 --access warp:32x1:1x4",
-    "k27": "--rows 16 --cols 32 --dtype f32 --access 8x4 --check 'pitch 40 + Swizzle<1,0,3> then Swizzle<1,1,4>'",
+    "k27": "--rows 16 --cols 32 --dtype f32 --access 8x1 --check 'pitch 40 + Swizzle<1,0,3> then Swizzle<1,1,4>'",
     "k28": "--rows 16 --cols 32 --row-length 40 --dtype f32 --access 8x4 --check 'pitch 32 + RowInterleave<T=4,k=2>'",
     "k29": "--rows 8 --cols 32 --dtype f32 --access 8x1 --check 'pitch 36 + Linear[b0^=b5, b1^=b6]'",
     "k30": "--rows 64 --cols 128 --row-length 136 --dtype f16 --access 8x8 --check 'pitch 128 + Panels<128B>'",
@@ -103,7 +101,7 @@ CASES = {
     "a06": "--arch gfx950 --rows 128 --cols 64 --row-length 80 --keep-pitch --dtype f16 --access mfma-a:16x16x32 "
            "--access ds_write_b128:8x8",
     "a07": "--arch gfx950 --rows 64 --cols 64 --dtype f16 --access mfma-a:32x32x16 --access ds_read_b64_tr_b16:16x4",
-    "a08": "--arch gfx942 --rows 16 --cols 32 --dtype f32 --access ds_read_b128:16x4 "
+    "a08": "--arch gfx942 --rows 16 --cols 32 --dtype f32 --access ds_read_b32:16x4 "
            "--check 'Swizzle<1,0,3> then Swizzle<1,1,4>'",
     "a09": "--arch gfx950 --rows 64 --cols 40 --dtype f16 --access ds_read_b128:64x1",
     "a10": "--arch gfx942 --rows 128 --cols 64 --dtype bf16 --access mfma-a:16x16x32 --access ds_write_b128:8x8",
@@ -111,6 +109,13 @@ CASES = {
     "a12": "--arch gfx942 --rows 64 --cols 128 --dtype f16 --access ds_write_b128:8x8 --check Panels<128B>",
 }
 
+
+# Layouts that are not usable on their tile (not bijections of a row): they get no code at all
+# (issue 21: status not-usable), so no toolchain has anything to compile; test_nvcc checks that.
+NOT_USABLE = {
+    "k03": "--rows 64 --cols 72 --dtype f16 --access 8x8 --check XorCols<2,3,0>",
+    "k04": "--rows 32 --cols 40 --dtype i8 --access 8x8 --check XorCols<1,3,1>",
+}
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
