@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -233,10 +234,11 @@ def test_s8_b96_bank_sweep():
     assert plain == [30, 31, 32, 33, 34, 62, 63, 64, 65, 66, 94, 95, 96, 97, 98, 126, 127]
 
 
-def _file(items):
-    import tempfile
+_FILES = tempfile.TemporaryDirectory()  # removed at exit: the property tests write thousands of files
 
-    f = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False)
+
+def _file(items):
+    f = tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False, dir=_FILES.name)
     for name, op, lanes in items:
         f.write(f'[[instruction]]\nname = "{name}"\nop = "{op}"\nlanes = {json.dumps([list(x) for x in lanes])}\n')
     f.close()
