@@ -289,11 +289,35 @@ class Checked(Value, eq=False):
         to use instead (None when the check passes; solved once, on first use)."""
         return None if self.passed else solve(self.problem)
 
+    @cached_property
+    def _alternative(self) -> tuple[str | None, str | None]:
+        """(minimal_name, minimal_unproven). A floor proof ends it: when the floors (floors.py) leave
+        an excess no admissible layout avoids, none is conflict-free and nothing is searched.
+        Otherwise the solve (``minimal``, bounded as every solve: a later family that cannot rank
+        before a conflict-free member found is not searched, the balance conditions refute before
+        z3) names it, and says when a family that could still hold a conflict-free layout ranking
+        first was not covered whole."""
+        if self.passed:
+            return None, None
+        from .floors import floor_excess
+
+        if floor_excess(self.problem) > 0:
+            return None, None
+        found = self.minimal
+        assert found is not None
+        return (found.name if found.conflict_free else None), found.answered.unproven
+
     @property
     def minimal_name(self) -> str | None:
         """The minimal conflict-free layout's name when the check fails and one exists, else None."""
-        found = self.minimal
-        return found.name if found is not None and found.conflict_free else None
+        return self._alternative[0]
+
+    @property
+    def minimal_unproven(self) -> str | None:
+        """When the check fails and the search for the layout to use instead left a family that could
+        hold a conflict-free layout ranking before it (or any, when it names none) not covered whole:
+        which (the solve's ``unproven``); None when the name, or that none is conflict-free, is proven."""
+        return self._alternative[1]
 
     @cached_property
     def hint(self) -> str | None:
@@ -326,7 +350,7 @@ class Checked(Value, eq=False):
         from .report import check_json
 
         doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
-                         self.minimal_name, terminal, self.hint)
+                         self.minimal_name, terminal, self.hint, self.minimal_unproven)
         return with_emit(doc, self.problem, self.layout, emit)
 
 

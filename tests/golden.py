@@ -5,8 +5,13 @@ pitch, --for, --keep-pitch, explicit phases, failing checks).
 tests/data/golden_json.json holds, per problem, the SHA-256 of its JSON document as the CLI's
 --json prints it (``json.dumps(doc, indent=2)``), with its answer and status to make a failure
 readable. It was written by the tree before the API built its report lazily and cached answers
-(main at f942249): tests/test_cache.py holds this tree's documents, solved through the API's
-lazy and cached paths, to it byte for byte.
+(main at f942249), then four entries again when the span condition (balance.py, issue 26) came:
+the examples "8x9 read in 4x2 blocks", "64x96 bf16, 8x16B reads of rows 1 and 2 apart", "64x32
+f16 at pitch 40, ldmatrix and 8x4 warp reads" and "64x32 f16 at pitch 40 kept", whose linear
+family z3 refuted in one check and the condition now refutes without z3 (their documents differ
+from main's in that family's record alone: its covered text and smt engine, constraints and
+checks). tests/test_cache.py holds this tree's documents, solved through the API's lazy and
+cached paths, to it byte for byte.
 
 When an answer or a document changes on purpose, write the file again from the tree that has
 the change and say why in the commit:
