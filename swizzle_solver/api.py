@@ -31,12 +31,12 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
             elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
-            arch: str = "nvidia") -> Problem:
+            arch: str = "nvidia", _parse=None) -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch)
+                        list(phases), arch=arch, **({} if _parse is None else {"parse": _parse}))
 
 
 class Tabled:
@@ -181,7 +181,7 @@ def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> 
         words = memo.keywords_key(kwargs)
         parsed = None if words is None else memo.PARSED.get(words)
         if parsed is None:
-            problem_ = problem(**kwargs)
+            problem_ = problem(**kwargs, _parse=memo.parse_access)
             parsed = (problem_, memo.problem_key(problem_))
             if words is not None:
                 memo.PARSED.put(words, parsed)
@@ -202,6 +202,7 @@ def cache_clear() -> None:
 
     memo.SOLVED.clear()
     memo.PARSED.clear()
+    memo.PATTERNS.clear()
 
 
 def cache_info() -> dict[str, int]:
@@ -220,6 +221,7 @@ def cache_resize(maxsize: int) -> None:
         raise ValueError("the cache size is a count of problems, 0 or more")
     memo.SOLVED.resize(maxsize)
     memo.PARSED.resize(maxsize)
+    memo.PATTERNS.resize(4 * maxsize)
 
 
 def sealed(solution: Solution) -> Solution:

@@ -28,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from .model import Pattern, Problem
+from .hardware import Hardware
+from .model import Pattern, Problem, Tile
 from .value import fields
 
 DEFAULT_SIZE = 256
@@ -78,6 +79,27 @@ class LRU:
 
 SOLVED = LRU(DEFAULT_SIZE)  # (problem_key, options) -> api.Tabled
 PARSED = LRU(DEFAULT_SIZE)  # keywords_key -> (Problem, problem_key)
+PATTERNS = LRU(4 * DEFAULT_SIZE)  # (spec, tile, hardware) -> Pattern
+
+
+def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """access.parse_access, a pattern compiled before for the same spec, tile and hardware handed
+    out again (access.make_problem's ``parse``). A sweep's configs share accesses ("row" on the
+    same tile, with another access beside it): the pattern, and what the search derives from it
+    once per pattern (its lane differences, its lane elements), are then built once. A pattern
+    is immutable (its arrays sealed), so sharing it changes nothing."""
+    from .access import parse_access as compile_access
+
+    if PATTERNS.size <= 0:
+        return compile_access(spec, tile, hardware)
+    key = (spec, tile, hardware)
+    found = PATTERNS.get(key)
+    if found is None:
+        found = compile_access(spec, tile, hardware)
+        for name in _ARRAYS:
+            seal(getattr(found, name))
+        PATTERNS.put(key, found)
+    return found
 
 _PATTERN_KEYS: weakref.WeakKeyDictionary[Pattern, tuple] = weakref.WeakKeyDictionary()
 
