@@ -31,12 +31,16 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
             elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
-            arch: str = "nvidia", _parse=None) -> Problem:
-    """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
+            arch: str = "nvidia") -> Problem:
+    """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI). An
+    access compiled before for the same tile and hardware is reused (memo.parse_access): patterns
+    are immutable, and solve's cache knows them."""
+    from .memo import parse_access
+
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch, **({} if _parse is None else {"parse": _parse}))
+                        list(phases), arch=arch, parse=parse_access)
 
 
 class Tabled:
@@ -181,7 +185,7 @@ def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> 
         words = memo.keywords_key(kwargs)
         parsed = None if words is None else memo.PARSED.get(words)
         if parsed is None:
-            problem_ = problem(**kwargs, _parse=memo.parse_access)
+            problem_ = problem(**kwargs)
             parsed = (problem_, memo.problem_key(problem_))
             if words is not None:
                 memo.PARSED.put(words, parsed)

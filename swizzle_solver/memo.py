@@ -48,12 +48,13 @@ class LRU:
 
     def get(self, key: Hashable) -> Any:
         with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                self.hits += 1
-                return self._items[key]
-            self.misses += 1
-            return None
+            found = self._items.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return found
 
     def put(self, key: Hashable, value: Any) -> None:
         with self._lock:
@@ -98,6 +99,9 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         found = compile_access(spec, tile, hardware)
         for name in _ARRAYS:
             seal(getattr(found, name))
+        # What the pattern is made from says what it is (the parser is a function of them): its key
+        # for problem_key, without reading its arrays.
+        _PATTERN_KEYS[found] = ("compiled", spec, tile, hardware)
         PATTERNS.put(key, found)
     return found
 

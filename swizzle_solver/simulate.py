@@ -8,6 +8,7 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 """
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections.abc import Callable
 
@@ -97,9 +98,15 @@ def _per_pattern(tile: Tile, pattern: Pattern) -> tuple[int, np.ndarray, np.ndar
     largest power-of-two factor, a dword), computed once per pattern."""
     cached = _STEPS.get(pattern)
     if cached is None or cached[0] != tile.elem_bytes:
-        elems = pattern.lane_bytes // tile.elem_bytes  # elements per lane
-        steps = np.minimum(np.arange(int(elems.max())), elems[..., None] - 1)
-        align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)
+        nbytes = pattern.lane_bytes
+        widest = int(nbytes.max())
+        if widest == int(nbytes.min()):  # one lane size (the usual case): 0, 1, ..., n - 1 for every lane, a view
+            steps = np.broadcast_to(np.arange(widest // tile.elem_bytes), (*nbytes.shape, widest // tile.elem_bytes))
+            align = np.int64(max(1, (widest & -widest) // tile.elem_bytes))
+        else:
+            elems = nbytes // tile.elem_bytes  # elements per lane
+            steps = np.minimum(np.arange(widest // tile.elem_bytes), elems[..., None] - 1)
+            align = np.maximum(1, (nbytes & -nbytes) // tile.elem_bytes)
         cached = _STEPS[pattern] = (tile.elem_bytes, steps, align - 1)
     return cached
 
@@ -134,9 +141,11 @@ def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
     ``placements`` selects some placements by index (the search screens a sample); default all.
     """
     if isinstance(phys, Table):
-        index = _flat_elements(tile, pattern, phys.cols)
-        index = index if placements is None else index[placements]
-        return words_of(tile, bank_model, phys.flat.take(index).reshape(index.shape[0], -1))
+        got = _gathered(tile, pattern, phys.phys) if placements is None else None
+        if got is None:
+            index = _flat_elements(tile, pattern, phys.cols)
+            got = phys.flat.take(index if placements is None else index[placements])
+        return words_of(tile, bank_model, got.reshape(got.shape[0], -1))
     rows, cols = lane_elements(tile, pattern)
     if placements is not None:
         rows, cols = rows[placements], cols[placements]
@@ -200,7 +209,32 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
         return True  # one element per lane: nothing to keep together, and every offset is aligned to 1
     _, steps, below_align = _per_pattern(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
     got = phys.ravel().take(_flat_elements(tile, pattern, phys.shape[1]))
+    _remember(tile, pattern, phys, got)
     return not np.any(got[..., 0] & below_align) and np.array_equal(got, got[..., :1] + steps)
+
+
+# The last few gathers of every lane element under a table (admissible's), for the simulator's next
+# look at the same pattern under the same table: a search checks a member's soundness, then
+# measures it. Few, so that the memory they hold stays small; keyed by the table object itself
+# (a table is never changed in place: layout_table builds a new one for every layout).
+_GATHERS: list[tuple[weakref.ref, Pattern, int, np.ndarray]] = []
+GATHERS_KEPT = 8
+
+
+def _remember(tile: Tile, pattern: Pattern, phys: np.ndarray, got: np.ndarray) -> None:
+    _GATHERS.append((weakref.ref(phys), pattern, tile.elem_bytes, got))
+    del _GATHERS[:-GATHERS_KEPT]
+
+
+def _gathered(tile: Tile, pattern: Pattern, phys: np.ndarray) -> np.ndarray | None:
+    """The gather ``admissible`` made of this pattern's lane elements under this very table, if kept."""
+    for entry in list(_GATHERS):  # (a copy: another thread may change the list)
+        table, kept, elem_bytes, got = entry
+        if kept is pattern and table() is phys and elem_bytes == tile.elem_bytes:
+            with contextlib.suppress(ValueError):
+                _GATHERS.remove(entry)
+            return got
+    return None
 
 
 def first_split(tile: Tile, pattern: Pattern, phys: np.ndarray) -> tuple[int, int, int, list[int]] | None:
