@@ -80,7 +80,7 @@ class LRU:
 
 SOLVED = LRU(DEFAULT_SIZE)  # (problem_key, options) -> api.Tabled
 PARSED = LRU(DEFAULT_SIZE)  # keywords_key -> (Problem, problem_key)
-PATTERNS = LRU(4 * DEFAULT_SIZE)  # (spec, tile, hardware) -> Pattern
+PATTERNS = LRU(4 * DEFAULT_SIZE)  # (spec, tile, hardware, its rules) -> Pattern
 
 
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -93,15 +93,15 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
     if PATTERNS.size <= 0:
         return compile_access(spec, tile, hardware)
-    key = (spec, tile, hardware)
-    found = PATTERNS.get(key)
+    key = (spec, tile, hardware, hardware.rules)  # (a Hardware compares without its rules: a disputed cell's
+    found = PATTERNS.get(key)                     # other reading, hardware.with_rule, is equal to it)
     if found is None:
         found = compile_access(spec, tile, hardware)
         for name in _ARRAYS:
             seal(getattr(found, name))
         # What the pattern is made from says what it is (the parser is a function of them): its key
         # for problem_key, without reading its arrays.
-        _PATTERN_KEYS[found] = ("compiled", spec, tile, hardware)
+        _PATTERN_KEYS[found] = ("compiled", *key)
         PATTERNS.put(key, found)
     return found
 
@@ -143,8 +143,9 @@ class Key:
 
 
 def problem_key(problem: Problem) -> Key:
-    """The normalised problem: the tile, the hardware, the parsed patterns in order."""
-    return Key((problem.tile, problem.bank_model, tuple(pattern_key(p) for p in problem.patterns)))
+    """The normalised problem: the tile, the hardware (its rules too), the parsed patterns in order."""
+    hardware = problem.bank_model
+    return Key((problem.tile, hardware, hardware.rules, tuple(pattern_key(p) for p in problem.patterns)))
 
 
 def keywords_key(kwargs: dict) -> tuple | None:
