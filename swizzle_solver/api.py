@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .access import elem_bytes_of, make_problem
 from .budget import Budget
@@ -23,7 +23,7 @@ from .candidate import Candidate
 from .layout import Layout
 from .model import Problem
 from .solving import Solution
-from .value import Value
+from .value import Value, field, replace
 
 if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is asked for
     from .bankmap import BankMap
@@ -32,25 +32,69 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
             elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
             arch: str = "nvidia") -> Problem:
-    """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI)."""
+    """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI). An
+    access compiled before for the same tile and hardware is reused (memo.parse_access): patterns
+    are immutable, and solve's cache knows them."""
+    from .memo import parse_access
+
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch)
+                        list(phases), arch=arch, parse=parse_access)
+
+
+class Tabled:
+    """One solved problem as the API keeps it: the answer (``answered``, solving.solve with
+    table=None), and the solution with its candidates table, built on first use and kept (a caller
+    that wants the answer never pays for the report). Shared by every Result of the problem that
+    the cache (memo.py) hands out."""
+
+    def __init__(self, answered: Solution, options: dict[str, Any]):
+        self.answered = answered
+        self._options = options  # solving.solve's keywords, to build the table when it was not built with it
+        self._full: Solution | None = answered if answered.table is not None else None
+
+    def full(self) -> Solution:
+        if self._full is None:
+            from .solving import solve as search
+
+            full = search(self.answered.problem, table=True, **self._options)
+            answered = self.answered.answer
+            if full.answer.layout != answered.layout or full.answer.excess != answered.excess:
+                raise AssertionError(f"internal error: the answer is {answered.layout.name} (excess {answered.excess}), "
+                                     f"the solve with its table says {full.answer.layout.name} "
+                                     f"(excess {full.answer.excess})")
+            self._full = full
+        return self._full
 
 
 class Result(Value, eq=False):
-    """A solved problem: the minimal layout, its measurements, and its code."""
+    """A solved problem: the minimal layout, its measurements, and its code. ``answered`` is the
+    search's answer; the candidates table and the evidence are built when first asked for
+    (``solution``, ``json``, ``svg``)."""
 
-    solution: Solution
+    answered: Solution
+    tabled: Tabled | None = field(default=None, repr=False)  # None: ``answered`` is the whole solution
+
+    @property
+    def solution(self) -> Solution:
+        """The full search result, the candidates table included (built on first use). A copy when
+        the solution is shared with the cache: changing it changes no later result."""
+        if self.tabled is None:
+            return self.answered
+        return detached(self.tabled.full())
+
+    def _solution(self) -> Solution:
+        """The full solution itself (not a copy): what this module reads."""
+        return self.answered if self.tabled is None else self.tabled.full()
 
     @property
     def problem(self) -> Problem:
-        return self.solution.problem
+        return self.answered.problem
 
     @property
     def layout(self) -> Layout:
-        return self.solution.answer.layout
+        return self.answered.answer.layout
 
     @property
     def name(self) -> str:
@@ -58,11 +102,11 @@ class Result(Value, eq=False):
 
     @property
     def status(self) -> str:
-        return self.solution.status
+        return self.answered.status
 
     @property
     def conflict_free(self) -> bool:
-        return self.solution.answer.conflict_free
+        return self.answered.answer.conflict_free
 
     @property
     def expression(self) -> str | None:
@@ -77,10 +121,11 @@ class Result(Value, eq=False):
 
     def json(self, emit=(), terminal: bool = False) -> dict:
         """The CLI's --json document, with answer.emit for the targets asked (``terminal``: the one
-        its rich report reads, report.solution_json)."""
+        its rich report reads, report.solution_json). A new document on every call."""
         from .report import solution_json
 
-        return with_emit(solution_json(self.solution, terminal), self.problem, self.layout, emit)
+        doc = with_emit(solution_json(self._solution(), terminal), self.problem, self.layout, emit)
+        return doc if self.tabled is None else plain_copy(doc)  # nothing in it shared with the cache
 
     def svg(self, access: str | None = None) -> str:
         """The --svg figure as text, outlining the access given by spec or 1-based position
@@ -88,29 +133,137 @@ class Result(Value, eq=False):
         return figure(self.problem, self.layout, self.json()["answer"]["per_access"], access)
 
 
-def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool = True,
-          exhaustive: bool = False, keep_pitch: bool = False, for_targets=(), **kwargs) -> Result:
-    """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...). ``table=False``
-    skips the candidates table when a first conflict-free member answers (then ``json`` and
-    ``svg`` are not available: the CLI's --quiet); ``budget`` bounds the search (--timeout);
+def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, table: bool | None = None,
+          exhaustive: bool = False, keep_pitch: bool = False, for_targets=(), cache: bool = True,
+          **kwargs) -> Result:
+    """solve(problem(...)) or solve(rows=..., cols=..., access=[...], dtype=...).
+
+    The answer is searched now; the candidates table and the evidence (``json``, ``svg``,
+    ``solution``) on first use, unless ``table`` is True (build it now) or a ``budget`` is given.
+    ``budget`` bounds the search (--timeout): the solve then runs as the CLI's, the table built now
+    unless ``table`` is False (then ``json`` and ``svg`` are not available: the CLI's --quiet).
     ``exhaustive`` searches every later family, even those that cannot rank before an answer
     already found (--exhaustive); ``keep_pitch``: only layouts of the given row length
     (--keep-pitch); ``for_targets``: only layouts every one of these emit targets expresses
-    exactly (--for; a name or a list)."""
+    exactly (--for; a name or a list).
+
+    ``cache`` (default on): a problem solved before in this process, with the same options, is
+    answered from the cache (memo.py: keyed by the parsed problem, bounded; ``cache_clear``,
+    ``cache_info``, ``cache_resize``). A solve with a ``budget`` is never cached (its answer
+    depends on the time)."""
     from .solving import solve as search
 
-    if problem_ is None:
-        problem_ = problem(**kwargs)
-    elif kwargs:
+    if problem_ is not None and kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     targets: tuple[str, ...] = ()
     if for_targets:
         from .emit import parse_targets, refuse_unavailable
 
         targets = tuple(parse_targets([for_targets] if isinstance(for_targets, str) else for_targets, "--for"))
+        problem_, kwargs = (problem(**kwargs) if problem_ is None else problem_), {}
         refuse_unavailable(targets, problem_.bank_model)
-    return Result(search(problem_, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
-                         targets=targets))
+    if budget is not None:
+        problem_ = problem(**kwargs) if problem_ is None else problem_
+        return Result(search(problem_, budget=budget, table=table is not False, exhaustive=exhaustive,
+                             keep_pitch=keep_pitch, targets=targets))
+    options: dict[str, Any] = {"exhaustive": exhaustive, "keep_pitch": keep_pitch, "targets": targets}
+    tabled = _solved(problem_, kwargs, options) if cache else None
+    if tabled is None:
+        problem_ = problem(**kwargs) if problem_ is None else problem_
+        tabled = Tabled(search(problem_, table=None, **options), options)
+    if table:
+        tabled.full()
+    return Result(tabled.answered, tabled)
+
+
+def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> Tabled | None:
+    """The cached Tabled of this problem and options (solved and cached now when it is not)."""
+    from . import memo
+    from .solving import solve as search
+
+    if memo.SOLVED.size <= 0:
+        return None
+    if problem_ is None:
+        words = memo.keywords_key(kwargs)
+        parsed = None if words is None else memo.PARSED.get(words)
+        if parsed is None:
+            problem_ = problem(**kwargs)
+            parsed = (problem_, memo.problem_key(problem_))
+            if words is not None:
+                memo.PARSED.put(words, parsed)
+        problem_, key = parsed
+    else:
+        key = memo.problem_key(problem_)
+    key = (key, options["exhaustive"], options["keep_pitch"], options["targets"])
+    tabled = memo.SOLVED.get(key)
+    if tabled is None:
+        tabled = Tabled(sealed(search(problem_, table=None, **options)), options)
+        memo.SOLVED.put(key, tabled)
+    return tabled
+
+
+def cache_clear() -> None:
+    """Empty solve's cache (and its counts)."""
+    from . import memo
+
+    memo.SOLVED.clear()
+    memo.PARSED.clear()
+    memo.PATTERNS.clear()
+
+
+def cache_info() -> dict[str, int]:
+    """solve's cache: ``hits``, ``misses``, ``size`` (problems held) and ``maxsize``."""
+    from . import memo
+
+    return {"hits": memo.SOLVED.hits, "misses": memo.SOLVED.misses, "size": len(memo.SOLVED),
+            "maxsize": memo.SOLVED.size}
+
+
+def cache_resize(maxsize: int) -> None:
+    """Hold at most ``maxsize`` solved problems (least recently used out first); 0 turns the cache off."""
+    from . import memo
+
+    if maxsize < 0:
+        raise ValueError("the cache size is a count of problems, 0 or more")
+    memo.SOLVED.resize(maxsize)
+    memo.PARSED.resize(maxsize)
+    memo.PATTERNS.resize(4 * maxsize)
+
+
+def sealed(solution: Solution) -> Solution:
+    """The solution with the simulator's arrays it holds made read-only (it is about to be shared)."""
+    from .memo import seal
+
+    for c in (solution.answer, solution.at_given_pitch, solution.unrestricted):
+        for r in c.results if c is not None else ():
+            seal(r.costs)
+    return solution
+
+
+def detached(solution: Solution) -> Solution:
+    """A copy of a shared solution that a caller may change: new lists and family reports, the
+    arrays read-only, the frozen records (candidates, layouts, the problem) shared."""
+    from .candidate import FamilyReport
+    from .solving import Table
+
+    if solution.table is None:
+        return sealed(replace(solution))
+    t = solution.table
+    alternatives = list(t.alternatives)
+    for c in [t.baseline, *alternatives]:
+        for r in c.results:
+            r.costs.flags.writeable = False
+    families = [FamilyReport(**{**vars(f), "smt": plain_copy(f.smt)}) for f in t.families]
+    return sealed(replace(solution, table=Table(alternatives, families, t.baseline)))
+
+
+def plain_copy(value):
+    """A deep copy of a JSON value (dicts, lists, scalars), faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: plain_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_copy(v) for v in value]
+    return value
 
 
 class Checked(Value, eq=False):
@@ -145,12 +298,36 @@ class Checked(Value, eq=False):
         to use instead (None when the check passes; solved once, on first use)."""
         return None if self.passed else solve(self.problem, table=False, budget=self.budget)
 
+    @cached_property
+    def _alternative(self) -> tuple[str | None, str | None]:
+        """(minimal_name, minimal_unproven). A floor proof ends it: when the floors (floors.py) leave
+        an excess no admissible layout avoids, none is conflict-free and nothing is searched.
+        Otherwise the solve (``minimal``, bounded as every solve: a later family that cannot rank
+        before a conflict-free member found is not searched, the balance conditions refute before
+        z3) names it, and says when a family that could still hold a conflict-free layout ranking
+        first was not covered whole."""
+        if self.passed:
+            return None, None
+        from .floors import floor_excess
+
+        if floor_excess(self.problem) > 0:
+            return None, None
+        found = self.minimal
+        assert found is not None
+        cut = found.status == "timeout"  # (batch's budget cut it: what it found is not known minimal)
+        return (found.name if found.conflict_free and not cut else None), found.answered.unproven
+
     @property
     def minimal_name(self) -> str | None:
-        """The minimal conflict-free layout's name when the check fails and one exists, else None
-        (None too when ``budget`` cut the search short: what it found is not known to be minimal)."""
-        found = self.minimal
-        return found.name if found is not None and found.conflict_free and found.status != "timeout" else None
+        """The minimal conflict-free layout's name when the check fails and one exists, else None."""
+        return self._alternative[0]
+
+    @property
+    def minimal_unproven(self) -> str | None:
+        """When the check fails and the search for the layout to use instead left a family that could
+        hold a conflict-free layout ranking before it (or any, when it names none) not covered whole:
+        which (the solve's ``unproven``); None when the name, or that none is conflict-free, is proven."""
+        return self._alternative[1]
 
     @cached_property
     def hint(self) -> str | None:
@@ -183,7 +360,7 @@ class Checked(Value, eq=False):
         from .report import check_json
 
         doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
-                         self.minimal_name, terminal, self.hint)
+                         self.minimal_name, terminal, self.hint, self.minimal_unproven)
         return with_emit(doc, self.problem, self.layout, emit)
 
 

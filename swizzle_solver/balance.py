@@ -21,6 +21,18 @@ accepts. ``row_balance`` returns, per slot bit, which rows pass on every placeme
 none refutes the whole family, and extended.search_linear then runs no z3 at all; the others are
 asserted in z3 (smt.min_linear's ``rows``) and narrow its search to the rows that pass. Only a
 necessary condition: a member whose rows all pass may still fail.
+
+The span condition (``span_refutation``): the bound holds for every parity of slot bits, and the
+row of a parity is the XOR of its bits' rows, so the rows a member gives a pattern's k slot bits
+must put all 2^k - 1 of their nonzero XORs among the vectors that pass. One transform per pattern
+scores every vector of offset bits (on every placement, or an even sample of them); a search over
+the slot bits' rows, the highest bit first, keeps only rows whose XORs with the rows already chosen
+pass too. When no choice survives, no linear member can reach the targets: the family is refuted
+without z3. Where every placement has exactly T * 2^k distinct units the condition is also
+sufficient for those placements (the slots are filled evenly iff every character sums to 0): 32
+random lanes of a 64-lane ds_read_b32 mapped onto 32 banks is such a case, and z3 could spend its
+whole budget on it (issue 26). Every pattern with units takes part, those z3 reads as lane
+differences too.
 """
 from __future__ import annotations
 
@@ -36,6 +48,8 @@ from .value import Value
 MAX_CELLS = 1 << 20  # placements x candidate rows transformed per slot bit (4 MiB of int32, ~25 ms): past it,
 # a sample of the placements, evenly spread (any subset gives a necessary condition, only a weaker one)
 MAX_ROWS = 1 << 12  # candidate rows of one slot bit handed to z3 as a constraint (its allowed or forbidden values)
+MAX_TOP = 20  # offset bits past which the span condition is not tried (a transform of 2^top cells per placement)
+MAX_NODES = 1 << 15  # rows tried by the span condition's search before it gives up (no condition then)
 
 
 class RowBalance(Value):
@@ -110,16 +124,104 @@ def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int
         yield RowBalance(pattern, bit, allowed, int(n[pick].max()), most, 1 << k, take)
 
 
-def family_rows(problem: Problem, patterns, target: dict, targets: list[int], top: int) -> list[RowBalance]:
+class SpanBalance(Value):
+    """The span condition refuted the family (``span_refutation``): no choice of the slot bits' rows
+    puts every XOR of them among the vectors that pass on ``patterns``."""
+
+    patterns: tuple[str, ...]  # the specs of the patterns that took part
+    bits: tuple[int, ...]  # the slot bits whose rows were searched, highest first
+    placements: int  # placements transformed, over all the patterns
+    tried: int  # rows tried by the search
+
+    @property
+    def refuted(self) -> bool:
+        return True
+
+
+def family_rows(problem: Problem, patterns, target: dict, targets: list[int],
+                top: int) -> list[RowBalance | SpanBalance]:
     """row_balance of every pattern (at its ``target``), stopping at the first slot bit that
-    refutes the family: nothing after it can change the answer."""
-    out = []
+    refutes the family: nothing after it can change the answer. When no single slot bit does, the
+    span condition over every pattern with units (``span_refutation``) may: then it comes last."""
+    out: list[RowBalance | SpanBalance] = []
     for pattern in patterns:
         for rows in row_balance(problem, pattern, target[pattern], targets, top):
             out.append(rows)
             if rows.refuted:
                 return out
-    return out
+    span = span_refutation(problem, target, targets, top)
+    return out if span is None else [*out, span]
+
+
+def passing_vectors(problem: Problem, pattern: Pattern, most: int, top: int) -> tuple[list[int], np.ndarray, int] | None:
+    """(the pattern's slot bits, which vectors v of ``top`` offset bits keep |W_S(v)| within the
+    bound on every placement transformed, how many placements that is); None when the pattern has
+    no units or ``top`` is past MAX_TOP. Past MAX_CELLS, an even sample of the placements (any
+    subset gives a necessary condition)."""
+    found = placement_units(problem, pattern)
+    if found is None or top > MAX_TOP:
+        return None
+    u, slot_mask, offsets, distinct = found
+    n = distinct.sum(axis=1)
+    slack = (most << slot_mask.bit_length()) - n
+    take = min(offsets.shape[0], max(1, MAX_CELLS >> top))
+    pick = np.arange(take) * offsets.shape[0] // take
+    h = np.zeros((take, 1 << top), dtype=np.int32)
+    rows = np.broadcast_to(np.arange(take)[:, None], (take, offsets.shape[1]))
+    h[rows[distinct[pick]], offsets[pick][distinct[pick]]] = 1
+    ok = (np.abs(walsh_rows(h)) <= slack[pick, None]).all(axis=0)
+    return slot_offset_bits(u, slot_mask), ok, take
+
+
+def span_refutation(problem: Problem, target: dict, targets: list[int], top: int) -> SpanBalance | None:
+    """A SpanBalance when no linear member's slot rows pass the span condition on every pattern
+    with units (module docstring); None when some choice passes, or the search was not tried or
+    gave up (MAX_NODES): no refutation.
+
+    A linear member's row of bit b is b plus any sources above it when b is a target bit (a term
+    (b, s), s > b), else b alone. The bits are chosen highest first; a row is kept only when, for
+    every pattern that has b among its slot bits, it and its XOR with every XOR of the rows already
+    chosen for that pattern's slot bits pass."""
+    found = [(p, r) for p in problem.patterns if (r := passing_vectors(problem, p, target[p], top)) is not None]
+    if not found:
+        return None
+    bits = sorted({b for _, (slot_bits, _, _) in found for b in slot_bits}, reverse=True)
+    wanted = set(targets)
+    owners = {b: [(i, ok) for i, (_, (slot_bits, ok, _)) in enumerate(found) if b in slot_bits] for b in bits}
+    choices = {}
+    below_top = (1 << top) - 1  # no offset has a bit at or above the top: a row's bits there count for nothing
+    for b in bits:
+        rows = (np.arange(1 << max(0, top - b - 1), dtype=np.int64) << (b + 1)) | (1 << b) if b in wanted \
+            else np.array([1 << b], dtype=np.int64)
+        rows &= below_top
+        for _, ok in owners[b]:
+            rows = rows[ok[rows]]
+        choices[b] = rows.tolist()
+    tried = 0
+
+    def search(level: int, spans: dict[int, np.ndarray]) -> bool | None:
+        """True when a choice for bits[level:] passes, False when none does, None past MAX_NODES."""
+        nonlocal tried
+        if level == len(bits):
+            return True
+        b = bits[level]
+        for row in choices[b]:
+            tried += 1
+            if tried > MAX_NODES:
+                return None
+            if all(ok[row ^ spans[i]].all() for i, ok in owners[b]):
+                grown = dict(spans)
+                for i, _ in owners[b]:  # the pattern's XORs of chosen rows, with and without this one
+                    grown[i] = np.concatenate([spans[i], row ^ spans[i], [row]])
+                done = search(level + 1, grown)
+                if done is not False:
+                    return done
+        return False
+
+    empty = np.zeros(0, dtype=np.int64)
+    if search(0, {i: empty for i in range(len(found))}) is not False:
+        return None
+    return SpanBalance(tuple(p.spec for p, _ in found), tuple(bits), sum(r[2] for _, r in found), tried)
 
 
 def _share(r: RowBalance) -> str:
@@ -128,11 +230,13 @@ def _share(r: RowBalance) -> str:
     return f"exactly {half}" if 2 * half == r.units else f"{max(0, r.units - half)} to {half}"
 
 
-def covered(rows: list[RowBalance]) -> list[str]:
-    """The conditions in words, one line per pattern."""
+def covered(rows: list[RowBalance | SpanBalance]) -> list[str]:
+    """The conditions in words, one line per pattern (and the span condition's refutation last)."""
     by_pattern: dict[str, list[RowBalance]] = {}
+    spans = [refuted_because(r) for r in rows if isinstance(r, SpanBalance)]
     for r in rows:
-        by_pattern.setdefault(r.pattern.spec, []).append(r)
+        if isinstance(r, RowBalance):
+            by_pattern.setdefault(r.pattern.spec, []).append(r)
     lines = []
     for spec, rs in by_pattern.items():
         r = rs[0]
@@ -140,11 +244,18 @@ def covered(rows: list[RowBalance]) -> list[str]:
         lines.append(f"{spec}: at most {r.most} of a placement's {r.units} units in one of {r.slots} slots, so each "
                      f"slot bit is 1 on {_share(r)} of them, on each of its {r.placements} placements (rows that can: "
                      f"{passing})")
-    return lines
+    return lines + spans
 
 
-def refuted_because(r: RowBalance) -> str:
-    """Why no member passes, for a slot bit that refutes the family (``r.refuted``)."""
+def refuted_because(r: RowBalance | SpanBalance) -> str:
+    """Why no member passes, for a slot bit that refutes the family (``r.refuted``), or the span
+    condition."""
+    if isinstance(r, SpanBalance):
+        return (f"{', '.join(r.patterns)} can keep at most T of a placement's N units in each of the 2^k slots (T "
+                f"the target) only if every parity of slot bits is 1 on N - T 2^(k-1) to T 2^(k-1) of them; no "
+                f"choice of the rows of slot bits {', '.join(f'b{b}' for b in r.bits)} (each its bit and any offset "
+                f"bits above it) gives every XOR of them that share on the {r.placements} placements transformed "
+                f"({r.tried} rows tried)")
     moved = (f"slot bit b{r.bit}, which no XOR term can change," if r.allowed.size == 1 else
              f"whatever offset bits above it are XORed into slot bit b{r.bit} ({r.allowed.size} choices), it")
     return (f"{r.pattern.spec} keeps at most {r.most} of a placement's {r.units} units in each of {r.slots} slots only "
@@ -152,9 +263,9 @@ def refuted_because(r: RowBalance) -> str:
             f"placements")
 
 
-def refutation(r: RowBalance, variables: int) -> dict:
+def refutation(r: RowBalance | SpanBalance, variables: int) -> dict:
     """The family's proof record when slot bit ``r`` refutes it, in the shape of z3's record
     (smt.SmtResult.proof): no solver ran, the condition is the whole proof."""
     return {"engine": "balance condition (balance.py), no z3", "result": "unsat", "variables": variables,
             "constraints": 1, "solver_checks": 0, "models_refuted": 0, "lemmas_learned": 0, "no_member_below": None,
-            "covered": covered([r])}
+            "covered": [refuted_because(r)] if isinstance(r, SpanBalance) else covered([r])}

@@ -210,6 +210,7 @@ def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out
             if not checked.passed:  # name the layout that passes (a solve of the same problem)
                 verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
                 line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+                line += f" (not proven: {checked.minimal_unproven})" if checked.minimal_unproven else ""
                 line += f"; {checked.hint}" if checked.hint else ""
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
             out = replace(out, targets=())

@@ -484,6 +484,8 @@ def _verdict(doc: dict) -> Text:
                    "for its proof)" if chk.get("minimal") else
                    "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
                    "\nminimal: none (no layout of the searched families is conflict-free)")
+        if chk.get("minimal_unproven"):
+            minimal += f", NOT proven minimal ({chk['minimal_unproven']})"
         if chk.get("hint"):
             minimal += f"\nhint: {chk['hint']}"
         if chk["invalid"]:

@@ -8,6 +8,7 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 """
 from __future__ import annotations
 
+import contextlib
 import weakref
 from collections.abc import Callable
 
@@ -19,14 +20,22 @@ from .value import Value
 
 
 def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
-    """Wavefronts of each row of ``words`` (shape (placements, k)): max distinct words per bank."""
+    """Wavefronts of each row of ``words`` (shape (placements, k)): max distinct words per bank.
+
+    One copy of ``words`` (in int32 when every key fits: half the memory to sort and stream), sorted
+    and then overwritten in place with each word's (placement, bank) index."""
     n, k = words.shape
-    words = np.sort(words, axis=1)
+    small = n * banks < 1 << 31 and (not words.size or int(words.max()) < 1 << 31)
+    key: np.ndarray = words.astype(np.int32 if small else np.int64)
+    key.sort(axis=1)
     first = np.empty((n, k), dtype=bool)  # the first occurrence of each distinct word
     first[:, 0] = True
-    np.not_equal(words[:, 1:], words[:, :-1], out=first[:, 1:])
-    bank = words & (banks - 1) if banks & (banks - 1) == 0 else words % banks  # & is %, for powers of two
-    key = bank + (np.arange(n) * banks)[:, None]  # (placement, bank) as one index
+    np.not_equal(key[:, 1:], key[:, :-1], out=first[:, 1:])
+    if banks & (banks - 1) == 0:  # the bank of each word (& is %, for powers of two)
+        np.bitwise_and(key, banks - 1, out=key)
+    else:
+        np.remainder(key, banks, out=key)
+    np.add(key, (np.arange(n, dtype=key.dtype) * banks)[:, None], out=key)  # (placement, bank) as one index
     return np.bincount(key[first], minlength=n * banks).reshape(n, banks).max(axis=1)
 
 
@@ -54,12 +63,61 @@ def pattern_costs(tile: Tile, bank_model: Hardware, pattern: Pattern, words: np.
 PhysFn = Callable[[np.ndarray, np.ndarray], np.ndarray]  # (r, c) -> physical element offsets
 
 
-def table(phys: np.ndarray) -> PhysFn:
+class Table:
+    """A layout given as a table phys[r, c], as a function of (r, c) (a PhysFn). It gathers with one
+    take from the flat table, several times faster than numpy's indexing by a pair of arrays;
+    ``lane_words`` and ``admissible`` take the lanes' flat indices, computed once per pattern."""
+
+    __slots__ = ("phys", "flat", "cols")
+
+    def __init__(self, phys: np.ndarray):
+        self.phys, self.flat, self.cols = phys, phys.ravel(), phys.shape[1]
+
+    def __call__(self, r: np.ndarray, c: np.ndarray) -> np.ndarray:
+        return self.flat.take(np.asarray(r) * self.cols + c)
+
+
+def table(phys: np.ndarray) -> Table:
     """A layout given as a table phys[r, c], as a function of (r, c)."""
-    return lambda r, c: phys[r, c]
+    return Table(phys)
 
 
+_STEPS: weakref.WeakKeyDictionary[Pattern, tuple] = weakref.WeakKeyDictionary()
 _ELEMENTS: weakref.WeakKeyDictionary[Pattern, tuple] = weakref.WeakKeyDictionary()
+_FLAT: weakref.WeakKeyDictionary[Pattern, tuple] = weakref.WeakKeyDictionary()
+
+
+def _steps(tile: Tile, pattern: Pattern) -> np.ndarray:
+    """Each lane element's column after its lane's first (0, 1, ..., n - 1, then n - 1 repeated: a
+    narrower lane repeats its last element), shape (placements, lanes, widest lane); once per pattern."""
+    return _per_pattern(tile, pattern)[1]
+
+
+def _per_pattern(tile: Tile, pattern: Pattern) -> tuple[int, np.ndarray, np.ndarray]:
+    """(elem bytes, _steps, each lane's alignment in elements - 1: its size, or a 12-byte lane's
+    largest power-of-two factor, a dword), computed once per pattern."""
+    cached = _STEPS.get(pattern)
+    if cached is None or cached[0] != tile.elem_bytes:
+        nbytes = pattern.lane_bytes
+        widest = int(nbytes.max())
+        if widest == int(nbytes.min()):  # one lane size (the usual case): 0, 1, ..., n - 1 for every lane, a view
+            steps = np.broadcast_to(np.arange(widest // tile.elem_bytes), (*nbytes.shape, widest // tile.elem_bytes))
+            align = np.int64(max(1, (widest & -widest) // tile.elem_bytes))
+        else:
+            elems = nbytes // tile.elem_bytes  # elements per lane
+            steps = np.minimum(np.arange(widest // tile.elem_bytes), elems[..., None] - 1)
+            align = np.maximum(1, (nbytes & -nbytes) // tile.elem_bytes)
+        cached = _STEPS[pattern] = (tile.elem_bytes, steps, align - 1)
+    return cached
+
+
+def _flat_elements(tile: Tile, pattern: Pattern, cols: int) -> np.ndarray:
+    """lane_elements as flat indices into a table of ``cols`` columns, computed once per pattern."""
+    cached = _FLAT.get(pattern)
+    if cached is None or cached[:2] != (tile.elem_bytes, cols):
+        first = pattern.lane_row * cols + pattern.lane_col
+        cached = _FLAT[pattern] = (tile.elem_bytes, cols, first[..., None] + _steps(tile, pattern))
+    return cached[2]
 
 
 def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]:
@@ -68,21 +126,12 @@ def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]
     A narrower lane repeats its last element (same words). Computed once per pattern: the search
     simulates the same placements under many layouts.
     """
-    _, rows, cols, _ = _lanes(tile, pattern)
-    return rows, cols
-
-
-def _lanes(tile: Tile, pattern: Pattern) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """(elem bytes, rows, cols, steps): lane_elements, and each element's column after its lane's
-    first (0, 1, ..., n - 1, then n - 1 repeated), computed once per pattern."""
     cached = _ELEMENTS.get(pattern)
     if cached is None or cached[0] != tile.elem_bytes:
-        elems = pattern.lane_bytes // tile.elem_bytes  # elements per lane
-        steps = np.minimum(np.arange(int(elems.max())), elems[..., None] - 1)
-        cols = pattern.lane_col[..., None] + steps
+        cols = pattern.lane_col[..., None] + _steps(tile, pattern)
         rows = np.ascontiguousarray(np.broadcast_to(pattern.lane_row[..., None], cols.shape))
-        cached = _ELEMENTS[pattern] = (tile.elem_bytes, rows, cols, steps)
-    return cached
+        cached = _ELEMENTS[pattern] = (tile.elem_bytes, rows, cols)
+    return cached[1], cached[2]
 
 
 def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
@@ -91,6 +140,12 @@ def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
 
     ``placements`` selects some placements by index (the search screens a sample); default all.
     """
+    if isinstance(phys, Table):
+        got = _gathered(tile, pattern, phys.phys) if placements is None else None
+        if got is None:
+            index = _flat_elements(tile, pattern, phys.cols)
+            got = phys.flat.take(index if placements is None else index[placements])
+        return words_of(tile, bank_model, got.reshape(got.shape[0], -1))
     rows, cols = lane_elements(tile, pattern)
     if placements is not None:
         rows, cols = rows[placements], cols[placements]
@@ -152,10 +207,34 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
     4 bytes, its largest power-of-two factor) after the layout."""
     if int(pattern.lane_bytes.max()) == tile.elem_bytes:
         return True  # one element per lane: nothing to keep together, and every offset is aligned to 1
-    _, rows, cols, steps = _lanes(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
-    align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)  # b96: a dword
-    got = phys[rows, cols]
-    return not np.any(got[..., 0] % align) and np.array_equal(got, got[..., :1] + steps)
+    _, steps, below_align = _per_pattern(tile, pattern)  # element k of each lane at column first + min(k, n - 1)
+    got = phys.ravel().take(_flat_elements(tile, pattern, phys.shape[1]))
+    _remember(tile, pattern, phys, got)
+    return not np.any(got[..., 0] & below_align) and np.array_equal(got, got[..., :1] + steps)
+
+
+# The last few gathers of every lane element under a table (admissible's), for the simulator's next
+# look at the same pattern under the same table: a search checks a member's soundness, then
+# measures it. Few, so that the memory they hold stays small; keyed by the table object itself
+# (a table is never changed in place: layout_table builds a new one for every layout).
+_GATHERS: list[tuple[weakref.ref, Pattern, int, np.ndarray]] = []
+GATHERS_KEPT = 8
+
+
+def _remember(tile: Tile, pattern: Pattern, phys: np.ndarray, got: np.ndarray) -> None:
+    _GATHERS.append((weakref.ref(phys), pattern, tile.elem_bytes, got))
+    del _GATHERS[:-GATHERS_KEPT]
+
+
+def _gathered(tile: Tile, pattern: Pattern, phys: np.ndarray) -> np.ndarray | None:
+    """The gather ``admissible`` made of this pattern's lane elements under this very table, if kept."""
+    for entry in list(_GATHERS):  # (a copy: another thread may change the list)
+        table, kept, elem_bytes, got = entry
+        if kept is pattern and table() is phys and elem_bytes == tile.elem_bytes:
+            with contextlib.suppress(ValueError):
+                _GATHERS.remove(entry)
+            return got
+    return None
 
 
 def first_split(tile: Tile, pattern: Pattern, phys: np.ndarray) -> tuple[int, int, int, list[int]] | None:
@@ -163,7 +242,8 @@ def first_split(tile: Tile, pattern: Pattern, phys: np.ndarray) -> tuple[int, in
     physical offsets of its elements), or None. For messages only: never on a search's path."""
     if int(pattern.lane_bytes.max()) == tile.elem_bytes:
         return None
-    _, rows, cols, steps = _lanes(tile, pattern)
+    rows, cols = lane_elements(tile, pattern)
+    steps = _steps(tile, pattern)
     align = np.maximum(1, (pattern.lane_bytes & -pattern.lane_bytes) // tile.elem_bytes)
     got = phys[rows, cols]
     bad = (got[..., 0] % align != 0) | np.any(got != got[..., :1] + steps, axis=-1)

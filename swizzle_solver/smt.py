@@ -170,11 +170,15 @@ def _rows_in(rows) -> list[str]:
     """Assertions that each slot bit's row is one the balance condition lets pass (balance.py):
     row j is bit j plus the sources s of the chosen terms (j, s), so h's bit i is term (j, j + 1 + i).
     Rows of one slot bit from several patterns must pass all of them. A slot bit with no passing row
-    is false; one whose passing (or failing) rows are too many to list gets no assertion."""
+    is false; one whose passing (or failing) rows are too many to list gets no assertion. The span
+    condition's refutation (balance.SpanBalance) is false too."""
     passing: dict[int, np.ndarray] = {}
-    for r in rows:
-        passing[r.bit] = passing[r.bit] & r.allowed if r.bit in passing else r.allowed
     out = []
+    for r in rows:
+        if isinstance(r, balance.SpanBalance):
+            out.append("(assert false)")
+            continue
+        passing[r.bit] = passing[r.bit] & r.allowed if r.bit in passing else r.allowed
     for bit, allowed in sorted(passing.items(), reverse=True):
         ok, bad = np.flatnonzero(allowed).tolist(), np.flatnonzero(~allowed).tolist()
         if not bad:

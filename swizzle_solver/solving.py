@@ -44,7 +44,7 @@ class Solution(Value):
 
     problem: Problem
     answer: Candidate
-    table: Table | None = None  # None: solved with table=False
+    table: Table | LazyTable | None = None  # None: solved with table=False
     extended: bool = False  # the families beyond none / cute / xor-cols were searched
     timed_out: bool = False  # --timeout cut a family that could still beat the answer
     unproven: str | None = None  # why the answer is not proven minimal (a family not covered whole), or None
@@ -65,7 +65,7 @@ class Solution(Value):
     targets: tuple[str, ...] = ()
     unrestricted: Candidate | None = None
 
-    def _table(self) -> Table:
+    def _table(self) -> Table | LazyTable:
         if self.table is None:
             raise ValueError("this solution was solved without its candidates table: solve(problem, table=True)")
         return self.table
@@ -89,10 +89,41 @@ class Solution(Value):
         return self.answer.status
 
 
+class LazyTable:
+    """A Table whose runners-up are measured on first read (``_table(..., lazy=True)``): their
+    re-checks by the simulator cost as much as the search that found them, and a caller that wants
+    only the answer (the API) never reads them. The families' reports are known already."""
+
+    def __init__(self, problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
+                 sound: bool):
+        self.families = reports
+        self._args: tuple | None = (problem, answer, found, reports, sound)
+        self._built: Table | None = None
+
+    def built(self) -> Table:
+        if self._built is None:
+            assert self._args is not None
+            built = _table(*self._args)
+            assert isinstance(built, Table)
+            self._built, self._args = built, None
+        return self._built
+
+    @property
+    def alternatives(self) -> list[Candidate]:
+        return self.built().alternatives
+
+    @property
+    def baseline(self) -> Candidate:
+        return self.built().baseline
+
+
 def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
-           sound: bool) -> Table:
+           sound: bool, lazy: bool = False) -> Table | LazyTable:
     """``sound``: every candidate not yet measured comes from search_family, which has run the
-    soundness check on it: each is measured and its count checked, not checked for soundness twice."""
+    soundness check on it: each is measured and its count checked, not checked for soundness twice.
+    ``lazy``: measured on first read (LazyTable)."""
+    if lazy:
+        return LazyTable(problem, answer, found, reports, sound)
     runners_up = [recheck(problem, c, sound) for c in ranked(found) if c.layout != answer.layout]
     # the baseline is the identity measured: the answer or a runner-up already is, when it is one
     measured = [c for c in (answer, *runners_up) if c.layout == Identity()]
@@ -218,12 +249,13 @@ def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]
 
 
 def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None,
-          extend: bool = True, engine: str | None = None, table: bool = True, exhaustive: bool = False,
+          extend: bool = True, engine: str | None = None, table: bool | None = True, exhaustive: bool = False,
           keep_pitch: bool = False, targets: Sequence[str] = ()) -> Solution:
     """The minimal layout over ``families`` (default: the every-solve families; and with ``extend``,
     the later families when no member
     of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
-    overrides each later family's default engine. ``table``: build the candidates table too.
+    overrides each later family's default engine. ``table``: build the candidates table too (None:
+    as False when a first conflict-free member answers, else the table is measured on first read).
     A later family that cannot rank before a candidate already found (``cannot_win``) is not
     searched, unless ``exhaustive``. ``keep_pitch``: only layouts of the given row length (no
     padding added or dropped). A tile given with a row length above its columns is also tried at
@@ -239,7 +271,7 @@ def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Bu
     return replace(found, targets=tuple(targets), unrestricted=free.answer)
 
 
-def _with_first(problem: Problem, first: Candidate, families, budget: Budget, table: bool, extend: bool,
+def _with_first(problem: Problem, first: Candidate, families, budget: Budget, table: bool | None, extend: bool,
                 engine: str | None, exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
     """The solve when an every-solve family has a conflict-free member (``first``): it is the
     answer unless a smaller pitch has one (less storage); the table's branch and bound gives the
@@ -274,7 +306,7 @@ def _with_first(problem: Problem, first: Candidate, families, budget: Budget, ta
                    found)
 
 
-def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool,
+def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool | None,
            exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
     """budget.best follows the best candidate known (for --timeout's alarm: overtime.py)."""
     invalid = None if admit is None else (
@@ -345,8 +377,9 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     cut = bool(missed) and budget.expired()
     if extended and other:
         missed += _only_for_targets(problem, answer, least)
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended)
-                                     if table else None, extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended,
+                                                             lazy=table is None) if table is not False else None,
+                                     extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
                                      **_unproven(missed)), found, reports, least)
 
 

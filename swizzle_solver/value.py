@@ -138,12 +138,28 @@ class Value:
         return tuple(values[name] for name in self._compared)
 
     def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
         if other.__class__ is not self.__class__:
             return NotImplemented
         return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        """Hashed by the compared fields; a frozen value keeps its hash (the API's cache hashes the same
+        tile and hardware on every call), which pickling drops (``__getstate__``: a string's hash
+        differs between processes)."""
+        values = self.__dict__
+        cached = values.get("_hash_")
+        if cached is None:
+            cached = hash(self._key())
+            if self._frozen:
+                values["_hash_"] = cached
+        return cached
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_hash_", None)
+        return state
 
     def __repr__(self) -> str:
         values = self.__dict__

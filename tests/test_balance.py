@@ -131,7 +131,8 @@ def test_z3_with_the_rows_agrees_with_z3_without_them_and_with_enumeration(rows,
     if rows_[-1].refuted:
         assert with_rows.status == "unsat" and with_rows.blocked == 0
         r = rows_[-1]
-        assert brute_refutes(problem, r.pattern, r.most, r.bit, targets, xor.top)
+        if isinstance(r, balance.RowBalance):  # (the span condition's refutation: by enumeration below)
+            assert brute_refutes(problem, r.pattern, r.most, r.bit, targets, xor.top)
     if with_rows.status == "unsat" and len(terms) <= 10:
         for k in range(len(terms) + 1):
             for combo in itertools.combinations(terms, k):
@@ -177,13 +178,87 @@ def test_the_pitch_97_refutations_need_no_z3(monkeypatch):
 def test_rows_that_do_not_refute_go_to_z3_with_it():
     """Rows that narrow but do not refute are asserted in z3 (one constraint per slot bit with a
     listed condition), and z3's answer is the same first member as without them."""
-    problem = make_problem(16, 32, ["4x4:2", "4x8", "8x16"], row_length=36, elem_bytes=4)
+    problem = make_problem(16, 32, ["4x4:2", "4x8", "8x16"], row_length=32, elem_bytes=4)
     xor = XorOracle(problem)
     rows_ = balance.family_rows(problem, xor.rest, xor.target, xor.slot_targets(), xor.top)
     assert rows_ and not any(r.refuted for r in rows_) and not all(r.allowed.all() for r in rows_)
     with_rows, without = linear_claims(problem, rows_), linear_claims(problem, ())
     assert with_rows.constraints > without.constraints
-    assert (with_rows.status, with_rows.layout) == (without.status, without.layout) == ("unsat", None)
+    assert (with_rows.status, with_rows.layout) == (without.status, without.layout)
+    assert with_rows.status == "sat" and with_rows.layout.terms == ((2, 7), (3, 5), (4, 6))
+
+
+def test_the_span_condition_refutes_what_z3_refutes():
+    """At pitch 36 no single slot bit refutes the family, but no choice of the three slot bits'
+    rows keeps every XOR of them balanced on the three patterns: refuted without z3, and z3
+    without the rows agrees (UNSAT), as does enumerating every member."""
+    problem = make_problem(16, 32, ["4x4:2", "4x8", "8x16"], row_length=36, elem_bytes=4)
+    xor = XorOracle(problem)
+    rows_ = balance.family_rows(problem, xor.rest, xor.target, xor.slot_targets(), xor.top)
+    assert not any(isinstance(r, balance.RowBalance) and r.refuted for r in rows_)
+    span = rows_[-1]
+    assert isinstance(span, balance.SpanBalance) and span.patterns == ("4x4:2", "4x8", "8x16")
+    assert linear_claims(problem, ()).status == "unsat"
+    assert linear_claims(problem, rows_).status == "unsat"
+
+
+def member_rows(layout: linear.XorLinear, bit: int) -> int:
+    """The member's row of offset bit ``bit``: the bit and the sources of its terms."""
+    return (1 << bit) | sum(1 << s for t, s in layout.terms if t == bit)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 32), st.integers(2, 48), st.sampled_from([0, 0, 1, 3, 5]), st.sampled_from([1, 2, 4, 8]),
+       st.sampled_from([8, 16, 32]), st.lists(st.sampled_from(SPECS + AMD_SPECS[:3]), min_size=1, max_size=3,
+                                              unique=True),
+       st.sampled_from(["nvidia", "nvidia", "gfx942", "gfx950"]), st.randoms(use_true_random=False))
+def test_the_span_condition_never_refutes_a_member_at_its_own_worst(rows, cols, pad, elem_bytes, banks, accesses,
+                                                                   arch, rng):
+    """Soundness against the simulator: a random linear member, each pattern's target the worst the
+    simulator measures for it. Every XOR of the member's rows of a pattern's slot bits is among the
+    vectors that pass (passing_vectors), so the span condition cannot refute the family."""
+    problem = small_problem(rows, cols, pad, elem_bytes, banks, accesses, arch)
+    xor = XorOracle(problem)
+    targets, top = xor.slot_targets(), xor.top
+    terms = linear.all_terms(targets, top)
+    assume(terms)
+    layout = linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.3)))
+    table = layout_table(problem.tile, layout)
+    worst = {p: simulate(problem.tile, problem.bank_model, [p], table)[0].worst for p in problem.patterns}
+    checked = 0
+    for pattern in problem.patterns:
+        found = balance.passing_vectors(problem, pattern, worst[pattern], top)
+        if found is None:
+            continue
+        slot_bits, ok, _ = found
+        rows_ = [member_rows(layout, b) for b in slot_bits]
+        for k in range(1, len(rows_) + 1):
+            for chosen in itertools.combinations(rows_, k):
+                v = 0
+                for r in chosen:
+                    v ^= r
+                assert ok[v & ((1 << top) - 1)], (layout.name, pattern.spec, worst[pattern], chosen)
+                checked += 1
+    assume(checked)
+    assert balance.span_refutation(problem, worst, targets, top) is None
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(st.sampled_from([4, 8, 16]), st.sampled_from([4, 6, 8, 9, 12, 16]), st.sampled_from([0, 1, 3]),
+       st.sampled_from([8, 32]), st.lists(st.sampled_from(SPECS), min_size=1, max_size=3, unique=True))
+def test_a_span_refutation_holds_under_enumeration(rows, cols, pad, banks, accesses):
+    """Every refutation by the span condition on a small tile, checked by measuring every linear member
+    (up to 2^12): none reaches the targets."""
+    problem = small_problem(rows, cols, pad, 4, banks, accesses)
+    xor = XorOracle(problem)
+    targets = xor.slot_targets()
+    terms = linear.all_terms(targets, xor.top)
+    assume(terms and len(terms) <= 12)
+    assume(balance.span_refutation(problem, xor.target, targets, xor.top) is not None)
+    for k in range(len(terms) + 1):
+        for combo in itertools.combinations(terms, k):
+            layout = linear.XorLinear(combo)
+            assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess != xor.excess, combo
 
 
 @pytest.mark.slow  # z3's long check, about 2 s

@@ -119,3 +119,18 @@ def test_a_field_without_default_after_one_with_a_default_is_refused():
         class Bad(Value):
             a: int = 0
             b: int
+
+
+def test_a_frozen_value_keeps_its_hash_and_pickling_drops_it():
+    """The hash is computed once (the API's cache hashes the same tile and hardware on every call)
+    and never pickled: a string's hash differs between processes."""
+    import pickle
+
+    p = Point(1, 2)
+    assert hash(p) == hash(Point(1, 2)) == hash(p)
+    assert "_hash_" in p.__dict__ and "_hash_" not in p.__getstate__()
+    copy = pickle.loads(pickle.dumps(p))
+    assert copy == p and "_hash_" not in copy.__dict__ and hash(copy) == hash(p)
+    moved = replace(p, x=3)
+    assert "_hash_" not in moved.__dict__ and hash(moved) == hash(Point(3, 2)) and moved != p
+    assert repr(p) == repr(Point(1, 2)) and fields(p) == fields(Point)

@@ -14,7 +14,7 @@ and the two file readers are imported only when a spec or file needs them (start
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
@@ -78,9 +78,11 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
-                 phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia") -> Problem:
+                 phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
+                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access) -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
-    `--linear-layout` file (their readers are imported only when used)."""
+    `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
+    is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py)."""
     tile = make_tile(rows, cols, row_length, elem_bytes)
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
@@ -90,11 +92,11 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     check_count(len(accesses) + len(layout_files))  # caps on the problem's size, checked as it grows
     patterns = []
     for spec in accesses:
-        patterns.append(parse_access(spec, tile, hardware))
+        patterns.append(parse(spec, tile, hardware))
         if patterns[-1].op:  # an instruction: where its cell is disputed, the other reading too
             from .warp import other_reading
 
-            patterns += other_reading(patterns[-1], lambda hw, spec=spec: parse_access(spec, tile, hw), hardware)
+            patterns += other_reading(patterns[-1], lambda hw, spec=spec: parse(spec, tile, hw), hardware)
         check_patterns(patterns)
     if phases_files:
         from .phases_file import load_phases

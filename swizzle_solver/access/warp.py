@@ -374,7 +374,8 @@ def coset_span(diffs: np.ndarray, distinct: np.ndarray, pitch_bits: int) -> tupl
     ("x", row mask, col mask) entries, or None. Each phase's XORs must be the whole subspace
     (2^rank distinct values) and every phase must span the same one."""
     spans = set()
-    for row, n in zip(diffs.tolist(), distinct.tolist(), strict=True):
+    rows = _distinct_rows(diffs)  # placements repeat a few phases' XORs: each reduced once (a sweep's AMD tiles)
+    for row, n in zip(diffs[rows].tolist(), distinct[rows].tolist(), strict=True):
         basis = _reduced_basis(row)
         if 1 << len(basis) != n:
             return None
@@ -383,6 +384,14 @@ def coset_span(diffs: np.ndarray, distinct: np.ndarray, pitch_bits: int) -> tupl
         return None
     low = (1 << pitch_bits) - 1
     return tuple(("x", v >> pitch_bits, v & low) for v in spans.pop())
+
+
+def _distinct_rows(rows: np.ndarray) -> np.ndarray:
+    """Indices of rows that include every distinct row of ``rows`` (a 2-D int array): one per value
+    of a hash of the row, when every row equals its hash group's (else all of them: exact either way)."""
+    weights = (np.arange(1, rows.shape[1] + 1, dtype=np.int64) * np.int64(-0x61C8864680B583EB)) | 1
+    _, first, group = np.unique((rows * weights).sum(axis=1), return_index=True, return_inverse=True)
+    return first if np.array_equal(rows, rows[first[group]]) else np.arange(rows.shape[0])
 
 
 def _reduced_basis(vectors: list[int]) -> list[int]:
