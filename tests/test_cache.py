@@ -184,3 +184,19 @@ def test_the_table_is_built_once_per_problem(monkeypatch):
     api.solve(**kwargs).json()
     assert calls == [None, True]
     assert api.solve(**kwargs).json()["answer"]["swizzles"] == [{"B": 3, "M": 3, "S": 3, "unit": "element"}]
+
+
+def test_an_access_compiled_before_is_shared_and_read_only():
+    """memo.PATTERNS: the same spec on the same tile and hardware is one pattern (what the search
+    derives from it is then built once); its arrays cannot be changed; another tile, dtype or
+    target (or the other reading of a disputed AMD cell) is another pattern."""
+    a = api.problem(64, 64, ["8x8", "row"], dtype="f16")
+    b = api.problem(64, 64, ["row", "col"], dtype="f16")
+    assert a.patterns[1] is b.patterns[0]
+    with pytest.raises(ValueError):
+        a.patterns[1].lane_col[0, 0] = 3
+    assert api.problem(64, 32, ["row"], dtype="f16").patterns[0] is not a.patterns[1]
+    assert api.problem(64, 64, ["row"], dtype="f32").patterns[0] is not a.patterns[1]
+    assert api.problem(64, 64, ["row"], dtype="f16", arch="gfx942").patterns[0] is not a.patterns[1]
+    gfx950 = api.problem(64, 64, ["ds_read_b32:64x1"], dtype="f32", arch="gfx950")
+    assert [p.banks for p in gfx950.patterns] == [32, 0]  # each reading its own pattern
