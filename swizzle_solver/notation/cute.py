@@ -136,20 +136,13 @@ def parse(text: str) -> Cute:
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text[i].isspace():
-            i += 1
-            continue
-        m = re.match(_TOKEN, text[i:i + 200])
-        if not m:
-            raise NotationError(f"{text[i]!r} is not part of a CuTe layout", i + 1)
+    out = []
+    for m, col in expr.scan(text, _TOKEN, 200, "a CuTe layout"):
         kind = "int" if m[1] else "name" if m[2] else "punct"
         value = m[0] if kind != "name" else re.sub(r"\s+", "", m[0])
         if kind == "int" and len(value.lstrip("-")) > 9:
-            raise NotationError(f"the number {value[:12]} is too large for a layout", i + 1)
-        out.append((kind, value, i + 1))
-        i += m.end()
+            raise NotationError(f"the number {value[:12]} is too large for a layout", col)
+        out.append((kind, value, col))
     if not out:
         raise NotationError("the CuTe layout is empty")
     return out

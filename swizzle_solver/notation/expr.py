@@ -117,22 +117,32 @@ _TOKEN = r"(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()])"
 BINARY = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "&": 5, "^": 4, "|": 3}
 
 
-def tokens(text: str) -> list[tuple[str, str, int]]:
-    """(kind, text, 1-based column) of each token; kind "num", "name" or "op"."""
-    out, i, n = [], 0, len(text)
+def scan(text: str, pattern: str, window: int, what: str):
+    """(match, 1-based column) of each token of ``text`` (blanks between them skipped), the tokens of
+    every notation's reader: ``pattern`` is tried on at most ``window`` characters from each start, so
+    the reader is linear in its input; a character no token starts with is "not part of ``what``"."""
+    i, n = 0, len(text)
     while i < n:
         if text[i].isspace():
             i += 1
             continue
-        m = re.match(_TOKEN, text[i:i + 24])  # a token is short: nothing reads past 24 characters
+        m = re.match(pattern, text[i:i + window])
         if not m:
-            raise NotationError(f"{text[i]!r} is not part of the grammar (integers, r, c, "
-                                f"+ - * / % << >> & | ^ ~ and parentheses)", i + 1)
-        kind = "num" if m[1] else "name" if m[2] else "op"
-        if kind != "op" and m.end() == 24 and i + 24 < n and (text[i + 24].isalnum() or text[i + 24] == "_"):
-            raise NotationError(f"{text[i:i + 24]}... is too long for a number or a name", i + 1)
-        out.append((kind, m[0], i + 1))
+            raise NotationError(f"{text[i]!r} is not part of {what}", i + 1)
+        yield m, i + 1
         i += m.end()
+
+
+def tokens(text: str) -> list[tuple[str, str, int]]:
+    """(kind, text, 1-based column) of each token; kind "num", "name" or "op"."""
+    out = []
+    for m, col in scan(text, _TOKEN, 24, "the grammar (integers, r, c, + - * / % << >> & | ^ ~ and parentheses)"):
+        # a token is short: nothing reads past 24 characters
+        kind = "num" if m[1] else "name" if m[2] else "op"
+        after = col - 1 + 24
+        if kind != "op" and m.end() == 24 and after < len(text) and (text[after].isalnum() or text[after] == "_"):
+            raise NotationError(f"{text[col - 1:after]}... is too long for a number or a name", col)
+        out.append((kind, m[0], col))
     return out
 
 

@@ -216,19 +216,12 @@ def parse(text: str) -> Triton:
 
 
 def _tokens(text: str) -> list[tuple[str, str, int]]:
-    out, i, n = [], 0, len(text)
-    while i < n:
-        if text[i].isspace():
-            i += 1
-            continue
-        m = re.match(_TOKEN, text[i:i + 100])
-        if not m:
-            raise NotationError(f"{text[i]!r} is not part of a Triton encoding", i + 1)
+    out = []
+    for m, col in expr.scan(text, _TOKEN, 100, "a Triton encoding"):
         kind = "attr" if m[1] else "int" if m[2] else "name" if m[3] else "punct"
         if kind == "int" and len(m[0].lstrip("-")) > 9:
-            raise NotationError(f"the number {m[0][:12]} is too large", i + 1)
-        out.append((kind, m[0], i + 1))
-        i += m.end()
+            raise NotationError(f"the number {m[0][:12]} is too large", col)
+        out.append((kind, m[0], col))
     return out
 
 

@@ -122,3 +122,23 @@ def c_string(text: str) -> str:
 def comment(text: str) -> str:
     """``text`` safe inside a // comment (one line, printable, no line splice)."""
     return "".join(ch if " " <= ch <= "~" else "?" for ch in text).replace("\\", "/")
+
+
+def run_probe(source: str) -> str:
+    """The part of run.sh that both targets share: build the probe if ``source`` is newer, then run it
+    alone (outside the profiler), which checks every load's bytes: exit 3 is a checksum that differs
+    (measured anyway; probe-compare reports it), any other failure ends the script."""
+    return f"""export LC_ALL=C  # numbers as probe-compare reads them (no locale's decimal comma)
+if [ ! -x probe ] || [ {source} -nt probe ]; then
+  bash build.sh || {{ echo "run.sh: the build failed" >&2; exit 1; }}
+fi
+# the probe alone first: it checks that every load read the planned bytes (probe.out; exit 3: one did not)
+./probe > probe.out
+status=$?
+cat probe.out
+if [ $status -eq 3 ]; then
+  echo "run.sh: a checksum differs (see above): measuring anyway; probe-compare reports it" >&2
+elif [ $status -ne 0 ]; then
+  echo "run.sh: the probe failed without the profiler (see above)" >&2; exit 1
+fi
+"""

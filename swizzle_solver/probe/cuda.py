@@ -28,7 +28,7 @@ tile is aligned to 1024 B in the kernel (128 B fixes a bank; 1 KiB covers any sw
 from __future__ import annotations
 
 from .. import __version__
-from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, fill_instructions
+from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, fill_instructions, run_probe
 from .plan import Probe, ProbeAccess
 
 WAVE = 32
@@ -298,21 +298,8 @@ def run_script(probe: Probe) -> str:
 # $NCU: the ncu to use (default: ncu on PATH). Builds the probe first if needed (build.sh).
 set -uo pipefail
 cd "$(dirname "$0")"
-export LC_ALL=C  # numbers as probe-compare reads them (no locale's decimal comma)
 NCU="${{NCU:-ncu}}"
-if [ ! -x probe ] || [ probe.cu -nt probe ]; then
-  bash build.sh || {{ echo "run.sh: the build failed" >&2; exit 1; }}
-fi
-# the probe alone first: it checks that every load read the planned bytes (probe.out; exit 3: one did not)
-./probe > probe.out
-status=$?
-cat probe.out
-if [ $status -eq 3 ]; then
-  echo "run.sh: a checksum differs (see above): measuring anyway; probe-compare reports it" >&2
-elif [ $status -ne 0 ]; then
-  echo "run.sh: the probe failed without the profiler (see above)" >&2; exit 1
-fi
-WANTED=(
+{run_probe("probe.cu")}WANTED=(
   {names}
 )
 run_ncu() {{

@@ -27,7 +27,7 @@ import numpy as np
 from .. import __version__
 from ..hardware import Hardware
 from ..model import InputError
-from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, weighted
+from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, run_probe, weighted
 from .plan import Probe, ProbeAccess
 
 MEASUREMENT = "rocprof.csv"
@@ -327,20 +327,8 @@ def run_script() -> str:
 # what ran it. $ROCPROF: the rocprofv3 to use (default: rocprofv3 on PATH). Builds the probe if needed.
 set -uo pipefail
 cd "$(dirname "$0")"
-export LC_ALL=C  # numbers as probe-compare reads them (no locale's decimal comma)
 ROCPROF="${{ROCPROF:-rocprofv3}}"
-if [ ! -x probe ] || [ probe.hip -nt probe ]; then
-  bash build.sh || {{ echo "run.sh: the build failed" >&2; exit 1; }}
-fi
-./probe > probe.out
-status=$?
-cat probe.out
-if [ $status -eq 3 ]; then
-  echo "run.sh: a checksum differs (see above): measuring anyway; probe-compare reports it" >&2
-elif [ $status -ne 0 ]; then
-  echo "run.sh: the probe failed without the profiler (see above)" >&2; exit 1
-fi
-rm -rf rocprof.out
+{run_probe("probe.hip")}rm -rf rocprof.out
 if ! "$ROCPROF" --pmc {CONFLICT} {ACTIVE} --kernel-include-regex '^probe_a[0-9]+' --output-format csv \\
     -d rocprof.out -o probe -- ./probe profile > rocprof.stdout 2> rocprof.stderr; then
   echo "run.sh: rocprofv3 failed:" >&2; tail -n 20 rocprof.stderr >&2; exit 1
