@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from test_cli import EXAMPLES, ROOT, run  # the CLI tests' helpers
 
 from swizzle_solver import entry
 from swizzle_solver.access import defaulted_elem_warning
@@ -18,16 +19,6 @@ from swizzle_solver.access.warp import implied_elem_bytes
 from swizzle_solver.cases import close_names, select_case
 from swizzle_solver.cli import app, main
 from swizzle_solver.model import InputError
-
-ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = str(ROOT / "examples.toml")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
 
 # --- item 3: not installed here; a new shell ---------------------------------------------------------
 
