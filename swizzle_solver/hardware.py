@@ -125,6 +125,7 @@ INSTRUCTIONS: dict[str, str] = {
                    "sm_100a/sm_120a)",
     "stmatrix-b8": "stmatrix's byte form (.m16n8 .trans .b8: x1, x2, x4; sm_100a/sm_120a)",
     "mma-c": "mma.sync accumulator fragments (mma-c:m16n8)",
+    "mma-ab": "mma.sync operand fragments read by ld.shared (mma-a, mma-b)",
     "lds": "ld.shared ops (lds8 .. lds128, served by the contiguous phase rule)",
     "sts": "st.shared ops (sts8 .. sts128, served by the contiguous phase rule)",
     "ds_read": "LDS reads (ds_read_*, ds_read2_*, ds_load_*)",
@@ -591,7 +592,7 @@ def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cel
 # accumulator, the TMA and its three swizzle modes (sm_90 on), CUDA; 64- and 128-bit loads whose
 # lanes repeat in pairs served two phases at once (NVIDIA's forum statement for compute capability
 # 7.x; measured on an H100: docs/hardware.md, "Paired loads").
-NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c"}),
+NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c", "mma-ab"}),
                   copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), mma_operands=("ldmatrix", "wgmma"),
                   language="CUDA", group="warp", paired_loads=(8, 16))
 

@@ -61,7 +61,7 @@ def test_each_generation_answers_to_its_names(alias, name):
 def test_the_generic_target_keeps_todays_capabilities():
     """`nvidia` is unchanged: the Hopper-era forms and TMA modes, and none of Blackwell's."""
     nvidia = hardware.TARGETS["nvidia"]
-    assert nvidia.instructions == {"lds", "sts", "ldmatrix", "stmatrix", "mma-c"}
+    assert nvidia.instructions == {"lds", "sts", "ldmatrix", "stmatrix", "mma-c", "mma-ab"}
     assert nvidia.tma_modes == ("32B", "64B", "128B")
     assert hardware.DEFAULT is nvidia
 

@@ -4,6 +4,7 @@
     grammar.py        --access MxN[:s][vB], row, col: blocks and their placements
     warp.py           --access warp:RxC:MxN, ldmatrix, stmatrix, mma-c: warp requests split into phases
     matrix_b8.py      --access ldmatrix.m16n16..., stmatrix.m16n8...: Blackwell's byte forms (sm_100a/sm_120a)
+    fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
@@ -44,6 +45,10 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
 
         return parse(spec, tile, hardware)
+    if text.startswith(("mma-a", "mma-b")):
+        from .fragments import parse as parse_fragment  # the mma.sync operands read by ld.shared
+
+        return parse_fragment(spec, tile, hardware)
     if text.startswith(_WARP_PREFIXES):
         from .warp import parse_warp_access
 

@@ -14,7 +14,7 @@ How the pattern's phases become instructions, by the pattern's kind:
   of one instruction are the (arch, op) cell's lane sets (hardware.Rule.phases, not always
   contiguous; a paired load's merged two by two, hardware.Hardware.pairs), so pattern phase k,
   lane j goes to slot ``sets[k][j]``.
-- a whole-warp request (``warp:``, ``mma-c``, a linear layout): its phases are the consecutive lane
+- a whole-warp request (``warp:``, ``mma-c``, ``mma-a``/``mma-b``, a linear layout): its phases are the consecutive lane
   groups of the contiguous rule (a paired load's: two of them each), so ``warp / lanes`` phases
   make one instruction.
 - a block (``MxN``, ``row``, ``col``) or an explicit phase: each placement is its own instruction,
@@ -207,7 +207,7 @@ def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bo
         rule = hw.rule(p.op)
         assert rule is not None
         return (*_rule_slots(p, rule, wave), True)
-    if p.kind in ("warp", "mma-c", "linear-layout"):
+    if p.kind in ("warp", "mma-c", "mma-a", "mma-b", "linear-layout"):
         lpp = hw.lanes_per_phase(op.lane_bytes)
         # a paired load's phases are two of the rule's (a linear layout with a broadcast lane bit)
         sizes = (lpp, 2 * lpp) if op.lane_bytes in hw.paired_loads and not op.store else (lpp,)
