@@ -249,7 +249,8 @@ def main_command(
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8, "
                                      "mma-a:m16n8k8 / mma-b:m16n8k16 (operand fragments read by ld.shared; "
-                                     ":mn for an M/N-major tile); repeatable."),
+                                     ":mn for an M/N-major tile), cp.async (16-byte chunks, lanes along "
+                                     "the rows); repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     linear_layout: List[str] = typer.Option([], "--linear-layout",
                                             help="Triton linear layout file (JSON, str(LinearLayout) or "

@@ -5,6 +5,7 @@
     warp.py           --access warp:RxC:MxN, ldmatrix, stmatrix, mma-c: warp requests split into phases
     matrix_b8.py      --access ldmatrix.m16n16..., stmatrix.m16n8...: Blackwell's byte forms (sm_100a/sm_120a)
     fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
+    recipes.py        --access cp.async (a warp form); tma, wgmma: bad input pointing to --for tma
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
@@ -26,6 +27,9 @@ from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bytes_of, find_target, m
 __all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem",
            "make_tile", "parse_access"]
 
+# the words of access/recipes.py (kept here so that a plain solve imports nothing more)
+_RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
+                      "tcgen05", "umma"})
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -45,6 +49,10 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
 
         return parse(spec, tile, hardware)
+    if text in _RECIPES:
+        from .recipes import parse as parse_recipe  # cp.async; tma, wgmma: bad input pointing to --for tma
+
+        return parse_recipe(spec, tile, hardware)
     if text.startswith(("mma-a", "mma-b")):
         from .fragments import parse as parse_fragment  # the mma.sync operands read by ld.shared
 

@@ -19,7 +19,7 @@ from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
 _SPEC = r"^(?:(?P<m>\d{1,18})x(?P<n>\d{1,18})(?::(?P<s>\d{1,18}))?|(?P<word>row|col))(?:v(?P<v>\d{1,18}))?$"
 GRAMMAR = ("MxN, MxN:s, row or col, optionally with a vector suffix vB (e.g. 8x4, 4x2:2, row, 8x8v16), "
            "or a warp-level form: warp:RxC:MxN, ldmatrix.x4, stmatrix.x2, mma-c:m16n8, mma-a:m16n8k8, "
-           "mma-b:m16n8k16")
+           "mma-b:m16n8k16, cp.async")
 
 
 def default_vector_bytes(run_bytes: int, pitch_bytes: int) -> int:
