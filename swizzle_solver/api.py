@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .access import elem_bytes_of, make_problem
+from .access import elem_bits_of, elem_bytes_of, make_problem
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
@@ -40,7 +40,7 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch, parse=parse_access)
+                        list(phases), arch=arch, parse=parse_access, elem_bits=elem_bits_of(dtype))
 
 
 class Tabled:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from .access import defaulted_elem_warning, elem_bytes_of, make_problem
+from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
 from .layout import Layout
 from .model import InputError, Problem
@@ -165,7 +165,8 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
                                t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
-                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"))
+                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"),
+                               elem_bits=elem_bits_of(t.get("dtype")))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None

@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup, TyperOption
 
 from . import __version__
-from .access import defaulted_elem_warning, elem_bytes_of, make_problem
+from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
 from .layout import Layout
 from .model import InputError, Problem
 from .value import Value, replace
@@ -239,7 +239,7 @@ def main_command(
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
     row_length: Optional[int] = typer.Option(None, "--row-length", "--pitch",
                                               help="Pitch in elements (>= cols; default cols)."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image) (also fp16, torch.bfloat16, ...)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image), fp4 e2m1 i4 u4 (two a byte: solved as the packed bytes) (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
@@ -306,7 +306,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout), arch=arch)
+                           list(phases), list(linear_layout), arch=arch, elem_bits=elem_bits_of(dtype))
     layout = None
     if check_layout is not None:
         from .names import parse_layout

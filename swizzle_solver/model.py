@@ -38,12 +38,17 @@ def log2(x: int) -> int:
 
 
 class Tile(Value):
-    """A row-major tile of rows x cols elements stored row_length elements apart."""
+    """A row-major tile of rows x cols elements stored row_length elements apart.
+
+    ``elem_bits`` (0: whole bytes) is set for elements smaller than a byte (4: fp4, i4, u4): the
+    tile is then their packed bytes, elem_bytes 1 and cols, row_length counting bytes
+    (access/subbyte.py); every lane, layout and line of code addresses whole bytes."""
 
     rows: int
     cols: int
     row_length: int
     elem_bytes: int
+    elem_bits: int = 0
 
     @property
     def size(self) -> int:
@@ -66,6 +71,10 @@ class Tile(Value):
 
     def describe(self) -> str:
         pad = "" if self.row_length == self.cols else f" (padded: {self.row_length - self.cols} spare)"
+        if self.elem_bits:
+            per = 8 // self.elem_bits
+            return (f"{self.rows} x {self.cols * per} elements of {self.elem_bits} bits, {per} a byte: "
+                    f"{self.rows} x {self.cols} bytes, row length {self.row_length}{pad}")
         return (f"{self.rows} x {self.cols} elements of {self.elem_bytes} B, "
                 f"row length {self.row_length}{pad}")
 

@@ -192,13 +192,22 @@ def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
     return Text(f"{worst} / {total}", style=style)
 
 
+def _tile_line(p: dict, pad: int) -> str:
+    if "elem_bits" in p:  # sub-byte elements: the tile is solved as their packed bytes
+        per = 8 // p["elem_bits"]
+        return (f"{p['rows']} x {p['cols'] * per} elements of {p['elem_bits']} bits, {per} a byte: solved as "
+                f"{p['rows']} x {p['cols']} bytes, row length {p['row_length']} B" + (f" ({pad} B of padding)" if pad
+                else "") + "; columns, vectors and layouts below are in bytes")
+    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}"
+            + (f" ({pad} elements of padding)" if pad else ""))
+
+
 def problem_view(doc: dict) -> Group:
     p = doc["problem"]
     pad = p["row_length"] - p["cols"]
     own = "; each instruction's bank count and phases are its own" if p.get("per_instruction", True) else ""
     head = Text.assemble(
-        ("Tile ", "bold"), f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}",
-        f" ({pad} elements of padding)" if pad else "", "\n",
+        ("Tile ", "bold"), _tile_line(p, pad), "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
         (f" ({p['arch']}, {p['wave_lanes']}-lane {p.get('group', 'wave')}s{own})" if "arch" in p else ""),

@@ -22,7 +22,8 @@ def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
     arch = {} if b.name == DEFAULT.name else {"arch": b.name, "wave_lanes": b.wave_lanes, "group": b.group,
                                               "per_instruction": bool(b.rules)}  # the default: as before
-    return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
+    packed = {"elem_bits": t.elem_bits} if t.elem_bits else {}  # sub-byte: cols, row_length count packed bytes
+    return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes, **packed,
             "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from swizzle_solver.access import elem_bytes_of, make_problem
+from swizzle_solver.access import elem_bits_of, elem_bytes_of, make_problem
 from swizzle_solver.solving import solve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,7 +19,8 @@ def problem_of(case):
     e = elem_bytes_of(case.get("dtype"), case.get("elem_bytes"))
     return make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"), e,
                         case.get("banks"), case.get("bank_bytes"),
-                        [str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"))
+                        [str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"),
+                        elem_bits=elem_bits_of(case.get("dtype")))
 
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])

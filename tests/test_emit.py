@@ -29,7 +29,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from swizzle_solver.access import elem_bytes_of, make_problem
+from swizzle_solver.access import elem_bits_of, elem_bytes_of, make_problem
 from swizzle_solver.emit import TARGETS, emit, emit_all, expressible_in, parse_targets
 from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
@@ -57,7 +57,7 @@ def example_cases():
     for case in EXAMPLES:
         p = make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"),
                          elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), case.get("banks"),
-                         case.get("bank_bytes"), arch=case.get("arch", "nvidia"))
+                         case.get("bank_bytes"), arch=case.get("arch", "nvidia"), elem_bits=elem_bits_of(case.get("dtype")))
         out.append((case["name"], p, solve(p).answer.layout))
     return out
 

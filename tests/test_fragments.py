@@ -172,3 +172,96 @@ def test_amd_has_no_mma_sync():
     gfx942 = TARGETS["gfx942"]
     with pytest.raises(InputError, match="has no mma.sync operand fragments.*--arch nvidia, sm80"):
         parse_access("mma-a:m16n8k8", make_tile(32, 32, None, 4), gfx942)
+
+
+# --- the examples of the new forms (the end of examples.toml), held to oracles written here ----------
+
+EXAMPLES = {case["name"]: case for case in __import__("tomllib").loads(
+    (Path(__file__).resolve().parents[1] / "examples.toml").read_text())["case"]}
+
+
+def _phase_cost(byte_ranges, phys_byte) -> int:
+    """Most distinct 4-byte words in one bank among the bytes of one phase: (row, first byte, bytes)."""
+    banks: dict[int, set[int]] = {}
+    for r, b0, n in byte_ranges:
+        for b in range(b0, b0 + n):
+            word = int(phys_byte[r, b]) // 4
+            banks.setdefault(word % 32, set()).add(word)
+    return max(map(len, banks.values()))
+
+
+def _chunk_phases(rows: int, row_bytes: int, lanes_per_row: int, lane_rows: int):
+    """16-byte chunks, a warp's 32 lanes lane_rows x lanes_per_row at every aligned position, 8 lanes a phase."""
+    for r0 in range(0, rows, lane_rows):
+        for b0 in range(0, row_bytes, 16 * lanes_per_row):
+            lanes = [(r0 + lane // lanes_per_row, b0 + 16 * (lane % lanes_per_row), 16) for lane in range(32)]
+            yield from (lanes[i:i + 8] for i in range(0, 32, 8))
+
+
+def _ldmatrix_phases(rows: int, row_bytes: int):
+    """Every 8-row x 16-byte matrix of the tile (ldmatrix.x4 reads each as one phase)."""
+    for r0 in range(0, rows, 8):
+        for b0 in range(0, row_bytes, 16):
+            yield [(r0 + i, b0, 16) for i in range(8)]
+
+
+def _byte_table(elem_bytes: int, rows: int, row_bytes: int, element_phys) -> np.ndarray:
+    """The physical byte of every byte of the tile, from an element layout."""
+    out = np.zeros((rows, row_bytes), dtype=np.int64)
+    for r in range(rows):
+        for b in range(row_bytes):
+            out[r, b] = element_phys(r, b // elem_bytes) * elem_bytes + b % elem_bytes
+    return out
+
+
+def _swizzle(b, m, s, cols):
+    sw = pycute.Swizzle(b, m, s)
+    return lambda r, c: sw(r * cols + c)
+
+
+@pytest.mark.parametrize("name,elem_bytes,rows,cols,layout,costs", [
+    ("mma-a m16n8k8 tf32, 32x32 K-major: each fragment register one ld.shared.b32", 4, 32, 32, (3, 2, 3),
+     {"mma-a:m16n8k8": 1}),
+    ("mma-a and mma-b m16n8k32 e4m3, 64x128 K-major: 32-bit loads of 4 fp8 each", 1, 64, 128, (3, 4, 3),
+     {"mma-a:m16n8k32": 1, "mma-b:m16n8k32": 1}),
+    ("CUTLASS issue 2116's tile: tf32 M-major, cp.async writes and mma-a:m16n8k8:mn fragment reads", 4, 32, 128,
+     (2, 3, 4), {"warp:2x16:1x4": 1, "mma-a:m16n8k8:mn": 1}),
+    (None, 4, 32, 128, "2116", {"warp:2x16:1x4": 1, "mma-a:m16n8k8:mn": 2}),  # the issue's own layout (docs)
+    ("cp.async 64x64 f16 copy and ldmatrix.x4 reads", 2, 64, 64, (3, 3, 3), {"cp.async": 1, "ldmatrix.x4": 1}),
+    ("fp4 64x256 (two a byte): cp.async copy and ldmatrix.x4 reads of the packed bytes", 1, 64, 128, (3, 4, 3),
+     {"cp.async": 1, "ldmatrix.x4": 1}),
+    ("i4 64x128 mma-a m16n8k64 fragments read by 32-bit loads (8 elements each), cp.async writes", 1, 64, 64,
+     (2, 4, 3), {"mma-a:m16n8k64": 1, "cp.async": 1}),
+])
+def test_the_new_examples_hold_under_oracles(name, elem_bytes, rows, cols, layout, costs):
+    """Each example's answer (or checked layout), evaluated by pycute, gives every access the worst
+    phase cost stated, counted from the access's own definition (not the tool's phases); the
+    example's problem and expectation are the ones in examples.toml. (cols: of the stored elements,
+    bytes for the 4-bit tiles.)"""
+    case = EXAMPLES[name] if name else None
+    if layout == "2116":  # the issue's atom (m, k) -> m + 32 k under Swizzle<3,2,3>, tiled m first over 128 x 32
+        sw = pycute.Swizzle(3, 2, 3)
+        element_phys = lambda k, m: 256 * (m // 32 + 4 * (k // 8)) + sw(m % 32 + 32 * (k % 8))  # noqa: E731
+    else:
+        assert case is not None and list(costs) == case["access"] and case["rows"] == rows
+        assert case["cols"] == cols * (2 if case["dtype"] in ("fp4", "i4") else 1)  # 4-bit: cols here in bytes
+        element_phys = _swizzle(*layout, cols)
+        assert case["expect"] == f"Swizzle<{layout[0]},{layout[1]},{layout[2]}>"
+    row_bytes = cols * elem_bytes
+    phys = _byte_table(elem_bytes, rows, row_bytes, element_phys)
+    tile = make_tile(rows, cols, None, elem_bytes)
+    byte_tile = make_tile(rows, row_bytes, None, 1)
+    for spec, worst in costs.items():
+        if spec.startswith("mma-"):
+            operand, shape, major = spec[4], spec.split(":")[1], (spec.split(":") + ["k"])[2]
+            if spec == "mma-a:m16n8k64":  # 4-bit: 8 elements a register = the 8-bit fragment of K / 2 in bytes
+                got = _brute_force("m16n8k32", 1, "a", "k", byte_tile, phys)
+            else:
+                got = _brute_force(shape, elem_bytes, operand, major, tile,
+                                   np.array([[element_phys(r, c) for c in range(cols)] for r in range(rows)]))
+        elif spec in ("cp.async", "warp:2x16:1x4"):  # 32 lanes on consecutive chunks; the issue's copy: 16 a row
+            per_row = 16 if spec.startswith("warp") else min(32, row_bytes // 16)
+            got = [_phase_cost(p, phys) for p in _chunk_phases(rows, row_bytes, per_row, 32 // per_row)]
+        else:
+            got = [_phase_cost(p, phys) for p in _ldmatrix_phases(rows, row_bytes)]
+        assert max(got) == worst, spec

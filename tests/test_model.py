@@ -155,10 +155,16 @@ def test_dtype_aliases_as_pytorch_triton_cutlass_and_mojo_spell_them(spelling, s
     assert elem_bytes_of(spelling, size) == size  # agrees with --elem-bytes
 
 
-@pytest.mark.parametrize("spelling", ["f128", "fp4", "e2m1", "torch.", "_t", "tl.bogus"])
+@pytest.mark.parametrize("spelling", ["f128", "fp2", "e2m2", "torch.", "_t", "tl.bogus"])
 def test_unknown_dtype_names_the_canonical_ones(spelling):
-    with pytest.raises(InputError, match=r"use one of f64, f32.*bf16"):
+    with pytest.raises(InputError, match=r"use one of f64, f32.*bf16.*fp4, e2m1, i4, u4"):
         elem_bytes_of(spelling, None)
+
+
+@pytest.mark.parametrize("spelling", ["fp4", "e2m1", "i4", "u4", "torch.float4_e2m1fn_x2"[:-3], "cutlass::int4b_t"])
+def test_sub_byte_types_are_their_packed_byte(spelling):
+    """4-bit types: the tile is their packed bytes (elem_bytes 1; access/subbyte.py)."""
+    assert elem_bytes_of(spelling, None) == 1
 
 
 # --- bad input -------------------------------------------------------------------------------------

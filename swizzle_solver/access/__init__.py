@@ -6,6 +6,7 @@
     matrix_b8.py      --access ldmatrix.m16n16..., stmatrix.m16n8...: Blackwell's byte forms (sm_100a/sm_120a)
     fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
     recipes.py        --access cp.async (a warp form); tma, wgmma: bad input pointing to --for tma
+    subbyte.py        --dtype fp4, i4, u4: each access as the same access of the packed bytes
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
@@ -22,9 +23,10 @@ from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
 from .limits import check_count, check_patterns
-from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bytes_of, find_target, make_hardware, make_tile
+from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bits_of, elem_bytes_of, find_target, make_hardware, make_tile
 
-__all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bytes_of", "find_target", "make_hardware", "make_problem",
+__all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
+           "make_problem",
            "make_tile", "parse_access"]
 
 # the words of access/recipes.py (kept here so that a plain solve imports nothing more)
@@ -43,6 +45,10 @@ def _byte_form(text: str) -> bool:
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
     text = spec.strip().lower()
+    if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
+        from .subbyte import parse as parse_packed
+
+        return parse_packed(spec, tile, hardware, parse_access)
     if is_block_spec(text):
         return parse_block(spec, tile, hardware)
     if text.startswith(("ldmatrix.", "stmatrix.")) and _byte_form(text):
@@ -92,11 +98,13 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
-                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access) -> Problem:
+                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, elem_bits: int = 0) -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
-    is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py)."""
-    tile = make_tile(rows, cols, row_length, elem_bytes)
+    is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py).
+    ``elem_bits``: elements smaller than a byte (elem_bits_of: 4 for fp4, i4, u4), cols and
+    row_length counting them; the tile is their packed bytes."""
+    tile = make_tile(rows, cols, row_length, elem_bytes, elem_bits)
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
         target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)

@@ -9,6 +9,7 @@ import re
 
 from ..hardware import DEFAULT, Hardware, target, target_names
 from ..model import MAX_STORAGE_BYTES, MAX_VECTOR_BYTES, InputError, Tile, is_pow2
+from ..value import replace
 
 DTYPES: dict[str, int] = {
     "f64": 8,
@@ -30,9 +31,22 @@ DTYPE_ALIASES: dict[str, str] = {
     "float8_e4m3fnuz": "e4m3", "float8_e5m2fnuz": "e5m2", "fp8e4b15": "f8", "float8e4b15": "f8",
     "int8": "i8", "uint8": "u8",
     "16u4_align16b": "b4x16_p64", "16u6_align16b": "b6x16_p32",  # cuda.h's CU_TENSOR_MAP_DATA_TYPE_ names
+    "float4_e2m1": "e2m1", "float4_e2m1fn": "e2m1", "float_e2m1": "e2m1", "e2m1fn": "e2m1", "mxfp4": "e2m1",
+    "nvfp4": "e2m1", "int4": "i4", "int4b": "i4", "s4": "i4", "uint4": "u4", "uint4b": "u4",
 }
+# Elements smaller than a byte, packed two to a byte (bits per element; DESIGN.md section 10): the tile
+# is solved as its packed bytes (access/subbyte.py), so that every lane, layout and line of code
+# addresses whole bytes. Packed 6-bit data (4 elements in 3 bytes) does not fit: an element
+# straddles two bytes and no power-of-two vector holds whole elements (TMA's padded image,
+# b6x16_p32, does: one byte per element).
+SUB_BYTE: dict[str, int] = {"fp4": 4, "e2m1": 4, "i4": 4, "u4": 4}
+_PACKED_6BIT = {"fp6", "e2m3", "e3m2", "float6_e2m3fn", "float6_e3m2fn", "float_e2m3", "float_e3m2"}
 
-def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4) -> Tile:
+def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4, elem_bits: int = 0) -> Tile:
+    """The tile, checked. ``elem_bits`` (4: SUB_BYTE): ``cols`` and ``row_length`` count those
+    elements, and the tile is their packed bytes (cols * elem_bits / 8 a row, elem_bytes 1)."""
+    if elem_bits:
+        return _packed_tile(rows, cols, row_length, elem_bits)
     for name, value in (("rows", rows), ("cols", cols), ("elem-bytes", elem_bytes)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError(f"--{name} must be a positive integer, got {value!r}")
@@ -49,6 +63,18 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
         raise InputError(f"tile storage {tile.storage_bytes} B (rows x row-length x elem-bytes) is above the "
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
     return tile
+
+def _packed_tile(rows: int, cols: int, row_length: int | None, elem_bits: int) -> Tile:
+    per = 8 // elem_bits  # elements a byte holds
+    for name, value in (("cols", cols), ("row-length", row_length)):
+        if isinstance(value, int) and not isinstance(value, bool) and value % per:
+            raise InputError(f"--{name} {value} of {elem_bits}-bit elements is not a whole number of bytes: use a "
+                             f"multiple of {per} (the tile is solved as its packed bytes, {per} elements a byte)")
+    tile = make_tile(rows, cols // per if isinstance(cols, int) else cols,
+                     row_length // per if isinstance(row_length, int) and not isinstance(row_length, bool)
+                     else row_length, 1)
+    return replace(tile, elem_bits=elem_bits)
+
 
 def find_target(arch: str) -> Hardware:
     """The ``--arch`` target by name or alias (hardware.TARGETS, hardware.ALIASES)."""
@@ -70,11 +96,30 @@ def make_hardware(banks: int = DEFAULT.banks, bank_bytes: int = DEFAULT.bank_byt
                          f"use at most 1024 banks of at most 64 bytes")
     return target.with_banks(banks, bank_bytes)
 
-def dtype_bytes(dtype: str) -> int | None:
-    """Bytes of a named element type (a DTYPES name or an alias), or None if unknown."""
+def _canonical(dtype: str) -> str:
     name = re.sub(r"^(torch|tl|triton\.language|cutlass|cute|np|numpy|dtype)(\.|::)", "", dtype.strip().lower())
     name = name.removesuffix("_t")
-    return DTYPES.get(DTYPE_ALIASES.get(name, name))
+    return DTYPE_ALIASES.get(name, name)
+
+
+def dtype_bytes(dtype: str) -> int | None:
+    """Bytes of a named element type (a DTYPES name or an alias; a SUB_BYTE type: 1, its packed
+    byte), or None if unknown."""
+    name = _canonical(dtype)
+    return 1 if name in SUB_BYTE else DTYPES.get(name)
+
+
+def elem_bits_of(dtype: str | None) -> int:
+    """Bits of a SUB_BYTE element type named by ``dtype`` (4 for fp4, e2m1, i4, u4); 0 for any other
+    (whole bytes). Packed 6-bit types are bad input saying why."""
+    if dtype is None:
+        return 0
+    name = _canonical(dtype)
+    if name in _PACKED_6BIT:
+        raise InputError(f"--dtype {dtype}: packed 6-bit elements (4 in 3 bytes) straddle bytes, which no "
+                         f"power-of-two vector holds whole: not modelled; for the padded image TMA writes (16 "
+                         f"elements in 16 bytes, one byte each) use --dtype b6x16_p32")
+    return SUB_BYTE.get(name, 0)
 
 DEFAULT_ELEM_BYTES = 4  # one element per bank word; access.defaulted_elem_warning says when an access disagrees
 
@@ -83,9 +128,10 @@ def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
     """Resolve --dtype / --elem-bytes (default 4 bytes: one element per bank word)."""
     if dtype is None:
         return DEFAULT_ELEM_BYTES if elem_bytes is None else elem_bytes
+    elem_bits_of(dtype)  # packed 6-bit types: bad input saying why
     size = dtype_bytes(dtype)
     if size is None:
-        names = ", ".join(DTYPES)
+        names = ", ".join([*DTYPES, *SUB_BYTE])
         raise InputError(f"unknown --dtype {dtype!r}: use one of {names} (or fp16, bfloat16, float32, ...), "
                          f"or --elem-bytes")
     if elem_bytes is not None and elem_bytes != size:

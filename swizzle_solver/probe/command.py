@@ -68,7 +68,7 @@ def probe_command(
     out: str = typer.Option(..., "--out", "-o", help="A new or empty folder to write the probe into."),
 ) -> None:
     """Write a microbenchmark of the accesses over the layout, with the model's prediction."""
-    from ..access import elem_bytes_of, make_problem
+    from ..access import elem_bits_of, elem_bytes_of, make_problem
     from .write import check_folder, target_module, write_probe
 
     if rows is None or cols is None:
@@ -77,7 +77,7 @@ def probe_command(
     if timeout is not None and not 0 < timeout < float("inf"):
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout), arch=arch)
+                           list(phases), list(linear_layout), arch=arch, elem_bits=elem_bits_of(dtype))
     target_module(target, problem)  # every input checked before any solving or writing
     check_folder(out)
     if check_layout is not None:

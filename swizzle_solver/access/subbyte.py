@@ -1,0 +1,81 @@
+"""Accesses of a tile of sub-byte elements (``--dtype fp4``, ``e2m1``, ``i4``, ``u4``: two per byte).
+
+The tile is solved as its packed bytes (tile.make_tile with ``elem_bits``: cols / 2 bytes a row,
+elem_bytes 1), so every lane reads whole bytes and every layout moves whole bytes. An access is
+written in the kernel's elements and read here as the same access of the bytes:
+
+    MxN[:s][vB], warp:RxC:MxN[vB], OP:RxC:MxN    N elements a row -> N / 2 bytes (an odd N would
+                                                 read half a byte: bad input); vB is in bytes already
+    mma-a/mma-b:m16n8k32, :m16n8k64              the PTX ISA's 4-bit fragments (.s4/.u4 on k32;
+                                                 .s4/.u4/.e2m1 on k64), whose registers hold 8
+                                                 elements of one row: the 8-bit fragments of K / 2
+    row, col, ldmatrix/stmatrix (16-byte rows), cp.async (16-byte chunks), the Blackwell byte forms,
+    OP:RxC without a block, --phases and --linear-layout     bytes as they are
+
+and forms that never move 4-bit elements (mma-c, mfma-a/b) are bad input. The pattern keeps the
+spec as written; its summary says what it reads in bytes.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..hardware import Hardware
+from ..model import InputError, Pattern, Tile
+from ..value import replace
+
+# PTX ISA 9.7.14.5.10/11 (mma.m16n8k32 .s4/.u4; mma.m16n8k64 .s4/.u4/.e2m1): 4-bit shape -> the
+# 8-bit shape whose fragment is the same bytes (a register: 8 elements = 4 bytes of one row)
+MMA_4BIT = {"m16n8k32": ("m16n8k16", "s4, u4"), "m16n8k64": ("m16n8k32", "s4, u4, e2m1")}
+
+
+def _half(spec: str, n: str, elem_bits: int) -> str:
+    per = 8 // elem_bits
+    if int(n) % per:
+        raise InputError(f"access {spec!r}: {n} {elem_bits}-bit elements a row is not a whole number of bytes (a lane "
+                         f"reads whole bytes, {per} elements each): use a multiple of {per}")
+    return str(int(n) // per)
+
+
+def byte_spec(spec: str, elem_bits: int) -> tuple[str, str]:
+    """(the access of the bytes, what it reads) for an access written in ``elem_bits``-bit elements."""
+    text = spec.strip().lower()
+    block = re.fullmatch(r"(\d{1,18})x(\d{1,18})((?::\d{1,18})?(?:v\d{1,18})?)", text)
+    if block:
+        return f"{block[1]}x{_half(spec, block[2], elem_bits)}{block[3]}", "bytes"
+    warp = re.fullmatch(r"warp:(\d{1,18}x\d{1,18}):(\d{1,18})x(\d{1,18})((?:v\d{1,18})?)", text)
+    if warp:
+        return f"warp:{warp[1]}:{warp[2]}x{_half(spec, warp[3], elem_bits)}{warp[4]}", "bytes"
+    mma = re.fullmatch(r"mma-([ab]):(m16n8k\d{1,4})((?::k|:mn)?)", text)
+    if mma:
+        if mma[2] not in MMA_4BIT:
+            shapes = "; ".join(f"{shape} on {types}" for shape, (_, types) in MMA_4BIT.items())
+            raise InputError(f"access {spec!r}: PTX has no mma.sync.{mma[2]} on {elem_bits}-bit elements; the 4-bit "
+                             f"fragment reads are {shapes}")
+        return f"mma-{mma[1]}:{MMA_4BIT[mma[2]][0]}{mma[3]}", f"{mma[2]} {MMA_4BIT[mma[2]][1]}"
+    if text.startswith(("mma-c", "mfma")):
+        raise InputError(f"access {spec!r}: {text.split(':')[0]} never moves {elem_bits}-bit elements; give a --dtype "
+                         f"it takes")
+    op = re.fullmatch(r"([a-z0-9_]+):(\d{1,18}x\d{1,18}):(\d{1,18})x(\d{1,18})((?::down)?)", text)
+    if op and not text.startswith("warp:"):
+        return f"{op[1]}:{op[2]}:{op[3]}x{_half(spec, op[4], elem_bits)}{op[5]}", "bytes"
+    return spec, ""
+
+
+def parse(spec: str, tile: Tile, hardware: Hardware, parse_bytes: Callable[[str, Tile, Hardware], Pattern]
+          ) -> Pattern:
+    """``spec`` (in elements of ``tile.elem_bits`` bits) as its access of the packed bytes."""
+    form, what = byte_spec(spec, tile.elem_bits)
+    try:
+        pattern = parse_bytes(form, replace(tile, elem_bits=0), hardware)
+    except InputError as err:
+        if form == spec:
+            raise
+        raise InputError(f"{err} (access {spec.strip()!r} of {tile.elem_bits}-bit elements is {form} of the packed "
+                         f"bytes, a {tile.rows} x {tile.cols}-byte tile)") from None
+    if not what:  # a form of bytes already
+        return pattern
+    summary = pattern.footprint().replace("elements", "bytes").replace("element", "byte")
+    if what != "bytes":  # an MMA fragment: the 4-bit shape it is
+        summary = summary.replace(form.split(":")[1], what.split()[0])
+    return replace(pattern, spec=spec.strip(), summary=f"{summary} (= {form} of the packed bytes)")
