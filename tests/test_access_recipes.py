@@ -49,3 +49,10 @@ def test_descriptor_words_are_bad_input_pointing_to_for(word, points_to, capsys)
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and points_to in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "rdna4"])
+def test_cp_async_is_nvidias(arch, capsys):
+    assert main(["--arch", arch, "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "cp.async"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and f"--arch {arch} has no st.shared ops" in err and "--arch nvidia" in err

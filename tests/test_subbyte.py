@@ -117,7 +117,8 @@ def test_same_answer_as_the_byte_tile():
     (["--cols", "128", "--access", "8x33"], "33 4-bit elements a row is not a whole number of bytes"),
     (["--cols", "128", "--access", "warp:4x8:1x1"], "1 4-bit elements a row"),
     (["--cols", "128", "--access", "mma-a:m16n8k16"], "PTX has no mma.sync.m16n8k16 on 4-bit elements"),
-    (["--cols", "128", "--access", "mma-c:m16n8"], "mma-c never moves 4-bit elements"),
+    (["--cols", "128", "--access", "mma-c:m16n8"], "the accumulator is never 4-bit"),
+    (["--cols", "128", "--access", "mfma-a:16x16x32", "--arch", "gfx950"], "ds_read_b128:32x2:1x32:down"),
     (["--cols", "128", "--access", "8x32", "--dtype", "fp6"], "packed 6-bit elements"),
     (["--cols", "128", "--access", "8x32", "--dtype", "e3m2"], "use --dtype b6x16_p32"),
 ])

@@ -60,8 +60,9 @@ def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     text = spec.strip().lower()
     if text in NOT_ACCESSES:
         raise InputError(f"access {spec!r}: {NOT_ACCESSES[text]}")
-    from .warp import parse_warp_access
+    from .warp import parse_warp_access, refuse
 
+    refuse(spec, hardware, "sts")  # cp.async writes shared memory as an st.shared of its width does (NVIDIA's)
     form = cp_async_form(spec, tile)
     pattern = parse_warp_access(form, tile, hardware)
     return replace(pattern, spec=spec.strip(), summary=f"= {form}: {pattern.summary}")

@@ -12,8 +12,9 @@ written in the kernel's elements and read here as the same access of the bytes:
     row, col, ldmatrix/stmatrix (16-byte rows), cp.async (16-byte chunks), the Blackwell byte forms,
     OP:RxC without a block, --phases and --linear-layout     bytes as they are
 
-and forms that never move 4-bit elements (mma-c, mfma-a/b) are bad input. The pattern keeps the
-spec as written; its summary says what it reads in bytes.
+and mma-c (never 4-bit) and mfma-a/b (their 4-bit f8f6f4 shapes are not modelled: write the read as
+its ds_read) are bad input. The pattern keeps the spec as written; its summary says what it reads
+in bytes.
 """
 from __future__ import annotations
 
@@ -53,9 +54,13 @@ def byte_spec(spec: str, elem_bits: int) -> tuple[str, str]:
             raise InputError(f"access {spec!r}: PTX has no mma.sync.{mma[2]} on {elem_bits}-bit elements; the 4-bit "
                              f"fragment reads are {shapes}")
         return f"mma-{mma[1]}:{MMA_4BIT[mma[2]][0]}{mma[3]}", f"{mma[2]} {MMA_4BIT[mma[2]][1]}"
-    if text.startswith(("mma-c", "mfma")):
-        raise InputError(f"access {spec!r}: {text.split(':')[0]} never moves {elem_bits}-bit elements; give a --dtype "
-                         f"it takes")
+    if text.startswith("mma-c"):
+        raise InputError(f"access {spec!r}: the accumulator is never {elem_bits}-bit (f16 or f32): give its own tile "
+                         f"and --dtype")
+    if text.startswith("mfma"):
+        raise InputError(f"access {spec!r}: the mfma-a/mfma-b shapes here are 16- and 8-bit ones (the f8f6f4 MFMAs "
+                         f"are not modelled): write the {elem_bits}-bit operand read as its ds_read, e.g. "
+                         f"ds_read_b128:32x2:1x32:down")
     op = re.fullmatch(r"([a-z0-9_]+):(\d{1,18}x\d{1,18}):(\d{1,18})x(\d{1,18})((?::down)?)", text)
     if op and not text.startswith("warp:"):
         return f"{op[1]}:{op[2]}:{op[3]}x{_half(spec, op[4], elem_bits)}{op[5]}", "bytes"
