@@ -194,10 +194,13 @@ def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
 
 def problem_view(doc: dict) -> Group:
     p = doc["problem"]
-    pad = p["row_length"] - p["cols"]
+    col = p.get("order") == "col"  # column-major: the pitch is the column length
+    pad = p["row_length"] - (p["rows"] if col else p["cols"])
     own = "; each instruction's bank count and phases are its own" if p.get("per_instruction", True) else ""
+    storage = (f"column-major (--order col: element (r, c) at c * {p['row_length']} + r, vectors run down a "
+               f"column), column length {p['row_length']}" if col else f"row length {p['row_length']}")
     head = Text.assemble(
-        ("Tile ", "bold"), f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}",
+        ("Tile ", "bold"), f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, {storage}",
         f" ({pad} elements of padding)" if pad else "", "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",

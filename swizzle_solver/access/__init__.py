@@ -79,11 +79,17 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
-                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access) -> Problem:
+                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, order: str = "row") -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
-    is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py)."""
-    tile = make_tile(rows, cols, row_length, elem_bytes)
+    is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py).
+    ``order``: --order, the tile's storage order (a column-major tile is stored as its transpose and
+    its accesses compiled for that: access/order.py)."""
+    tile = make_tile(rows, cols, row_length, elem_bytes, order)
+    if tile.col_major:
+        from .order import parse_col
+
+        parse = (lambda spec, t, hw, plain=parse: parse_col(spec, t, hw, plain))
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
         target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)

@@ -32,19 +32,33 @@ DTYPE_ALIASES: dict[str, str] = {
     "16u4_align16b": "b4x16_p64", "16u6_align16b": "b6x16_p32",  # cuda.h's CU_TENSOR_MAP_DATA_TYPE_ names
 }
 
-def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4) -> Tile:
+ORDERS = ("row", "col")
+
+
+def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4, order: str = "row") -> Tile:
+    """The stored tile of the user's rows x cols tile (model.Tile): under ``order="col"`` (--order col)
+    its transpose, with ``row_length`` the leading dimension (elements between consecutive columns,
+    >= rows; default rows)."""
     for name, value in (("rows", rows), ("cols", cols), ("elem-bytes", elem_bytes)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError(f"--{name} must be a positive integer, got {value!r}")
+    if order not in ORDERS:
+        raise InputError(f"--order {order!r} is not a storage order: use row (row-major, the default) or col "
+                         f"(column-major: CuTe's M-major atoms, Triton's order = [0, 1])")
+    if order == "col":
+        rows, cols = cols, rows  # stored: one storage row per column of the tile
     if row_length is None:
         row_length = cols
     if not isinstance(row_length, int) or isinstance(row_length, bool) or row_length < cols:
+        if order == "col":
+            raise InputError(f"--row-length {row_length!r} is below --rows {cols}: under --order col the pitch is "
+                             f"the column length (the leading dimension), an integer >= rows")
         raise InputError(f"--row-length {row_length!r} is below --cols {cols}: the pitch must be an "
                          f"integer >= cols (a larger pitch is padding)")
     if not is_pow2(elem_bytes) or elem_bytes > MAX_VECTOR_BYTES:
         raise InputError(f"--elem-bytes {elem_bytes} is not a power of two from 1 to 16: use 1, 2, 4 or 8 "
                          f"(or --dtype)")
-    tile = Tile(rows, cols, row_length, elem_bytes)
+    tile = Tile(rows, cols, row_length, elem_bytes, order)
     if tile.storage_bytes > MAX_STORAGE_BYTES:
         raise InputError(f"tile storage {tile.storage_bytes} B (rows x row-length x elem-bytes) is above the "
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
