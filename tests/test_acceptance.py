@@ -19,7 +19,8 @@ def problem_of(case):
     e = elem_bytes_of(case.get("dtype"), case.get("elem_bytes"))
     return make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"), e,
                         case.get("banks"), case.get("bank_bytes"),
-                        [str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"))
+                        [str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"),
+                        order=case.get("order", "row"))
 
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])

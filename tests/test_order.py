@@ -27,7 +27,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import api
-from swizzle_solver.cli import main
 from swizzle_solver.emit import emit
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.panels import ColumnPanels
@@ -296,6 +295,20 @@ COL_CASES = {
     "plain padded": col_case(8, 16, ["1x16"], row_length=9),
     "negative S": col_case(32, 16, ["4x8"], Swizzle(2, 1, -3)),
 }
+
+
+def _examples() -> dict:
+    """examples.toml's column-major cases: the layout each checks, or its answer."""
+    from swizzle_solver.cases import load_cases
+
+    out = {}
+    for case in load_cases(EXAMPLES):
+        if case.problem.tile.col_major:
+            out[f"example: {case.name}"] = (case.problem, case.check or api.solve(case.problem).layout)
+    return out
+
+
+COL_CASES.update(_examples())
 
 
 def truth(p, layout):

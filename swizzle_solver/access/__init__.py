@@ -89,7 +89,10 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     if tile.col_major:
         from .order import parse_col
 
-        parse = (lambda spec, t, hw, plain=parse: parse_col(spec, t, hw, plain))
+        plain = parse
+
+        def parse(spec: str, t: Tile, hw: Hardware) -> Pattern:  # (a column-major tile's accesses)
+            return parse_col(spec, t, hw, plain)
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
         target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)

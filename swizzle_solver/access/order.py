@@ -51,7 +51,7 @@ def swap_bits(bits) -> tuple | None:
     """linear_bits of the transposed lanes: a row bit becomes a column bit and back."""
     if bits is None:
         return None
-    swapped = []
+    swapped: list[tuple] = []
     for bit in bits:
         if bit[0] == "x":
             swapped.append(("x", bit[2], bit[1]))
