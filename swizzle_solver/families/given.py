@@ -148,11 +148,11 @@ def _range_invalid(tile: Tile, table: np.ndarray) -> str | None:
     """A negative offset, or one past the shared memory the tool models."""
     low = int(table.min(initial=0))
     if low < 0:
-        r, c = np.unravel_index(int(np.argmin(table)), table.shape)
+        r, c = tile.logical(*map(int, np.unravel_index(int(np.argmin(table)), table.shape)))
         return f"element ({r}, {c}) is at offset {low}: offsets start at 0"
     top = int(table.max(initial=0))
     if (top + 1) * tile.elem_bytes > MAX_STORAGE_BYTES:
-        r, c = np.unravel_index(int(np.argmax(table)), table.shape)
+        r, c = tile.logical(*map(int, np.unravel_index(int(np.argmax(table)), table.shape)))
         return (f"element ({r}, {c}) is at offset {top}: the layout needs {(top + 1) * tile.elem_bytes} bytes, above "
                 f"the {MAX_STORAGE_BYTES // 1024} KiB the tool models")
     return None
