@@ -28,7 +28,10 @@ from hypothesis import strategies as st
 
 from swizzle_solver import api
 from swizzle_solver.emit import emit
+from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
+from swizzle_solver.families.identity import Identity
+from swizzle_solver.families.linear import XorLinear
 from swizzle_solver.families.panels import ColumnPanels
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
@@ -291,9 +294,11 @@ COL_CASES = {
     "sw128 f16 M-major": col_case(64, 64, ["8x8"], e=2),
     "swizzle, padded column": col_case(40, 32, ["4x8"], row_length=40),
     "gmma, two atoms each way": col_case(128, 16, ["8x8"], ColumnPanels(128), e=2),
-    "xor-cols": col_case(16, 32, ["8x4"], XorCols(3, 2, 0)),
+    "xor-cols": col_case(32, 16, ["4x8"], XorCols(3, 2, 0)),
     "plain padded": col_case(8, 16, ["1x16"], row_length=9),
     "negative S": col_case(32, 16, ["4x8"], Swizzle(2, 1, -3)),
+    "padding, a power of two": col_case(8, 32, ["1x1"], padding.Padded(12, Identity())),
+    "linear": col_case(32, 16, ["1x1"], XorLinear(((0, 5), (1, 7), (2, 5)))),
 }
 
 
@@ -382,6 +387,11 @@ def pycute_col_layout(p, code):
     r_, c_, pitch = map(int, plain.groups())
     assert (r_, c_) == (rows, cols)
     inner = pycute.Layout((rows, cols), (1, pitch))
+    nested = re.findall(r"using SmemSwizzle\d+ = cute::Swizzle<(\d+),(\d+),(-?\d+)>;", code)
+    if nested:  # make_composed_layout(Sw2, 0, composition(Sw1, layout)): Sw1 first, then Sw2
+        for triple in nested:
+            inner = pycute.ComposedLayout(pycute.Swizzle(*map(int, triple)), 0, inner)
+        return inner
     sw = re.search(r"Swizzle<(\d+),(\d+),(-?\d+)>(?:;|\{\})", code)
     swizzled = inner if sw is None else pycute.ComposedLayout(pycute.Swizzle(*map(int, sw.groups())), 0, inner)
     return swizzled if back is None else pycute.ComposedLayout(back, 0, swizzled)
@@ -434,10 +444,12 @@ def triton_swizzled_col(p, vec, per_phase, max_phase):
     return phys
 
 
-@pytest.mark.parametrize("name", ["sw128 f16 M-major", "gmma, two atoms each way", "negative S"])
+@pytest.mark.parametrize("name", list(COL_CASES))
 def test_triton_snippet_indexes_the_users_rc(name):
     p, layout = COL_CASES[name]
-    code = emit("triton", p, layout).code
+    snippet = emit("triton", p, layout)
+    code = snippet.code
+    assert bool(re.findall(r"#   (#ttg\.\w+<.*>)", code)) == snippet.expressible
     found = re.search(r"#ttg\.swizzled_shared<\{vec = (\d+), perPhase = (\d+), maxPhase = (\d+), order = \[0, 1\]\}>",
                       code)
     if found:
