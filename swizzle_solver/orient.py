@@ -42,3 +42,22 @@ def storage_note(tile: Tile) -> str | None:
         return None
     return (f"column-major (--order col): element (r, c) is stored at c * {tile.row_length} + r before the "
             f"layout; a vector runs down a column")
+
+
+def extras(tile: Tile, found: dict) -> dict:
+    """A family's JSON extras (layout.Layout.json_extras) in the user's (r, c): its C ``steps`` with
+    r and c exchanged, its ``triton_bases`` (the image of each row bit and column bit, [row, col])
+    with rows and columns exchanged, and the same inside a padded layout's ``inner``. The rest
+    (XOR terms on offset bits, swizzle triples, padding's pitch) is of the stored offset, which is
+    what a layout applies to under either order."""
+    if not tile.col_major:
+        return found
+    out = dict(found)
+    if isinstance(out.get("steps"), list):
+        out["steps"] = [swap_rc(s) if isinstance(s, str) else s for s in out["steps"]]
+    bases = out.get("triton_bases")
+    if isinstance(bases, dict) and set(bases) == {"row", "col"}:
+        out["triton_bases"] = {"row": [list(b)[::-1] for b in bases["col"]], "col": [list(b)[::-1] for b in bases["row"]]}
+    if isinstance(out.get("padding"), dict) and isinstance(out["padding"].get("inner"), dict):
+        out["padding"] = {**out["padding"], "inner": extras(tile, out["padding"]["inner"])}
+    return out

@@ -96,7 +96,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         "expression": orient.expression(problem.tile, layout.expression(problem.tile)),
         "excess_wavefronts": excess,
         "storage_bytes": ranked.storage_bytes,
-        **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
+        **orient.extras(problem.tile, layout.json_extras(problem.tile)),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
     }
 

@@ -224,6 +224,25 @@ def test_json_describes_the_users_tile(capsys):
     assert np.array_equal(got, table.T)
 
 
+def test_family_extras_name_the_users_rc():
+    """A two-level layout's C steps and Triton bases under col order are the transposed problem's,
+    with r and c (rows and columns) exchanged; its C steps evaluate to the user's table."""
+    layout = "Swizzle<1,0,3> then Swizzle<1,1,4>"
+    a = api.check(layout, rows=32, cols=16, access=["4x8"], order="col").json()["answer"]
+    b = api.check(layout, rows=16, cols=32, access=["8x4"]).json()["answer"]
+    assert a["triton_bases"] == {"row": [x[::-1] for x in b["triton_bases"]["col"]],
+                                 "col": [x[::-1] for x in b["triton_bases"]["row"]]}
+    assert len(a["steps"]) == 2 and "c * 32 + r" in a["steps"][0]
+    p = api.problem(32, 16, ["4x8"], order="col")
+    table = truth(p, api.check(layout, p).layout)
+    for r in range(32):
+        for c in range(16):
+            scope = {"r": r, "c": c}
+            for step in a["steps"]:
+                exec(step.rstrip(";"), scope)  # noqa: S102 (our own output: C steps that are Python too)
+            assert scope["phys"] == table[r, c]
+
+
 def test_rank_proof_names_the_users_bits(capsys):
     code, out, _ = run(capsys, "--rows", "32", "--cols", "8", "--order", "col", "--dtype", "f16",
                        "--access", "8x8", "--json")
