@@ -27,6 +27,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver import api
+from swizzle_solver.access import make_problem
 from swizzle_solver.emit import emit
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
@@ -106,6 +107,22 @@ def test_phases_file_lanes_are_transposed(tmp_path):
         a = api.check(layout, rows=8, cols=4, elem_bytes=2, phases=[str(tmp_path / "col.toml")], order="col")
         b = api.check(layout, rows=4, cols=8, elem_bytes=2, phases=[str(tmp_path / "row.toml")])
         assert per_access(a.json()) == per_access(b.json())
+
+
+def test_linear_layout_bases_are_transposed(tmp_path):
+    """A --linear-layout access of the column-major tile is the transposed tile's with each basis
+    [row, col] as [col, row] (its vectors, consecutive registers in storage, now down a column)."""
+    doc = {"register": [[1, 0], [0, 8]], "lane": [[2, 0], [4, 0], [0, 1], [0, 2], [0, 4]], "warp": [], "block": [],
+           "out_dims": {"dim0": 8, "dim1": 16}}
+    flip = {k: [b[::-1] for b in v] for k, v in doc.items() if k != "out_dims"}
+    flip["out_dims"] = {"dim0": 16, "dim1": 8}
+    (tmp_path / "col.json").write_text(json.dumps(doc))
+    (tmp_path / "row.json").write_text(json.dumps(flip))
+    col = make_problem(64, 32, [], None, 4, layout_files=[str(tmp_path / "col.json")], order="col")
+    row = make_problem(32, 64, [], None, 4, layout_files=[str(tmp_path / "row.json")])
+    assert col.patterns[0].vector_bytes == 8  # registers 0 and 1 are consecutive down a column
+    for layout in ("none", "Swizzle<2,1,3>"):
+        assert per_access(api.check(layout, col).json()) == per_access(api.check(layout, row).json())
 
 
 # --- an independent counter ----------------------------------------------------------------------
