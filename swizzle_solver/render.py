@@ -523,11 +523,12 @@ def _verdict(doc: dict) -> Text:
 def phases_view(doc: dict) -> Group:
     """--show-phases: the hardware phases of each access's first placement."""
     parts: list = []
+    down = ", the bytes down the column" if doc["problem"].get("order") == "col" else ""  # (--order col)
     for a in doc["problem"]["accesses"]:
         if "phases" not in a:
             continue
         parts.append(Wrapped(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of "
-                                           "the first placement, lanes (row, col, bytes)")))
+                                           f"the first placement, lanes (row, col, bytes){down}")))
         for i, phase in enumerate(a["phases"]):
             lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
             parts.append(Wrapped(f"phase {i}: {lanes}", 2))
