@@ -54,7 +54,8 @@ def _block_split_warning(problem: Problem, p: Pattern) -> list[str]:
         return []
     return [f"access {p.spec} reads {p.phase_bytes} B in one placement, more than one wavefront ({wavefront} B): "
             f"how the hardware splits it into phases depends on the instruction, and a layout conflict-free under "
-            f"the split assumed here (lanes in row-major order, {p.vector_bytes} B each) can conflict under "
+            f"the split assumed here (lanes in {'column' if problem.tile.col_major else 'row'}-major order, "
+            f"{p.vector_bytes} B each) can conflict under "
             f"another; name the instruction to say it exactly: ldmatrix.x4 (or .x2, .trans, stmatrix), "
             f"warp:RxC:MxN, or --phases FILE"]
 
