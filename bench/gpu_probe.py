@@ -53,7 +53,8 @@ def example_cases() -> list[dict]:
     doc = tomllib.loads((ROOT / "examples.toml").read_text())
     out = []
     for i, case in enumerate(doc["case"]):
-        if case.get("arch", "nvidia") != "nvidia" or "banks" in case or "bank_bytes" in case:
+        # (probe writes no column-major tile, --order col, yet)
+        if case.get("arch", "nvidia") != "nvidia" or "banks" in case or "bank_bytes" in case or "order" in case:
             continue
         args = ["--rows", str(case["rows"]), "--cols", str(case["cols"])]
         if "row_length" in case:

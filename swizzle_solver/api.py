@@ -31,16 +31,17 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
             elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
-            arch: str = "nvidia") -> Problem:
+            arch: str = "nvidia", order: str = "row") -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI). An
     access compiled before for the same tile and hardware is reused (memo.parse_access): patterns
-    are immutable, and solve's cache knows them."""
+    are immutable, and solve's cache knows them. ``order``: "row" (default) or "col", the tile's
+    storage order (--order; a column-major tile's row_length is its column length)."""
     from .memo import parse_access
 
     if isinstance(access, str):
         access = [access]
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch, parse=parse_access, elem_bits=elem_bits_of(dtype))
+                        list(phases), arch=arch, parse=parse_access, elem_bits=elem_bits_of(dtype), order=order)
 
 
 class Tabled:

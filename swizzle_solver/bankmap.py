@@ -26,6 +26,7 @@ class BankMap(Value, eq=False):
     total: int  # wavefronts over all placements
     lower_bound: int
     lanes: tuple  # ((r, c, bytes), banks) per distinct lane of the worst placement
+    storage: str = ""  # how storage runs, for a tile that is not row-major (--order col); "" for row-major
 
 
 def choose_access(problem: Problem, which: str | None) -> int:
@@ -64,13 +65,18 @@ def bank_map(problem: Problem, layout: Layout, index: int) -> BankMap:
     footprint, conflicted = set(), set()
     for (r, c, nbytes), _, banks in lanes:
         for k in range(nbytes // tile.elem_bytes):
-            footprint.add((r, c + k))
+            footprint.add(tile.logical(r, c + k))  # the user's (r, c): under --order col a vector runs down a column
             if crowded.intersection(banks):
-                conflicted.add((r, c + k))
+                conflicted.add(tile.logical(r, c + k))
     bank_of = model.bank(model.first_word(phys, tile.elem_bytes))
+    drawn = [((*tile.logical(r, c), nbytes), tuple(banks)) for (r, c, nbytes), _, banks in lanes]
+    storage = ""
+    if tile.col_major:  # drawn as the user's tile: the stored transpose turned back
+        phys, bank_of = phys.T, bank_of.T
+        storage = (f"column-major (--order col): storage runs down each column, element (r, c) at "
+                   f"c * {tile.row_length} + r before the layout")
     return BankMap(layout.name, pattern.spec, phys, bank_of, frozenset(footprint), frozenset(conflicted),
-                   result.worst, result.total, pattern.lower_bound,
-                   tuple((lane, tuple(banks)) for lane, _, banks in lanes))
+                   result.worst, result.total, pattern.lower_bound, tuple(drawn), storage)
 
 
 def bank_colour(bank: int, banks: int) -> str:

@@ -18,7 +18,8 @@ from .names import compared, expect_problem, parse_layout
 from .value import Value
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
-        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for"}
+        "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for",
+        "order"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -166,7 +167,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
                                t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
                                [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"),
-                               elem_bits=elem_bits_of(t.get("dtype")))
+                               elem_bits=elem_bits_of(t.get("dtype")), order=t.get("order", "row"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None
@@ -187,7 +188,7 @@ def _check_keys(t: dict, where: str) -> None:
     status = t.get("expect_status")
     if status is not None and status not in STATUSES:
         raise InputError(f"{where}: expect_status must be one of {', '.join(STATUSES)}, got {status!r}")
-    for key in ("expect", "dtype", "check", "arch"):
+    for key in ("expect", "dtype", "check", "arch", "order"):
         if key in t and not isinstance(t[key], str):
             raise InputError(f"{where}: {key} must be a string")
     why = expect_problem(t["expect"]) if "expect" in t else None

@@ -238,7 +238,10 @@ def main_command(
     rows: Optional[int] = typer.Option(None, "--rows", help="Tile rows."),
     cols: Optional[int] = typer.Option(None, "--cols", help="Tile columns (elements)."),
     row_length: Optional[int] = typer.Option(None, "--row-length", "--pitch",
-                                              help="Pitch in elements (>= cols; default cols)."),
+                                              help="Pitch in elements (>= cols; default cols); under --order col "
+                                                   "the column length (>= rows; default rows)."),
+    order: str = typer.Option("row", "--order", help="Storage order of the tile before any layout: row "
+                              "(row-major) or col (column-major: CuTe's M-major atoms, Triton's order = [0, 1])."),
     dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image), fp4 e2m1 i4 u4 (two a byte: solved as the packed bytes) (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
@@ -306,7 +309,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout), arch=arch, elem_bits=elem_bits_of(dtype))
+                           list(phases), list(linear_layout), arch=arch, elem_bits=elem_bits_of(dtype), order=order)
     layout = None
     if check_layout is not None:
         from .names import parse_layout

@@ -38,17 +38,39 @@ def log2(x: int) -> int:
 
 
 class Tile(Value):
-    """A row-major tile of rows x cols elements stored row_length elements apart.
+    """A tile as stored: ``rows`` x ``cols`` elements, each row ``row_length`` elements apart, before
+    any layout. Every family, the simulator and the proof work on this storage orientation.
+
+    ``order`` (--order) says how the user's tile maps onto it: ``"row"``, the tile itself (element
+    (r, c) at ``r * row_length + c``); ``"col"``, its transpose: the user's tile has ``cols`` rows
+    and ``rows`` columns and is stored column by column, element (r, c) at storage row c, column r,
+    ``c * row_length + r`` (``row_length``, the leading dimension, is then the padded length of a
+    column). ``logical`` and ``logical_shape`` translate back for what the user reads.
 
     ``elem_bits`` (0: whole bytes) is set for elements smaller than a byte (4: fp4, i4, u4): the
     tile is then their packed bytes, elem_bytes 1 and cols, row_length counting bytes
-    (access/subbyte.py); every lane, layout and line of code addresses whole bytes."""
+    (access/subbyte.py); every lane, layout and line of code addresses whole bytes (row order only)."""
 
     rows: int
     cols: int
     row_length: int
     elem_bytes: int
+    order: str = "row"
     elem_bits: int = 0
+
+    @property
+    def col_major(self) -> bool:
+        return self.order == "col"
+
+    @property
+    def logical_shape(self) -> tuple[int, int]:
+        """(rows, cols) of the user's tile."""
+        return (self.cols, self.rows) if self.col_major else (self.rows, self.cols)
+
+    def logical(self, row: int, col: int) -> tuple[int, int]:
+        """The user's (r, c) of storage element (row, col) (and the storage (row, col) of the user's (r, c):
+        the map is its own inverse)."""
+        return (col, row) if self.col_major else (row, col)
 
     @property
     def size(self) -> int:
@@ -71,11 +93,15 @@ class Tile(Value):
 
     def describe(self) -> str:
         pad = "" if self.row_length == self.cols else f" (padded: {self.row_length - self.cols} spare)"
+        rows, cols = self.logical_shape
         if self.elem_bits:
             per = 8 // self.elem_bits
             return (f"{self.rows} x {self.cols * per} elements of {self.elem_bits} bits, {per} a byte: "
                     f"{self.rows} x {self.cols} bytes, row length {self.row_length}{pad}")
-        return (f"{self.rows} x {self.cols} elements of {self.elem_bytes} B, "
+        if self.col_major:
+            return (f"{rows} x {cols} elements of {self.elem_bytes} B, column-major (--order col), "
+                    f"column length {self.row_length}{pad}")
+        return (f"{rows} x {cols} elements of {self.elem_bytes} B, "
                 f"row length {self.row_length}{pad}")
 
 
@@ -107,6 +133,10 @@ class Pattern(Value, eq=False):
     instruction_phases: int = 0  # instruction-level forms: phases of one instruction (its cost sums them); 0: none
     warnings: tuple[str, ...] = ()  # unverified hardware cells this pattern relies on (hardware.Rule.warning)
     op: str = ""  # instruction-level forms: the instruction (hardware.Rule.op)
+    # "col": compiled for a column-major tile (--order col, access.order): the lanes are in storage
+    # orientation, the footprint fields (rows, cols, row_stride) are the user's, and coset_bits
+    # (in storage orientation) is the only source of linear_bits
+    order: str = "row"
 
     @property
     def instruction_lower_bound(self) -> int:
@@ -150,7 +180,7 @@ class Pattern(Value, eq=False):
             # Also for the warp-level kinds, whose coset_bits were found on the pitch they were
             # compiled for: padding re-reads the same patterns on another pitch.
             return None
-        if self.kind not in ("block", "row"):
+        if self.kind not in ("block", "row") or self.order == "col":
             # (row, col) bits: the same coset under any power-of-two pitch >= cols, where an
             # offset XOR is the row XOR above the column XOR.
             return None if self.coset_bits is None else list(self.coset_bits)

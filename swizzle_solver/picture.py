@@ -63,6 +63,8 @@ def picture(before: BankMap, after: BankMap, banks: int, console_width: int):
     left, right = tile_view(before, banks, "before (unswizzled)"), tile_view(after, banks, "after")
     width = 4 + cols * (max(2, len(str(banks - 1))) + 1)
     parts: list[RenderableType] = [Text("Bank map", style="bold underline"), legend(banks)]
+    if after.storage:  # which way storage runs, when it is not along the rows drawn
+        parts.insert(2, Text(after.storage, style="dim"))
     if 2 * width + 4 <= console_width:
         grid = Table.grid(padding=(0, 4))
         grid.add_row(left, right)

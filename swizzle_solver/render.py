@@ -192,22 +192,25 @@ def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
     return Text(f"{worst} / {total}", style=style)
 
 
-def _tile_line(p: dict, pad: int) -> str:
+def _tile_line(p: dict, pad: int, storage: str) -> str:
     if "elem_bits" in p:  # sub-byte elements: the tile is solved as their packed bytes
         per = 8 // p["elem_bits"]
         return (f"{p['rows']} x {p['cols'] * per} elements of {p['elem_bits']} bits, {per} a byte: solved as "
                 f"{p['rows']} x {p['cols']} bytes, row length {p['row_length']} B" + (f" ({pad} B of padding)" if pad
                 else "") + "; columns, vectors and layouts below are in bytes")
-    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, row length {p['row_length']}"
+    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, {storage}"
             + (f" ({pad} elements of padding)" if pad else ""))
 
 
 def problem_view(doc: dict) -> Group:
     p = doc["problem"]
-    pad = p["row_length"] - p["cols"]
+    col = p.get("order") == "col"  # column-major: the pitch is the column length
+    pad = p["row_length"] - (p["rows"] if col else p["cols"])
     own = "; each instruction's bank count and phases are its own" if p.get("per_instruction", True) else ""
+    storage = (f"column-major (--order col: element (r, c) at c * {p['row_length']} + r, vectors run down a "
+               f"column), column length {p['row_length']}" if col else f"row length {p['row_length']}")
     head = Text.assemble(
-        ("Tile ", "bold"), _tile_line(p, pad), "\n",
+        ("Tile ", "bold"), _tile_line(p, pad, storage), "\n",
         ("Banks ", "bold"), f"{p['banks']} x {p['bank_bytes']} B: one wavefront serves "
                             f"{p['banks'] * p['bank_bytes']} B",
         (f" ({p['arch']}, {p['wave_lanes']}-lane {p.get('group', 'wave')}s{own})" if "arch" in p else ""),
@@ -529,11 +532,12 @@ def _verdict(doc: dict) -> Text:
 def phases_view(doc: dict) -> Group:
     """--show-phases: the hardware phases of each access's first placement."""
     parts: list = []
+    down = ", the bytes down the column" if doc["problem"].get("order") == "col" else ""  # (--order col)
     for a in doc["problem"]["accesses"]:
         if "phases" not in a:
             continue
         parts.append(Wrapped(Text.assemble((a["spec"], "bold"), f": the {len(a['phases'])} hardware phase(s) of "
-                                           "the first placement, lanes (row, col, bytes)")))
+                                           f"the first placement, lanes (row, col, bytes){down}")))
         for i, phase in enumerate(a["phases"]):
             lanes = " ".join(f"({r},{c},{b})" for r, c, b in phase)
             parts.append(Wrapped(f"phase {i}: {lanes}", 2))

@@ -6,12 +6,12 @@ are the proof, printed beside them.
 """
 from __future__ import annotations
 
-from . import simulate
+from . import orient, simulate
 from .candidate import Candidate
 from .families import every_solve, record
 from .hardware import DEFAULT
 from .layout import layout_table
-from .model import Pattern, Problem
+from .model import Pattern, Problem, Tile
 from .proof import BankMatrix, bank_matrix
 from .solving import Solution
 
@@ -22,8 +22,10 @@ def problem_json(problem: Problem) -> dict:
     t, b = problem.tile, problem.bank_model
     arch = {} if b.name == DEFAULT.name else {"arch": b.name, "wave_lanes": b.wave_lanes, "group": b.group,
                                               "per_instruction": bool(b.rules)}  # the default: as before
+    rows, cols = t.logical_shape  # the user's tile; row_length is the stored leading dimension
     packed = {"elem_bits": t.elem_bits} if t.elem_bits else {}  # sub-byte: cols, row_length count packed bytes
-    return {"rows": t.rows, "cols": t.cols, "row_length": t.row_length, "elem_bytes": t.elem_bytes, **packed,
+    return {"rows": rows, "cols": cols, "order": t.order, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
+            **packed,
             "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 
@@ -54,15 +56,17 @@ def _block_split_warning(problem: Problem, p: Pattern) -> list[str]:
         return []
     return [f"access {p.spec} reads {p.phase_bytes} B in one placement, more than one wavefront ({wavefront} B): "
             f"how the hardware splits it into phases depends on the instruction, and a layout conflict-free under "
-            f"the split assumed here (lanes in row-major order, {p.vector_bytes} B each) can conflict under "
+            f"the split assumed here (lanes in {'column' if problem.tile.col_major else 'row'}-major order, "
+            f"{p.vector_bytes} B each) can conflict under "
             f"another; name the instruction to say it exactly: ldmatrix.x4 (or .x2, .trans, stmatrix), "
             f"warp:RxC:MxN, or --phases FILE"]
 
 
 def placement_phases(p: Pattern) -> list[list[list[int]]]:
     """The hardware phases of the first placement, each its distinct lanes [row, col, bytes]
-    (as the phases of a --phases file)."""
-    return [[list(lane) for lane in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
+    (as the phases of a --phases file; in the user's (r, c) under --order col)."""
+    flip = p.order == "col"
+    return [[[c, r, b] if flip else [r, c, b] for r, c, b in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all") -> dict:
@@ -92,10 +96,10 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         "cute": sw.name if sw else None,
         "byte_cute": sw.byte_level(e).name if sw else None,
         **targets,
-        "expression": layout.expression(problem.tile),
+        "expression": orient.expression(problem.tile, layout.expression(problem.tile)),
         "excess_wavefronts": excess,
         "storage_bytes": ranked.storage_bytes,
-        **layout.json_extras(problem.tile),  # what the family adds: XOR terms, C steps, padding's memory
+        **orient.extras(problem.tile, layout.json_extras(problem.tile)),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
     }
 
@@ -164,15 +168,17 @@ def search_json(f) -> dict:
     return {k: v for k, v in vars(f).items() if k != "searched" or not v}
 
 
-def matrix_json(m: BankMatrix) -> dict:
+def matrix_json(m: BankMatrix, tile: Tile | None = None) -> dict:
+    """The rank proof's matrix; its column labels in the user's (r, c) of ``tile`` (orient.py)."""
     rows = m.rows()
     reduced, pivots = m.rref()
 
     def bits(row: int) -> list[int]:
         return [(row >> i) & 1 for i in range(len(m.labels))]
 
-    return {"varying_bits": m.labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
-            "rref": [bits(r) for r in reduced], "pivots": [m.labels[i] for i in pivots], "rank": m.rank,
+    labels = m.labels if tile is None else [orient.label(tile, x) for x in m.labels]
+    return {"varying_bits": labels, "bank_bits": m.row_labels, "matrix": [bits(r) for r in rows],
+            "rref": [bits(r) for r in reduced], "pivots": [labels[i] for i in pivots], "rank": m.rank,
             "varying": len(m.labels), "wavefronts": m.wavefronts}
 
 
@@ -199,7 +205,7 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
         bank = hardware.bank(w0)
         # the proof's witness, checked by the simulator: different words of one bank
         assert w0 != w1 and hardware.bank(w1) == bank, (ranked.layout.name, result.pattern.spec, d)
-        return {"bank": bank, "a": {"row": r0, "col": c0, "word": w0}, "b": {"row": r1, "col": c1, "word": w1}}
+        return {"bank": bank, "a": _lane(tile, r0, c0, w0), "b": _lane(tile, r1, c1, w1)}
     # (position, bank) -> (lane, word) first seen; the position counts only for 12-byte lanes, whose
     # k-th dwords compete only with each other (simulate.pattern_costs)
     by_position = result.pattern.vector_bytes & (result.pattern.vector_bytes - 1) != 0
@@ -209,10 +215,15 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
             key = (w - words[0] if by_position else 0, b)
             if key in owner and owner[key][1] != w:
                 (r0, c0, _), w0 = owner[key]
-                return {"bank": b, "a": {"row": r0, "col": c0, "word": w0},
-                        "b": {"row": lane[0], "col": lane[1], "word": w}}
+                return {"bank": b, "a": _lane(tile, r0, c0, w0), "b": _lane(tile, lane[0], lane[1], w)}
             owner.setdefault(key, (lane, w))
     return None
+
+
+def _lane(tile: Tile, row: int, col: int, word: int) -> dict:
+    """A lane of a collision, at the user's (r, c) (orient.py: --order col)."""
+    r, c = orient.lane(tile, row, col)
+    return {"row": r, "col": c, "word": word}
 
 
 def evidence_json(problem: Problem, ranked: Candidate) -> dict:
@@ -224,12 +235,13 @@ def evidence_json(problem: Problem, ranked: Candidate) -> dict:
         p = result.pattern
         entry = {"spec": p.spec, "placements_checked": p.placements, "worst_wavefronts": result.worst,
                  "lower_bound": p.lower_bound, "worst_placement": {
-                     "lanes": [{"row": r, "col": c, "bytes": nb, "banks": banks}
+                     "lanes": [{"row": r, "col": c, "bytes": nb, "banks": banks} if not problem.tile.col_major
+                               else {"row": c, "col": r, "bytes": nb, "banks": banks}
                                for (r, c, nb), _, banks in simulate.bank_list(
                                    problem.tile, problem.bank_model, p, phys, result.worst_placement)]}}
         matrix = bank_matrix(problem.tile, problem.bank_model, p, bases)
         if matrix is not None:
-            entry["gf2"] = matrix_json(matrix)
+            entry["gf2"] = matrix_json(matrix, problem.tile)
         elif p.vector_bytes & (p.vector_bytes - 1):  # ds_read_b96: say why there is no rank proof
             entry["gf2_unavailable"] = (f"{p.vector_bytes}-byte lanes are not a power of two bytes, so a phase is "
                                         f"not a coset of unit addresses: the exhaustive count is the proof")

@@ -260,7 +260,7 @@ def first_collision(tile: Tile, phys: np.ndarray, size: int) -> str | None:
     flat = phys.ravel()
     outside = np.flatnonzero((flat < 0) | (flat >= size))
     if outside.size:
-        r, c = divmod(int(outside[0]), tile.cols)
+        r, c = tile.logical(*divmod(int(outside[0]), tile.cols))  # (the user's (r, c) under --order col)
         return f"element ({r}, {c}) is at offset {int(flat[outside[0]])}, outside [0, {size})"
     order = np.argsort(flat, kind="stable")
     same = np.flatnonzero(flat[order][1:] == flat[order][:-1])
@@ -268,7 +268,7 @@ def first_collision(tile: Tile, phys: np.ndarray, size: int) -> str | None:
         return None
     pairs = sorted((int(order[k]), int(order[k + 1])) for k in same)  # each duplicate with the one before it
     later = min(pairs, key=lambda pair: pair[1])  # the first element (row-major) that lands on a taken offset
-    (r0, c0), (r1, c1) = divmod(later[0], tile.cols), divmod(later[1], tile.cols)
+    (r0, c0), (r1, c1) = (tile.logical(*divmod(k, tile.cols)) for k in later)
     return f"elements ({r0}, {c0}) and ({r1}, {c1}) are both at offset {int(flat[later[0]])}"
 
 

@@ -56,6 +56,7 @@ def _detailed(why: str, tile: Tile, table: np.ndarray, size: int, patterns: Sequ
         if split is None:
             continue
         r, c, nbytes, offsets = split
+        r, c = tile.logical(r, c)  # the user's (r, c) under --order col
         align = (nbytes & -nbytes) // tile.elem_bytes
         where = (f"starts at offset {offsets[0]}, not a multiple of {align}" if offsets[0] % align and offsets ==
                  list(range(offsets[0], offsets[0] + len(offsets))) else f"lands at offsets {', '.join(map(str, offsets))}")

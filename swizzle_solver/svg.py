@@ -244,13 +244,19 @@ def svg_text(problem: Problem, before: BankMap, after: BankMap, per_access: list
     """The whole figure as SVG text."""
     t, banks = problem.tile, problem.bank_model.banks
     cv = _Canvas()
-    cv.text(10, 20, f"{t.rows} x {t.cols} tile of {t.elem_bytes}-byte elements, row length {t.row_length}; "
+    shape = t.logical_shape  # the user's tile (bankmap.py draws a column-major one turned back)
+    pitch = f"column length {t.row_length}" if t.col_major else f"row length {t.row_length}"
+    cv.text(10, 20, f"{shape[0]} x {shape[1]} tile of {t.elem_bytes}-byte elements, {pitch}; "
                     f"{banks} banks x {problem.bank_model.bank_bytes} B; cells show the bank", 13, weight="bold")
-    w1, h1 = _tile(cv, before, banks, 10, 34, "before")
-    w2, h2 = _tile(cv, after, banks, 10 + w1 + 30, 34, "after")
-    y = 34 + max(h1, h2) + 20
-    rows, cols = drawn((t.rows, t.cols))
-    if (rows, cols) != (t.rows, t.cols):
+    top = 34
+    if after.storage:  # which way storage runs, when it is not along the rows drawn
+        cv.text(10, 36, after.storage, 11)
+        top = 48
+    w1, h1 = _tile(cv, before, banks, 10, top, "before")
+    w2, h2 = _tile(cv, after, banks, 10 + w1 + 30, top, "after")
+    y = top + max(h1, h2) + 20
+    rows, cols = drawn(shape)
+    if (rows, cols) != shape:
         cv.text(10, y, f"(logical tiles: the first {rows} rows and {cols} columns shown)", 9, fill="#666666")
         y += 16
     w3, h3 = _physical(cv, problem, after, 10, y)

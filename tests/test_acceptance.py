@@ -20,7 +20,7 @@ def problem_of(case):
     return make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"), e,
                         case.get("banks"), case.get("bank_bytes"),
                         [str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"),
-                        elem_bits=elem_bits_of(case.get("dtype")))
+                        elem_bits=elem_bits_of(case.get("dtype")), order=case.get("order", "row"))
 
 
 @pytest.mark.parametrize("case", EXAMPLES, ids=[c["name"] for c in EXAMPLES])

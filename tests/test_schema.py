@@ -129,7 +129,7 @@ def cli_json(*argv: str) -> tuple[int, dict]:
 
 def case_argv(case: dict) -> list[str]:
     argv = ["--rows", str(case["rows"]), "--cols", str(case["cols"])]
-    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch"):
+    for key in ("row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "order"):
         if key in case:
             argv += ["--" + key.replace("_", "-"), str(case[key])]
     for spec in case.get("access", []):

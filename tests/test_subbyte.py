@@ -121,6 +121,7 @@ def test_same_answer_as_the_byte_tile():
     (["--cols", "128", "--access", "mfma-a:16x16x32", "--arch", "gfx950"], "ds_read_b128:32x2:1x32:down"),
     (["--cols", "128", "--access", "8x32", "--dtype", "fp6"], "packed 6-bit elements"),
     (["--cols", "128", "--access", "8x32", "--dtype", "e3m2"], "use --dtype b6x16_p32"),
+    (["--cols", "128", "--access", "8x32", "--order", "col"], "--order col with sub-byte elements"),
 ])
 def test_bad_sub_byte_input(args, why, capsys):
     argv = ["--rows", "64", *args] + ([] if "--dtype" in args else ["--dtype", "fp4"])

@@ -98,13 +98,23 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
-                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, elem_bits: int = 0) -> Problem:
+                 parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, elem_bits: int = 0,
+                 order: str = "row") -> Problem:
     """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
     is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py).
     ``elem_bits``: elements smaller than a byte (elem_bits_of: 4 for fp4, i4, u4), cols and
-    row_length counting them; the tile is their packed bytes."""
-    tile = make_tile(rows, cols, row_length, elem_bytes, elem_bits)
+    row_length counting them; the tile is their packed bytes. ``order``: --order, the tile's storage
+    order (a column-major tile is stored as its transpose and its accesses compiled for that:
+    access/order.py)."""
+    tile = make_tile(rows, cols, row_length, elem_bytes, order, elem_bits)
+    if tile.col_major:
+        from .order import parse_col
+
+        plain = parse
+
+        def parse(spec: str, t: Tile, hw: Hardware) -> Pattern:  # (a column-major tile's accesses)
+            return parse_col(spec, t, hw, plain)
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
         target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)

@@ -32,8 +32,33 @@ def load_phases(path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:
         raise InputError(f"{where} has no patterns: write [[pattern]] tables with name and phases, or "
                          f"[[instruction]] tables with name, op and lanes")
     check_count(len(patterns) + len(instructions))
+    if tile.col_major:  # --order col: lanes name the tile's (r, c), stored at (c, r); bytes run down the column
+        patterns, instructions = _transposed(patterns, 3), _transposed(instructions, 2)
     return ([_pattern(p, i, printable(path), tile, hardware) for i, p in enumerate(patterns)]
             + [q for i, p in enumerate(instructions) for q in _instructions(p, i, printable(path), tile, hardware)])
+
+
+def _transposed(entries: list, width: int) -> list:
+    """Each entry's lanes with (row, col) swapped: ``phases`` lanes [r, c, bytes] (width 3), an
+    instruction's ``lanes`` [r, c] or [r, c, r2, c2] (width 2); anything malformed is left for the
+    checks that word it."""
+    def swap(lane):
+        if not isinstance(lane, list) or len(lane) % width:
+            return lane
+        out = list(lane)
+        for k in range(0, len(lane) - 1, width):
+            out[k], out[k + 1] = lane[k + 1], lane[k]
+        return out
+
+    out = []
+    for entry in entries:
+        if isinstance(entry, dict) and isinstance(entry.get("phases"), list):
+            entry = {**entry, "phases": [[swap(x) for x in ph] if isinstance(ph, list) else ph
+                                         for ph in entry["phases"]]}
+        if isinstance(entry, dict) and isinstance(entry.get("lanes"), list):
+            entry = {**entry, "lanes": [swap(x) for x in entry["lanes"]]}
+        out.append(entry)
+    return out
 
 
 def _instructions(p, i: int, path: str, tile: Tile, hardware: Hardware) -> list[Pattern]:

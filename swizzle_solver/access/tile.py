@@ -42,23 +42,43 @@ DTYPE_ALIASES: dict[str, str] = {
 SUB_BYTE: dict[str, int] = {"fp4": 4, "e2m1": 4, "i4": 4, "u4": 4}
 _PACKED_6BIT = {"fp6", "e2m3", "e3m2", "float6_e2m3fn", "float6_e3m2fn", "float_e2m3", "float_e3m2"}
 
-def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4, elem_bits: int = 0) -> Tile:
-    """The tile, checked. ``elem_bits`` (4: SUB_BYTE): ``cols`` and ``row_length`` count those
-    elements, and the tile is their packed bytes (cols * elem_bits / 8 a row, elem_bytes 1)."""
+ORDERS = ("row", "col")
+
+
+def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4, order: str = "row",
+              elem_bits: int = 0) -> Tile:
+    """The stored tile of the user's rows x cols tile (model.Tile), checked: under ``order="col"``
+    (--order col) its transpose, with ``row_length`` the leading dimension (elements between
+    consecutive columns, >= rows; default rows). ``elem_bits`` (4: SUB_BYTE): ``cols`` and
+    ``row_length`` count those elements, and the tile is their packed bytes (cols * elem_bits / 8 a
+    row, elem_bytes 1)."""
     if elem_bits:
+        if order == "col":
+            # Packing runs along the contiguous dimension, which col order exchanges; the sub-byte
+            # accesses (access/subbyte.py) are written for rows of packed bytes.
+            raise InputError("--order col with sub-byte elements (fp4, i4, u4) is not supported: give the tile "
+                             "as it is stored (--order row, rows and cols exchanged)")
         return _packed_tile(rows, cols, row_length, elem_bits)
     for name, value in (("rows", rows), ("cols", cols), ("elem-bytes", elem_bytes)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError(f"--{name} must be a positive integer, got {value!r}")
+    if order not in ORDERS:
+        raise InputError(f"--order {order!r} is not a storage order: use row (row-major, the default) or col "
+                         f"(column-major: CuTe's M-major atoms, Triton's order = [0, 1])")
+    if order == "col":
+        rows, cols = cols, rows  # stored: one storage row per column of the tile
     if row_length is None:
         row_length = cols
     if not isinstance(row_length, int) or isinstance(row_length, bool) or row_length < cols:
+        if order == "col":
+            raise InputError(f"--row-length {row_length!r} is below --rows {cols}: under --order col the pitch is "
+                             f"the column length (the leading dimension), an integer >= rows")
         raise InputError(f"--row-length {row_length!r} is below --cols {cols}: the pitch must be an "
                          f"integer >= cols (a larger pitch is padding)")
     if not is_pow2(elem_bytes) or elem_bytes > MAX_VECTOR_BYTES:
         raise InputError(f"--elem-bytes {elem_bytes} is not a power of two from 1 to 16: use 1, 2, 4 or 8 "
                          f"(or --dtype)")
-    tile = Tile(rows, cols, row_length, elem_bytes)
+    tile = Tile(rows, cols, row_length, elem_bytes, order)
     if tile.storage_bytes > MAX_STORAGE_BYTES:
         raise InputError(f"tile storage {tile.storage_bytes} B (rows x row-length x elem-bytes) is above the "
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")

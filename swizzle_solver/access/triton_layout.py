@@ -46,6 +46,9 @@ def linear_layout_pattern(text: str, default_name: str, tile: Tile, hardware: Ha
     """The access a layout in any accepted form describes; named by its "name", else default_name."""
     name, bases, out_dims = parse_layout_text(text, where)
     bases, shape = _row_col(bases, out_dims, where)
+    if tile.col_major:  # --order col: the tile's (r, c) stored as (c, r), vectors found down its columns
+        bases = {k: [(c, r) for r, c in v] for k, v in bases.items()}
+        shape = (shape[1], shape[0])
     return layout_pattern(printable(name or default_name), bases, shape, tile, hardware, where)
 
 

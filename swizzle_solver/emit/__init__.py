@@ -52,7 +52,7 @@ from ..layout import Layout
 from ..model import InputError, Problem
 from .common import Snippet
 
-_SHARED = {"common", "recognise"}  # the modules of this package that are not targets
+_SHARED = {"common", "recognise", "order"}  # the modules of this package that are not targets
 
 Emitter = Callable[[Problem, Layout], Snippet]
 
@@ -123,7 +123,12 @@ def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
     targets, _, _, emitters = _registry()
     if target not in emitters:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
-    return emitters[target](problem, layout)
+    snippet = emitters[target](problem, layout)
+    if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
+        from .order import for_col
+
+        snippet = for_col(target, problem, snippet)
+    return snippet
 
 
 def emit_all(targets, problem: Problem, layout: Layout) -> dict[str, Snippet]:
@@ -141,7 +146,7 @@ def tma_mode(problem: Problem, layout: Layout) -> str | None:
     the tma target's own snippet (its module alone is imported: the rich report's answer)."""
     from . import tma
 
-    return tma.emit(problem, layout).mode
+    return tma.emit(problem, layout).mode  # (the mode of the stored tile: the same under --order col)
 
 
 __all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",

@@ -24,6 +24,10 @@ class Snippet(Value):
 
 def header(problem: Problem, layout: Layout, comment: str) -> str:
     t = problem.tile
+    if t.col_major:  # the user's tile, and how it is stored (emit/order.py turns the rest into its (r, c))
+        rows, cols = t.logical_shape
+        return (f"{comment} {layout.name}: {rows} x {cols} tile of {t.elem_bytes}-byte elements, column-major "
+                f"(--order col): element (r, c) at c * {t.row_length} + r before the layout (offsets in elements)")
     return (f"{comment} {layout.name}: {t.rows} x {t.cols} tile of {t.elem_bytes}-byte elements, "
             f"row length {t.row_length} (offsets in elements)")
 

@@ -111,7 +111,7 @@ def _evaluated(layout: Given, tile: Tile) -> Evaluated:
     from ..notation.expr import NotationError
 
     try:
-        offsets, node, own = layout.source.evaluate(tile)
+        offsets, node, own = _evaluate(layout.source, tile)
     except NotationError as err:  # undefined on this tile (a division by zero, another shape): bad input
         raise InputError(str(err)) from None
     offsets = np.ascontiguousarray(np.broadcast_to(np.asarray(offsets, dtype=np.int64), (tile.rows, tile.cols)))
@@ -130,15 +130,29 @@ def _evaluated(layout: Given, tile: Tile) -> Evaluated:
     return Evaluated(table, invalid, storage, bases, expression, missing)
 
 
+def _evaluate(source: Source, tile: Tile) -> tuple[np.ndarray, object, str | None]:
+    """The source's offsets over the stored tile. Under --order col (a stored transpose, model.Tile) a
+    notation of the user's (r, c) is evaluated on the user's tile and its table transposed; its tree
+    stays in the user's (r, c) (``_expression`` names it in the stored tile's). A form of the stored
+    offset itself (``storage_level``: bytes:Swizzle<B,M,S>, the swizzle of the stored byte offset)
+    is evaluated on the stored tile as it is."""
+    if not tile.col_major or getattr(source, "storage_level", False):
+        return source.evaluate(tile)
+    rows, cols = tile.logical_shape
+    offsets, node, own = source.evaluate(Tile(rows, cols, cols, tile.elem_bytes))
+    offsets = np.broadcast_to(np.asarray(offsets, dtype=np.int64), (rows, cols)).T
+    return offsets, node, own
+
+
 def _range_invalid(tile: Tile, table: np.ndarray) -> str | None:
     """A negative offset, or one past the shared memory the tool models."""
     low = int(table.min(initial=0))
     if low < 0:
-        r, c = np.unravel_index(int(np.argmin(table)), table.shape)
+        r, c = tile.logical(*map(int, np.unravel_index(int(np.argmin(table)), table.shape)))
         return f"element ({r}, {c}) is at offset {low}: offsets start at 0"
     top = int(table.max(initial=0))
     if (top + 1) * tile.elem_bytes > MAX_STORAGE_BYTES:
-        r, c = np.unravel_index(int(np.argmax(table)), table.shape)
+        r, c = tile.logical(*map(int, np.unravel_index(int(np.argmax(table)), table.shape)))
         return (f"element ({r}, {c}) is at offset {top}: the layout needs {(top + 1) * tile.elem_bytes} bytes, above "
                 f"the {MAX_STORAGE_BYTES // 1024} KiB the tool models")
     return None
@@ -171,8 +185,14 @@ def _expression(tile: Tile, layout: Given, node, bases: list[int] | None) -> tup
             if not is_pow2(tile.elem_bytes):
                 return None, f"the byte offset is divided by {tile.elem_bytes}, which is not a power of two"
             node = shr(node, log2(tile.elem_bytes)) if tile.elem_bytes > 1 else node
-        r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+        user = tile.col_major and not getattr(layout.source, "storage_level", False)
+        rows, cols = tile.logical_shape if user else (tile.rows, tile.cols)
+        r, c = np.arange(rows, dtype=np.int64)[:, None], np.arange(cols, dtype=np.int64)[None, :]
         text = c_text(node, r, c)
+        if text is not None and user:  # the user's (r, c) in the stored tile's names (orient.py swaps back)
+            from ..orient import swap_rc
+
+            text = swap_rc(text)
         if text is not None:  # expr:/bytes: as written (normalised); a CuTe or Triton tree, or its bases' XOR form if shorter
             if bases is None or layout.source.as_written:
                 return text, None

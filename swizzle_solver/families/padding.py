@@ -113,9 +113,12 @@ def parse(text: str) -> Padded | None:
 
 def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
     pad = answer["padding"]
-    rows = [("memory", f"row length {pad['row_length']}: {pad['extra_bytes']} extra bytes of shared memory")]
+    col = problem.get("order") == "col"  # --order col: the pitch is a column's length, the layout M-major
+    rows = [("memory", f"{'column' if col else 'row'} length {pad['row_length']}: {pad['extra_bytes']} extra bytes "
+                       f"of shared memory")]
     if pad["cute"]:
-        rows.append(("CuTe", f"composition({pad['cute']}, ({problem['rows']},{problem['cols']}):({pad['row_length']},1))  "
+        stride = f"(1,{pad['row_length']})" if col else f"({pad['row_length']},1)"
+        rows.append(("CuTe", f"composition({pad['cute']}, ({problem['rows']},{problem['cols']}):{stride})  "
                              f"(the swizzle of the padded offset)"))
         return rows
     inner = record(pad["inner"]["family"])

@@ -176,10 +176,12 @@ def parse(text: str) -> ColumnPanels | None:
 def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
     p = answer["panels"]
     mode = p["tma_mode"]
+    # --order col: the panels are of the stored tile, whose rows are the tile's columns
+    cols, rows = ("rows", "columns") if problem.get("order") == "col" else ("columns", "rows")
     if p["count"] == 1:  # the CuTe and bytes rows that follow name the swizzle and its TMA mode
-        return [("panels", f"one panel of {p['panel_cols']} columns ({p['width_bytes']} B rows): the "
+        return [("panels", f"one panel of {p['panel_cols']} {cols} ({p['width_bytes']} B {rows}): the "
                            f"{mode} TMA swizzle mode itself, {p['atom']} on element offsets")]
-    return [("panels", f"{p['count']} panels of {p['panel_cols']} columns ({p['width_bytes']} B rows), each "
+    return [("panels", f"{p['count']} panels of {p['panel_cols']} {cols} ({p['width_bytes']} B {rows}), each "
                        f"{p['atom']} on element offsets ({p['byte_atom']} on bytes): the {mode} TMA "
                        f"swizzle mode, one box per panel")]
 

@@ -116,6 +116,7 @@ class ByteSwizzle(Value):
     notation = "bytes"
     unit = "byte"
     as_written = False
+    storage_level = True  # a swizzle of the stored offset: under --order col, c * row_length + r (families/given.py)
 
     def __post_init__(self):
         if self.B < 0 or self.M < 0 or abs(self.S) < self.B or max(self.B, self.M, abs(self.S)) > 31:

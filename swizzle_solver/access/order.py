@@ -1,0 +1,100 @@
+"""Accesses of a column-major tile (--order col, DESIGN.md section 10 "Orientation").
+
+A column-major tile is stored as its transpose (model.Tile, ``order="col"``): storage row j holds
+column j of the tile. Every access is compiled to lanes in that storage orientation, so the
+simulator, the families and the proof see the stored tile unchanged; the pattern keeps the user's
+spec and footprint (model.Pattern, ``order="col"``), and its ``coset_bits`` in storage orientation.
+
+What a spec means there (a vector is a run of elements contiguous in storage, which under col order
+runs down a column of the tile):
+
+- ``MxN`` (and ``MxNvB``): M rows x N columns of the tile, as always; each column's M-run is read as
+  vectors (the default width and ``vB`` as for a row's run under row order, against the column
+  length). It is the stored tile's ``NxM`` block.
+- ``MxN:s`` (s > 1): its rows are s apart, so a column's run is not contiguous: scalar lanes (``vB``
+  above the element size is refused).
+- ``row`` and ``col``: as under row order, scalar lanes (``row``: one wavefront's run of a row;
+  ``col``: one element from each of ``banks`` rows), each lane transposed.
+- the instruction forms (``warp:``, ``ldmatrix``, ``stmatrix``, ``mma-c``, ``mfma``, AMD's ops): what
+  the instruction reads in memory, so in storage orientation: ``ldmatrix.x4.trans`` on a
+  column-major tile reads 8 x 16-byte *storage* rows (8 columns of the tile, 16 bytes down each),
+  which is how an M-major operand is read (CuTe's ``SM75_U16x8_LDSM_T``).
+- ``--phases`` lanes ``[row, col, bytes]`` and ``--linear-layout`` bases are the tile's (r, c), each
+  lane transposed; a lane's bytes run down its column (access.phases_file, access.triton_layout).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from ..hardware import Hardware
+from ..model import InputError, Pattern, Tile, is_pow2
+from ..value import replace
+from .grammar import _SPEC
+
+Parse = Callable[[str, Tile, Hardware], Pattern]
+
+
+def logical_tile(tile: Tile) -> Tile:
+    """The user's tile as a row-major one (a power-of-two pitch, so that its patterns' linear bits
+    are found): where the words ``row``, ``col`` and ``MxN:s`` are placed."""
+    rows, cols = tile.logical_shape
+    return Tile(rows, cols, 1 << max(0, (cols - 1).bit_length()), tile.elem_bytes)
+
+
+def storage_tile(tile: Tile) -> Tile:
+    """The stored tile as a row-major one with a power-of-two pitch (for a pattern's linear bits)."""
+    return Tile(tile.rows, tile.cols, 1 << max(0, (tile.cols - 1).bit_length()), tile.elem_bytes)
+
+
+def swap_bits(bits) -> tuple | None:
+    """linear_bits of the transposed lanes: a row bit becomes a column bit and back."""
+    if bits is None:
+        return None
+    swapped: list[tuple] = []
+    for bit in bits:
+        if bit[0] == "x":
+            swapped.append(("x", bit[2], bit[1]))
+        else:
+            swapped.append(("c" if bit[0] == "r" else "r", bit[1]))
+    return tuple(swapped)
+
+
+def transposed(p: Pattern, logical: Tile) -> Pattern:
+    """A pattern of scalar lanes placed on the user's tile, its lanes moved to storage orientation."""
+    return replace(p, lane_row=p.lane_col, lane_col=p.lane_row, order="col",
+                   coset_bits=swap_bits(p.linear_bits(logical)))
+
+
+def parse_col(spec: str, tile: Tile, hardware: Hardware, parse: Parse) -> Pattern:
+    """Compile ``spec`` for the column-major ``tile`` (its storage orientation; see the module)."""
+    text = spec.strip().lower()
+    match = re.match(_SPEC, text)
+    if match is None:  # an instruction form: in storage orientation as written
+        return replace(parse(spec, tile, hardware), order="col")
+    e = tile.elem_bytes
+    v = None if match["v"] is None else int(match["v"])
+    if match["word"] is None and int(match["s"] or 1) == 1:
+        m, n = int(match["m"]), int(match["n"])
+        try:
+            stored = parse(f"{n}x{m}" + ("" if v is None else f"v{v}"), tile, hardware)
+        except InputError as err:  # its words are the stored tile's: say so
+            raise InputError(f"access {spec!r} under --order col is the stored (transposed) tile's {n}x{m} "
+                             f"block: {str(err).partition(': ')[2]}") from None
+        bits = _bits(stored, tile)
+        return replace(stored, spec=spec.strip(), rows=m, cols=n, order="col", coset_bits=bits)
+    if v is not None and v != e and is_pow2(v):
+        what = "its rows are s apart" if match["word"] is None else f"'{match['word']}' reads scalar lanes"
+        raise InputError(f"access {spec!r}: under --order col a vector runs down a column, and {what}: "
+                         f"drop v{v} (scalar lanes), or use an MxN block (consecutive rows)")
+    logical = logical_tile(tile)
+    scalar = text if v is not None or match["word"] is not None else f"{text}v{e}"
+    p = parse(scalar, logical, hardware)
+    return replace(transposed(p, logical), spec=spec.strip())
+
+
+def _bits(p: Pattern, tile: Tile) -> tuple | None:
+    """A storage-orientation pattern's linear bits, found as for a row-major tile of a power-of-two pitch."""
+    bits = p.linear_bits(storage_tile(tile))
+    return None if bits is None else tuple(bits)
+
