@@ -355,11 +355,11 @@ class Checked(Value, eq=False):
     def json(self, emit=(), terminal: bool = False) -> dict:
         """The CLI's --check --json document, with answer.emit for the targets asked (``terminal``:
         the one its rich report reads, report.solution_json)."""
-        from .candidate import measure
+        from .candidate import measure_as_given
         from .families.identity import Identity
         from .report import check_json
 
-        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
+        doc = check_json(self.problem, self.measured, measure_as_given(self.problem, Identity()), self.invalid,
                          self.minimal_name, terminal, self.hint, self.minimal_unproven)
         return with_emit(doc, self.problem, self.layout, emit)
 

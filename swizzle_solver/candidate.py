@@ -15,7 +15,7 @@ from . import simulate
 from .families import FAMILY_RANK
 from .layout import Layout, layout_table
 from .model import Problem
-from .soundness import verify
+from .soundness import Sound, sound, verify
 from .value import Value
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
@@ -96,25 +96,36 @@ def vector_elems(problem: Problem) -> int:
     return 1 << (elems - 1).bit_length()
 
 
-def measure(problem: Problem, layout: Layout, table: np.ndarray | None = None) -> Candidate:
-    """The ground truth for one layout: every placement of every pattern, simulated (``table``:
-    its layout_table, if already built)."""
-    table = layout_table(problem.tile, layout) if table is None else table
+def measure(problem: Problem, checked: Sound) -> Candidate:
+    """The ground truth for one layout found sound (soundness.sound: nothing else is measured for
+    a search): every placement of every pattern, simulated on its table."""
+    if not isinstance(checked, Sound) or not checked.of(problem):
+        raise TypeError("internal error: measure takes the soundness check of the same problem (soundness.sound)")
+    return _simulated(problem, checked.layout, checked.table)
+
+
+def measure_as_given(problem: Problem, layout: Layout, table: np.ndarray | None = None) -> Candidate:
+    """A layout measured whether or not it is sound: the one a user gives to ``--check`` and the
+    unswizzled baseline, whose soundness the report states beside their counts. Never a search's
+    candidate (those go through ``measure``)."""
+    return _simulated(problem, layout, layout_table(problem.tile, layout) if table is None else table)
+
+
+def _simulated(problem: Problem, layout: Layout, table: np.ndarray) -> Candidate:
     results = tuple(simulate.simulate(problem.tile, problem.bank_model, problem.patterns, table))
     return Candidate(sum(r.excess for r in results), layout, results, storage_bytes(problem, layout))
 
 
-def recheck(problem: Problem, found: Candidate, sound: bool = False) -> Candidate:
+def recheck(problem: Problem, found: Candidate) -> Candidate:
     """Measure a found candidate with the simulator and insist it is sound and the search's count
-    agrees (a disagreement is a bug in a fast path). ``sound``: the search has already run the
-    soundness check on it (search.search_family does on every member it keeps), which is not run
-    twice (the candidates table: a run-up's table and its check cost as much as its measure)."""
+    agrees (a disagreement is a bug in a fast path)."""
     if found.measured:
         return found
-    table = layout_table(problem.tile, found.layout)
-    if not sound:
-        verify(problem.tile, found.layout, problem.patterns, table)
-    measured = measure(problem, found.layout, table)
+    checked = sound(problem.tile, found.layout, problem.patterns)
+    if checked is None:
+        verify(problem.tile, found.layout, problem.patterns)  # raises, saying why
+        raise AssertionError(f"internal error: {found.layout.name} is unsound")  # (verify disagrees with sound)
+    measured = measure(problem, checked)
     if measured.excess != found.excess:
         raise AssertionError(f"internal error: the search says {found.layout.name} has excess {found.excess}, "
                              f"the simulator says {measured.excess}")

@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
-from .candidate import Candidate, FamilyReport, Unsearched, measure, ranked, recheck
+from .candidate import Candidate, FamilyReport, Unsearched, measure_as_given, ranked, recheck
 from .families import FAMILY_RANK
 from .families.identity import Identity
 from .layout import Family, Layout, layout_table
@@ -94,10 +94,9 @@ class LazyTable:
     re-checks by the simulator cost as much as the search that found them, and a caller that wants
     only the answer (the API) never reads them. The families' reports are known already."""
 
-    def __init__(self, problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
-                 sound: bool):
+    def __init__(self, problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport]):
         self.families = reports
-        self._args: tuple | None = (problem, answer, found, reports, sound)
+        self._args: tuple | None = (problem, answer, found, reports)
         self._built: Table | None = None
 
     def built(self) -> Table:
@@ -118,16 +117,15 @@ class LazyTable:
 
 
 def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
-           sound: bool, lazy: bool = False) -> Table | LazyTable:
-    """``sound``: every candidate not yet measured comes from search_family, which has run the
-    soundness check on it: each is measured and its count checked, not checked for soundness twice.
-    ``lazy``: measured on first read (LazyTable)."""
+           lazy: bool = False) -> Table | LazyTable:
+    """Every runner-up re-checked (soundness.sound) and measured, its count checked; ``lazy``:
+    measured on first read (LazyTable)."""
     if lazy:
-        return LazyTable(problem, answer, found, reports, sound)
-    runners_up = [recheck(problem, c, sound) for c in ranked(found) if c.layout != answer.layout]
+        return LazyTable(problem, answer, found, reports)
+    runners_up = [recheck(problem, c) for c in ranked(found) if c.layout != answer.layout]
     # the baseline is the identity measured: the answer or a runner-up already is, when it is one
     measured = [c for c in (answer, *runners_up) if c.layout == Identity()]
-    return Table(runners_up, reports, measured[0] if measured else measure(problem, Identity()))
+    return Table(runners_up, reports, measured[0] if measured else measure_as_given(problem, Identity()))
 
 
 def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
@@ -153,7 +151,7 @@ def _below(problem: Problem) -> list[int]:
     """The pitches below the given row length (none for a dense tile: no import, start-up)."""
     if problem.tile.row_length == problem.tile.cols:
         return []
-    from .narrower import other_pitches
+    from .families.padding import other_pitches
 
     return other_pitches(problem)[0]
 
@@ -161,7 +159,7 @@ def _below(problem: Problem) -> list[int]:
 def _between(problem: Problem, answer: Candidate, least: int) -> list[int]:
     """The pitches above the given one and below an answer padded above it at every target: the
     padding family tried them with plain rows and one swizzle only."""
-    from .narrower import other_pitches  # the padding family was searched (start-up)
+    from .families.padding import other_pitches  # the padding family was searched (start-up)
 
     form = answer.layout.padded_form(problem.tile)
     if answer.excess != least or form is None:
@@ -173,7 +171,8 @@ def _only_for_targets(problem: Problem, answer: Candidate, least: int) -> list[U
     """An answer that leaves more than every target (conflicts beyond the floors) could be beaten
     at another pitch: those were searched only for a layout at every target (docs/families.md),
     the ones above the given pitch with plain rows or one cute or xor-cols swizzle."""
-    from .narrower import other_pitches, pitch_list  # the padding family was searched (start-up)
+    from .families.padding import other_pitches  # the padding family was searched (start-up)
+    from .narrower import pitch_list
 
     below, above = other_pitches(problem)
     if answer.excess == least or not below + above:
@@ -301,7 +300,7 @@ def _with_first(problem: Problem, first: Candidate, families, budget: Budget, ta
         found.append(recheck(problem, hit))
     best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
     answer = first if best.layout == first.layout else best
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports),
                                     keep_pitch=keep_pitch, timed_out=timed_out, **_unproven(open_below)),
                    found)
 
@@ -360,7 +359,7 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     # Rank on the search's exact counts (recheck insists the simulator agrees).
     order = ranked(found)
     budget.best = order[0] if order else None
-    answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
+    answer = recheck(problem, order[0]) if order else measure_as_given(problem, Identity())  # empty: cut by the time limit
     budget.best = answer
     # The answer is not proven minimal if a family that could still beat it (ranked before it, or
     # any family when it leaves more than the least excess any layout can) was not covered whole:
@@ -370,14 +369,14 @@ def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str
     missed += [Unsearched(r.family) for r in reports
                if not r.complete and _could_rank_before(problem, r.family, answer, least)]
     if needed and not extended:  # (padding's pitches included)
-        from .narrower import other_pitches
+        from .families.padding import other_pitches
 
         above = () if keep_pitch else tuple(other_pitches(problem)[1])
         missed.append(Unsearched("the families beyond none / cute / xor-cols", above))
     cut = bool(missed) and budget.expired()
     if extended and other:
         missed += _only_for_targets(problem, answer, least)
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended,
+    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports,
                                                              lazy=table is None) if table is not False else None,
                                      extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
                                      **_unproven(missed)), found, reports, least)
@@ -400,4 +399,4 @@ def check(problem: Problem, layout: Layout) -> tuple[Candidate, str | None]:
     """One given layout, measured; the second value says why it is not sound here (soundness.py),
     if it is not."""
     table = layout_table(problem.tile, layout)
-    return measure(problem, layout, table), soundness(problem.tile, layout, problem.patterns, table)
+    return measure_as_given(problem, layout, table), soundness(problem.tile, layout, problem.patterns, table)

@@ -20,9 +20,9 @@ from swizzle_solver import api
 from swizzle_solver.access import make_hardware, make_problem, make_tile
 from swizzle_solver.access.triton_layout import load_linear_layout
 from swizzle_solver.budget import Budget
+from swizzle_solver.families.padding import other_pitches
 from swizzle_solver.model import InputError, Problem
 from swizzle_solver.names import parse_layout
-from swizzle_solver.narrower import other_pitches
 from swizzle_solver.solving import solve
 from swizzle_solver.value import replace
 

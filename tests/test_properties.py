@@ -212,7 +212,7 @@ def check_counts(problem, accesses, ranked, phys):
 def test_measure_counts_every_placement(data):
     problem, accesses = data.draw(problems())
     family, params = data.draw(layouts(problem))
-    ranked = candidate.measure(problem, solver_layout(family, params))
+    ranked = candidate.measure_as_given(problem, solver_layout(family, params))
     check_counts(problem, accesses, ranked, phys_of(family, params, problem.tile.row_length))
 
 
@@ -418,7 +418,7 @@ def test_measure_counts_explicit_phases(tmp_path_factory, case, layout):
     phys = phys_of(*layout, pitch)
     costs = [brute_cost([(r, c, v // e) for r, c, v in phase], phys, e, banks, bank_bytes) for phase in phases]
     largest = max(len({(r, c + k) for r, c, v in phase for k in range(v // e)}) * e for phase in phases)
-    result = candidate.measure(problem, solver_layout(*layout)).results[0]
+    result = candidate.measure_as_given(problem, solver_layout(*layout)).results[0]
     assert (result.worst, result.total) == (max(costs), sum(costs))
     assert result.pattern.lower_bound == max(1, -(-largest // (banks * bank_bytes)))
 
