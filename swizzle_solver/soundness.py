@@ -42,9 +42,11 @@ class Sound(Value, eq=False):
             raise TypeError("a Sound is made only by soundness.sound(...): check the layout first")
 
     def of(self, problem: Problem) -> bool:
-        """Whether this is the check of ``problem``'s tile and patterns."""
-        return (self.tile == problem.tile and (self.patterns is problem.patterns or
-                                               self.patterns == tuple(problem.patterns)))
+        """Whether this is the check of ``problem``'s tile and patterns (the same pattern objects: a
+        problem's patterns are compiled once, and a search's padded problems share them)."""
+        patterns = problem.patterns
+        return self.tile == problem.tile and len(self.patterns) == len(patterns) and \
+            all(a is b for a, b in zip(self.patterns, patterns))
 
 
 def storage(tile: Tile, layout: Layout) -> int:
