@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .access import elem_bytes_of, make_problem
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
 from .model import Problem
-from .solving import Solution
+from .solving import Options, Solution
 from .value import Value, field, replace
 
 if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is asked for
@@ -39,8 +39,8 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
 
     if isinstance(access, str):
         access = [access]
-    return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch, parse=parse_access)
+    return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
+                        bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access)
 
 
 class Tabled:
@@ -49,16 +49,16 @@ class Tabled:
     that wants the answer never pays for the report). Shared by every Result of the problem that
     the cache (memo.py) hands out."""
 
-    def __init__(self, answered: Solution, options: dict[str, Any]):
+    def __init__(self, answered: Solution, options: Options):
         self.answered = answered
-        self._options = options  # solving.solve's keywords, to build the table when it was not built with it
+        self._options = options  # the solve's options, to build the table when it was not built with it
         self._full: Solution | None = answered if answered.table is not None else None
 
     def full(self) -> Solution:
         if self._full is None:
             from .solving import solve as search
 
-            full = search(self.answered.problem, table=True, **self._options)
+            full = search(self.answered.problem, replace(self._options, table=True))
             answered = self.answered.answer
             if full.answer.layout != answered.layout or full.answer.excess != answered.excess:
                 raise AssertionError(f"internal error: the answer is {answered.layout.name} (excess {answered.excess}), "
@@ -164,19 +164,19 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
         refuse_unavailable(targets, problem_.bank_model)
     if budget is not None:
         problem_ = problem(**kwargs) if problem_ is None else problem_
-        return Result(search(problem_, budget=budget, table=table is not False, exhaustive=exhaustive,
-                             keep_pitch=keep_pitch, targets=targets))
-    options: dict[str, Any] = {"exhaustive": exhaustive, "keep_pitch": keep_pitch, "targets": targets}
+        return Result(search(problem_, Options(table=table is not False, exhaustive=exhaustive, keep_pitch=keep_pitch,
+                                               targets=targets), budget=budget))
+    options = Options(table=None, exhaustive=exhaustive, keep_pitch=keep_pitch, targets=targets)
     tabled = _solved(problem_, kwargs, options) if cache else None
     if tabled is None:
         problem_ = problem(**kwargs) if problem_ is None else problem_
-        tabled = Tabled(search(problem_, table=None, **options), options)
+        tabled = Tabled(search(problem_, options), options)
     if table:
         tabled.full()
     return Result(tabled.answered, tabled)
 
 
-def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> Tabled | None:
+def _solved(problem_: Problem | None, kwargs: dict, options: Options) -> Tabled | None:
     """The cached Tabled of this problem and options (solved and cached now when it is not)."""
     from . import memo
     from .solving import solve as search
@@ -194,10 +194,10 @@ def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> 
         problem_, key = parsed
     else:
         key = memo.problem_key(problem_)
-    key = (key, options["exhaustive"], options["keep_pitch"], options["targets"])
+    key = (key, options)  # every option (an Options is hashed by its fields)
     tabled = memo.SOLVED.get(key)
     if tabled is None:
-        tabled = Tabled(sealed(search(problem_, table=None, **options)), options)
+        tabled = Tabled(sealed(search(problem_, options)), options)
         memo.SOLVED.put(key, tabled)
     return tabled
 

@@ -106,7 +106,7 @@ SEPARATION_PROBLEMS = [(8, 8, 8, 4, 32, ["row", "col"]), (8, 16, 16, 2, 8, ["4x2
 def test_separation_is_the_simulators_verdict(rows, cols, pitch, e, banks, specs):
     """The lane differences decide "conflict-free" for an XOR-linear layout exactly as the simulator
     counts it: every linear layout of one or two terms (the first 40 in term order)."""
-    problem = make_problem(rows, cols, specs, pitch, e, banks)
+    problem = make_problem(rows, cols, specs, pitch, e, banks=banks)
     tile = problem.tile
     top = max(1, (tile.size - 1).bit_length())
     terms = linear.all_terms(list(range(top - 1)), top)
@@ -134,7 +134,7 @@ def test_rank_proof_is_the_brute_force_count(rows, cols, e, banks, bank_bytes, b
     """The GF(2) bank matrix's wavefronts against the brute-force counter, for every valid cute
     swizzle of 1 or 2 bits and every xor-cols of 1 bit on power-of-two tiles."""
     accesses = [Access("block", rows, cols, cols, e, banks, bank_bytes, m, n) for m, n in blocks]
-    problem = make_problem(rows, cols, [a.spec for a in accesses], None, e, banks, bank_bytes)
+    problem = make_problem(rows, cols, [a.spec for a in accesses], None, e, banks=banks, bank_bytes=bank_bytes)
     members = [("none", ())] + [("cute", (b, m, s)) for b in (1, 2) for m in range(4) for s in range(b, 6)]
     members += [("xor-cols", (1, m, a)) for m in range(3) for a in range(3)]
     answered = set()

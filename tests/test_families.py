@@ -155,7 +155,7 @@ def _problem(args):
     tile) is rejected, not counted as a pass."""
     rows, cols, pitch, e, banks, accesses = args
     try:
-        return make_problem(rows, cols, accesses, pitch, e, banks)
+        return make_problem(rows, cols, accesses, pitch, e, banks=banks)
     except InputError:
         reject()
 

@@ -180,7 +180,7 @@ def problems(draw, max_elems=2048, widths=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40,
             v = draw(st.sampled_from([None, None] + vectors))
             accesses.append(Access("block", rows, cols, pitch, e, banks, bank_bytes, m, n, s, v))
     assume(accesses)
-    problem = make_problem(rows, cols, [a.spec for a in accesses], pitch, e, banks, bank_bytes)
+    problem = make_problem(rows, cols, [a.spec for a in accesses], pitch, e, banks=banks, bank_bytes=bank_bytes)
     return problem, accesses
 
 
@@ -414,7 +414,7 @@ def test_measure_counts_explicit_phases(tmp_path_factory, case, layout):
     path = tmp_path_factory.mktemp("phases") / "p.toml"
     path.write_text('[[pattern]]\nname = "random"\nphases = [' + ", ".join(
         "[" + ", ".join(f"[{r}, {c}, {v}]" for r, c, v in phase) + "]" for phase in phases) + "]\n")
-    problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, [str(path)])
+    problem = make_problem(rows, cols, [], pitch, e, banks=banks, bank_bytes=bank_bytes, phases_files=[str(path)])
     phys = phys_of(*layout, pitch)
     costs = [brute_cost([(r, c, v // e) for r, c, v in phase], phys, e, banks, bank_bytes) for phase in phases]
     largest = max(len({(r, c + k) for r, c, v in phase for k in range(v // e)}) * e for phase in phases)
@@ -465,7 +465,7 @@ def test_solve_on_random_phases_files_is_sound_and_counted_right(tmp_path_factor
         path.write_text(f'[[pattern]]\nname = "random{i}"\nphases = [' + ", ".join(
             "[" + ", ".join(f"[{r}, {c}, {v}]" for r, c, v in phase) + "]" for phase in phases) + "]\n")
         files.append(str(path))
-    problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, files)
+    problem = make_problem(rows, cols, [], pitch, e, banks=banks, bank_bytes=bank_bytes, phases_files=files)
     solution = solve(problem)
     solution_json(solution)  # the report builds without error, and without searching again
     assert solve(problem, table=False).answer.layout == solution.answer.layout  # --quiet answers the same
