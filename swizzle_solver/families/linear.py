@@ -29,7 +29,7 @@ from ..candidate import Candidate, FamilyReport
 from ..candidate import found as found_candidate
 from ..layout import LATER, MAX_BIT, Family, LayoutBase, const, in_range, integer, partial_block_invalid, step_schema
 from ..model import Problem, Tile, is_pow2
-from ..oracle import conflict_bits, conflict_lemmas
+from ..oracle import XorOracle, conflict_bits, conflict_lemmas
 from ..value import Value
 from . import forms
 from .cute import Swizzle
@@ -200,51 +200,65 @@ def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candida
         report.covered = ("not searched: no slot bit lies above the vectors, so no XOR term can move a unit; "
                           "the only member is the identity (none)")
         return [], report
-    found = None
-    if engine == "smt":
-        # what each slot bit's row must do on the simulated patterns: often enough to refute the
-        # family outright (issue 16: 3 s of z3 on odd pitches), else it narrows z3's search
-        rows = balance.family_rows(problem, oracle.rest, oracle.target, targets, oracle.top)
-        if rows and rows[-1].refuted:
-            report.smt = balance.refutation(rows[-1], len(terms))
-            report.complete = True
-            report.covered = (f"none of the members over {len(terms)} possible XOR terms (target bits {targets}, "
-                              f"sources up to bit {oracle.top - 1}) can reach the targets: "
-                              f"{balance.refuted_because(rows[-1])} (the balance condition, no z3 needed): unsat")
-            return [], report
-        budget.tick(f"{report.family} (z3)", 0, 1)
-        result = later.smt().min_linear(oracle.seps, targets, oracle.top, oracle.refute, *smt_limits(budget),
-                                core=lambda layout: conflict_bits(oracle, layout),
-                                lemmas=lambda layout: conflict_lemmas(oracle, layout), storage=problem.tile.size,
-                                rows=rows)
-        report.smt = result.proof()
-        report.complete = result.status != "unknown"
-        found = result.layout
-        storage = "" if is_pow2(problem.tile.size) else f" and the {problem.tile.size}-element storage kept whole"
-        report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
-                          f"{oracle.top - 1}), {result.constraints} constraints from {oracle.covered()}{storage}: "
-                          f"{result.outcome}")
-    else:
-        tried, cut, k = 0, False, 0
-        for k in range(len(terms) + 1):
-            for combo in itertools.combinations(terms, k):
-                tried += 1
-                if tried % 1024 == 0 and budget.expired():
-                    cut = True
-                    break
-                layout = XorLinear(combo)
-                if oracle.accept(layout):
-                    found = layout
-                    break
-            if found is not None or cut:
-                break
-        report.evaluated = tried
-        report.complete = not cut
-        report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
-                          f"each tested on {oracle.covered()}")
+    found = _by_z3(problem, budget, later, terms, report) if engine == "smt" else \
+        _enumerated(later.oracle, budget, terms, report)
     kept = [found_candidate(problem, oracle.excess, found)] if found is not None else []
     report.best_excess = oracle.excess if found is not None else None
     return kept, report
+
+
+def _by_z3(problem: Problem, budget: Budget, later: Later, terms: list, report: FamilyReport) -> XorLinear | None:
+    """The first member with the fewest terms by z3 (smt.min_linear), unless the balance condition
+    refutes the family first; the report says which."""
+    oracle = later.oracle
+    targets = oracle.slot_targets()
+    # what each slot bit's row must do on the simulated patterns: often enough to refute the
+    # family outright (issue 16: 3 s of z3 on odd pitches), else it narrows z3's search
+    rows = balance.family_rows(problem, oracle.rest, oracle.target, targets, oracle.top)
+    if rows and rows[-1].refuted:
+        report.smt = balance.refutation(rows[-1], len(terms))
+        report.complete = True
+        report.covered = (f"none of the members over {len(terms)} possible XOR terms (target bits {targets}, "
+                          f"sources up to bit {oracle.top - 1}) can reach the targets: "
+                          f"{balance.refuted_because(rows[-1])} (the balance condition, no z3 needed): unsat")
+        return None
+    budget.tick(f"{report.family} (z3)", 0, 1)
+    result = later.smt().min_linear(oracle.seps, targets, oracle.top, oracle.refute, *smt_limits(budget),
+                                    core=lambda layout: conflict_bits(oracle, layout),
+                                    lemmas=lambda layout: conflict_lemmas(oracle, layout), storage=problem.tile.size,
+                                    rows=rows)
+    report.smt = result.proof()
+    report.complete = result.status != "unknown"
+    found = result.layout
+    storage = "" if is_pow2(problem.tile.size) else f" and the {problem.tile.size}-element storage kept whole"
+    report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
+                      f"{oracle.top - 1}), {result.constraints} constraints from {oracle.covered()}{storage}: "
+                      f"{result.outcome}")
+    return found
+
+
+def _enumerated(oracle: XorOracle, budget: Budget, terms: list, report: FamilyReport) -> XorLinear | None:
+    """The first member with the fewest terms, every subset of ``terms`` in order (the ``enum``
+    engine), until the time limit."""
+    found = None
+    tried, cut, k = 0, False, 0
+    for k in range(len(terms) + 1):
+        for combo in itertools.combinations(terms, k):
+            tried += 1
+            if tried % 1024 == 0 and budget.expired():
+                cut = True
+                break
+            layout = XorLinear(combo)
+            if oracle.accept(layout):
+                found = layout
+                break
+        if found is not None or cut:
+            break
+    report.evaluated = tried
+    report.complete = not cut
+    report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
+                      f"each tested on {oracle.covered()}")
+    return found
 
 
 FAMILY_RECORD = Family(
