@@ -406,10 +406,6 @@ def atom_layout(atom: Atom, tile: Tile) -> Composed:
     return Composed(Swizzle(B, 4 - log2(e), 3), Layout(shape, stride))
 
 
-def _size(layout, tile: Tile) -> tuple[int, int]:
-    return _build(layout, tile, expr.R, expr.C)[1]
-
-
 def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
     block = atom_layout(t.block, tile) if isinstance(t.block, Atom) else t.block
     if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
