@@ -16,7 +16,7 @@ from .families import FAMILY_RANK
 from .layout import Layout, layout_table
 from .model import Problem
 from .soundness import Sound, sound, verify
-from .value import Value
+from .value import Value, field
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
@@ -31,6 +31,9 @@ class Candidate(Value):
     # Shared memory the layout needs on the problem's tile (layout.storage(tile) * elem_bytes):
     # build with ``found`` or ``measure``, which know the tile; the rank needs it.
     storage_bytes: int | None = None
+    # The soundness check a search ran on the layout (soundness.Sound, slim), so that its measurement
+    # (recheck) need not run it again; None: not checked yet.
+    sound: Sound | None = field(default=None, compare=False, repr=False)
 
     @property
     def measured(self) -> bool:
@@ -61,9 +64,11 @@ def storage_bytes(problem: Problem, layout) -> int:
     return layout.storage(problem.tile) * problem.tile.elem_bytes
 
 
-def found(problem: Problem, excess: int, layout) -> Candidate:
-    """A layout a search found with ``excess`` (not yet measured by the simulator)."""
-    return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout))
+def found(problem: Problem, excess: int, layout, checked: Sound | None = None) -> Candidate:
+    """A layout a search found with ``excess`` (not yet measured by the simulator); ``checked``:
+    its soundness check, when the search ran it (kept slim, without its table)."""
+    return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout),
+                     sound=None if checked is None else checked.slim())
 
 
 class FamilyReport(Value, frozen=False):
@@ -117,11 +122,13 @@ def _simulated(problem: Problem, layout: Layout, table: np.ndarray) -> Candidate
 
 
 def recheck(problem: Problem, found: Candidate) -> Candidate:
-    """Measure a found candidate with the simulator and insist it is sound and the search's count
-    agrees (a disagreement is a bug in a fast path)."""
+    """Measure a found candidate with the simulator and insist it is sound (the search's check, when
+    it ran one on this problem, else the check now) and the search's count agrees (a disagreement
+    is a bug in a fast path)."""
     if found.measured:
         return found
-    checked = sound(problem.tile, found.layout, problem.patterns)
+    checked = found.sound if found.sound is not None and found.sound.of(problem) else \
+        sound(problem.tile, found.layout, problem.patterns)
     if checked is None:
         verify(problem.tile, found.layout, problem.patterns)  # raises, saying why
         raise AssertionError(f"internal error: {found.layout.name} is unsound")  # (verify disagrees with sound)

@@ -244,7 +244,7 @@ class _FamilySearch:
         else:
             measured = [int(w) if x else simulated_worst(problem, layout, p)
                         for w, x, p in zip(self.worsts[i], self.exact, patterns)]
-            self.kept.append(found(problem, sum(measured) - int(self.lower.sum()), layout))
+            self.kept.append(found(problem, sum(measured) - int(self.lower.sum()), layout, checked))
         self.kept.sort(key=lambda c: (c.excess, c.layout.order))
         del self.kept[self.keep:]
 

@@ -27,19 +27,30 @@ _MINT = object()  # only this module holds it: a Sound made anywhere else is ref
 
 
 class Sound(Value, eq=False):
-    """A layout found sound on ``tile`` for ``patterns``: a bijection onto its ``storage`` that keeps
+    """A layout found sound on ``tile`` for ``patterns``: a bijection onto its storage that keeps
     every vector of the patterns whole, with ``table`` (its layout_table) the simulator measures.
-    Made only by this module (``sound``, ``QuickSoundness``)."""
+    Made only by this module (``sound``, ``QuickSoundness``, and ``slim`` of one)."""
 
     tile: Tile
     layout: Layout
     patterns: tuple[Pattern, ...]
-    table: np.ndarray = field(repr=False)
+    built: np.ndarray | None = field(repr=False)  # the table checked; None once slim (rebuilt on use)
     mint: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.mint is not _MINT:
             raise TypeError("a Sound is made only by soundness.sound(...): check the layout first")
+
+    @property
+    def table(self) -> np.ndarray:
+        """phys[r, c] of the layout on the tile: the table checked, or the same one built again
+        (layout_table is a function of the tile and the layout alone)."""
+        return layout_table(self.tile, self.layout) if self.built is None else self.built
+
+    def slim(self) -> Sound:
+        """The same check without its table, to be kept by a candidate not yet measured (a table is
+        the tile's size; a candidate waits in the API's cache until its table is asked for)."""
+        return Sound(self.tile, self.layout, self.patterns, None, _MINT)
 
     def of(self, problem: Problem) -> bool:
         """Whether this is the check of ``problem``'s tile and patterns (the same pattern objects: a
@@ -144,7 +155,7 @@ class QuickSoundness:
             return sound(tile, layout, patterns)
         if not all(whole for _, _, whole in self.by_pattern()):
             return None
-        return Sound(tile, layout, tuple(patterns), layout_table(tile, layout), _MINT)
+        return Sound(tile, layout, tuple(patterns), None, _MINT)  # its table built when it is measured
 
     def xor(self, layout: OffsetXor, low: int) -> Sound | None:
         """A member XORing from higher bits into bits ``low`` and up (two-level: its least target bit)."""
