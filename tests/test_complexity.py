@@ -23,7 +23,6 @@ NOT_YET = {
     "access/triton_layout.py:_from_json": 38,
     "access/triton_layout.py:layout_pattern": 17,
     "access/warp.py:_matrix": 17,
-    "balance.py:span_refutation": 16,
     "cases.py:_case": 22,
     "cli.py:main_command": 21,
     "emit/cute.py:emit": 23,
@@ -33,9 +32,6 @@ NOT_YET = {
     "notation/cute.py:_tiled_node": 16,
     "notation/expr.py:evaluate": 18,
     "notation/triton.py:_check_padded_and_linear": 23,
-    "render.py:_verdict": 16,
-    "render.py:candidates_view": 18,
-    "render.py:evidence_view": 21,
 }
 
 
