@@ -18,7 +18,7 @@ slot bit must be 1 on exactly half of every placement.
 A placement here is one row of the pattern's lanes, what the simulator costs alone (a phase), and
 T is the pattern's target (floors.targets), so the condition holds for every member the oracle
 accepts. ``row_balance`` returns, per slot bit, which rows pass on every placement. A slot bit with
-none refutes the whole family, and extended.search_linear then runs no z3 at all; the others are
+none refutes the whole family, and the linear family's search (families/linear.py) then runs no z3 at all; the others are
 asserted in z3 (smt.min_linear's ``rows``) and narrow its search to the rows that pass. Only a
 necessary condition: a member whose rows all pass may still fail.
 

@@ -42,9 +42,9 @@ def _smt() -> ModuleType:
 
 
 def every_member(problem: Problem, budget: Budget, family: Family,
-                  is_sound: Callable[[Layout], Sound | None] | None = None) -> tuple[list[Candidate], FamilyReport]:
+                 is_sound: Callable[[Layout], Sound | None] | None = None) -> tuple[list[Candidate], FamilyReport]:
     """Every member the family lists (its ``candidates``), each sound one simulated (on a sample,
-    measured whole when it can enter the best: ``_best_bounded``): the search of a later family that
+    measured whole when it can enter the best: ``best_bounded``): the search of a later family that
     has no engine of its own. Its best KEEP_PER_FAMILY in (excess, order).
     ``is_sound``: the family's own exact soundness check (soundness.QuickSoundness), else ``sound``."""
     report = FamilyReport(family.name)

@@ -136,7 +136,7 @@ STEP_SCHEMA = step_schema("row-interleave: a row permutation", kind=const("row-p
 
 def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
     """Every band and factor, each sound one simulated on a sample of placements, and measured
-    whole when it can enter the family's best (``_best_bounded``). (A row permutation moves a lane
+    whole when it can enter the family's best (extended.best_bounded). (A row permutation moves a lane
     to a row that may start elsewhere modulo its vector when the pitch is not a multiple of it:
     explicit phases allow that, and the soundness check refuses it.)"""
     from ..extended import every_member
