@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import solving
@@ -169,11 +169,18 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
     tabled = _solved(problem_, kwargs, chosen) if cache else None
     if tabled is None:
         problem_ = problem(**kwargs) if problem_ is None else problem_
-        options = Options(table=None, **chosen)
+        options = _options(**chosen)
         tabled = Tabled(solving.solve(problem_, options), options)
     if table:
         tabled.full()
     return Result(tabled.answered, tabled)
+
+
+@lru_cache(maxsize=64)
+def _options(**chosen: Any) -> Options:
+    """The record of the options chosen, the table built on first read: one per distinct choice (a
+    record costs more to build than a cached solve takes, and a sweep asks with the same few)."""
+    return Options(table=None, **chosen)
 
 
 def _solved(problem_: Problem | None, kwargs: dict, chosen: dict[str, Any]) -> Tabled | None:
@@ -195,7 +202,7 @@ def _solved(problem_: Problem | None, kwargs: dict, chosen: dict[str, Any]) -> T
     key = (key, *chosen.values())  # every option chosen (in the same order on every call)
     tabled = memo.SOLVED.get(key)
     if tabled is None:
-        options = Options(table=None, **chosen)
+        options = _options(**chosen)
         tabled = Tabled(sealed(solving.solve(problem_, options)), options)
         memo.SOLVED.put(key, tabled)
     return tabled

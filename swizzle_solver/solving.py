@@ -271,13 +271,17 @@ class Options(Value):
     targets: tuple[str, ...] = ()
 
 
+_DEFAULT = Options()
+
+
 def solve(problem: Problem, options: Options | None = None, /, *, budget: Budget | None = None,
           **changes: Any) -> Solution:
     """The minimal layout (``options``, or ``Options`` with ``changes``: its fields by name),
     re-checked by the simulator. A tile given with a row length above its columns is also tried at
     the smaller pitches (less shared memory ranks first). With ``targets`` (--for) the solution also
     holds the unrestricted answer (the price)."""
-    options = replace(options or Options(), **changes) if changes else options or Options()
+    options = options or _DEFAULT
+    options = replace(options, **changes) if changes else options
     budget = budget or Budget()
     if not options.targets:
         return _Solve(problem, options, budget, None).run()
