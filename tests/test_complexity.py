@@ -27,9 +27,6 @@ NOT_YET = {
     "cli.py:main_command": 21,
     "emit/cute.py:emit": 23,
     "emit/tma.py:emit": 19,
-    "notation/cute.py:_tiled_node": 16,
-    "notation/expr.py:evaluate": 18,
-    "notation/triton.py:_check_padded_and_linear": 23,
 }
 
 

@@ -436,18 +436,20 @@ def atom_layout(atom: Atom, tile: Tile) -> Composed:
     return Composed(Swizzle(B, 4 - log2(e), 3), Layout(shape, stride))
 
 
+def _appended(shape: Any, stride: Any) -> tuple[Any, Any]:
+    """A block of one mode gets a second, (1):(0) (CuTe's append<2>(block)); two modes stay."""
+    if isinstance(shape, int) or len(shape) == 1:
+        return ((shape if isinstance(shape, int) else shape[0]), 1), ((stride if isinstance(stride, int) else stride[0]), 0)
+    return shape, stride
+
+
 def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
     block = atom_layout(t.block, tile) if isinstance(t.block, Atom) else t.block
     if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
         inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
         return expr.swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
     assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
-    shape: Any = block.shape
-    stride: Any = block.stride
-    if isinstance(shape, int) or len(shape) == 1:  # append<2>(block): a second mode (1):(0)
-        shape, stride = ((shape if isinstance(shape, int) else shape[0]), 1), \
-            ((stride if isinstance(stride, int) else stride[0]), 0)
-    (s0, d0), (s1, d1) = _two_modes(shape, stride)
+    (s0, d0), (s1, d1) = _two_modes(*_appended(block.shape, block.stride))
     b0, b1 = prod(_flat(s0)), prod(_flat(s1))
     if t.shape[0] % b0 or t.shape[1] % b1:
         raise NotationError(f"tile_to_shape: the block's shape ({b0}, {b1}) does not divide the target "
