@@ -75,7 +75,7 @@ def naive_solve(problem):
         for layout in family.candidates(problem.tile, candidate.vector_elems(problem)):
             if layout.invalid(problem.tile) is not None:
                 continue
-            ranked = candidate.measure(problem, layout)
+            ranked = candidate.measure_as_given(problem, layout)
             if best is None or ranked.rank_key < best.rank_key:
                 best = ranked
     return best

@@ -22,7 +22,9 @@ sys.path.insert(0, str(ROOT))
 
 from swizzle_solver.budget import Budget  # noqa: E402
 from swizzle_solver.cases import load_cases  # noqa: E402
-from swizzle_solver.extended import later_of, search_linear, search_two_level  # noqa: E402
+from swizzle_solver.extended import later_of  # noqa: E402
+from swizzle_solver.families.linear import search as search_linear  # noqa: E402
+from swizzle_solver.families.two_level import search as search_two_level  # noqa: E402
 from swizzle_solver.search import first_conflict_free  # noqa: E402
 from swizzle_solver.solving import solve  # noqa: E402
 

@@ -14,15 +14,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
+from . import solving
 from .access import elem_bits_of, elem_bytes_of, make_problem
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
 from .model import Problem
-from .solving import Solution
+from .solving import Options, Solution
 from .value import Value, field, replace
 
 if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is asked for
@@ -40,8 +41,9 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
 
     if isinstance(access, str):
         access = [access]
-    return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                        list(phases), arch=arch, parse=parse_access, elem_bits=elem_bits_of(dtype), order=order)
+    return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
+                        bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access,
+                        elem_bits=elem_bits_of(dtype), order=order)
 
 
 class Tabled:
@@ -50,16 +52,14 @@ class Tabled:
     that wants the answer never pays for the report). Shared by every Result of the problem that
     the cache (memo.py) hands out."""
 
-    def __init__(self, answered: Solution, options: dict[str, Any]):
+    def __init__(self, answered: Solution, options: Options):
         self.answered = answered
-        self._options = options  # solving.solve's keywords, to build the table when it was not built with it
+        self._options = options  # the solve's options, to build the table when it was not built with it
         self._full: Solution | None = answered if answered.table is not None else None
 
     def full(self) -> Solution:
         if self._full is None:
-            from .solving import solve as search
-
-            full = search(self.answered.problem, table=True, **self._options)
+            full = solving.solve(self.answered.problem, replace(self._options, table=True))
             answered = self.answered.answer
             if full.answer.layout != answered.layout or full.answer.excess != answered.excess:
                 raise AssertionError(f"internal error: the answer is {answered.layout.name} (excess {answered.excess}), "
@@ -152,8 +152,6 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
     answered from the cache (memo.py: keyed by the parsed problem, bounded; ``cache_clear``,
     ``cache_info``, ``cache_resize``). A solve with a ``budget`` is never cached (its answer
     depends on the time)."""
-    from .solving import solve as search
-
     if problem_ is not None and kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     targets: tuple[str, ...] = ()
@@ -165,23 +163,31 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
         refuse_unavailable(targets, problem_.bank_model)
     if budget is not None:
         problem_ = problem(**kwargs) if problem_ is None else problem_
-        return Result(search(problem_, budget=budget, table=table is not False, exhaustive=exhaustive,
-                             keep_pitch=keep_pitch, targets=targets))
-    options: dict[str, Any] = {"exhaustive": exhaustive, "keep_pitch": keep_pitch, "targets": targets}
-    tabled = _solved(problem_, kwargs, options) if cache else None
+        options = Options(table=table is not False, exhaustive=exhaustive, keep_pitch=keep_pitch, targets=targets)
+        return Result(solving.solve(problem_, options, budget=budget))
+    # the solve's options (solving.Options' fields) as plain values: a cached answer is found by them
+    # without building the record (the sweep's repeated solve: 0.023 ms)
+    chosen: dict[str, Any] = {"exhaustive": exhaustive, "keep_pitch": keep_pitch, "targets": targets}
+    tabled = _solved(problem_, kwargs, chosen) if cache else None
     if tabled is None:
         problem_ = problem(**kwargs) if problem_ is None else problem_
-        tabled = Tabled(search(problem_, table=None, **options), options)
+        options = _options(**chosen)
+        tabled = Tabled(solving.solve(problem_, options), options)
     if table:
         tabled.full()
     return Result(tabled.answered, tabled)
 
 
-def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> Tabled | None:
+@lru_cache(maxsize=64)
+def _options(**chosen: Any) -> Options:
+    """The record of the options chosen, the table built on first read: one per distinct choice (a
+    record costs more to build than a cached solve takes, and a sweep asks with the same few)."""
+    return Options(table=None, **chosen)
+
+
+def _solved(problem_: Problem | None, kwargs: dict, chosen: dict[str, Any]) -> Tabled | None:
     """The cached Tabled of this problem and options (solved and cached now when it is not)."""
     from . import memo
-    from .solving import solve as search
-
     if memo.SOLVED.size <= 0:
         return None
     if problem_ is None:
@@ -195,10 +201,11 @@ def _solved(problem_: Problem | None, kwargs: dict, options: dict[str, Any]) -> 
         problem_, key = parsed
     else:
         key = memo.problem_key(problem_)
-    key = (key, options["exhaustive"], options["keep_pitch"], options["targets"])
+    key = (key, *chosen.values())  # every option chosen (in the same order on every call)
     tabled = memo.SOLVED.get(key)
     if tabled is None:
-        tabled = Tabled(sealed(search(problem_, table=None, **options)), options)
+        options = _options(**chosen)
+        tabled = Tabled(sealed(solving.solve(problem_, options)), options)
         memo.SOLVED.put(key, tabled)
     return tabled
 
@@ -356,11 +363,11 @@ class Checked(Value, eq=False):
     def json(self, emit=(), terminal: bool = False) -> dict:
         """The CLI's --check --json document, with answer.emit for the targets asked (``terminal``:
         the one its rich report reads, report.solution_json)."""
-        from .candidate import measure
+        from .candidate import measure_as_given
         from .families.identity import Identity
         from .report import check_json
 
-        doc = check_json(self.problem, self.measured, measure(self.problem, Identity()), self.invalid,
+        doc = check_json(self.problem, self.measured, measure_as_given(self.problem, Identity()), self.invalid,
                          self.minimal_name, terminal, self.hint, self.minimal_unproven)
         return with_emit(doc, self.problem, self.layout, emit)
 

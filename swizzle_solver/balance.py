@@ -18,7 +18,7 @@ slot bit must be 1 on exactly half of every placement.
 A placement here is one row of the pattern's lanes, what the simulator costs alone (a phase), and
 T is the pattern's target (floors.targets), so the condition holds for every member the oracle
 accepts. ``row_balance`` returns, per slot bit, which rows pass on every placement. A slot bit with
-none refutes the whole family, and extended.search_linear then runs no z3 at all; the others are
+none refutes the whole family, and the linear family's search (families/linear.py) then runs no z3 at all; the others are
 asserted in z3 (smt.min_linear's ``rows``) and narrow its search to the rows that pass. Only a
 necessary condition: a member whose rows all pass may still fail.
 
@@ -173,6 +173,18 @@ def passing_vectors(problem: Problem, pattern: Pattern, most: int, top: int) -> 
     return slot_offset_bits(u, slot_mask), ok, take
 
 
+def _rows_passing(b: int, target: bool, top: int, owners: list[tuple[int, np.ndarray]]) -> list[int]:
+    """The rows slot bit ``b`` may have that pass alone on every pattern owning it (``owners``: the
+    pattern's index and its passing vectors): b plus any sources above it when it is a ``target``
+    bit, else b alone; bits at or above the top dropped (no offset has them)."""
+    rows = (np.arange(1 << max(0, top - b - 1), dtype=np.int64) << (b + 1)) | (1 << b) if target \
+        else np.array([1 << b], dtype=np.int64)
+    rows &= (1 << top) - 1
+    for _, ok in owners:
+        rows = rows[ok[rows]]
+    return rows.tolist()
+
+
 def span_refutation(problem: Problem, target: dict, targets: list[int], top: int) -> SpanBalance | None:
     """A SpanBalance when no linear member's slot rows pass the span condition on every pattern
     with units (module docstring); None when some choice passes, or the search was not tried or
@@ -186,17 +198,8 @@ def span_refutation(problem: Problem, target: dict, targets: list[int], top: int
     if not found:
         return None
     bits = sorted({b for _, (slot_bits, _, _) in found for b in slot_bits}, reverse=True)
-    wanted = set(targets)
     owners = {b: [(i, ok) for i, (_, (slot_bits, ok, _)) in enumerate(found) if b in slot_bits] for b in bits}
-    choices = {}
-    below_top = (1 << top) - 1  # no offset has a bit at or above the top: a row's bits there count for nothing
-    for b in bits:
-        rows = (np.arange(1 << max(0, top - b - 1), dtype=np.int64) << (b + 1)) | (1 << b) if b in wanted \
-            else np.array([1 << b], dtype=np.int64)
-        rows &= below_top
-        for _, ok in owners[b]:
-            rows = rows[ok[rows]]
-        choices[b] = rows.tolist()
+    choices = {b: _rows_passing(b, b in targets, top, owners[b]) for b in bits}
     tried = 0
 
     def search(level: int, spans: dict[int, np.ndarray]) -> bool | None:

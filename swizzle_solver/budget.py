@@ -36,3 +36,19 @@ class Budget:
                 return
             self.tick(report.family, i, len(items))
             yield i, item
+
+
+# Without --timeout, z3 gets this many resource units per family (about 9 s on a 2-core VM of 2026):
+# disjunctions of XOR parities are hard for its SAT core, and a rare instance runs for minutes (32 x
+# 200 f32, 4x2 8x2v4 col: 21 s to prove UNSAT). Past it the family is reported unknown and the answer
+# not proven minimal; --timeout allows more. Units, not seconds: the output must not depend on the
+# machine's speed or load (the same input gives the same bytes).
+SMT_RLIMIT = 30_000_000
+
+
+def smt_limits(budget: Budget) -> tuple[float | None, int | None, str]:
+    """z3's (deadline, resource budget, description): --timeout's deadline, else SMT_RLIMIT units."""
+    if budget.deadline is not None:
+        return budget.deadline, None, "the time limit"
+    return None, SMT_RLIMIT, (f"z3 spent its default budget of {SMT_RLIMIT:,} resource units (a count, not "
+                              f"seconds); --timeout SECONDS allows more")

@@ -15,8 +15,8 @@ from . import simulate
 from .families import FAMILY_RANK
 from .layout import Layout, layout_table
 from .model import Problem
-from .soundness import verify
-from .value import Value
+from .soundness import Sound, sound, verify
+from .value import Value, field
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
@@ -31,6 +31,9 @@ class Candidate(Value):
     # Shared memory the layout needs on the problem's tile (layout.storage(tile) * elem_bytes):
     # build with ``found`` or ``measure``, which know the tile; the rank needs it.
     storage_bytes: int | None = None
+    # The soundness check a search ran on the layout (soundness.Sound, slim), so that its measurement
+    # (recheck) need not run it again; None: not checked yet.
+    sound: Sound | None = field(default=None, compare=False, repr=False)
 
     @property
     def measured(self) -> bool:
@@ -61,9 +64,11 @@ def storage_bytes(problem: Problem, layout) -> int:
     return layout.storage(problem.tile) * problem.tile.elem_bytes
 
 
-def found(problem: Problem, excess: int, layout) -> Candidate:
-    """A layout a search found with ``excess`` (not yet measured by the simulator)."""
-    return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout))
+def found(problem: Problem, excess: int, layout, checked: Sound | None = None) -> Candidate:
+    """A layout a search found with ``excess`` (not yet measured by the simulator); ``checked``:
+    its soundness check, when the search ran it (kept slim, without its table)."""
+    return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout),
+                     sound=None if checked is None else checked.slim())
 
 
 class FamilyReport(Value, frozen=False):
@@ -96,25 +101,38 @@ def vector_elems(problem: Problem) -> int:
     return 1 << (elems - 1).bit_length()
 
 
-def measure(problem: Problem, layout: Layout, table: np.ndarray | None = None) -> Candidate:
-    """The ground truth for one layout: every placement of every pattern, simulated (``table``:
-    its layout_table, if already built)."""
-    table = layout_table(problem.tile, layout) if table is None else table
+def measure(problem: Problem, checked: Sound) -> Candidate:
+    """The ground truth for one layout found sound (soundness.sound: nothing else is measured for
+    a search): every placement of every pattern, simulated on its table."""
+    if not isinstance(checked, Sound) or not checked.of(problem):
+        raise TypeError("internal error: measure takes the soundness check of the same problem (soundness.sound)")
+    return _simulated(problem, checked.layout, checked.table)
+
+
+def measure_as_given(problem: Problem, layout: Layout, table: np.ndarray | None = None) -> Candidate:
+    """A layout measured whether or not it is sound: the one a user gives to ``--check`` and the
+    unswizzled baseline, whose soundness the report states beside their counts. Never a search's
+    candidate (those go through ``measure``)."""
+    return _simulated(problem, layout, layout_table(problem.tile, layout) if table is None else table)
+
+
+def _simulated(problem: Problem, layout: Layout, table: np.ndarray) -> Candidate:
     results = tuple(simulate.simulate(problem.tile, problem.bank_model, problem.patterns, table))
     return Candidate(sum(r.excess for r in results), layout, results, storage_bytes(problem, layout))
 
 
-def recheck(problem: Problem, found: Candidate, sound: bool = False) -> Candidate:
-    """Measure a found candidate with the simulator and insist it is sound and the search's count
-    agrees (a disagreement is a bug in a fast path). ``sound``: the search has already run the
-    soundness check on it (search.search_family does on every member it keeps), which is not run
-    twice (the candidates table: a run-up's table and its check cost as much as its measure)."""
+def recheck(problem: Problem, found: Candidate) -> Candidate:
+    """Measure a found candidate with the simulator and insist it is sound (the search's check, when
+    it ran one on this problem, else the check now) and the search's count agrees (a disagreement
+    is a bug in a fast path)."""
     if found.measured:
         return found
-    table = layout_table(problem.tile, found.layout)
-    if not sound:
-        verify(problem.tile, found.layout, problem.patterns, table)
-    measured = measure(problem, found.layout, table)
+    checked = found.sound if found.sound is not None and found.sound.of(problem) else \
+        sound(problem.tile, found.layout, problem.patterns)
+    if checked is None:
+        verify(problem.tile, found.layout, problem.patterns)  # raises, saying why
+        raise AssertionError(f"internal error: {found.layout.name} is unsound")  # (verify disagrees with sound)
+    measured = measure(problem, checked)
     if measured.excess != found.excess:
         raise AssertionError(f"internal error: the search says {found.layout.name} has excess {found.excess}, "
                              f"the simulator says {measured.excess}")

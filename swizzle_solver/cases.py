@@ -164,10 +164,11 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     keep_pitch, targets = _restrictions(t, where)
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
-        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e,
-                               t.get("banks"), t.get("bank_bytes"), [str(base / p) for p in files["phases"]],
-                               [str(base / p) for p in files["linear_layout"]], arch=t.get("arch", "nvidia"),
-                               elem_bits=elem_bits_of(t.get("dtype")), order=t.get("order", "row"))
+        problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e, banks=t.get("banks"),
+                               bank_bytes=t.get("bank_bytes"), phases_files=[str(base / p) for p in files["phases"]],
+                               layout_files=[str(base / p) for p in files["linear_layout"]],
+                               arch=t.get("arch", "nvidia"), elem_bits=elem_bits_of(t.get("dtype")),
+                               order=t.get("order", "row"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
     check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None

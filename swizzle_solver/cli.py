@@ -159,7 +159,7 @@ def quiet_text(answer_name: str, problem: Problem, layout, targets: tuple) -> st
     return answer_name + "\n\n" + "\n".join(codes)
 
 
-def run_solve(problem: Problem, json_out: bool, quiet: bool, out: Outputs = Outputs(),
+def run_solve(problem: Problem, *, json_out: bool = False, quiet: bool = False, out: Outputs = Outputs(),
               show_phases: bool = False, timeout: float | None = None, exhaustive: bool = False,
               keep_pitch: bool = False, for_targets=()) -> int:
     from .alarm import RunTimeout
@@ -196,8 +196,8 @@ def _answer_line(result) -> str:
     return timeout_line(result.name, reported_excess(result.problem, result.solution.answer), False)
 
 
-def run_check(problem: Problem, layout: Layout, json_out: bool, quiet: bool, out: Outputs = Outputs(),
-              show_phases: bool = False, timeout: float | None = None) -> int:
+def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet: bool = False,
+              out: Outputs = Outputs(), show_phases: bool = False, timeout: float | None = None) -> int:
     from .alarm import RunTimeout
     from .api import check
     from .progress import LazyProgress
@@ -308,8 +308,9 @@ def main_command(
 
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
-    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout), arch=arch, elem_bits=elem_bits_of(dtype), order=order)
+    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
+                           bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
+                           elem_bits=elem_bits_of(dtype), order=order)
     layout = None
     if check_layout is not None:
         from .names import parse_layout
@@ -319,9 +320,11 @@ def main_command(
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))
     if layout is not None:
-        code = run_check(problem, layout, json_out, quiet, out, show_phases, timeout)
+        code = run_check(problem, layout, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases,
+                         timeout=timeout)
     else:
-        code = run_solve(problem, json_out, quiet, out, show_phases, timeout, exhaustive, keep_pitch, for_targets)
+        code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
+                         exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
 
 

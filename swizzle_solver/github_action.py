@@ -148,19 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = line_of_name(text)
     run = run_batch(file, options)
     commands = _messages(run.stderr, shown, lines)
-    summary_text = ""
     if run.returncode in (0, 1) and run.stdout:
-        expected = _expectations(file)
-        rows = [verdict(e, expected.get(e["name"], "-")) for e in json.loads(run.stdout)["cases"]]
-        for r in rows:
-            where = f" (line {lines[r['name']]})" if r["name"] in lines else ""
-            print(f"{'ok  ' if r['ok'] else 'FAIL'}  {r['name']}{where}" + ("" if r["ok"] else f": {r['why']}"))
-            if not r["ok"]:
-                commands.append(annotation("error", shown, lines.get(r["name"]), "swizzle-solve: case failed",
-                                           f"{r['name']}: {r['why']}"))
-        failed = sum(not r["ok"] for r in rows)
-        print(f"{len(rows) - failed} passed, {failed} failed")
-        summary_text = summary(shown, rows, lines)
+        summary_text = _cases(file, shown, lines, json.loads(run.stdout)["cases"], commands)
     else:
         message = next((m for m in run.stderr.splitlines() if m.startswith("swizzle-solve: error")), "no output")
         summary_text = f"### swizzle-solve batch {_cell(shown)}: bad input\n\n{_cell(message)}\n\n"
@@ -171,6 +160,22 @@ def main(argv: list[str] | None = None) -> int:
         with open(target, "a", encoding="utf-8") as f:
             f.write(summary_text)
     return run.returncode
+
+
+def _cases(file: str, shown: str, lines: dict[str, int], cases: list[dict], commands: list[str]) -> str:
+    """Print each case's verdict and the count, add an error annotation per failed case to
+    ``commands``; the job summary's text."""
+    expected = _expectations(file)
+    rows = [verdict(e, expected.get(e["name"], "-")) for e in cases]
+    for r in rows:
+        where = f" (line {lines[r['name']]})" if r["name"] in lines else ""
+        print(f"{'ok  ' if r['ok'] else 'FAIL'}  {r['name']}{where}" + ("" if r["ok"] else f": {r['why']}"))
+        if not r["ok"]:
+            commands.append(annotation("error", shown, lines.get(r["name"]), "swizzle-solve: case failed",
+                                       f"{r['name']}: {r['why']}"))
+    failed = sum(not r["ok"] for r in rows)
+    print(f"{len(rows) - failed} passed, {failed} failed")
+    return summary(shown, rows, lines)
 
 
 if __name__ == "__main__":

@@ -190,6 +190,11 @@ class Family(Value):
       ``syntax``: how to write a name, for the message listing every family's.
     - ``engine``: the default search engine (``screen``: every-solve screening and branch and
       bound; ``enum``; ``smt``; ``pitch``).
+    - A later family's search (extended.py runs it): ``search(problem, budget, later) ->
+      (candidates, report)`` (None: every member ``candidates`` lists is simulated);
+      ``changes_pitch``: its members store the tile at another row length (not searched under
+      --keep-pitch); ``least_storage(problem)``: the least storage (elements) a member needs (None:
+      the tile's own).
     - Presentation (render.py asks these, never the family's name): ``code_rows(answer, problem)``
       (the family's lines of the Code section, from the answer's JSON), ``found(answer)`` (what the
       verdict says when it is the answer, proven minimal), ``note(answer)`` (added to the
@@ -217,6 +222,9 @@ class Family(Value):
     apply_many: Callable[[Sequence[tuple] | np.ndarray, np.ndarray], np.ndarray] | None = None
     bounds: Callable[[Tile, int], str] | None = None
     engine: str = "screen"
+    search: Callable[..., tuple] | None = None
+    changes_pitch: bool = False
+    least_storage: Callable[[Any], int] | None = None
     code_rows: Callable[[dict, dict], list[tuple[str, str]]] = _no_rows
     found: Callable[[dict], str] = _minimal
     note: Callable[[dict], str] = _nothing

@@ -21,9 +21,9 @@ from .candidate import Candidate, FamilyReport, Unsearched, measure, ranked
 from .candidate import found as found_candidate
 from .families import cute, padding, xor_cols
 from .families.identity import Identity
-from .layout import Layout, layout_table
+from .layout import Layout
 from .model import Problem
-from .soundness import soundness
+from .soundness import sound
 from .value import Value, replace
 
 Admit = Callable[[Layout], bool]
@@ -43,10 +43,8 @@ class PitchSearch(Value):
 
 def sound_measured(problem: Problem, layout: Layout) -> Candidate | None:
     """The layout measured, when it is sound (soundness.py); else None."""
-    table = layout_table(problem.tile, layout)
-    if soundness(problem.tile, layout, problem.patterns, table) is not None:
-        return None
-    return measure(problem, layout, table)
+    checked = sound(problem.tile, layout, problem.patterns)
+    return None if checked is None else measure(problem, checked)
 
 
 def pitch_list(pitches: list[int]) -> str:
@@ -55,16 +53,6 @@ def pitch_list(pitches: list[int]) -> str:
         return f"pitch {pitches[0]}"
     shown = pitches if len(pitches) <= 4 else [pitches[0], pitches[1], "...", pitches[-1]]
     return "pitches " + ", ".join(map(str, shown))
-
-
-def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
-    """The aligned pitches (padding.pitches) below the given row length and above it, smallest first:
-    below, every family is searched (here); above, the padding family's plain rows and one swizzle,
-    then every family (here) at those below the first pitch they serve."""
-    tile = problem.tile
-    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    pitches = padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
-    return [p for p in pitches if p < tile.row_length], [p for p in pitches if p > tile.row_length]
 
 
 def search_pitches(problem: Problem, pitches: list[int], budget: Budget, base: Callable, least: int = 0,

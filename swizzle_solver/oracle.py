@@ -5,6 +5,9 @@ refuted member failed (``conflict_bits``, ``conflict_lemmas``: the cores and lem
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
+
 import numpy as np
 
 from . import simulate
@@ -14,7 +17,8 @@ from .layout import OffsetXor, layout_table
 from .model import Problem, log2
 from .proof import bank_matrix
 from .separation import separations, slot_bits, units
-from .soundness import storage, table_soundness
+from .soundness import sound
+from .value import Value
 
 LEMMAS_PER_PATTERN = 4  # failing placements explained per refuted model (smt.min_linear's lemmas)
 LEMMA_MAX_UNITS = 96  # a lemma grows with the square of a placement's units: wider ones get none (a 256-byte
@@ -46,11 +50,10 @@ class XorOracle:
         not sound (soundness.py), or a pattern without a separation above its target (GF(2) bank
         matrix where it applies, else the simulator)."""
         tile, banks = self.problem.tile, self.problem.bank_model
-        if layout.invalid(tile) is not None:
+        checked = sound(tile, layout, self.problem.patterns)
+        if checked is None:
             return True
-        table = layout_table(tile, layout)
-        if table_soundness(tile, table, storage(tile, layout), self.problem.patterns) is not None:
-            return True
+        table = checked.table
         bases = layout.bases(tile) if self.rest else None
         for pattern in self.rest:
             matrix = bank_matrix(tile, banks, pattern, bases)
@@ -134,3 +137,16 @@ def conflict_lemmas(oracle: XorOracle, layout: OffsetXor) -> list[tuple[int, int
                 return None
             lemmas.add((u, slot_mask, target, placement_units))
     return sorted(lemmas) or None
+
+
+class Later(Value):
+    """What each later family's search (``Family.search``) is given besides the problem and the
+    budget (extended.later_of makes it)."""
+
+    oracle: XorOracle  # decides XOR-linear members (two-level, linear; padding's target)
+    engine: str | None  # "smt" or "enum" for every family that has both; None: each family's own (Family.engine)
+    base: Callable  # the base search's first_conflict_free (search.py), for padding's swizzled pitches
+    smt: Callable[[], ModuleType]  # smt.py (z3), imported on first call (it builds on the families' layouts)
+
+    def engine_of(self, family) -> str:
+        return self.engine or family.engine

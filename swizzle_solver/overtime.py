@@ -40,20 +40,20 @@ def _why(timeout: float, where: str, left_out: str) -> str:
 
 
 def _baseline(problem: Problem, best: Candidate) -> Candidate:
-    from .candidate import measure
+    from .candidate import measure_as_given
     from .families.identity import Identity
 
-    return best if best.layout == Identity() else measure(problem, Identity())
+    return best if best.layout == Identity() else measure_as_given(problem, Identity())
 
 
 def short_doc(problem: Problem, budget: Budget, solution: Solution | None, timeout: float) -> dict:
     """The short document (report.short_json) of the best layout a solve knew when the alarm fired."""
-    from .candidate import measure, recheck
+    from .candidate import measure_as_given, recheck
     from .families.identity import Identity
     from .report import short_json
 
     known = solution.answer if solution is not None else budget.best
-    best = measure(problem, Identity()) if known is None else recheck(problem, known)
+    best = measure_as_given(problem, Identity()) if known is None else recheck(problem, known)
     baseline = solution.baseline if solution is not None and solution.table is not None else _baseline(problem, best)
     where = "building its report" if solution is not None else "the search"
     return short_json(problem, best, baseline, _why(timeout, where, "the runners-up, the families' proof"), solution)

@@ -239,21 +239,24 @@ def problem_view(doc: dict) -> Group:
     return Group(*parts)
 
 
+def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool) -> list:
+    """One layout's row of the candidates table; ``unusable``: it fails the soundness check (--check)."""
+    cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
+             for a, f in zip(lay["per_access"], floors)]
+    name = Text(lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else ""),
+                style="bold" if mark else "")
+    if unusable:  # its counts are of a map no kernel can use: never shown as at the bound
+        cells = [Text(cell.plain) for cell in cells]
+        name.append(" (not usable: see below)", style=BAD)
+    return [mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])]
+
+
 def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check
-    rows = []
-    for mark, lay in layouts:
-        cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
-                 for a, f in zip(lay["per_access"], floors)]
-        name = Text(lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else ""),
-                    style="bold" if mark else "")
-        if mark and unusable:  # its counts are of a map no kernel can use: never shown as at the bound
-            cells = [Text(cell.plain) for cell in cells]
-            name.append(" (not usable: see below)", style=BAD)
-        rows.append([mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])])
+    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable) for mark, lay in layouts]
     base = doc["answer"]["per_access"]
     if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -301,51 +304,63 @@ def evidence_view(doc: dict) -> Group:
                                   "bit, c = column bit), one row per bank bit of the word address (b0 = lowest); a "
                                   "1 means the bit flips that bank bit.", style="dim")))
     for acc in proof["accesses"]:
-        gf = acc.get("gf2")
-        lines = Text()
-        lines.append(f"{acc['spec']}: ", style="bold")
-        if gf:
-            slots = len(gf["bank_bits"])
-            ok = gf["rank"] == min(gf["varying"], slots)
-            waves = f"{gf['wavefronts']} wavefront{'s' if gf['wavefronts'] > 1 else ''}, the lower bound"
-            lines.append(
-                f"rank {gf['rank']} of {gf['varying']} varying index bits "
-                f"({', '.join(gf['varying_bits']) or 'none'}) on bank bits {', '.join(gf['bank_bits']) or 'none'}: ")
-            if ok and not slots:
-                lines.append(f"no bank bit chooses among units (one unit fills the wavefront), so each unit is a "
-                             f"wavefront of its own ({waves}) in every placement", style=OK)
-            elif ok and gf["varying"] > slots:
-                lines.append(f"full rank (all {slots} bank bits), so the phase's units spread evenly over the "
-                             f"banks ({waves}) in every placement", style=OK)
-            elif ok:
-                lines.append(f"full rank, so the phase's units land in distinct banks ({waves}) in every placement",
-                             style=OK)
-            else:
-                deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - slots)
-                lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement",
-                             style=BAD)
-        else:
-            ok = acc["worst_wavefronts"] == acc["lower_bound"]
-            why = f" (no rank proof: {acc['gf2_unavailable']})" if "gf2_unavailable" in acc else ""
-            lines.append(f"exhaustive check of all {acc['placements_checked']} placements: worst "
-                         f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}{why}",
-                         style=OK if ok else BAD)
-        parts += [Text(), Wrapped(lines)]
-        if gf and gf["varying"] and gf["bank_bits"]:  # the matrix and its echelon form side by side
-            matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
-            rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
-            parts += [SideBySide(matrix, rref), Text()]
-        lanes = acc["worst_placement"]["lanes"]
-        shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
-        more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
-        parts.append(Wrapped(Text(f"worst placement, lane (row,col) -> banks: {shown}{more}", style="dim"), 2))
-        col = acc.get("collision")
-        if col:
-            a, b = col["a"], col["b"]
-            parts.append(Wrapped(Text(
-                f"collision: ({a['row']},{a['col']}) word {a['word']} and ({b['row']},{b['col']}) word {b['word']} "
-                f"are both in bank {col['bank']}", style=BAD), 2))
+        parts += _access_evidence(acc)
     return Group(*parts)
+
+
+def _access_evidence(acc: dict) -> list:
+    """One access's evidence: its proof (rank) or exhaustive count, the matrix beside its echelon
+    form, the worst placement's lanes and a collision there."""
+    gf = acc.get("gf2")
+    lines = Text()
+    lines.append(f"{acc['spec']}: ", style="bold")
+    if gf:
+        _rank_verdict(lines, gf)
+    else:
+        ok = acc["worst_wavefronts"] == acc["lower_bound"]
+        why = f" (no rank proof: {acc['gf2_unavailable']})" if "gf2_unavailable" in acc else ""
+        lines.append(f"exhaustive check of all {acc['placements_checked']} placements: worst "
+                     f"{acc['worst_wavefronts']} wavefront(s), lower bound {acc['lower_bound']}{why}",
+                     style=OK if ok else BAD)
+    parts: list = [Text(), Wrapped(lines)]
+    if gf and gf["varying"] and gf["bank_bits"]:  # the matrix and its echelon form side by side
+        matrix = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["matrix"], "bank matrix")
+        rref = _bits_lines(gf["varying_bits"], gf["bank_bits"], gf["rref"], "echelon form")
+        parts += [SideBySide(matrix, rref), Text()]
+    lanes = acc["worst_placement"]["lanes"]
+    shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
+    more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
+    parts.append(Wrapped(Text(f"worst placement, lane (row,col) -> banks: {shown}{more}", style="dim"), 2))
+    col = acc.get("collision")
+    if col:
+        a, b = col["a"], col["b"]
+        parts.append(Wrapped(Text(
+            f"collision: ({a['row']},{a['col']}) word {a['word']} and ({b['row']},{b['col']}) word {b['word']} "
+            f"are both in bank {col['bank']}", style=BAD), 2))
+    return parts
+
+
+def _rank_verdict(lines: Text, gf: dict) -> None:
+    """The rank proof of one access in words, appended to ``lines``."""
+    slots = len(gf["bank_bits"])
+    ok = gf["rank"] == min(gf["varying"], slots)
+    waves = f"{gf['wavefronts']} wavefront{'s' if gf['wavefronts'] > 1 else ''}, the lower bound"
+    lines.append(
+        f"rank {gf['rank']} of {gf['varying']} varying index bits "
+        f"({', '.join(gf['varying_bits']) or 'none'}) on bank bits {', '.join(gf['bank_bits']) or 'none'}: ")
+    if ok and not slots:
+        lines.append(f"no bank bit chooses among units (one unit fills the wavefront), so each unit is a "
+                     f"wavefront of its own ({waves}) in every placement", style=OK)
+    elif ok and gf["varying"] > slots:
+        lines.append(f"full rank (all {slots} bank bits), so the phase's units spread evenly over the "
+                     f"banks ({waves}) in every placement", style=OK)
+    elif ok:
+        lines.append(f"full rank, so the phase's units land in distinct banks ({waves}) in every placement",
+                     style=OK)
+    else:
+        deficit = gf["varying"] - gf["rank"] - max(0, gf["varying"] - slots)
+        lines.append(f"rank deficit {deficit} proves a {gf['wavefronts']}-way conflict in every placement",
+                     style=BAD)
 
 
 def families_view(doc: dict) -> Group | None:
@@ -486,26 +501,31 @@ def verdict(doc: dict) -> Text:
     return text
 
 
+def _check_verdict(doc: dict) -> Text:
+    """--check's verdict: passed, or failed (not usable, or its excess) with the minimal layout."""
+    ans, chk = doc["answer"], doc["check"]
+    if chk["passed"]:
+        return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
+    minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
+               "for its proof)" if chk.get("minimal") else
+               "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
+               "\nminimal: none (no layout of the searched families is conflict-free)")
+    if chk.get("minimal_unproven"):
+        minimal += f", NOT proven minimal ({chk['minimal_unproven']})"
+    if chk.get("hint"):
+        minimal += f"\nhint: {chk['hint']}"
+    if chk["invalid"]:
+        return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
+    best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
+        if doc["proof"].get("optimal_over_all_layouts") else ""
+    return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}"
+                f"{minimal}", style=BAD)
+
+
 def _verdict(doc: dict) -> Text:
     ans = doc["answer"]
     if "check" in doc:
-        chk = doc["check"]
-        if chk["passed"]:
-            return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
-        minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
-                   "for its proof)" if chk.get("minimal") else
-                   "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
-                   "\nminimal: none (no layout of the searched families is conflict-free)")
-        if chk.get("minimal_unproven"):
-            minimal += f", NOT proven minimal ({chk['minimal_unproven']})"
-        if chk.get("hint"):
-            minimal += f"\nhint: {chk['hint']}"
-        if chk["invalid"]:
-            return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
-        best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
-            if doc["proof"].get("optimal_over_all_layouts") else ""
-        return Text(f"CHECK FAILED: {chk['layout']} leaves {ans['excess_wavefronts']} excess wavefront(s){best}"
-                    f"{minimal}", style=BAD)
+        return _check_verdict(doc)
     if doc["status"] == "timeout":
         if doc["proof"].get("proven_minimal"):
             what = f"the answer, {ans['name']}, leaves {ans['excess_wavefronts']} excess wavefront(s) and is proven minimal"

@@ -131,35 +131,40 @@ def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessR
 def families_json(solution: Solution) -> list[dict]:
     """Per searched family: did it reach the lower bound, how it was covered, and for a family that
     did not, why (the enumeration bounds or the SMT result) and a witness for its best member."""
-    problem = solution.problem
     best: dict[str, Candidate] = {}
     for r in [solution.answer] + solution.alternatives:
         best.setdefault(r.layout.family, r)
-    out = []
-    for f in solution.families:
-        ranked = best.get(f.family)
-        entry = {"family": f.family, "method": f.method, "complete": f.complete, "covered": f.covered,
-                 "reaches_lower_bound": ranked is not None and ranked.conflict_free,
-                 "best": ranked.layout.name if ranked else None,
-                 "best_excess_wavefronts": ranked.excess if ranked else None}
-        if not f.searched:  # skipped: no member could rank before the answer (solving.cannot_win)
-            entry["searched"] = False
-        if f.smt is not None:
-            entry["smt"] = f.smt
-        contains = record(f.family).contains
-        if ranked is None and contains and (f.smt or {}).get("result") == "unsat":
-            # No model to show: its best member is at least as good as the best of the families it
-            # contains (for linear: cute and two-level swizzles), which is the witness given.
-            ranked = min((best[k] for k in contains if k in best), key=lambda r: r.excess, default=None)
-            if ranked is not None:
-                entry["best_known_member"] = ranked.layout.name
-        if ranked is not None and not ranked.conflict_free:
-            i = next(i for i, res in enumerate(ranked.results) if res.excess)
-            entry["witness"] = {"layout": ranked.layout.name, "access": ranked.results[i].pattern.spec,
-                                "worst_wavefronts": ranked.results[i].worst,
-                                "collision": collision_json(problem, ranked, i)}
-        out.append(entry)
-    return out
+    return [_family_json(solution.problem, f, best) for f in solution.families]
+
+
+def _family_json(problem: Problem, f, best: dict[str, Candidate]) -> dict:
+    """One family's entry of families_json (``best``: the best measured candidate of each family)."""
+    ranked = best.get(f.family)
+    entry = {"family": f.family, "method": f.method, "complete": f.complete, "covered": f.covered,
+             "reaches_lower_bound": ranked is not None and ranked.conflict_free,
+             "best": ranked.layout.name if ranked else None,
+             "best_excess_wavefronts": ranked.excess if ranked else None}
+    if not f.searched:  # skipped: no member could rank before the answer (solving.cannot_win)
+        entry["searched"] = False
+    if f.smt is not None:
+        entry["smt"] = f.smt
+    contains = record(f.family).contains
+    if ranked is None and contains and (f.smt or {}).get("result") == "unsat":
+        # No model to show: its best member is at least as good as the best of the families it
+        # contains (for linear: cute and two-level swizzles), which is the witness given.
+        ranked = min((best[k] for k in contains if k in best), key=lambda r: r.excess, default=None)
+        if ranked is not None:
+            entry["best_known_member"] = ranked.layout.name
+    if ranked is not None and not ranked.conflict_free:
+        entry["witness"] = _witness(problem, ranked)
+    return entry
+
+
+def _witness(problem: Problem, ranked: Candidate) -> dict:
+    """Where a family's best member conflicts: its first access above the lower bound, and a collision there."""
+    i = next(i for i, res in enumerate(ranked.results) if res.excess)
+    return {"layout": ranked.layout.name, "access": ranked.results[i].pattern.spec,
+            "worst_wavefronts": ranked.results[i].worst, "collision": collision_json(problem, ranked, i)}
 
 
 def search_json(f) -> dict:

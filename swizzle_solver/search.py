@@ -34,7 +34,7 @@ import numpy as np
 from .budget import Budget
 from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, found, measure, vector_elems
 from .families import apply_many, base
-from .layout import Family, Layout, layout_table
+from .layout import Family, Layout
 from .model import Problem, Tile
 from .sampling import (
     BATCH_ELEMENTS,
@@ -43,7 +43,7 @@ from .sampling import (
     sampled_worsts,
     simulated_worst,
 )
-from .soundness import soundness, storage, table_soundness
+from .soundness import sound
 
 
 def screened(family: Family, tile: Tile, elems: int) -> tuple[list[tuple], Callable[..., Layout]]:
@@ -116,7 +116,6 @@ def first_conflict_free(problem: Problem, families: Sequence[Family] | None = No
     half of the soundness check (default: the member's own ``invalid`` on the tile; padding
     checks the padded layout instead); the table half (soundness.table_soundness) always runs."""
     budget = budget or Budget()
-    invalid = invalid or (lambda layout: layout.invalid(problem.tile))
     tile, elems = problem.tile, vector_elems(problem)
     screen = Screen(problem, target)
     for family in base() if families is None else families:
@@ -124,13 +123,10 @@ def first_conflict_free(problem: Problem, families: Sequence[Family] | None = No
         for i in np.flatnonzero(screen.passes(family, params)).tolist():
             if budget.expired():
                 return None
-            layout = make(*params[i])
-            if invalid(layout) is not None:
+            checked = sound(tile, make(*params[i]), problem.patterns, invalid=invalid)
+            if checked is None:
                 continue
-            table = layout_table(tile, layout)
-            if table_soundness(tile, table, storage(tile, layout), problem.patterns) is not None:
-                continue
-            found = measure(problem, layout, table)
+            found = measure(problem, checked)
             if all(r.worst <= screen.target[r.pattern] for r in found.results):
                 return found
     return None
@@ -236,18 +232,19 @@ class _FamilySearch:
         problem, patterns = self.problem, self.problem.patterns
         self.taken[i] = True
         layout = self.make(*self.params[i])
-        if soundness(problem.tile, layout, patterns) is not None:
+        checked = sound(problem.tile, layout, patterns)
+        if checked is None:
             self.report.invalid += 1
             return
         if self.admit is not None and not self.admit(layout):
             return
         self.report.evaluated += 1
         if not any(self.exact):  # every pattern is simulated whole anyway: measured (the table's recheck is then done)
-            self.kept.append(measure(problem, layout))
+            self.kept.append(measure(problem, checked))
         else:
             measured = [int(w) if x else simulated_worst(problem, layout, p)
                         for w, x, p in zip(self.worsts[i], self.exact, patterns)]
-            self.kept.append(found(problem, sum(measured) - int(self.lower.sum()), layout))
+            self.kept.append(found(problem, sum(measured) - int(self.lower.sum()), layout, checked))
         self.kept.sort(key=lambda c: (c.excess, c.layout.order))
         del self.kept[self.keep:]
 

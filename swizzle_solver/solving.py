@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
-from .candidate import Candidate, FamilyReport, Unsearched, measure, ranked, recheck
+from .candidate import Candidate, FamilyReport, Unsearched, measure_as_given, ranked, recheck
 from .families import FAMILY_RANK
 from .families.identity import Identity
 from .layout import Family, Layout, layout_table
@@ -94,10 +94,9 @@ class LazyTable:
     re-checks by the simulator cost as much as the search that found them, and a caller that wants
     only the answer (the API) never reads them. The families' reports are known already."""
 
-    def __init__(self, problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
-                 sound: bool):
+    def __init__(self, problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport]):
         self.families = reports
-        self._args: tuple | None = (problem, answer, found, reports, sound)
+        self._args: tuple | None = (problem, answer, found, reports)
         self._built: Table | None = None
 
     def built(self) -> Table:
@@ -118,24 +117,23 @@ class LazyTable:
 
 
 def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],
-           sound: bool, lazy: bool = False) -> Table | LazyTable:
-    """``sound``: every candidate not yet measured comes from search_family, which has run the
-    soundness check on it: each is measured and its count checked, not checked for soundness twice.
-    ``lazy``: measured on first read (LazyTable)."""
+           lazy: bool = False) -> Table | LazyTable:
+    """Every runner-up re-checked (soundness.sound) and measured, its count checked; ``lazy``:
+    measured on first read (LazyTable)."""
     if lazy:
-        return LazyTable(problem, answer, found, reports, sound)
-    runners_up = [recheck(problem, c, sound) for c in ranked(found) if c.layout != answer.layout]
+        return LazyTable(problem, answer, found, reports)
+    runners_up = [recheck(problem, c) for c in ranked(found) if c.layout != answer.layout]
     # the baseline is the identity measured: the answer or a runner-up already is, when it is one
     measured = [c for c in (answer, *runners_up) if c.layout == Identity()]
-    return Table(runners_up, reports, measured[0] if measured else measure(problem, Identity()))
+    return Table(runners_up, reports, measured[0] if measured else measure_as_given(problem, Identity()))
 
 
 def _changes_pitch(problem: Problem, candidate: Candidate) -> bool:
     return candidate.layout.padded_form(problem.tile) is not None
 
 
-def _at_pitches(problem: Problem, pitches: list[int], budget: Budget, admit: Admit, engine: str | None,
-                exhaustive: bool, least: int = 0, target: dict | None = None) -> PitchSearch:
+def _at_pitches(problem: Problem, pitches: list[int], budget: Budget, admit: Admit, options: Options,
+                least: int = 0, target: dict | None = None) -> PitchSearch:
     """The first layout at every target (``target``, default the lower bounds; ``least``: the excess
     it leaves) at one of ``pitches``, smallest first, in every family (narrower.py)."""
     from .narrower import search_pitches  # only for a padded tile, or an answer padded above (start-up)
@@ -143,8 +141,8 @@ def _at_pitches(problem: Problem, pitches: list[int], budget: Budget, admit: Adm
     def later(at: Problem, admit_inner) -> tuple[list[Candidate], list[FamilyReport]]:
         from .extended import search_extended  # only where plain rows and one swizzle fail (start-up)
 
-        skip = None if exhaustive else (lambda family, found: cannot_win(at, least, family, found))
-        return search_extended(at, budget, first_conflict_free, engine, skip, True, admit_inner)
+        skip = None if options.exhaustive else (lambda family, found: cannot_win(at, least, family, found))
+        return search_extended(at, budget, first_conflict_free, options.engine, skip, True, admit_inner)
 
     return search_pitches(problem, pitches, budget, first_conflict_free, least, target, admit, later)
 
@@ -153,7 +151,7 @@ def _below(problem: Problem) -> list[int]:
     """The pitches below the given row length (none for a dense tile: no import, start-up)."""
     if problem.tile.row_length == problem.tile.cols:
         return []
-    from .narrower import other_pitches
+    from .families.padding import other_pitches
 
     return other_pitches(problem)[0]
 
@@ -161,7 +159,7 @@ def _below(problem: Problem) -> list[int]:
 def _between(problem: Problem, answer: Candidate, least: int) -> list[int]:
     """The pitches above the given one and below an answer padded above it at every target: the
     padding family tried them with plain rows and one swizzle only."""
-    from .narrower import other_pitches  # the padding family was searched (start-up)
+    from .families.padding import other_pitches  # the padding family was searched (start-up)
 
     form = answer.layout.padded_form(problem.tile)
     if answer.excess != least or form is None:
@@ -173,7 +171,8 @@ def _only_for_targets(problem: Problem, answer: Candidate, least: int) -> list[U
     """An answer that leaves more than every target (conflicts beyond the floors) could be beaten
     at another pitch: those were searched only for a layout at every target (docs/families.md),
     the ones above the given pitch with plain rows or one cute or xor-cols swizzle."""
-    from .narrower import other_pitches, pitch_list  # the padding family was searched (start-up)
+    from .families.padding import other_pitches  # the padding family was searched (start-up)
+    from .narrower import pitch_list
 
     below, above = other_pitches(problem)
     if answer.excess == least or not below + above:
@@ -248,139 +247,204 @@ def cannot_win(problem: Problem, least: int, family: str, found: list[Candidate]
     return None
 
 
-def solve(problem: Problem, families: Sequence[Family] | None = None, budget: Budget | None = None,
-          extend: bool = True, engine: str | None = None, table: bool | None = True, exhaustive: bool = False,
-          keep_pitch: bool = False, targets: Sequence[str] = ()) -> Solution:
-    """The minimal layout over ``families`` (default: the every-solve families; and with ``extend``,
-    the later families when no member
-    of ``families`` is conflict-free), re-checked by the simulator; ``engine`` ("smt" or "enum")
-    overrides each later family's default engine. ``table``: build the candidates table too (None:
-    as False when a first conflict-free member answers, else the table is measured on first read).
-    A later family that cannot rank before a candidate already found (``cannot_win``) is not
-    searched, unless ``exhaustive``. ``keep_pitch``: only layouts of the given row length (no
-    padding added or dropped). A tile given with a row length above its columns is also tried at
-    the smaller pitches (less shared memory ranks first). ``targets`` (--for): only layouts every one
-    of these emit targets expresses exactly; the solution then also holds the unrestricted answer
-    (the price)."""
+class Options(Value):
+    """How a solve searches: the CLI's flags and the API's keywords, one record (``solve`` takes its
+    fields as keywords). A new option is one field here, with its default the behaviour without it.
+
+    - ``families``: the every-solve families searched first (None: the registry's);
+    - ``extend``: search the later families when none of them is conflict-free;
+    - ``engine``: "smt" or "enum" for every later family that has both (None: each family's own);
+    - ``table``: build the candidates table (None: only on first read, or not at all when a first
+      conflict-free member answers);
+    - ``exhaustive``: search every later family, even one that cannot rank before a candidate
+      already found (``cannot_win``);
+    - ``keep_pitch``: only layouts of the given row length (no padding added or dropped);
+    - ``targets`` (--for): only layouts every one of these emit targets expresses exactly.
+    """
+
+    families: Sequence[Family] | None = None
+    extend: bool = True
+    engine: str | None = None
+    table: bool | None = True
+    exhaustive: bool = False
+    keep_pitch: bool = False
+    targets: tuple[str, ...] = ()
+
+
+_DEFAULT = Options()
+
+
+def solve(problem: Problem, options: Options | None = None, /, *, budget: Budget | None = None,
+          **changes: Any) -> Solution:
+    """The minimal layout (``options``, or ``Options`` with ``changes``: its fields by name),
+    re-checked by the simulator. A tile given with a row length above its columns is also tried at
+    the smaller pitches (less shared memory ranks first). With ``targets`` (--for) the solution also
+    holds the unrestricted answer (the price)."""
+    options = options or _DEFAULT
+    options = replace(options, **changes) if changes else options
     budget = budget or Budget()
-    if not targets:
-        return _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch, None)
-    free = _solve(problem, families, budget, extend, engine, False, exhaustive, keep_pitch, None)
-    found = _solve(problem, families, budget, extend, engine, table, exhaustive, keep_pitch,
-                   admit_for(problem, targets))
-    return replace(found, targets=tuple(targets), unrestricted=free.answer)
+    if not options.targets:
+        return _Solve(problem, options, budget, None).run()
+    free = _Solve(problem, replace(options, table=False), budget, None).run()
+    found = _Solve(problem, options, budget, admit_for(problem, options.targets)).run()
+    return replace(found, targets=tuple(options.targets), unrestricted=free.answer)
 
 
-def _with_first(problem: Problem, first: Candidate, families, budget: Budget, table: bool | None, extend: bool,
-                engine: str | None, exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
-    """The solve when an every-solve family has a conflict-free member (``first``): it is the
-    answer unless a smaller pitch has one (less storage); the table's branch and bound gives the
-    runners-up."""
-    budget.best = first
-    # a conflict-free layout at a smaller pitch ranks before it (padding: a later family)
-    below = [] if keep_pitch or not extend else _below(problem)
-    narrower = _at_pitches(problem, below, budget, admit, engine, exhaustive) if below else None
-    hit = narrower.found if narrower is not None else None
-    open_below = narrower.open if narrower is not None else []
-    timed_out = bool(open_below) and budget.expired()
-    budget.best = hit or first  # a smaller pitch's, conflict-free in less storage, ranks first
-    if not table:
-        answer = first if hit is None else recheck(problem, hit)
-        return _finish(problem, Solution(problem, answer, keep_pitch=keep_pitch, timed_out=timed_out,
-                                         **_unproven(open_below)), [first] + ([hit] if hit else []))
-    # The answer is known: --timeout cuts only the table's branch and bound (its runners-up),
-    # which then may not hold the answer (the report says how far each family got).
-    found, reports = search_families(problem, families, budget, admit)
+class _Solve:
+    """One solve's steps (``run``), with what they hand each other: the candidates ``found`` and the
+    families' ``reports``, what was not covered whole (``missed``), the least excess any layout
+    leaves (``least``: 0, or the floors') and each pattern's ``target``. budget.best follows the
+    best candidate known (for --timeout's alarm: overtime.py)."""
+
+    def __init__(self, problem: Problem, options: Options, budget: Budget, admit: Admit):
+        self.problem, self.options, self.budget, self.admit = problem, options, budget, admit
+        self.found: list[Candidate] = []
+        self.reports: list[FamilyReport] = []
+        self.missed: list[Unsearched] = []
+        self.least = 0
+        self.target: dict | None = None
+
+    @property
+    def other_pitches(self) -> bool:
+        """Whether the pitches other than the given one are searched."""
+        return self.options.extend and not self.options.keep_pitch
+
+    def run(self) -> Solution:
+        problem, admit = self.problem, self.admit
+        invalid = None if admit is None else (
+            lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
+        self.budget.best = None  # (--for solves twice: the unrestricted answer is no answer of the second)
+        first = first_conflict_free(problem, self.options.families, self.budget, invalid=invalid)
+        if first is not None:
+            return self.with_first(first)
+        return self.without_first()
+
+    def pitches(self, pitches: list[int]) -> None:
+        """Search ``pitches`` in every family for a layout at every target: its first, and what was
+        not covered, join the solve's."""
+        if pitches:
+            at = _at_pitches(self.problem, pitches, self.budget, self.admit, self.options, self.least, self.target)
+            self.found += [recheck(self.problem, at.found)] if at.found is not None else []
+            self.missed += at.open
+
+    def with_first(self, first: Candidate) -> Solution:
+        """An every-solve family has a conflict-free member (``first``): it is the answer unless a
+        smaller pitch has one (less storage); the table's branch and bound gives the runners-up."""
+        problem, options, budget = self.problem, self.options, self.budget
+        budget.best = first
+        # a conflict-free layout at a smaller pitch ranks before it (padding: a later family)
+        below = _below(problem) if self.other_pitches else []
+        self.pitches(below)
+        hit = self.found[0] if self.found else None
+        timed_out = bool(self.missed) and budget.expired()
+        budget.best = hit or first  # a smaller pitch's, conflict-free in less storage, ranks first
+        done = {"keep_pitch": options.keep_pitch, "timed_out": timed_out, **_unproven(self.missed)}
+        if not options.table:
+            return _finish(problem, Solution(problem, hit or first, **done), [first] + ([hit] if hit else []))
+        # The answer is known: --timeout cuts only the table's branch and bound (its runners-up),
+        # which then may not hold the answer (the report says how far each family got).
+        found, reports = search_families(problem, options.families, budget, self.admit)
+        _insist_first(first, found)
+        found += [hit] if hit is not None else []
+        best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
+        answer = first if best.layout == first.layout else best
+        return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports), **done), found)
+
+    def without_first(self) -> Solution:
+        """No every-solve family is conflict-free: their best, the narrower pitches, then the later
+        families (unless the best already meets every floor), every answer re-measured."""
+        problem, options = self.problem, self.options
+        self.found, self.reports = search_families(problem, options.families, self.budget, self.admit,
+                                                   conflict_free=False)
+        self.budget.best = ranked(self.found)[0] if self.found else None
+        best_excess = min((c.excess for c in self.found), default=None)
+        self.least = _least(problem, best_excess)
+        # The later families are searched when nothing here is conflict-free, unless the best already
+        # meets every floor: then no admissible layout of any family leaves fewer wavefronts.
+        at_floor = bool(best_excess) and best_excess == self.least
+        if self.other_pitches:
+            from .floors import targets  # (start-up: only on this path)
+
+            self.target = targets(problem)
+            # The pitches below the given one first, in every family, for a layout at every target:
+            # one there ranks before every layout of the given pitch but these (less storage), so the
+            # later families are then not searched at the given pitch (cannot_win).
+            self.pitches(_below(problem))
+        needed = options.extend and best_excess != 0 and not at_floor
+        extended = needed and not self.budget.expired()
+        if extended:
+            self.later_families()
+        answer = self.answer()
+        cut = self.not_covered(answer, needed, extended)
+        table = _table(problem, answer, self.found, self.reports, lazy=options.table is None) \
+            if options.table is not False else None
+        return _finish(problem, Solution(problem, answer, table, extended, cut, at_floor=at_floor,
+                                         keep_pitch=options.keep_pitch, **_unproven(self.missed)),
+                       self.found, self.reports, self.least)
+
+    def later_families(self) -> None:
+        """The later families at the given pitch (extended.py and its families are imported only
+        here: start-up); then, when the answer is padded above the given pitch, the pitches between
+        in every family."""
+        from .extended import search_extended
+
+        problem, options, least = self.problem, self.options, self.least
+        skip = None if options.exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
+        more, more_reports = search_extended(problem, self.budget, first_conflict_free, options.engine, skip,
+                                             options.keep_pitch, self.admit, self.found)
+        self.found += more
+        self.reports += more_reports
+        if self.other_pitches and self.found:
+            self.pitches(_between(problem, ranked(self.found)[0], least))
+
+    def answer(self) -> Candidate:
+        """The best found, ranked on the search's exact counts and re-measured (recheck insists the
+        simulator agrees); the identity when the time limit cut every search."""
+        order = ranked(self.found)
+        self.budget.best = order[0] if order else None
+        answer = recheck(self.problem, order[0]) if order else measure_as_given(self.problem, Identity())
+        self.budget.best = answer
+        return answer
+
+    def not_covered(self, answer: Candidate, needed: bool, extended: bool) -> bool:
+        """Add to ``missed`` what could still beat ``answer``: a family that could rank before it
+        (or any, when it leaves more than the least excess) not covered whole (cut by --timeout, or
+        left "unknown" by z3), the later families when the time limit left them unsearched, and
+        pitches searched only for a layout at every target. True when the time limit cut the
+        search (status "timeout")."""
+        problem = self.problem
+        self.missed += [Unsearched(r.family) for r in self.reports
+                        if not r.complete and _could_rank_before(problem, r.family, answer, self.least)]
+        if needed and not extended:  # (padding's pitches included)
+            from .families.padding import other_pitches
+
+            above = () if self.options.keep_pitch else tuple(other_pitches(problem)[1])
+            self.missed.append(Unsearched("the families beyond none / cute / xor-cols", above))
+        cut = bool(self.missed) and self.budget.expired()
+        if extended and self.other_pitches:
+            self.missed += _only_for_targets(problem, answer, self.least)
+        return cut
+
+
+def _least(problem: Problem, best_excess: int | None) -> int:
+    """The least excess any admissible layout leaves: 0, or the floors' (floors.py) when the best
+    of the every-solve families has conflicts (floors.py is imported only then: start-up)."""
+    if not best_excess:
+        return 0
+    from .floors import floor_excess
+
+    return floor_excess(problem)
+
+
+def _insist_first(first: Candidate, found: list[Candidate]) -> None:
+    """The branch and bound's best must be the first conflict-free member (added when it cut
+    before reaching it)."""
     if all(c.layout != first.layout for c in found):
         found.append(first)
     best = ranked(found)[0]
     if best.layout != first.layout or best.excess != first.excess:
         raise AssertionError(f"internal error: the first conflict-free member is {first.layout.name}, "
                              f"the branch and bound says {best.layout.name} (excess {best.excess})")
-    if hit is not None:
-        found.append(recheck(problem, hit))
-    best = ranked(found)[0]  # the first conflict-free member (measured already), or a narrower pitch's
-    answer = first if best.layout == first.layout else best
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, True),
-                                    keep_pitch=keep_pitch, timed_out=timed_out, **_unproven(open_below)),
-                   found)
-
-
-def _solve(problem: Problem, families, budget: Budget, extend: bool, engine: str | None, table: bool | None,
-           exhaustive: bool, keep_pitch: bool, admit: Admit) -> Solution:
-    """budget.best follows the best candidate known (for --timeout's alarm: overtime.py)."""
-    invalid = None if admit is None else (
-        lambda layout: layout.invalid(problem.tile) or (None if admit(layout) else "not expressible"))
-    budget.best = None  # (--for solves twice: the unrestricted answer is no answer of the second)
-    first = first_conflict_free(problem, families, budget, invalid=invalid)
-    if first is not None:
-        return _with_first(problem, first, families, budget, table, extend, engine, exhaustive, keep_pitch, admit)
-    found, reports = search_families(problem, families, budget, admit, conflict_free=False)  # the first search found none
-    budget.best = ranked(found)[0] if found else None
-    best_excess = min((c.excess for c in found), default=None)
-    least = 0  # the least excess any admissible layout leaves: 0, or the floors' (floors.py)
-    if best_excess:  # conflicts (floors.py is imported only on this path: start-up)
-        from .floors import floor_excess
-
-        least = floor_excess(problem)
-    # The later families are searched when nothing here is conflict-free, unless the best already
-    # meets every floor: then no admissible layout of any family leaves fewer wavefronts.
-    at_floor = bool(best_excess) and best_excess == least
-    # The pitches below the given one first, in every family, for a layout at every target: one
-    # there ranks before every layout of the given pitch but these (less storage), so the later
-    # families are then not searched at the given pitch (cannot_win).
-    other = extend and not keep_pitch  # the other pitches are searched
-    target = None
-    if other:
-        from .floors import targets  # (start-up: only on this path)
-
-        target = targets(problem)
-    missed: list[Unsearched] = []
-    below = _below(problem) if other else []
-    if below:
-        narrower = _at_pitches(problem, below, budget, admit, engine, exhaustive, least, target)
-        found += [recheck(problem, narrower.found)] if narrower.found is not None else []
-        missed += narrower.open
-    needed = extend and best_excess != 0 and not at_floor
-    extended = needed and not budget.expired()
-    if extended:  # extended.py and its families are imported only here (start-up)
-        from .extended import search_extended
-
-        skip = None if exhaustive else (lambda family, found: cannot_win(problem, least, family, found))
-        more, more_reports = search_extended(problem, budget, first_conflict_free, engine, skip, keep_pitch, admit,
-                                             found)
-        found += more
-        reports += more_reports
-        # an answer padded above the given pitch: the pitches between, in every family
-        between = _between(problem, ranked(found)[0], least) if other and found else []
-        if between:
-            wider = _at_pitches(problem, between, budget, admit, engine, exhaustive, least, target)
-            found += [recheck(problem, wider.found)] if wider.found is not None else []
-            missed += wider.open
-    # Rank on the search's exact counts (recheck insists the simulator agrees).
-    order = ranked(found)
-    budget.best = order[0] if order else None
-    answer = recheck(problem, order[0]) if order else measure(problem, Identity())  # empty: cut by the time limit
-    budget.best = answer
-    # The answer is not proven minimal if a family that could still beat it (ranked before it, or
-    # any family when it leaves more than the least excess any layout can) was not covered whole:
-    # cut by --timeout (status "timeout"), or left "unknown" by z3 (too many models refuted; the
-    # status stays what the answer measures); nor if a pitch the search may choose was not searched
-    # whole where a layout there could rank before it.
-    missed += [Unsearched(r.family) for r in reports
-               if not r.complete and _could_rank_before(problem, r.family, answer, least)]
-    if needed and not extended:  # (padding's pitches included)
-        from .narrower import other_pitches
-
-        above = () if keep_pitch else tuple(other_pitches(problem)[1])
-        missed.append(Unsearched("the families beyond none / cute / xor-cols", above))
-    cut = bool(missed) and budget.expired()
-    if extended and other:
-        missed += _only_for_targets(problem, answer, least)
-    return _finish(problem, Solution(problem, answer, _table(problem, answer, found, reports, not extended,
-                                                             lazy=table is None) if table is not False else None,
-                                     extended, cut, at_floor=at_floor, keep_pitch=keep_pitch,
-                                     **_unproven(missed)), found, reports, least)
 
 
 def _could_rank_before(problem: Problem, family: str, answer: Candidate, least: int) -> bool:
@@ -400,4 +464,4 @@ def check(problem: Problem, layout: Layout) -> tuple[Candidate, str | None]:
     """One given layout, measured; the second value says why it is not sound here (soundness.py),
     if it is not."""
     table = layout_table(problem.tile, layout)
-    return measure(problem, layout, table), soundness(problem.tile, layout, problem.patterns, table)
+    return measure_as_given(problem, layout, table), soundness(problem.tile, layout, problem.patterns, table)

@@ -71,17 +71,8 @@ class Value:
         super().__init_subclass__(**kwargs)
         options = dict(cls._options)  # the Value bases' fields first
         for name, annotation in cls.__dict__.get("__annotations__", {}).items():
-            if "ClassVar" in str(annotation):
-                continue
-            given = cls.__dict__.get(name, _NO_DEFAULT)
-            if not isinstance(given, Field):  # a plain default, or none
-                options[name] = Field(given, None, True, True)
-                continue
-            options[name] = given
-            if given.default is _NO_DEFAULT:  # the class attribute is the plain default, as dataclasses leaves it
-                delattr(cls, name)
-            else:
-                setattr(cls, name, given.default)
+            if "ClassVar" not in str(annotation):
+                options[name] = cls._own_field(name)
         cls._options, cls._fields = options, tuple(options)
         cls._defaults = {n: f for n, f in options.items() if f.default is not _NO_DEFAULT or f.default_factory}
         defaulted = [name in cls._defaults for name in cls._fields]
@@ -95,6 +86,19 @@ class Value:
             cls.__hash__ = object.__hash__  # type: ignore[method-assign]
         elif not frozen:
             cls.__hash__ = None  # type: ignore[assignment]  # a mutable record compared by value
+
+    @classmethod
+    def _own_field(cls, name: str) -> Field:
+        """The Field of an annotated name of this class: its ``field(...)`` (the class attribute then
+        becomes the plain default, or goes, as dataclasses leaves it), or its plain default, or none."""
+        given = cls.__dict__.get(name, _NO_DEFAULT)
+        if not isinstance(given, Field):
+            return Field(given, None, True, True)
+        if given.default is _NO_DEFAULT:
+            delattr(cls, name)
+        else:
+            setattr(cls, name, given.default)
+        return given
 
     def __init__(self, *args: Any, **kwargs: Any):
         if not kwargs and len(args) == len(self._fields):  # every field given in order: the common case

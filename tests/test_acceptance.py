@@ -18,8 +18,8 @@ EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
 def problem_of(case):
     e = elem_bytes_of(case.get("dtype"), case.get("elem_bytes"))
     return make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"), e,
-                        case.get("banks"), case.get("bank_bytes"),
-                        [str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"),
+                        banks=case.get("banks"), bank_bytes=case.get("bank_bytes"),
+                        phases_files=[str(ROOT / p) for p in case.get("phases", [])], arch=case.get("arch", "nvidia"),
                         elem_bits=elem_bits_of(case.get("dtype")), order=case.get("order", "row"))
 
 

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from swizzle_solver import balance, smt
 from swizzle_solver.access import make_problem
 from swizzle_solver.budget import Budget
-from swizzle_solver.candidate import measure
-from swizzle_solver.extended import later_of, search_linear
+from swizzle_solver.candidate import measure_as_given
+from swizzle_solver.extended import later_of
 from swizzle_solver.families import linear
+from swizzle_solver.families.linear import search as search_linear
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError
 from swizzle_solver.oracle import XorOracle, conflict_bits, conflict_lemmas
@@ -137,7 +138,7 @@ def test_z3_with_the_rows_agrees_with_z3_without_them_and_with_enumeration(rows,
         for k in range(len(terms) + 1):
             for combo in itertools.combinations(terms, k):
                 layout = linear.XorLinear(combo)
-                assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess != xor.excess
+                assert layout.invalid(problem.tile) is not None or measure_as_given(problem, layout).excess != xor.excess
 
 
 def p97(rows):
@@ -258,7 +259,7 @@ def test_a_span_refutation_holds_under_enumeration(rows, cols, pad, banks, acces
     for k in range(len(terms) + 1):
         for combo in itertools.combinations(terms, k):
             layout = linear.XorLinear(combo)
-            assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess != xor.excess, combo
+            assert layout.invalid(problem.tile) is not None or measure_as_given(problem, layout).excess != xor.excess, combo
 
 
 @pytest.mark.slow  # z3's long check, about 2 s

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from swizzle_solver import api, balance, extended, smt
+from swizzle_solver import api, balance, smt
+from swizzle_solver import budget as extended  # (the z3 budget, SMT_RLIMIT)
 from swizzle_solver.cli import main
 from tests.test_schema import validate
 

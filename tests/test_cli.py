@@ -217,7 +217,7 @@ def test_expression_equals_the_simulated_offsets(capsys, argv):
     doc = json.loads(out)
     p = doc["problem"]
     problem = make_problem(p["rows"], p["cols"], [a["spec"] for a in p["accesses"]], p["row_length"],
-                           p["elem_bytes"], p["banks"], p["bank_bytes"])
+                           p["elem_bytes"], banks=p["banks"], bank_bytes=p["bank_bytes"])
     layouts = [doc["answer"], *doc["alternatives"]]
     # both expression forms are exercised (runners-up of each family), unless no swizzle is needed
     assert {x["family"] for x in layouts} >= {"cute", "xor-cols"} or doc["answer"]["family"] == "none"

@@ -283,7 +283,7 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     must not claim that one placement decides them all on pitch 96 (they made the padding search
     call pitch 96 + Swizzle<4,2,4> conflict-free, and the report died on the re-check)."""
     from swizzle_solver.access import make_problem
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.families.cute import Swizzle
     from swizzle_solver.model import Problem
     from swizzle_solver.oracle import XorOracle
@@ -293,7 +293,7 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)
     assert problem.patterns[0].linear_bits(problem.tile) is not None
     assert problem.patterns[0].linear_bits(padded.tile) is None
-    assert XorOracle(padded).accept(Swizzle(4, 2, 4)) == measure(padded, Swizzle(4, 2, 4)).conflict_free
+    assert XorOracle(padded).accept(Swizzle(4, 2, 4)) == measure_as_given(padded, Swizzle(4, 2, 4)).conflict_free
     r = run("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "warp:4x8:1x4", "--access", "16x1:2")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
 

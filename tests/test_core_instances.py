@@ -23,7 +23,7 @@ from test_properties import Access, brute_worst_total, exact_worsts, is_valid, k
 
 from swizzle_solver import api, families, simulate
 from swizzle_solver.access import make_problem, make_tile
-from swizzle_solver.candidate import measure
+from swizzle_solver.candidate import measure_as_given
 from swizzle_solver.families import cute, linear, padding
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.layout import layout_table
@@ -106,7 +106,7 @@ SEPARATION_PROBLEMS = [(8, 8, 8, 4, 32, ["row", "col"]), (8, 16, 16, 2, 8, ["4x2
 def test_separation_is_the_simulators_verdict(rows, cols, pitch, e, banks, specs):
     """The lane differences decide "conflict-free" for an XOR-linear layout exactly as the simulator
     counts it: every linear layout of one or two terms (the first 40 in term order)."""
-    problem = make_problem(rows, cols, specs, pitch, e, banks)
+    problem = make_problem(rows, cols, specs, pitch, e, banks=banks)
     tile = problem.tile
     top = max(1, (tile.size - 1).bit_length())
     terms = linear.all_terms(list(range(top - 1)), top)
@@ -119,7 +119,7 @@ def test_separation_is_the_simulators_verdict(rows, cols, pitch, e, banks, specs
         if layout.invalid(tile) is not None:
             continue
         table = layout_table(tile, layout)
-        for sep, result in zip(seps, measure(problem, layout).results, strict=True):
+        for sep, result in zip(seps, measure_as_given(problem, layout).results, strict=True):
             if sep is not None and simulate.admissible(tile, result.pattern, table):
                 assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
                 verdicts.add(result.worst == 1)
@@ -134,7 +134,7 @@ def test_rank_proof_is_the_brute_force_count(rows, cols, e, banks, bank_bytes, b
     """The GF(2) bank matrix's wavefronts against the brute-force counter, for every valid cute
     swizzle of 1 or 2 bits and every xor-cols of 1 bit on power-of-two tiles."""
     accesses = [Access("block", rows, cols, cols, e, banks, bank_bytes, m, n) for m, n in blocks]
-    problem = make_problem(rows, cols, [a.spec for a in accesses], None, e, banks, bank_bytes)
+    problem = make_problem(rows, cols, [a.spec for a in accesses], None, e, banks=banks, bank_bytes=bank_bytes)
     members = [("none", ())] + [("cute", (b, m, s)) for b in (1, 2) for m in range(4) for s in range(b, 6)]
     members += [("xor-cols", (1, m, a)) for m in range(3) for a in range(3)]
     answered = set()

@@ -49,7 +49,7 @@ EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
 
 
 def problem(rows, cols, access, row_length=None, elem_bytes=4, banks=32):
-    return make_problem(rows, cols, access, row_length, elem_bytes, banks)
+    return make_problem(rows, cols, access, row_length, elem_bytes, banks=banks)
 
 
 def example_cases():
@@ -58,8 +58,9 @@ def example_cases():
         if case.get("order", "row") != "row":  # a column-major tile's snippets: tests/test_order.py
             continue
         p = make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"),
-                         elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), case.get("banks"),
-                         case.get("bank_bytes"), arch=case.get("arch", "nvidia"), elem_bits=elem_bits_of(case.get("dtype")))
+                         elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), banks=case.get("banks"),
+                         bank_bytes=case.get("bank_bytes"), arch=case.get("arch", "nvidia"),
+                         elem_bits=elem_bits_of(case.get("dtype")))
         out.append((case["name"], p, solve(p).answer.layout))
     return out
 

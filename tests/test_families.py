@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver import simulate
 from swizzle_solver.access import make_problem, make_tile
-from swizzle_solver.candidate import measure
+from swizzle_solver.candidate import measure_as_given
 from swizzle_solver.families import (
     cute,
     identity,
@@ -136,8 +136,8 @@ def test_row_interleave_divisibility_is_not_enough():
     8x9 tile still conflict (T is not a multiple of k x 4 rows); T = 8 is conflict-free."""
     problem = make_problem(8, 9, ["4x2"], banks=8)
     assert row_interleave.RowInterleave(4, 2).invalid(problem.tile) is None
-    assert measure(problem, row_interleave.RowInterleave(4, 2)).excess > 0
-    assert measure(problem, row_interleave.RowInterleave(8, 2)).excess == 0
+    assert measure_as_given(problem, row_interleave.RowInterleave(4, 2)).excess > 0
+    assert measure_as_given(problem, row_interleave.RowInterleave(8, 2)).excess == 0
 
 
 # --- the lane-difference test (separation.py) against the simulator ----------------------------
@@ -155,7 +155,7 @@ def _problem(args):
     tile) is rejected, not counted as a pass."""
     rows, cols, pitch, e, banks, accesses = args
     try:
-        return make_problem(rows, cols, accesses, pitch, e, banks)
+        return make_problem(rows, cols, accesses, pitch, e, banks=banks)
     except InputError:
         reject()
 
@@ -170,7 +170,7 @@ def test_separation_agrees_with_the_simulator(args, data):
     chosen = data.draw(st.lists(st.sampled_from(terms), max_size=4, unique=True)) if terms else []
     layout = linear.XorLinear(tuple(sorted(chosen)))
     assume(layout.invalid(tile) is None)
-    results = measure(problem, layout).results
+    results = measure_as_given(problem, layout).results
     for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
         if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem.tile, layout)):
             assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
@@ -205,7 +205,7 @@ def test_answer_is_first_by_excess_then_storage_then_family(args):
     for r in everyone:  # the storage ranked is the layout's own
         assert r.storage_bytes == r.layout.storage(problem.tile) * problem.tile.elem_bytes
     for r in everyone:  # every count is the simulator's
-        assert r.excess == measure(problem, r.layout).excess
+        assert r.excess == measure_as_given(problem, r.layout).excess
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -217,8 +217,9 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     any pitch before the first plain one that does)."""
     from swizzle_solver.budget import Budget
     from swizzle_solver.candidate import vector_elems
-    from swizzle_solver.extended import later_of, search_padding
+    from swizzle_solver.extended import later_of
     from swizzle_solver.families import xor_cols
+    from swizzle_solver.families.padding import search as search_padding
     from swizzle_solver.search import first_conflict_free
 
     problem = _problem(args)
@@ -232,7 +233,7 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     for pitch in padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes):
         if pitch < problem.tile.row_length:
             continue  # the pitches below the given one are solving.py's (narrower.py), not padding's
-        if measure(problem, padding.Padded(pitch, identity.Identity())).excess == least:
+        if measure_as_given(problem, padding.Padded(pitch, identity.Identity())).excess == least:
             break  # the search stops at the first pitch that needs no swizzle
         padded = padding.Padded(pitch, identity.Identity()).padded(problem.tile)
         members = [m for module in (cute, xor_cols) for m in module.candidates(padded, vector_elems(problem))]
@@ -240,7 +241,7 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
                      if padding.Padded(pitch, m).invalid(problem.tile) is None
                      and all(simulate.admissible(problem.tile, p, layout_table(problem.tile, padding.Padded(pitch, m)))
                              for p in problem.patterns)
-                     and measure(problem, padding.Padded(pitch, m)).excess == least), None)
+                     and measure_as_given(problem, padding.Padded(pitch, m)).excess == least), None)
         if want is not None:
             break
     assert got == ([want] if want is not None else [])

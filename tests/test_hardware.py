@@ -182,11 +182,11 @@ def test_the_kernel_pair_really_collides(rows, cols, e, spec, banks, data):
 
 
 def test_collision_json_takes_the_pair_from_the_proof():
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.report import collision_json
 
     problem = make_problem(32, 32, ["32x1"])
-    ranked = measure(problem, Swizzle(0, 0, 1))  # the identity: the column is one bank, 32-way
+    ranked = measure_as_given(problem, Swizzle(0, 0, 1))  # the identity: the column is one bank, 32-way
     got = collision_json(problem, ranked, 0)
     d = bank_matrix(problem.tile, problem.bank_model, problem.patterns[0],
                     Swizzle(0, 0, 1).bases(problem.tile)).collision()
@@ -201,7 +201,7 @@ def test_collision_json_takes_the_pair_from_the_proof():
        st.integers(0, 4), st.integers(0, 4), st.integers(1, 6))
 def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs, b, m, s):
     """collision_json, on the proof's path and on the simulator's: the pair it prints collides."""
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.report import collision_json
 
     try:
@@ -211,7 +211,7 @@ def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs
     assume(s >= b)  # CuTe rejects |S| < B
     layout = Swizzle(b, m, s)
     assume(layout.invalid(problem.tile) is None)
-    ranked = measure(problem, layout)
+    ranked = measure_as_given(problem, layout)
     phys = layout_table(problem.tile, layout)
     hw, tile = problem.bank_model, problem.tile
     for i, result in enumerate(ranked.results):

@@ -107,3 +107,43 @@ def test_the_access_package_builds_only_on_model_hardware_and_value():
     for path in (PACKAGE / "access").glob("*.py"):
         outside = {m for m in imported(path) if not m.startswith("swizzle_solver.access")}
         assert outside <= {"swizzle_solver.model", "swizzle_solver.hardware", "swizzle_solver.value"}, (path.name, outside)
+
+
+def family_name_comparisons(path: Path, names: set[str]) -> list[str]:
+    """The comparisons (==, !=, in, not in) of ``path`` that ask which family something is: one
+    side a layout's or report's ``.family``, a record's ``FAMILY_RECORD.name``, or a family's name
+    as a literal against something called family or name. Each as 'line: source'."""
+    source = path.read_text()
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Compare):
+            continue
+        sides = [node.left, *node.comparators]
+        texts = [ast.get_source_segment(source, side) or "" for side in sides]
+        by_attribute = any(isinstance(s, ast.Attribute) and s.attr == "family" for s in sides) or \
+            any("FAMILY_RECORD.name" in t for t in texts)
+        literal = any(isinstance(s, ast.Constant) and s.value in names for s in sides) and \
+            any("family" in t or "name" in t for t in texts)
+        if by_attribute or literal:
+            found.append(f"{node.lineno}: {ast.get_source_segment(source, node)}")
+    return found
+
+
+def test_the_name_scan_sees_a_comparison(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text('if family.name == "padding":\n    pass\nok = layout.family != x\n'
+                     'same = f == padding.FAMILY_RECORD.name\nfine = notation == "cute"\n')
+    assert family_name_comparisons(probe, {"padding", "cute"}) == [
+        '1: family.name == "padding"', "3: layout.family != x", "4: f == padding.FAMILY_RECORD.name"]
+
+
+def test_no_module_outside_families_compares_family_names():
+    """Issue 22: what a family does is on its record (search, storage, pitch, presentation); code
+    outside families/ asks the record, never which family it is."""
+    from swizzle_solver.families import record, records, unsearched
+
+    names = {r.name for r in records()} | {r.name for r in unsearched()}
+    assert {"none", "cute", "padding", "linear"} <= names and record("padding").search is not None
+    outside = {m: p for m, p in MODULES.items() if not m.startswith("swizzle_solver.families")}
+    found = {m: hits for m, p in outside.items() if (hits := family_name_comparisons(p, names))}
+    assert found == {}

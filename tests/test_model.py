@@ -170,7 +170,7 @@ def test_sub_byte_types_are_their_packed_byte(spelling):
 # --- bad input -------------------------------------------------------------------------------------
 
 def problem(rows=8, cols=8, access=("8x1",), row_length=None, elem_bytes=4, banks=32, bank_bytes=4):
-    return make_problem(rows, cols, list(access), row_length, elem_bytes, banks, bank_bytes)
+    return make_problem(rows, cols, list(access), row_length, elem_bytes, banks=banks, bank_bytes=bank_bytes)
 
 
 BAD = {

@@ -20,9 +20,9 @@ from swizzle_solver import api
 from swizzle_solver.access import make_hardware, make_problem, make_tile
 from swizzle_solver.access.triton_layout import load_linear_layout
 from swizzle_solver.budget import Budget
+from swizzle_solver.families.padding import other_pitches
 from swizzle_solver.model import InputError, Problem
 from swizzle_solver.names import parse_layout
-from swizzle_solver.narrower import other_pitches
 from swizzle_solver.solving import solve
 from swizzle_solver.value import replace
 
@@ -158,7 +158,7 @@ def test_an_answer_with_conflicts_beyond_the_floors_says_what_other_pitches_were
     """Pitches other than the given one are searched only for a layout at every target (here: no
     conflict); an answer that leaves more says so, and names them. (32 x 19 f16 at pitch 23 on 8
     banks: nothing conflict-free is found, and the best, plain rows at 23, leaves 2.)"""
-    p = make_problem(32, 19, ["16x1:2", "8x4:2"], 23, 2, 8)
+    p = make_problem(32, 19, ["16x1:2", "8x4:2"], 23, 2, banks=8)
     s = solve(p)
     assert s.answer.excess > 0 and s.status == "conflicts" and not s.timed_out
     assert "the other pitches were searched only for a layout conflict-free" in s.unproven
@@ -217,7 +217,7 @@ def test_the_time_limit_bounds_the_narrower_pitches_and_names_what_it_cut(monkey
                          min_size=1, max_size=3, unique=True))
 def test_the_answer_ranks_first_over_every_pitch_the_search_may_choose(rows, cols, pad, elem, banks, accesses):
     try:
-        problem = make_problem(rows, cols, accesses, cols + pad, elem, banks)
+        problem = make_problem(rows, cols, accesses, cols + pad, elem, banks=banks)
     except InputError:
         reject()
     assume(other_pitches(problem)[0])  # a pitch below the given one

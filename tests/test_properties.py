@@ -180,7 +180,7 @@ def problems(draw, max_elems=2048, widths=(1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 40,
             v = draw(st.sampled_from([None, None] + vectors))
             accesses.append(Access("block", rows, cols, pitch, e, banks, bank_bytes, m, n, s, v))
     assume(accesses)
-    problem = make_problem(rows, cols, [a.spec for a in accesses], pitch, e, banks, bank_bytes)
+    problem = make_problem(rows, cols, [a.spec for a in accesses], pitch, e, banks=banks, bank_bytes=bank_bytes)
     return problem, accesses
 
 
@@ -212,7 +212,7 @@ def check_counts(problem, accesses, ranked, phys):
 def test_measure_counts_every_placement(data):
     problem, accesses = data.draw(problems())
     family, params = data.draw(layouts(problem))
-    ranked = candidate.measure(problem, solver_layout(family, params))
+    ranked = candidate.measure_as_given(problem, solver_layout(family, params))
     check_counts(problem, accesses, ranked, phys_of(family, params, problem.tile.row_length))
 
 
@@ -414,11 +414,11 @@ def test_measure_counts_explicit_phases(tmp_path_factory, case, layout):
     path = tmp_path_factory.mktemp("phases") / "p.toml"
     path.write_text('[[pattern]]\nname = "random"\nphases = [' + ", ".join(
         "[" + ", ".join(f"[{r}, {c}, {v}]" for r, c, v in phase) + "]" for phase in phases) + "]\n")
-    problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, [str(path)])
+    problem = make_problem(rows, cols, [], pitch, e, banks=banks, bank_bytes=bank_bytes, phases_files=[str(path)])
     phys = phys_of(*layout, pitch)
     costs = [brute_cost([(r, c, v // e) for r, c, v in phase], phys, e, banks, bank_bytes) for phase in phases]
     largest = max(len({(r, c + k) for r, c, v in phase for k in range(v // e)}) * e for phase in phases)
-    result = candidate.measure(problem, solver_layout(*layout)).results[0]
+    result = candidate.measure_as_given(problem, solver_layout(*layout)).results[0]
     assert (result.worst, result.total) == (max(costs), sum(costs))
     assert result.pattern.lower_bound == max(1, -(-largest // (banks * bank_bytes)))
 
@@ -465,7 +465,7 @@ def test_solve_on_random_phases_files_is_sound_and_counted_right(tmp_path_factor
         path.write_text(f'[[pattern]]\nname = "random{i}"\nphases = [' + ", ".join(
             "[" + ", ".join(f"[{r}, {c}, {v}]" for r, c, v in phase) + "]" for phase in phases) + "]\n")
         files.append(str(path))
-    problem = make_problem(rows, cols, [], pitch, e, banks, bank_bytes, files)
+    problem = make_problem(rows, cols, [], pitch, e, banks=banks, bank_bytes=bank_bytes, phases_files=files)
     solution = solve(problem)
     solution_json(solution)  # the report builds without error, and without searching again
     assert solve(problem, table=False).answer.layout == solution.answer.layout  # --quiet answers the same

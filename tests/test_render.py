@@ -87,7 +87,7 @@ def test_indented_text_wraps_under_its_indent():
 
 
 def test_report_tables_align_and_colour_the_bound():
-    doc = solution_json(solve(make_problem(64, 64, ["8x8", "row"], None, 2, 32, 4)))
+    doc = solution_json(solve(make_problem(64, 64, ["8x8", "row"], None, 2, banks=32, bank_bytes=4)))
     out = io.StringIO()
     print_solution(doc, Console(file=out, width=100, force_terminal=True, color_system="standard"))
     coloured = out.getvalue()

@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 from swizzle_solver import smt
 from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.budget import Budget
-from swizzle_solver.candidate import measure, vector_elems
-from swizzle_solver.extended import failures_many, later_of, search_two_level
+from swizzle_solver.candidate import measure_as_given, vector_elems
+from swizzle_solver.extended import later_of
 from swizzle_solver.families import linear, two_level
+from swizzle_solver.families.two_level import failures_many
+from swizzle_solver.families.two_level import search as search_two_level
 from swizzle_solver.model import InputError
 from swizzle_solver.oracle import XorOracle, conflict_bits, conflict_lemmas
 from swizzle_solver.search import first_conflict_free
@@ -61,7 +63,7 @@ def check_linear_claim(problem):
     for k in range(len(terms) + 1):
         for combo in itertools.combinations(terms, k):
             layout = linear.XorLinear(combo)
-            if layout.invalid(problem.tile) is None and measure(problem, layout).excess == xor.excess:
+            if layout.invalid(problem.tile) is None and measure_as_given(problem, layout).excess == xor.excess:
                 fewest = k
                 break
         if fewest is not None:
@@ -69,7 +71,7 @@ def check_linear_claim(problem):
     if result.status == "unsat":
         assert fewest is None, "z3 said UNSAT but a member at every target exists"
     else:
-        assert measure(problem, result.layout).excess == xor.excess
+        assert measure_as_given(problem, result.layout).excess == xor.excess
         assert len(result.layout.terms) == fewest
     return result.status
 
@@ -184,19 +186,20 @@ def test_two_level_smt_agrees_with_enumeration(args):
     smt_cf = [c.layout for c in by_smt if c.excess == xor.excess]
     assert (enum_cf[0] if enum_cf else None) == (smt_cf[0] if smt_cf else None)
     for lay in smt_cf:
-        assert measure(problem, lay).excess == xor.excess
+        assert measure_as_given(problem, lay).excess == xor.excess
     if not smt_cf:  # the UNSAT claim, against the simulator on every member
         assert report.smt["result"] == "unsat"
         for layout in two_level.candidates(problem.tile, vector_elems(problem)):
-            assert layout.invalid(problem.tile) is not None or measure(problem, layout).excess > xor.excess
+            assert layout.invalid(problem.tile) is not None or measure_as_given(problem, layout).excess > xor.excess
 
 
 @pytest.mark.slow  # long: in the slow tier (tests/conftest.py)
 def test_z3_is_capped_without_a_timeout(monkeypatch):
-    """Without --timeout, z3 stops at extended.SMT_RLIMIT resource units: the family is unknown, the
+    """Without --timeout, z3 stops at budget.SMT_RLIMIT resource units: the family is unknown, the
     answer is what it measures and marked not proven minimal, the status is not "timeout", and the
     outcome is the same however fast the machine or whatever ran before (a z3 context per search)."""
-    from swizzle_solver import balance, extended
+    from swizzle_solver import balance
+    from swizzle_solver import budget as extended  # (the z3 budget, SMT_RLIMIT)
     from swizzle_solver.report import solution_json
     from swizzle_solver.solving import solve
 
@@ -210,7 +213,7 @@ def test_z3_is_capped_without_a_timeout(monkeypatch):
     assert not linear_report.complete and "default budget" in linear_report.covered
     assert solution.answer.layout.family == "row-interleave"
     assert solution.status == "conflict-free" and not solution.timed_out and "linear" in solution.unproven
-    assert solution.answer.excess == measure(problem, solution.answer.layout).excess == 0
+    assert solution.answer.excess == measure_as_given(problem, solution.answer.layout).excess == 0
     again = solve(make_problem(*args))  # the same bytes, second time round
     assert solution_json(again) == solution_json(solution)
 

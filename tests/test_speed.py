@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from swizzle_solver.access import make_problem
 from swizzle_solver.candidate import vector_elems
-from swizzle_solver.extended import failures_many, walsh
 from swizzle_solver.families import two_level
+from swizzle_solver.families.two_level import failures_many, walsh
 from swizzle_solver.model import InputError
 from swizzle_solver.oracle import XorOracle
 
@@ -112,7 +112,7 @@ def test_a_layout_in_less_storage_skips_the_later_families_of_the_given_pitch():
 
 
 def test_two_level_members_come_in_family_order():
-    # extended._best_effort's stable sort on failures relies on it
+    # two_level._best_effort's stable sort on failures relies on it
     problem = make_problem(64, 60, ["8x1", "8x16", "col"], elem_bytes=2)
     members = two_level.candidates(problem.tile, vector_elems(problem))
     orders = [m.order for m in members]
@@ -217,7 +217,9 @@ def test_two_level_screens_and_best_effort_match_the_direct_search(rows, cols, a
     # same search done directly: every sampled placement at once, every best-effort member measured
     from swizzle_solver.budget import Budget
     from swizzle_solver.candidate import KEEP_PER_FAMILY, best
-    from swizzle_solver.extended import BEST_EFFORT, later_of, sample_passes, search_two_level
+    from swizzle_solver.extended import later_of
+    from swizzle_solver.families.two_level import BEST_EFFORT, sample_passes
+    from swizzle_solver.families.two_level import search as search_two_level
     from swizzle_solver.narrower import sound_measured
     from swizzle_solver.sampling import placement_sample, sampled_worsts
     from swizzle_solver.search import first_conflict_free
@@ -293,7 +295,8 @@ def direct_padding(problem, later):
                          min_size=1, max_size=3, unique=True))
 def test_padding_search_is_the_direct_search(rows, cols, pad, elem, accesses):
     from swizzle_solver.budget import Budget
-    from swizzle_solver.extended import later_of, search_padding
+    from swizzle_solver.extended import later_of
+    from swizzle_solver.families.padding import search as search_padding
     from swizzle_solver.search import first_conflict_free
 
     problem = problem_or_reject(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem)
@@ -378,9 +381,8 @@ ROW_INTERLEAVE_TILES = dict(rows=st.sampled_from([8, 16, 24, 32, 48, 64]), cols=
 @settings(max_examples=40, deadline=None)
 @given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES, data=st.data())
 def test_quick_soundness_is_the_table_check(shape, accesses, data):
-    from swizzle_solver.extended import QuickSoundness
     from swizzle_solver.families import row_interleave
-    from swizzle_solver.soundness import soundness
+    from swizzle_solver.soundness import QuickSoundness, soundness
 
     rows, cols, pad, elem = shape
     problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
@@ -389,9 +391,10 @@ def test_quick_soundness_is_the_table_check(shape, accesses, data):
     picks = data.draw(st.lists(st.integers(0, max(0, len(members) - 1)), max_size=30)) if len(members) else []
     for k in picks:
         m = members[k]
-        assert check.xor(m) == (soundness(problem.tile, m, problem.patterns) is None), m.name
+        low = min(t for t, _ in m.terms())
+        assert (check.xor(m, low) is not None) == (soundness(problem.tile, m, problem.patterns) is None), m.name
     for m in row_interleave.candidates(problem.tile, 1):
-        assert check.rows(m) == (soundness(problem.tile, m, problem.patterns) is None), m.name
+        assert (check.rows(m) is not None) == (soundness(problem.tile, m, problem.patterns) is None), m.name
 
 
 @settings(max_examples=25, deadline=None)
@@ -399,8 +402,9 @@ def test_quick_soundness_is_the_table_check(shape, accesses, data):
 def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, elem, accesses):
     from swizzle_solver.budget import Budget
     from swizzle_solver.candidate import KEEP_PER_FAMILY, best
-    from swizzle_solver.extended import later_of, sampled_excess, search_row_interleave
+    from swizzle_solver.extended import later_of, sampled_excess
     from swizzle_solver.families import row_interleave
+    from swizzle_solver.families.row_interleave import search as search_row_interleave
     from swizzle_solver.layout import layout_table
     from swizzle_solver.narrower import sound_measured
     from swizzle_solver.search import first_conflict_free
@@ -420,15 +424,14 @@ def test_row_interleave_best_is_every_sound_member_measured(rows, cols, pad, ele
 def test_quick_soundness_of_row_permutations_on_an_odd_pitch(tmp_path):
     # 4-byte lanes on an odd pitch of f16 are aligned only where r * 9 + c is even: a row
     # permutation keeps them whole only if it sends rows 0 and 3 to rows of their parity
-    from swizzle_solver.extended import QuickSoundness
     from swizzle_solver.families import row_interleave
-    from swizzle_solver.soundness import soundness
+    from swizzle_solver.soundness import QuickSoundness, soundness
 
     lanes = "[0, 0, 4], [3, 1, 4]"  # offsets 0 and 28
     (tmp_path / "p.toml").write_text(f'[[pattern]]\nname = "odd"\nphases = [[{lanes}]]\n')
     problem = make_problem(8, 9, [], None, 2, phases_files=[str(tmp_path / "p.toml")])
     check = QuickSoundness(problem)
-    answers = {m.name: check.rows(m) for m in row_interleave.candidates(problem.tile, 1)}
+    answers = {m.name: check.rows(m) is not None for m in row_interleave.candidates(problem.tile, 1)}
     assert answers == {m.name: soundness(problem.tile, m, problem.patterns) is None
                        for m in row_interleave.candidates(problem.tile, 1)}
     assert True in answers.values() and False in answers.values()
@@ -451,11 +454,11 @@ def test_placement_costs_count_distinct_words_per_bank(words, banks):
 def test_the_tables_baseline_is_the_identity_measured(access):
     # the table reuses the identity's measurement when the answer or a runner-up is the identity
     from swizzle_solver import api
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.families.identity import Identity
 
     solution = api.solve(rows=64, cols=58, dtype="f16", access=access).solution
-    direct = measure(solution.problem, Identity())
+    direct = measure_as_given(solution.problem, Identity())
     got = solution.baseline
     assert got.layout == Identity() and got.excess == direct.excess and got.storage_bytes == direct.storage_bytes
     assert [r.costs.tolist() for r in got.results] == [r.costs.tolist() for r in direct.results]
@@ -465,8 +468,8 @@ def test_the_tables_baseline_is_the_identity_measured(access):
 @given(shape=tiles(max_rows=64, max_cols=100), accesses=ACCESSES)
 def test_base_search_hands_on_what_it_measured(shape, accesses):
     # where no pattern is decided by one placement, the branch and bound simulates every kept
-    # member whole: it hands on the measurement (the table does not repeat it), equal to measure()
-    from swizzle_solver.candidate import measure
+    # member whole: it hands on the measurement (the table does not repeat it), equal to measure_as_given()
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.families import base
     from swizzle_solver.sampling import one_placement_decides
     from swizzle_solver.search import search_family
@@ -477,7 +480,7 @@ def test_base_search_hands_on_what_it_measured(shape, accesses):
     for family in base():
         kept, _ = search_family(problem, family)
         for c in kept:
-            direct = measure(problem, c.layout)
+            direct = measure_as_given(problem, c.layout)
             assert c.measured == whole and c.excess == direct.excess
             if whole:
                 assert [r.costs.tolist() for r in c.results] == [r.costs.tolist() for r in direct.results]
@@ -489,7 +492,7 @@ def test_base_search_hands_on_what_it_measured(shape, accesses):
 def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, accesses, keep, conflict_free):
     # search_family stops in family order once `keep` members are conflict-free, else bounds every
     # member: either way its kept members are the best `keep` of every sound member, each measured
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.families import base
     from swizzle_solver.search import search_family
     from swizzle_solver.soundness import soundness
@@ -498,7 +501,7 @@ def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, ac
     problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
     for family in base():
         members = [family.make(*t) for t in family.grid(problem.tile, vector_elems(problem))]
-        direct = sorted((measure(problem, m).excess, m.order, m.name) for m in members
+        direct = sorted((measure_as_given(problem, m).excess, m.order, m.name) for m in members
                          if soundness(problem.tile, m, problem.patterns) is None)[:keep]
         kept, report = search_family(problem, family, keep=keep, conflict_free=conflict_free)  # (only the batching differs)
         assert [(c.excess, c.layout.order, c.layout.name) for c in kept] == direct
@@ -510,7 +513,7 @@ def test_base_family_search_keeps_the_best_members_measured_one_by_one(shape, ac
 def test_base_family_search_stops_at_the_first_conflict_free_members():
     # 32 x 33 f32, a warp reads a column: cute's first 3 conflict-free members are among its first 5
     # of 125; the search measures no more than those and keeps what measuring every member keeps
-    from swizzle_solver.candidate import measure
+    from swizzle_solver.candidate import measure_as_given
     from swizzle_solver.families import record
     from swizzle_solver.search import search_family
     from swizzle_solver.soundness import soundness
@@ -519,7 +522,7 @@ def test_base_family_search_stops_at_the_first_conflict_free_members():
     family = record("cute")
     kept, report = search_family(problem, family)
     members = [family.make(*t) for t in family.grid(problem.tile, vector_elems(problem))]
-    direct = sorted((measure(problem, m).excess, m.order) for m in members
+    direct = sorted((measure_as_given(problem, m).excess, m.order) for m in members
                     if soundness(problem.tile, m, problem.patterns) is None)[:3]
     assert [(c.excess, c.layout.order) for c in kept] == direct and direct[-1][0] == 0
     assert report.covered.startswith("the first 3 conflict-free members") and report.evaluated <= 5 < len(members)
@@ -536,14 +539,13 @@ def test_best_bounded_keeps_the_best_under_the_weakest_bound(rows, cols, pad, el
     from swizzle_solver import extended
     from swizzle_solver.candidate import KEEP_PER_FAMILY, best, measure
     from swizzle_solver.families import row_interleave
-    from swizzle_solver.layout import layout_table
-    from swizzle_solver.soundness import soundness
+    from swizzle_solver.soundness import sound as check
 
     problem = problem_or_reject(rows, cols, accesses, cols + pad, elem)
-    sound = [(m, layout_table(problem.tile, m)) for m in row_interleave.candidates(problem.tile, vector_elems(problem))
-             if soundness(problem.tile, m, problem.patterns) is None]
+    checked = [check(problem.tile, m, problem.patterns) for m in row_interleave.candidates(problem.tile, vector_elems(problem))]
+    sound = [s for s in checked if s is not None]
     assume(len(sound) > KEEP_PER_FAMILY)
-    want = best([measure(problem, m, t) for m, t in sound], KEEP_PER_FAMILY)
+    want = best([measure(problem, s) for s in sound], KEEP_PER_FAMILY)
     with mock.patch.object(extended, "sampled_excess", lambda problem, table: 0):
-        got = extended._best_bounded(problem, sound, KEEP_PER_FAMILY)
+        got = extended.best_bounded(problem, sound, KEEP_PER_FAMILY)
     assert [(c.layout, c.excess) for c in got] == [(c.layout, c.excess) for c in want]

@@ -96,11 +96,12 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
 
 
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
-                 elem_bytes: int = 4, banks: int | None = None, bank_bytes: int | None = None,
+                 elem_bytes: int = 4, *, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
                  parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, elem_bits: int = 0,
                  order: str = "row") -> Problem:
-    """The whole problem: `--access` specs, the patterns of each `--phases` file, then each
+    """The whole problem (the tile's shape, row length and element size, then the rest by name):
+    `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
     is compiled (parse_access; the API's cache hands out a pattern it compiled before, memo.py).
     ``elem_bits``: elements smaller than a byte (elem_bits_of: 4 for fp4, i4, u4), cols and

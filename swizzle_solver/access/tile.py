@@ -53,12 +53,7 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
     ``row_length`` count those elements, and the tile is their packed bytes (cols * elem_bits / 8 a
     row, elem_bytes 1)."""
     if elem_bits:
-        if order == "col":
-            # Packing runs along the contiguous dimension, which col order exchanges; the sub-byte
-            # accesses (access/subbyte.py) are written for rows of packed bytes.
-            raise InputError("--order col with sub-byte elements (fp4, i4, u4) is not supported: give the tile "
-                             "as it is stored (--order row, rows and cols exchanged)")
-        return _packed_tile(rows, cols, row_length, elem_bits)
+        return _packed_tile(rows, cols, row_length, elem_bits, order)
     for name, value in (("rows", rows), ("cols", cols), ("elem-bytes", elem_bytes)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError(f"--{name} must be a positive integer, got {value!r}")
@@ -67,14 +62,7 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
                          f"(column-major: CuTe's M-major atoms, Triton's order = [0, 1])")
     if order == "col":
         rows, cols = cols, rows  # stored: one storage row per column of the tile
-    if row_length is None:
-        row_length = cols
-    if not isinstance(row_length, int) or isinstance(row_length, bool) or row_length < cols:
-        if order == "col":
-            raise InputError(f"--row-length {row_length!r} is below --rows {cols}: under --order col the pitch is "
-                             f"the column length (the leading dimension), an integer >= rows")
-        raise InputError(f"--row-length {row_length!r} is below --cols {cols}: the pitch must be an "
-                         f"integer >= cols (a larger pitch is padding)")
+    row_length = _checked_pitch(cols if row_length is None else row_length, cols, order)
     if not is_pow2(elem_bytes) or elem_bytes > MAX_VECTOR_BYTES:
         raise InputError(f"--elem-bytes {elem_bytes} is not a power of two from 1 to 16: use 1, 2, 4 or 8 "
                          f"(or --dtype)")
@@ -84,7 +72,23 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
     return tile
 
-def _packed_tile(rows: int, cols: int, row_length: int | None, elem_bits: int) -> Tile:
+def _checked_pitch(row_length: int, cols: int, order: str) -> int:
+    """The stored pitch, at least a stored row (``cols``: under --order col, the user's rows)."""
+    if not isinstance(row_length, int) or isinstance(row_length, bool) or row_length < cols:
+        if order == "col":
+            raise InputError(f"--row-length {row_length!r} is below --rows {cols}: under --order col the pitch is "
+                             f"the column length (the leading dimension), an integer >= rows")
+        raise InputError(f"--row-length {row_length!r} is below --cols {cols}: the pitch must be an "
+                         f"integer >= cols (a larger pitch is padding)")
+    return row_length
+
+
+def _packed_tile(rows: int, cols: int, row_length: int | None, elem_bits: int, order: str) -> Tile:
+    if order == "col":
+        # Packing runs along the contiguous dimension, which col order exchanges; the sub-byte
+        # accesses (access/subbyte.py) are written for rows of packed bytes.
+        raise InputError("--order col with sub-byte elements (fp4, i4, u4) is not supported: give the tile "
+                         "as it is stored (--order row, rows and cols exchanged)")
     per = 8 // elem_bits  # elements a byte holds
     for name, value in (("cols", cols), ("row-length", row_length)):
         if isinstance(value, int) and not isinstance(value, bool) and value % per:

@@ -15,18 +15,28 @@ Order inside the family: fewest terms (XOR gates), then the sorted term list, sm
 """
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .. import balance
+from ..budget import Budget, smt_limits
+from ..candidate import Candidate, FamilyReport
+from ..candidate import found as found_candidate
 from ..layout import LATER, MAX_BIT, Family, LayoutBase, const, in_range, integer, partial_block_invalid, step_schema
-from ..model import Tile
+from ..model import Problem, Tile, is_pow2
+from ..oracle import XorOracle, conflict_bits, conflict_lemmas
 from ..value import Value
 from . import forms
 from .cute import Swizzle
 from .identity import nbits
+
+if TYPE_CHECKING:
+    from ..oracle import Later
 
 
 class OnOffset(LayoutBase):
@@ -171,7 +181,87 @@ STEP_SCHEMA = step_schema(
     shift=integer(1, "distance: source bit - target bit"), mask=integer(1, "the target bits"), unit=const("element"),
     kind=const("xor-mask"), applies_to=const("original offset"))
 
+# --- the search (extended.py runs it: Family.search) ---------------------------------------------
+
+
+def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
+    """z3 over every possible XOR term (smt.min_linear), after the balance condition (balance.py),
+    which may refute the family with no z3; or every term subset in order (``enum``)."""
+    oracle, engine = later.oracle, later.engine_of(FAMILY_RECORD)
+    report = FamilyReport(FAMILY_RECORD.name, method="smt" if engine == "smt" else "enumeration")
+    targets = oracle.slot_targets()
+    terms = all_terms(targets, oracle.top)
+    report.candidates = 2 ** len(terms)
+    if not oracle.seps:
+        report.covered = ("not searched: no access gives z3 lane differences (each reads more than one "
+                          "wavefront, mixes lane sizes, or is bound by a floor)")
+        return [], report
+    if not terms:
+        report.covered = ("not searched: no slot bit lies above the vectors, so no XOR term can move a unit; "
+                          "the only member is the identity (none)")
+        return [], report
+    found = _by_z3(problem, budget, later, terms, report) if engine == "smt" else \
+        _enumerated(later.oracle, budget, terms, report)
+    kept = [found_candidate(problem, oracle.excess, found)] if found is not None else []
+    report.best_excess = oracle.excess if found is not None else None
+    return kept, report
+
+
+def _by_z3(problem: Problem, budget: Budget, later: Later, terms: list, report: FamilyReport) -> XorLinear | None:
+    """The first member with the fewest terms by z3 (smt.min_linear), unless the balance condition
+    refutes the family first; the report says which."""
+    oracle = later.oracle
+    targets = oracle.slot_targets()
+    # what each slot bit's row must do on the simulated patterns: often enough to refute the
+    # family outright (issue 16: 3 s of z3 on odd pitches), else it narrows z3's search
+    rows = balance.family_rows(problem, oracle.rest, oracle.target, targets, oracle.top)
+    if rows and rows[-1].refuted:
+        report.smt = balance.refutation(rows[-1], len(terms))
+        report.complete = True
+        report.covered = (f"none of the members over {len(terms)} possible XOR terms (target bits {targets}, "
+                          f"sources up to bit {oracle.top - 1}) can reach the targets: "
+                          f"{balance.refuted_because(rows[-1])} (the balance condition, no z3 needed): unsat")
+        return None
+    budget.tick(f"{report.family} (z3)", 0, 1)
+    result = later.smt().min_linear(oracle.seps, targets, oracle.top, oracle.refute, *smt_limits(budget),
+                                    core=lambda layout: conflict_bits(oracle, layout),
+                                    lemmas=lambda layout: conflict_lemmas(oracle, layout), storage=problem.tile.size,
+                                    rows=rows)
+    report.smt = result.proof()
+    report.complete = result.status != "unknown"
+    found = result.layout
+    storage = "" if is_pow2(problem.tile.size) else f" and the {problem.tile.size}-element storage kept whole"
+    report.covered = (f"z3 over {len(terms)} possible XOR terms (target bits {targets}, sources up to bit "
+                      f"{oracle.top - 1}), {result.constraints} constraints from {oracle.covered()}{storage}: "
+                      f"{result.outcome}")
+    return found
+
+
+def _enumerated(oracle: XorOracle, budget: Budget, terms: list, report: FamilyReport) -> XorLinear | None:
+    """The first member with the fewest terms, every subset of ``terms`` in order (the ``enum``
+    engine), until the time limit."""
+    found = None
+    tried, cut, k = 0, False, 0
+    for k in range(len(terms) + 1):
+        for combo in itertools.combinations(terms, k):
+            tried += 1
+            if tried % 1024 == 0 and budget.expired():
+                cut = True
+                break
+            layout = XorLinear(combo)
+            if oracle.accept(layout):
+                found = layout
+                break
+        if found is not None or cut:
+            break
+    report.evaluated = tried
+    report.complete = not cut
+    report.covered = (f"enumerated {tried} members with at most {k} of {len(terms)} possible XOR terms, "
+                      f"each tested on {oracle.covered()}")
+    return found
+
+
 FAMILY_RECORD = Family(
     name=XorLinear.family, rank=4, stage=LATER, layout=XorLinear, parse=parse, printed=r"Linear\[[^\]]*\]",
-    syntax="'Linear[b0^=b5^b6, b1^=b7]'", engine="smt", code_rows=_code_rows, contains=("cute", "two-level"),
+    syntax="'Linear[b0^=b5^b6, b1^=b7]'", engine="smt", search=search, code_rows=_code_rows, contains=("cute", "two-level"),
     smt_unit="terms", step_schema=(STEP_SCHEMA,))

@@ -16,13 +16,21 @@ Order inside the family: smaller pitch (less memory), then the inner layout's fa
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from ..layout import LATER, MAX_ROWS, Family, Layout, LayoutBase, in_range
-from ..model import MAX_STORAGE_BYTES, Tile
+from ..model import MAX_STORAGE_BYTES, Problem, Tile
 from ..value import Value, replace
-from . import FAMILY_RANK, forms, parse_name, record
+from . import FAMILY_RANK, cute, forms, parse_name, record, xor_cols
 from .cute import Swizzle
 from .identity import Identity
+
+if TYPE_CHECKING:
+    from ..budget import Budget
+    from ..candidate import Candidate, FamilyReport
+    from ..oracle import Later
 
 
 class Padded(Value, LayoutBase):
@@ -127,8 +135,94 @@ def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
+    """The aligned pitches (``pitches``) below the given row length and above it, smallest first:
+    below, every family is searched (narrower.py); above, this family's plain rows and one swizzle
+    (``search``), then every family (narrower.py) at those below the first pitch they serve."""
+    tile = problem.tile
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    found = pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    return [p for p in found if p < tile.row_length], [p for p in found if p > tile.row_length]
+
+
+def least_storage(problem: Problem) -> int:
+    """The least storage (elements) a member searched above the given row length needs: the
+    smallest aligned pitch above it (the tile's own storage when there is none)."""
+    above = other_pitches(problem)[1]
+    return problem.tile.rows * min(above) if above else problem.tile.size
+
+
+# --- the search (extended.py runs it: Family.search) ---------------------------------------------
+
+
+def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
+    """Every pattern simulated at or below its target, the smallest pattern first, stopping at the
+    first above it. No sound layout leaves a pattern below its target (floors.targets), so this is
+    the layout leaving the least excess any layout can."""
+    from .. import simulate
+
+    tile, banks = problem.tile, problem.bank_model
+    for pattern in sorted(problem.patterns, key=lambda p: p.lane_row.size):  # stable: the given order within a size
+        if simulate.simulate(tile, banks, [pattern], table)[0].worst > target[pattern]:
+            return False
+    return True
+
+
+def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
+    """Above the given row length (more shared memory): the smallest pitch that needs no swizzle,
+    and the smallest that works with one (the first cute or xor-cols member of the padded tile, in
+    their order, by the base search). "Works" is every pattern at its target: its lower bound, or
+    its floor (floors.py) when that is above. A pitch at which a lane's vector no longer starts
+    aligned is not sound, and skipped. (The later families are not searched at these pitches:
+    solving._other_pitches says so when that leaves the answer unproven.)
+
+    A plain pitch is simulated pattern by pattern until one misses its target; the pitches that
+    miss are measured whole only when neither a plain nor a swizzled pitch works (then the closest
+    is kept)."""
+    from ..candidate import FamilyReport, best, measure
+    from ..candidate import found as found_candidate
+    from ..soundness import sound
+
+    report = FamilyReport(FAMILY_RECORD.name)
+    tile = problem.tile
+    target, least = later.oracle.target, later.oracle.excess  # least: 0 without floors
+    vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
+    pitches = other_pitches(problem)[1]  # those below are solving.py's, every family at each (narrower.py)
+    report.candidates = len(pitches)
+    plain = swizzled = None
+    missed = []  # sound plain pitches above some target, in order
+    for _, pitch in budget.walk(report, pitches):
+        layout = Padded(pitch, Identity())
+        checked = sound(tile, layout, problem.patterns)
+        if checked is None:
+            report.invalid += 1
+            continue
+        report.evaluated += 1
+        if _at_targets(problem, checked.table, target):
+            plain = measure(problem, checked)
+            break
+        missed.append(checked)
+        if swizzled is None:
+            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
+                               invalid=lambda inner, pitch=pitch: Padded(pitch, inner).invalid(tile))
+            if first is not None:
+                swizzled = found_candidate(problem, least, Padded(pitch, first.layout))
+    kept = [c for c in (swizzled, plain) if c is not None]
+    if not kept:  # nothing works: the closest plain pitch
+        kept = best([measure(problem, checked) for checked in missed], 1)
+    report.best_excess = kept[0].excess if kept else None
+    goal = "every floor" if least else "no conflict"
+    report.covered = (f"pitches {pitches[0]}..{pitches[-1]} above {tile.row_length} (one wavefront of residues) "
+                      f"aligned to {vbytes}-byte vectors, in order until one needs no swizzle; plain and with a "
+                      f"cute or xor-cols swizzle of the padded tile, aiming at {goal}"
+                      if pitches else "no aligned pitch")
+    return kept, report
+
+
 FAMILY_RECORD = Family(
     name=Padded.family, rank=6, stage=LATER, layout=Padded, parse=parse, printed=r"pitch\d+(\+.+)?",
-    syntax="'pitch 72 + <layout>'", engine="pitch", code_rows=_code_rows,
+    syntax="'pitch 72 + <layout>'", engine="pitch", search=search, changes_pitch=True, least_storage=least_storage,
+    code_rows=_code_rows,
     note=lambda answer: (f" (padding: {answer['padding']['extra_bytes']} extra bytes; no swizzle of the given "
                          f"pitch works)"))

@@ -15,13 +15,19 @@ Order inside the family: smaller band T first, then smaller k.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..layout import LATER, MAX_ROWS, Family, LayoutBase, const, in_range, integer, step_schema
-from ..model import Tile, is_pow2, log2
+from ..model import Problem, Tile, is_pow2, log2
 from ..value import Value
 from .identity import nbits
+
+if TYPE_CHECKING:
+    from ..budget import Budget
+    from ..candidate import Candidate, FamilyReport
+    from ..oracle import Later
 
 MAX_BAND = 64  # bands searched: T <= 64 rows (enumeration bound, reported)
 
@@ -125,6 +131,25 @@ def parse(text: str) -> RowInterleave | None:
 STEP_SCHEMA = step_schema("row-interleave: a row permutation", kind=const("row-permutation"),
                           T=integer(2, "band of rows"), k=integer(2, "interleave factor"), unit=const("row"))
 
+# --- the search (extended.py runs it: Family.search) ---------------------------------------------
+
+
+def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
+    """Every band and factor, each sound one simulated on a sample of placements, and measured
+    whole when it can enter the family's best (extended.best_bounded). (A row permutation moves a lane
+    to a row that may start elsewhere modulo its vector when the pitch is not a multiple of it:
+    explicit phases allow that, and the soundness check refuses it.)"""
+    from ..extended import every_member
+    from ..soundness import QuickSoundness
+
+    kept, report = every_member(problem, budget, FAMILY_RECORD, QuickSoundness(problem).rows)
+    report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {MAX_BAND}) and "
+                      f"factor 2 <= k < T: {report.candidates} members, {report.invalid} not permutations or "
+                      f"splitting vectors, the rest simulated")
+    return kept, report
+
+
 FAMILY_RECORD = Family(
     name=RowInterleave.family, rank=5, stage=LATER, layout=RowInterleave, parse=parse, printed=r"RowInterleave<T=\d+,k=\d+>",
-    syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum", step_schema=(STEP_SCHEMA,))
+    syntax="'RowInterleave<T=8,k=2>'", candidates=candidates, engine="enum", search=search,
+    step_schema=(STEP_SCHEMA,))

@@ -224,53 +224,83 @@ def _int(v, what: str, col: int) -> int:
     return v
 
 
+_TUPLES = ("Shape", "Stride", "Step", "tuple", "Tuple", "make_shape", "make_stride", "make_step", "make_tuple")
+
+
 def _meaning(name: str, args: list | None, call: bool, col: int):
     """The value a name (with its template or call arguments) denotes."""
-    m = re.fullmatch(r"_(\d{1,9})", name)
-    if m and args is None:
-        return int(m[1])
-    if name in ("Int", "C") and not call and args is not None and len(args) == 1:
-        return _int(args[0], f"{name}<...>", col)
-    if name in ("Shape", "Stride", "Step", "tuple", "Tuple", "make_shape", "make_stride", "make_step", "make_tuple"):
-        return tuple(args or ())
-    if name in ("LayoutLeft", "GenColMajor", "LayoutRight", "GenRowMajor") and args is None:
-        return Major(name in ("LayoutRight", "GenRowMajor"))
-    found = _layout_meaning(name, args or [], call, col) if args is not None else None
+    found = _bare_meaning(name) if args is None else _given_meaning(name, args, call, col)
     if found is not None:
         return found
-    if args is None and re.fullmatch(r"[A-Za-z_][\w:]*", name) and name not in _KNOWN:
-        return TypeName(name)  # an element type (a GMMA atom's T), or a Major::K
     raise NotationError(f"{name}{'(...)' if call else '<...>' if args is not None else ''} is not a CuTe construct "
                         f"read here (Layout, make_layout, Shape, Stride, composition, Swizzle, tile_to_shape, "
                         f"GMMA::Layout_*_Atom<T>, Int<N>, _N)", col)
 
 
+def _bare_meaning(name: str):
+    """A name written without arguments: _N, an empty tuple, a major order, or a type's name (None: none)."""
+    m = re.fullmatch(r"_(\d{1,9})", name)
+    if m:
+        return int(m[1])
+    if name in _TUPLES:
+        return ()
+    if name in ("LayoutLeft", "GenColMajor", "LayoutRight", "GenRowMajor"):
+        return Major(name in ("LayoutRight", "GenRowMajor"))
+    if re.fullmatch(r"[A-Za-z_][\w:]*", name) and name not in _KNOWN:
+        return TypeName(name)  # an element type (a GMMA atom's T), or a Major::K
+    return None
+
+
+def _given_meaning(name: str, args: list, call: bool, col: int):
+    """A name with template or call arguments: Int<N>, a tuple, a layout, a swizzle or an atom (None: none)."""
+    if name in ("Int", "C") and not call and len(args) == 1:
+        return _int(args[0], f"{name}<...>", col)
+    if name in _TUPLES:
+        return tuple(args)
+    return _layout_meaning(name, args, call, col)
+
+
 def _layout_meaning(name: str, args: list, call: bool, col: int):
     """The layouts, swizzles and atoms among the names (None: not one of them)."""
-    n = len(args)
-    if name == "Layout" and not call and n in (1, 2):
-        return _layout(args[0], args[1] if n == 2 else Major(False), col)
-    if name == "make_layout" and call and n in (1, 2):
-        return _layout(args[0], args[1] if n == 2 else Major(False), col)
-    if name == "Swizzle" and not call and n == 3:
-        B, M, S = (_int(a, "Swizzle<B,M,S>'s parameters", col) for a in args)
-        if B < 0 or M < 0 or abs(S) < B or max(B, M, abs(S)) > 31:
-            raise NotationError(f"Swizzle<{B},{M},{S}> is not a CuTe swizzle (B >= 0, M >= 0, |S| >= B)", col)
-        return Swizzle(B, M, S)
-    if name == "composition" and call and n in (2, 3):
-        return _composed(args[0], args[1] if n == 2 else args[2], 0 if n == 2 else args[1], col)
-    if name == "make_composed_layout" and call and n == 3:
-        return _composed(args[0], args[2], args[1], col)
-    if name == "tile_to_shape" and call and n in (2, 3):
-        return _tiled(args[0], args[1], args[2] if n == 3 else Major(False), col)
+    known = _MEANINGS.get(name)
+    if known is not None:
+        as_call, counts, meaning = known
+        return meaning(args, col) if call == as_call and len(args) in counts else None
+    return None if call else _atom_meaning(name, args)
+
+
+def _swizzle(args: list, col: int) -> Swizzle:
+    B, M, S = (_int(a, "Swizzle<B,M,S>'s parameters", col) for a in args)
+    if B < 0 or M < 0 or abs(S) < B or max(B, M, abs(S)) > 31:
+        raise NotationError(f"Swizzle<{B},{M},{S}> is not a CuTe swizzle (B >= 0, M >= 0, |S| >= B)", col)
+    return Swizzle(B, M, S)
+
+
+def _atom_meaning(name: str, args: list) -> Atom | None:
+    """GMMA's atoms, Layout_K_SW128_Atom<T> and Layout_SW128_Atom<T, Major::K>; None: not one."""
     atom = re.fullmatch(r"Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom", name)
-    if atom and not call and n == 1 and isinstance(args[0], TypeName):
+    if atom and len(args) == 1 and isinstance(args[0], TypeName):
         return Atom(atom[1], atom[2], args[0].name)
     atom = re.fullmatch(r"Layout_(INTER|SW32|SW64|SW128)_Atom", name)
-    if atom and not call and n == 2 and isinstance(args[0], TypeName) and isinstance(args[1], TypeName) \
+    if atom and len(args) == 2 and isinstance(args[0], TypeName) and isinstance(args[1], TypeName) \
             and args[1].name in ("Major::K", "Major::MN"):
         return Atom(args[1].name.split("::")[1], atom[1], args[0].name)
     return None
+
+
+def _plain(args: list, col: int) -> Layout:
+    return _layout(args[0], args[1] if len(args) == 2 else Major(False), col)
+
+
+# name -> (written as a call, its counts of arguments, its meaning from them)
+_MEANINGS: dict[str, tuple[bool, tuple[int, ...], Any]] = {
+    "Layout": (False, (1, 2), _plain),
+    "make_layout": (True, (1, 2), _plain),
+    "Swizzle": (False, (3,), _swizzle),
+    "composition": (True, (2, 3), lambda a, col: _composed(a[0], a[-1], 0 if len(a) == 2 else a[1], col)),
+    "make_composed_layout": (True, (3,), lambda a, col: _composed(a[0], a[2], a[1], col)),
+    "tile_to_shape": (True, (2, 3), lambda a, col: _tiled(a[0], a[1], a[2] if len(a) == 3 else Major(False), col)),
+}
 
 
 _KNOWN = {"Int", "C", "Shape", "Stride", "Step", "Layout", "make_layout", "Swizzle", "composition",
@@ -406,8 +436,11 @@ def atom_layout(atom: Atom, tile: Tile) -> Composed:
     return Composed(Swizzle(B, 4 - log2(e), 3), Layout(shape, stride))
 
 
-def _size(layout, tile: Tile) -> tuple[int, int]:
-    return _build(layout, tile, expr.R, expr.C)[1]
+def _appended(shape: Any, stride: Any) -> tuple[Any, Any]:
+    """A block of one mode gets a second, (1):(0) (CuTe's append<2>(block)); two modes stay."""
+    if isinstance(shape, int) or len(shape) == 1:
+        return ((shape if isinstance(shape, int) else shape[0]), 1), ((stride if isinstance(stride, int) else stride[0]), 0)
+    return shape, stride
 
 
 def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
@@ -416,12 +449,7 @@ def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tu
         inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
         return expr.swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
     assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
-    shape: Any = block.shape
-    stride: Any = block.stride
-    if isinstance(shape, int) or len(shape) == 1:  # append<2>(block): a second mode (1):(0)
-        shape, stride = ((shape if isinstance(shape, int) else shape[0]), 1), \
-            ((stride if isinstance(stride, int) else stride[0]), 0)
-    (s0, d0), (s1, d1) = _two_modes(shape, stride)
+    (s0, d0), (s1, d1) = _two_modes(*_appended(block.shape, block.stride))
     b0, b1 = prod(_flat(s0)), prod(_flat(s1))
     if t.shape[0] % b0 or t.shape[1] % b1:
         raise NotationError(f"tile_to_shape: the block's shape ({b0}, {b1}) does not divide the target "

@@ -249,6 +249,12 @@ def evaluate(node: Node, r: np.ndarray, c: np.ndarray, where: str = "") -> np.nd
             row, column = (int(np.broadcast_to(x, shape)[first]) for x in (r, c))
             raise NotationError(f"{what} at element (r, c) = ({row}, {column}){where}", col or None)
 
+    return _binary(op, a, b, refuse)
+
+
+def _binary(op: str, a: np.ndarray, b: np.ndarray, refuse) -> np.ndarray:
+    """``a op b`` as C computes it, ``refuse(where, why)`` called first where C's value would be
+    undefined or differ (evaluate)."""
     if op in "+-*":
         wide = np.float64(1) * a
         refuse(np.abs(wide + b if op == "+" else wide - b if op == "-" else wide * b) >= LIMIT,

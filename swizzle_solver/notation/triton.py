@@ -378,14 +378,19 @@ def _check_values(kind: str, params: dict) -> None:
     _check_padded_and_linear(kind, params)
 
 
+def _check_padded(params: dict) -> None:
+    """padded_shared's own parameters: its interval:+padding pairs, and a shape or offset bases."""
+    pairs = params.get("intervals")
+    if not (isinstance(pairs, list) and pairs and all(isinstance(x, tuple) and len(x) == 2 for x in pairs)
+            and all(is_pow2(i) and p >= 1 for i, p in pairs)):
+        raise NotationError("padded_shared takes [interval:+padding, ...] pairs, intervals powers of two")
+    if "offset" not in params and ("shape" not in params or not _ints(params["shape"], 2)):
+        raise NotationError("padded_shared needs shape = [rows, cols] (with order) or its offset bases")
+
+
 def _check_padded_and_linear(kind: str, params: dict) -> None:
     if kind == "padded":
-        pairs = params.get("intervals")
-        if not (isinstance(pairs, list) and pairs and all(isinstance(x, tuple) and len(x) == 2 for x in pairs)
-                and all(is_pow2(i) and p >= 1 for i, p in pairs)):
-            raise NotationError("padded_shared takes [interval:+padding, ...] pairs, intervals powers of two")
-        if "offset" not in params and ("shape" not in params or not _ints(params["shape"], 2)):
-            raise NotationError("padded_shared needs shape = [rows, cols] (with order) or its offset bases")
+        _check_padded(params)
     if kind in ("linear", "padded") and "offset" in params:
         bases = params["offset"]
         if not (isinstance(bases, list) and all(_ints(b, 2) for b in bases)) or len(bases) > 20:

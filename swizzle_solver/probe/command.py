@@ -76,8 +76,9 @@ def probe_command(
                          "--access ldmatrix.x4 --target cuda -o probe64")
     if timeout is not None and not 0 < timeout < float("inf"):
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
-    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks, bank_bytes,
-                           list(phases), list(linear_layout), arch=arch, elem_bits=elem_bits_of(dtype))
+    problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
+                           bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
+                           elem_bits=elem_bits_of(dtype))
     target_module(target, problem)  # every input checked before any solving or writing
     check_folder(out)
     if check_layout is not None:

@@ -85,23 +85,36 @@ def read_ncu(text: str) -> dict[str, dict[str, float]]:
     if header_at is None:
         raise InputError("no \"Kernel Name\" header: not ncu --csv output (run.sh writes it)")
     header = rows[header_at]
+    body = [r for r in rows[header_at + 1:] if len(r) == len(header)]
+    if "Metric Name" in header and "Metric Value" in header:
+        return _ncu_by_metric_rows(header, body)
+    return _ncu_by_columns(header, body)
+
+
+def _ncu_by_metric_rows(header: list[str], body: list[list[str]]) -> dict[str, dict[str, float]]:
+    """ncu's default --csv: a row per kernel and metric (the first value of each kept)."""
+    name, metric, value = header.index("Kernel Name"), header.index("Metric Name"), header.index("Metric Value")
+    out: dict[str, dict[str, float]] = {}
+    for r in body:
+        kernel, v = kernel_of(r[name]), number(r[value])
+        if kernel and v is not None:
+            out.setdefault(kernel, {}).setdefault(r[metric].strip(), v)
+    return out
+
+
+def _ncu_by_columns(header: list[str], body: list[list[str]]) -> dict[str, dict[str, float]]:
+    """ncu's --page raw: a column per metric (the line after the header, the units, has no kernel)."""
     name = header.index("Kernel Name")
     out: dict[str, dict[str, float]] = {}
-    if "Metric Name" in header and "Metric Value" in header:
-        metric, value = header.index("Metric Name"), header.index("Metric Value")
-        for r in rows[header_at + 1:]:
-            if len(r) == len(header) and (kernel := kernel_of(r[name])):
-                v = number(r[value])
-                if v is not None:
-                    out.setdefault(kernel, {}).setdefault(r[metric].strip(), v)
-        return out
-    for r in rows[header_at + 1:]:  # --page raw: a column per metric (the line after the header: units)
-        if len(r) == len(header) and (kernel := kernel_of(r[name])):
-            seen = out.setdefault(kernel, {})
-            for col, cell in zip(header, r):
-                v = number(cell)
-                if v is not None and col != "Kernel Name":
-                    seen.setdefault(col.strip(), v)
+    for r in body:
+        kernel = kernel_of(r[name])
+        if not kernel:
+            continue
+        seen = out.setdefault(kernel, {})
+        for col, cell in zip(header, r):
+            v = number(cell)
+            if v is not None and col != "Kernel Name":
+                seen.setdefault(col.strip(), v)
     return out
 
 
@@ -144,6 +157,23 @@ def read_device(folder: Path) -> dict[str, str]:
 def compare(folder: Path) -> dict:
     """The comparison as data: one entry per kernel (its readings folded), and whether all agree."""
     doc = load_prediction(folder)
+    path, measured = _measured(folder, doc)
+    sums = read_checksums(folder)
+    kernels: dict[str, dict] = {}
+    for entry in doc["kernels"]:
+        name = entry["kernel"]
+        k = kernels.setdefault(name, {"kernel": name, "access": entry.get("access", ""), "op": entry.get("op", ""),
+                                      "readings": [], "checksum": sums.get(name), "notes": entry.get("notes", [])})
+        k["readings"].append(_reading(entry, measured.get(name), path))
+    for k in kernels.values():
+        k["agree"] = any(r["agree"] for r in k["readings"]) and k["checksum"] is not False
+    return {"folder": str(folder), "target": doc.get("target", ""), "layout": doc.get("layout", {}).get("name", ""),
+            "device": read_device(folder), "agree": all(k["agree"] for k in kernels.values()),
+            "kernels": list(kernels.values())}
+
+
+def _measured(folder: Path, doc: dict) -> tuple[Path, dict[str, dict[str, float]]]:
+    """The profiler's file that prediction.json names, and its counters by kernel."""
     measurement = doc.get("measurement", {}).get("file", "ncu.csv")
     if not isinstance(measurement, str) or "/" in measurement or measurement.startswith("."):
         raise InputError(f"{folder / 'prediction.json'}: measurement.file {measurement!r} is not a file name")
@@ -153,34 +183,33 @@ def compare(folder: Path) -> dict:
                          f"(on the GPU), which writes it")
     reader = read_rocprof if measurement.startswith("rocprof") else read_ncu
     try:
-        measured = reader(_read(path))
+        return path, reader(_read(path))
     except InputError as err:
         raise InputError(f"{path}: {err}") from None
-    sums = read_checksums(folder)
-    kernels: dict[str, dict] = {}
-    for entry in doc["kernels"]:
-        name = entry["kernel"]
-        got = measured.get(name)
-        if got is None:
-            raise InputError(f"{path} has no counters of kernel {name} ({entry.get('access')}): the probe or the "
-                             f"profiler stopped early; run `bash run.sh` again")
-        group = next((g for g in entry["compare"] if g and all(m in got for m in g)), None)
-        if group is None:
-            wanted = ", ".join(m for g in entry["compare"] for m in g)
-            raise InputError(f"{path} has none of the counters probe-compare needs for {name}: {wanted}")
-        rows = [(m, v, got[m]) for m, v in group.items()]
-        others = [(m, v) for g in entry["compare"] if g is not group for m, v in g.items() if m not in group]
-        also = [(m, v, got[m]) for m, v in [*others, *entry.get("also", {}).items()] if m in got]
-        reading = {"reading": entry.get("reading", ""), "agree": all(p == g for _, p, g in rows),
-                   "compared": rows, "also": also}
-        k = kernels.setdefault(name, {"kernel": name, "access": entry.get("access", ""), "op": entry.get("op", ""),
-                                      "readings": [], "checksum": sums.get(name), "notes": entry.get("notes", [])})
-        k["readings"].append(reading)
-    for k in kernels.values():
-        k["agree"] = any(r["agree"] for r in k["readings"]) and k["checksum"] is not False
-    return {"folder": str(folder), "target": doc.get("target", ""), "layout": doc.get("layout", {}).get("name", ""),
-            "device": read_device(folder), "agree": all(k["agree"] for k in kernels.values()),
-            "kernels": list(kernels.values())}
+
+
+def _group(entry: dict, got: dict[str, float] | None, path: Path) -> tuple[dict[str, float], dict]:
+    """The kernel's counters, and the first of its groups of predicted counters they all hold."""
+    name = entry["kernel"]
+    if got is None:
+        raise InputError(f"{path} has no counters of kernel {name} ({entry.get('access')}): the probe or the "
+                         f"profiler stopped early; run `bash run.sh` again")
+    group = next((g for g in entry["compare"] if g and all(m in got for m in g)), None)
+    if group is None:
+        wanted = ", ".join(m for g in entry["compare"] for m in g)
+        raise InputError(f"{path} has none of the counters probe-compare needs for {name}: {wanted}")
+    return got, group
+
+
+def _reading(entry: dict, got: dict[str, float] | None, path: Path) -> dict:
+    """One reading of a kernel: its first group of counters the profiler measured, each predicted
+    against measured, and the other counters it also has."""
+    got, group = _group(entry, got, path)
+    rows = [(m, v, got[m]) for m, v in group.items()]
+    others = [(m, v) for g in entry["compare"] if g is not group for m, v in g.items() if m not in group]
+    also = [(m, v, got[m]) for m, v in [*others, *entry.get("also", {}).items()] if m in got]
+    return {"reading": entry.get("reading", ""), "agree": all(p == g for _, p, g in rows), "compared": rows,
+            "also": also}
 
 
 def _value(x: float | int) -> str:
@@ -193,37 +222,48 @@ def text(result: dict) -> str:
     lines = [f"probe {result['folder']} ({result['target']}, layout {result['layout']})"]
     if device:
         lines.append("measured on: " + ", ".join(f"{k} {v}" for k, v in device.items()))
-    table = [("kernel", "access", "counter", "predicted", "measured", "")]
+    table: list[tuple[str, ...]] = [("kernel", "access", "counter", "predicted", "measured", "")]
     for k in result["kernels"]:
-        first = True
-        for r in k["readings"]:
-            label = f" {r['reading']}" if r["reading"] else ""
-            for m, p, g in r["compared"]:
-                table.append((k["kernel"] if first else "", (k["access"] + label) if first or label else "", m,
-                              _value(p), _value(g), "ok" if p == g else "DIFFERS"))
-                first = False
-            for m, p, g in r["also"]:
-                mark = "" if p is None else "ok" if p == g else "differs"
-                table.append(("", "", f"(also) {m}", "-" if p is None else _value(p), _value(g), mark))
-        if k["checksum"] is False:
-            table.append(("", "", "checksum of the loads (probe.out)", "", "", "MISMATCH"))
+        table += _kernel_rows(k)
     widths = [max(len(row[i]) for row in table) for i in range(5)]
     for row in table:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2]),
                  row[3].rjust(widths[3]), row[4].rjust(widths[4]), row[5]]
         lines.append("  ".join(cells).rstrip())
-    differ = [k for k in result["kernels"] if not k["agree"]]
-    n = len(result["kernels"])
-    for k in result["kernels"]:
+    return "\n".join(lines + _verdicts(result["kernels"])) + "\n"
+
+
+def _kernel_rows(k: dict) -> list[tuple[str, ...]]:
+    """One kernel's rows of the table: each compared counter of each reading, then the others."""
+    rows: list[tuple[str, ...]] = []
+    for r in k["readings"]:
+        label = f" {r['reading']}" if r["reading"] else ""
+        for m, p, g in r["compared"]:
+            first = not rows
+            rows.append((k["kernel"] if first else "", (k["access"] + label) if first or label else "", m,
+                         _value(p), _value(g), "ok" if p == g else "DIFFERS"))
+        for m, p, g in r["also"]:
+            mark = "" if p is None else "ok" if p == g else "differs"
+            rows.append(("", "", f"(also) {m}", "-" if p is None else _value(p), _value(g), mark))
+    if k["checksum"] is False:
+        rows.append(("", "", "checksum of the loads (probe.out)", "", "", "MISMATCH"))
+    return rows
+
+
+def _verdicts(kernels: list[dict]) -> list[str]:
+    """The lines under the table: which reading a measurement agrees with, and the verdict."""
+    lines = []
+    for k in kernels:
         if len(k["readings"]) > 1 and k["agree"]:
             which = [r["reading"] or "the tool's reading" for r in k["readings"] if r["agree"]]
             lines.append(f"{k['kernel']} ({k['access']}): the measurement agrees with {' and '.join(which)}")
+    differ = [k for k in kernels if not k["agree"]]
     if differ:
         names = ", ".join(f"{k['kernel']} ({k['access']})" for k in differ)
-        lines.append(f"{len(differ)} of {n} access(es) differ from the model: {names}")
+        lines.append(f"{len(differ)} of {len(kernels)} access(es) differ from the model: {names}")
     else:
-        lines.append(f"all {n} access(es) agree with the model")
-    return "\n".join(lines) + "\n"
+        lines.append(f"all {len(kernels)} access(es) agree with the model")
+    return lines
 
 
 def as_json(result: dict) -> dict:
