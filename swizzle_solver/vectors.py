@@ -221,8 +221,11 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
     shared = _intersection([list(a.register) for a in accesses])
     out: list[tuple[str, list[int]]] = []
     seen = set()
-    for what, basis in [("every access's registers", shared)] + [(f"{a.name}'s registers", list(a.register))
-                                                                  for a in accesses]:
+    # the shared registers, then each access's own after them (that access's vector runs on past the
+    # shared part), then each access's own alone
+    own = [(f"{a.name}'s registers after the shared ones", shared + list(a.register)) for a in accesses]
+    alone = [(f"{a.name}'s registers", list(a.register)) for a in accesses]
+    for what, basis in [("every access's registers", shared)] + own + alone:
         basis = _independent(basis)
         for j in range(min(most, len(basis)), -1, -1):
             key = tuple(basis[:j])
