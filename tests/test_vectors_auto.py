@@ -169,3 +169,14 @@ def test_cli_json_and_bad_input(tmp_path):
         assert got.returncode == 2 and got.stdout == "" and len(got.stderr.strip().splitlines()) == 1, got.stderr
     got = run("--rows", "32", "--cols", "16", "--linear-layout", str(row), "--vectors", "auto")
     assert got.returncode == 2 and "whole tile" in got.stderr
+
+
+def test_the_document_validates_against_its_schema():
+    from tests.test_schema import validate
+
+    for dtype in ("f32", "i8"):
+        got = run("--rows", "16", "--cols", "16", "--dtype", dtype, "--linear-layout",
+                  "examples/blocked-16x16-rows-v16.json", "--linear-layout", "examples/blocked-16x16-cols-v16.json",
+                  "--vectors", "auto", "--json", "--emit", "triton")
+        assert got.returncode == 0, got.stderr
+        validate(json.loads(got.stdout), "vectors-auto.schema.json")
