@@ -132,8 +132,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     hw = target(args.arch)
-    from swizzle_solver.solving import solve
     from swizzle_solver.access.warp import tile_pattern  # noqa: F401
+    from swizzle_solver.solving import solve
 
     print(f"{'pair':34} {'auto wf/instr':>14} {'given wf/instr':>15} {'triton':>10} {'time s':>7}")
     wins = ties = 0

@@ -144,6 +144,27 @@ def kernel_search(spaces: list[list[int]], weights: Sequence[int], slots: int,
     return Kernel(basis, best[0] if best[0] is not None else _cost(local, weights, []), complete, nodes)
 
 
+class _Basis:
+    """Preimages taken one by one, each only if independent of those taken before."""
+
+    def __init__(self, first: Sequence[int]):
+        self.pivots = echelon(list(first))
+
+    def take(self, v: int, into: list[int]) -> bool:
+        r = reduce(v, self.pivots)
+        if not r:
+            return False
+        self.pivots[r.bit_length() - 1] = r
+        into.append(v)
+        return True
+
+    def fill(self, into: list[int], count: int, candidates: Sequence[int]) -> None:
+        for v in candidates:
+            if len(into) >= count:
+                break
+            self.take(v, into)
+
+
 def construct(n: int, vector: Sequence[int], sub_unit: int, slots: int, spaces: list[list[int]],
               weights: Sequence[int], max_nodes: int = MAX_NODES) -> tuple[GeneralLinear, Kernel]:
     """The member built as Triton builds its layouts: ``vector`` (preimages of the low offset bits,
@@ -151,57 +172,32 @@ def construct(n: int, vector: Sequence[int], sub_unit: int, slots: int, spaces: 
     n-bit index space; the slot bits' kernel on the phases' span from ``kernel_search``.
 
     ``spaces``: each phase class's varying directions above the unit (index-space vectors);
-    ``weights``: how many phases of each class (the objective is the weighted total)."""
-    full = (1 << n) - 1
+    ``weights``: how many phases of each class (the objective is the weighted total). Every
+    preimage but the vector's is reduced modulo the vector (no bit at its pivots), so a logical
+    offset's coordinates along the vector are those of its part in the vector's span."""
     w_piv = echelon(vector)
-
-    def modw(v: int) -> int:
-        return reduce(v, w_piv)
-
-    quotient = [[y for y in echelon([modw(x) for x in v]).values()] for v in spaces]
+    quotient = [list(echelon([reduce(x, w_piv) for x in v]).values()) for v in spaces]
     slots = max(0, min(slots, n - len(vector) - sub_unit))
     kern = kernel_search(quotient, weights, slots, max_nodes)
-    span = echelon([x for v in quotient for x in v])
-    taken = echelon(list(vector))
-
-    def take(v: int, into: list[int]) -> bool:
-        r = reduce(v, taken)
-        if not r:
-            return False
-        taken[r.bit_length() - 1] = r
-        into.append(v)
-        return True
-
-    columns = list(vector)
+    span = sorted(echelon([x for v in quotient for x in v]).values())
+    units = [reduce(1 << i, w_piv) for i in range(n)]  # any direction, reduced modulo the vector
+    basis = _Basis(vector)
     # Z: kernel directions inside some phase first (lanes that then share a unit: a broadcast, not
     # a conflict), then the rest of K, then any direction
-    z: list[int] = []
     in_phase = [x for x in kern.basis if any(gf2.rank(v + [x]) == len(v) for v in quotient)]
-    for v in in_phase + list(kern.basis) + [1 << i for i in range(n)]:
-        if len(z) == sub_unit:
-            break
-        take(v, z)
-    b: list[int] = []  # the slot bits: S's directions outside K, then any outside the kernel
-    k_piv = echelon(list(kern.basis))
-    for v in sorted(span.values()):
-        if len(b) == slots:
-            break
-        if reduce(v, k_piv) and gf2.rank(list(kern.basis) + b + [v]) > len(kern.basis) + len(b):
-            take(v, b)
-    for i in range(n):
-        if len(b) == slots:
-            break
-        if gf2.rank(list(kern.basis) + list(span.values()) + [1 << i]) > len(span):
-            take(1 << i, b)
-    for i in range(n):
-        if len(b) == slots:
-            break
-        take(1 << i, b)
+    z: list[int] = []
+    basis.fill(z, sub_unit, in_phase + list(kern.basis) + units)
+    # the slot bits: S's directions outside K (a complement of K in S), then any direction outside S
+    outside_k = _Basis(kern.basis)
+    b: list[int] = []
+    for v in span:
+        if len(b) < slots and reduce(v, outside_k.pivots) and basis.take(v, b):
+            outside_k.take(v, [])
+    basis.fill(b, slots, [u for u in units if gf2.rank(span + [u]) > len(span)] + units)
     rest: list[int] = []
-    for v in list(kern.basis) + [1 << i for i in range(n)]:
-        take(v, rest)
-    columns += z + b + rest
-    assert len(columns) == n and all(c <= full for c in columns), columns
+    basis.fill(rest, n, list(kern.basis) + units)
+    columns = list(vector) + z + b + rest
+    assert len(columns) == n, columns
     return of_columns(columns), kern
 
 

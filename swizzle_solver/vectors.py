@@ -29,7 +29,7 @@ import numpy as np
 from . import general, gf2, simulate
 from .families.general_linear import GeneralLinear, of_columns
 from .hardware import Hardware
-from .layout import Layout, layout_table
+from .layout import Layout
 from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
 from .value import Value
 
@@ -351,7 +351,7 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
     answer = auto.answer
     layout = answer.layout
     lower = sum(m.lower_bound for m in answer.accesses)
-    doc = {
+    doc: dict = {
         "schema_version": 1,
         "vectors": "auto",
         "problem": {"rows": tile.rows, "cols": tile.cols, "elem_bytes": tile.elem_bytes, "arch": hw.name,
@@ -387,16 +387,17 @@ def auto_text(doc: dict) -> str:
                      f"instructions, {m['wavefronts']} wavefronts")
     if a.get("expression"):
         lines.append(f"C: phys(r, c) = {a['expression']}")
-    for target, code in a.get("emit", {}).items():
+    for code in a.get("emit", {}).values():
         lines += ["", code.rstrip("\n")]
     return "\n".join(lines) + "\n"
 
 
 def run_auto(problem, layout_files: Sequence[str]):
     """The --vectors auto solve of a problem whose accesses are exactly ``layout_files``."""
+    from pathlib import Path
+
     from .access.inputfile import printable, read_text
     from .api import solve
-    from pathlib import Path
 
     check_tile(problem.tile)
     accesses = []
