@@ -330,16 +330,16 @@ def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layo
     tile in its least wavefronts, else 1."""
     if vectors != "auto":
         raise InputError(f"--vectors {vectors!r}: use given (the default) or auto")
-    if access or phases or not linear_layout:
+    if phases or not (linear_layout or access):
         raise InputError("--vectors auto chooses the vectors of register layouts: give the accesses as "
-                         "--linear-layout files only (no --access or --phases)")
+                         "--linear-layout files or the warp forms warp:RxC:MxN and mma-c (no --phases)")
     if layout is not None or drawing:
         raise InputError("--vectors auto cannot go with --check, --show or --svg yet: solve without them")
     from .emit import parse_targets
     from .vectors import auto_json, auto_text, run_auto
 
     targets = parse_targets(emit)
-    auto = run_auto(problem, list(linear_layout))
+    auto = run_auto(problem, list(linear_layout), list(access))
     if quiet:
         from .emit import emit_all
 

@@ -22,6 +22,7 @@ vectors at L's offsets, split into phases by the target's rule, simulate.simulat
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +41,8 @@ class RegisterAccess(Value):
     name: str
     register: tuple[int, ...]
     lane: tuple[int, ...]
-    warp: tuple[int, ...]
+    warp: tuple[int, ...]  # warps, and the places of a warp form's footprint in the tile
+    max_vector_bytes: int = MAX_VECTOR_BYTES  # the widest vector a lane may issue (a warp form's vB)
 
 
 def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, where: str) -> RegisterAccess:
@@ -63,6 +65,45 @@ def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, wh
         raise InputError(f"{where}: its register, lane and warp bases do not reach every element of the "
                          f"{tile.rows} x {tile.cols} tile: --vectors auto moves the whole tile through each access")
     return RegisterAccess(name, index["register"], index["lane"], index["warp"])
+
+
+_WARP = re.compile(r"warp:(\d{1,6})x(\d{1,6}):(\d{1,6})x(\d{1,6})(?:v(\d{1,3}))?")
+_FORMS = "warp:RxC:MxN[vB] and mma-c[:m16n8]"
+
+
+def warp_access(spec: str, tile: Tile, hardware: Hardware) -> RegisterAccess:
+    """A warp form as a register layout: ``warp:RxC:MxN[vB]`` (lane l at lane row l // C, lane column
+    l % C, each holding an M x N block; vB: the widest vector it may use) or ``mma-c[:m16n8]`` (the
+    m16n8 accumulator: lane l holds rows l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}); the footprint's
+    places in the tile are further "warp" bases (access/warp.py reads the same forms)."""
+    text = spec.strip().lower()
+    cap = MAX_VECTOR_BYTES
+    if text in ("mma-c", "mma-c:m16n8"):
+        reg, lane, foot = [(0, 1), (8, 0)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)], (16, 8)
+        if hardware.wave_lanes != 32:
+            raise InputError(f"access {spec!r}: the mma accumulator is a 32-lane warp's")
+    elif (m := _WARP.fullmatch(text)) is not None:
+        r, c, mm, nn = (int(x) for x in m.groups()[:4])
+        if not all(is_pow2(x) for x in (r, c, mm, nn)) or r * c != hardware.wave_lanes:
+            raise InputError(f"access {spec!r}: --vectors auto needs R x C = {hardware.wave_lanes} lanes and M, N, "
+                             f"R, C powers of two")
+        if m[5] is not None:
+            cap = int(m[5])
+            if not is_pow2(cap) or cap > MAX_VECTOR_BYTES or cap < tile.elem_bytes:
+                raise InputError(f"access {spec!r}: v{cap} must be a power of two from the element size to "
+                                 f"{MAX_VECTOR_BYTES} bytes (the widest vector --vectors auto may choose)")
+        reg = [(0, 1 << i) for i in range(log2(nn))] + [(1 << i, 0) for i in range(log2(mm))]
+        lane = [(0, nn << i) for i in range(log2(c))] + [(mm << i, 0) for i in range(log2(r))]
+        foot = (r * mm, c * nn)
+    else:
+        raise InputError(f"access {spec!r}: --vectors auto takes --linear-layout files and the warp forms {_FORMS}")
+    if tile.rows % foot[0] or tile.cols % foot[1]:
+        raise InputError(f"access {spec!r}: its {foot[0]} x {foot[1]} footprint does not tile the "
+                         f"{tile.rows} x {tile.cols} tile")
+    places = ([(foot[0] << i, 0) for i in range(log2(tile.rows // foot[0]))]
+              + [(0, foot[1] << i) for i in range(log2(tile.cols // foot[1]))])
+    f = lambda vs: tuple(a * tile.cols + b for a, b in vs)  # noqa: E731
+    return RegisterAccess(spec.strip(), f(reg), f(lane), f(places), cap)
 
 
 def check_tile(tile: Tile) -> None:
@@ -94,7 +135,7 @@ def vector_bits(access: RegisterAccess, preimages: list[int], elem_bytes: int, l
     """How many low offset bits form the access's vector: the longest prefix of ``preimages`` (the
     logical offsets of offset bits 0, 1, ...) inside the span of its registers, at most ``limit`` bytes."""
     span = list(access.register)
-    most = log2(max(1, limit // elem_bytes))
+    most = log2(max(1, min(limit, access.max_vector_bytes) // elem_bytes))
     j = 0
     while j < min(most, len(preimages)) and gf2.rank(span + preimages[:j + 1]) == gf2.rank(span):
         j += 1
@@ -124,7 +165,7 @@ def given_vector(access: RegisterAccess, tile: Tile) -> list[int]:
     along a row one element at a time, up to 16 bytes, provided every lane's run starts aligned."""
     reg, e = access.register, tile.elem_bytes
     vec = 0
-    while vec < len(reg) and reg[vec] == 1 << vec and (2 << vec) * e <= MAX_VECTOR_BYTES and 1 << vec < tile.cols:
+    while vec < len(reg) and reg[vec] == 1 << vec and (2 << vec) * e <= access.max_vector_bytes and 1 << vec < tile.cols:
         vec += 1
     starts = [x % tile.cols for x in access.lane + access.warp + reg[vec:]]
     while vec and any(c % (1 << vec) for c in starts):
@@ -392,15 +433,16 @@ def auto_text(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_auto(problem, layout_files: Sequence[str]):
-    """The --vectors auto solve of a problem whose accesses are exactly ``layout_files``."""
+def run_auto(problem, layout_files: Sequence[str], specs: Sequence[str] = ()):
+    """The --vectors auto solve of a problem whose accesses are exactly the warp forms ``specs`` and
+    ``layout_files``, in that order (make_problem's)."""
     from pathlib import Path
 
     from .access.inputfile import printable, read_text
     from .api import solve
 
     check_tile(problem.tile)
-    accesses = []
+    accesses = [warp_access(spec, problem.tile, problem.bank_model) for spec in specs]
     for path in layout_files:
         text = read_text(path, "linear layout file")
         accesses.append(read_access(text, Path(path).stem, problem.tile, problem.bank_model,

@@ -180,3 +180,26 @@ def test_the_document_validates_against_its_schema():
                   "--vectors", "auto", "--json", "--emit", "triton")
         assert got.returncode == 0, got.stderr
         validate(json.loads(got.stdout), "vectors-auto.schema.json")
+
+
+@pytest.mark.parametrize("rows, cols, e, spec", [
+    (32, 32, 4, "warp:4x8:1x4"), (32, 32, 4, "warp:32x1:1x4"), (64, 64, 2, "warp:8x4:2x8"), (32, 16, 2, "mma-c"),
+    (32, 32, 4, "mma-c:m16n8"), (32, 64, 1, "warp:2x16:4x4v4"), (16, 64, 2, "warp:1x32:2x2")])
+def test_warp_forms_read_as_register_layouts_measure_what_the_plain_solve_measures(rows, cols, e, spec):
+    problem = make_problem(rows, cols, [spec], elem_bytes=e)
+    tile, hw = problem.tile, problem.bank_model
+    access = vectors.warp_access(spec, tile, hw)
+    for layout in (solve(problem).solution.answer.layout, GeneralLinear(tuple(1 << i for i in range(
+            (tile.size - 1).bit_length())))):
+        mine = vectors.moved(access, layout.bases(tile), tile, hw, vectors.given_vector(access, tile))
+        assert mine.wavefronts == measure(problem, layout).results[0].total, layout.name
+        assert mine.vector_bytes == problem.patterns[0].vector_bytes
+
+
+def test_warp_forms_refused_in_one_line():
+    tile, hw = make_tile(32, 32, None, 4), target("nvidia")
+    for spec in ("warp:4x4:1x4", "warp:4x8:3x4", "row", "warp:4x8:1x4v32", "ldmatrix.x4"):
+        with pytest.raises(ValueError):
+            vectors.warp_access(spec, tile, hw)
+    with pytest.raises(ValueError):
+        vectors.warp_access("warp:4x8:4x8", make_tile(8, 32, None, 4), hw)  # a 16 x 64 footprint
