@@ -252,8 +252,9 @@ def main_command(
     linear_layout: List[str] = typer.Option([], "--linear-layout",
                                             help="Triton linear layout file (JSON, str(LinearLayout) or "
                                                  "#ttg.linear) read as an access; repeatable."),
-    vectors: str = typer.Option("given", "--vectors", help="given (the accesses' own vectors) or auto: each "
-                                "--linear-layout access's vector chosen with the layout (any invertible bit map)."),
+    vectors: str = typer.Option("given", "--vectors", help="given (the accesses' own vectors) or auto: the "
+                                "vector of each --linear-layout, warp: or mma-c access chosen with the layout "
+                                "(any invertible map of the index bits)."),
     show_phases: bool = typer.Option(False, "--show-phases",
                                      help="Show the hardware phases of each access's first placement."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, "
@@ -326,8 +327,8 @@ def main_command(
 
 def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layout, layout, json_out: bool,
                      quiet: bool, emit: list[str], drawing: bool) -> int:
-    """--vectors auto (vectors.py): only --linear-layout accesses; exit 0 when every access moves the
-    tile in its least wavefronts, else 1."""
+    """--vectors auto (vectors.py): --linear-layout accesses and the warp forms warp: and mma-c; exit 0
+    when every access moves the tile in its least wavefronts, else 1."""
     if vectors != "auto":
         raise InputError(f"--vectors {vectors!r}: use given (the default) or auto")
     if phases or not (linear_layout or access):

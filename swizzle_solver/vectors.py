@@ -131,6 +131,14 @@ class Moved(Value):
                 "lower_bound_wavefronts": self.lower_bound}
 
 
+def _span_all(bases: list[int]) -> np.ndarray:
+    """Every XOR of ``bases``, index k the XOR of the bases of k's set bits (Triton's order)."""
+    out = np.zeros(1, dtype=np.int64)
+    for b in bases:
+        out = np.concatenate([out, out ^ b])
+    return out
+
+
 def vector_bits(access: RegisterAccess, preimages: list[int], elem_bytes: int, limit: int = MAX_VECTOR_BYTES) -> int:
     """How many low offset bits form the access's vector: the longest prefix of ``preimages`` (the
     logical offsets of offset bits 0, 1, ...) inside the span of its registers, at most ``limit`` bytes."""
@@ -196,16 +204,16 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
         if red:
             piv[red.bit_length() - 1] = red
             groups.append(r)
-    mask = ~((1 << j) - 1)
-    apply = GeneralLinear(tuple(bases)).apply
-    template = []
-    lanes = [gf2.apply(list(access.lane), i) for i in range(1 << len(access.lane))]
-    for w in range(1 << len(access.warp)):
-        wx = gf2.apply(list(access.warp), w)
-        for g in range(1 << len(groups)):
-            gx = wx ^ gf2.apply(groups, g)
-            starts = [apply(gx ^ x) & mask for x in lanes]
-            template += hardware.split_request([(s // tile.cols, s % tile.cols, v) for s in starts])
+    layout = GeneralLinear(tuple(bases))
+    lanes = _span_all(list(access.lane))  # every lane's index, in lane order
+    # every (warp, register group) request's lanes at once; the vector's start: its low bits cleared
+    firsts = (_span_all(list(access.warp))[:, None] ^ _span_all(groups)[None, :]).reshape(-1)
+    starts = layout.apply(firsts[:, None] ^ lanes[None, :]) & ~((1 << j) - 1)
+    # a linear layout repeats a lane's start in every request alike: one phase split serves them all
+    first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
+    phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, False))
+    rows, cols = (starts // tile.cols).tolist(), (starts % tile.cols).tolist()
+    template = [[(r[i], c[i], v) for i in phase] for r, c in zip(rows, cols) for phase in phases]
     instructions = (1 << len(access.warp)) * (1 << len(groups))
     pattern = tile_pattern(access.name, "linear-layout", template, tile.rows, tile.cols, "", tile, hardware)
     identity = np.arange(tile.size, dtype=np.int64).reshape(tile.rows, tile.cols)  # the addresses are physical
