@@ -9,9 +9,11 @@ once over the tile), three layouts, each counted by the simulator (vectors.moved
 
 - auto: the tool's --vectors auto answer (each access's vector chosen with the layout);
 - given: the tool's plain answer, the vectors as given (from the register order), as before issue 24;
-- triton: Triton's own layout (triton.tools / libtriton's optimal swizzling), when importable; else "-".
+- triton: Triton's own conversion (its optimalSwizzlingLdSt layout and instructions, read from the PTX
+  it compiles for sm_90: bench/triton_pairs.py), when Triton is installed; else "-".
 
-Columns: total wavefronts / total instructions for each, then the --vectors auto solve's time.
+Columns: total wavefronts / total instructions for each, then the --vectors auto solve's time. Random
+pairs get the same number of warps on both sides (Triton converts within one CTA of num_warps).
 """
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ from swizzle_solver import gf2, vectors  # noqa: E402
 from swizzle_solver.access import make_tile  # noqa: E402
 from swizzle_solver.hardware import target  # noqa: E402
 from swizzle_solver.model import Problem  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "bench"))
+from triton_pairs import triton_counts  # noqa: E402
 
 
 def access(name, rows, cols, reg, lane, warp):
@@ -116,13 +121,8 @@ def pairs(nrandom, seed):
     return out
 
 
-def triton_layout(src, dst, tile):
-    """Triton's optimalSwizzlingLdSt for the pair, as offset bases, when Triton is importable (else None)."""
-    try:
-        import triton  # noqa: F401
-    except ImportError:
-        return None
-    return None  # (not yet wired: the toolchain tier's comparison is open work, see bench/README.md)
+def warps_of(bases) -> int:
+    return 1 << len(bases[2])
 
 
 def main() -> None:
@@ -146,12 +146,12 @@ def main() -> None:
         auto = vectors.solve_auto(accs, tile, hw, plain)
         dt = time.perf_counter() - t
         g, x = auto.given, auto.answer
-        tri = triton_layout(a, b, tile)
+        tri = triton_counts(a, b, rows, cols, e, warps_of(a)) if warps_of(a) == warps_of(b) else None
         better = (x.wavefronts, x.instructions) < (g.wavefronts, g.instructions)
         wins += better
         ties += not better
         print(f"{name:34} {x.wavefronts:>6}/{x.instructions:<7} {g.wavefronts:>7}/{g.instructions:<7} "
-              f"{'-' if tri is None else tri:>10} {dt:>7.2f}")
+              f"{'-' if tri is None else f'{tri[0]}/{tri[1]}':>10} {dt:>7.2f}")
     print(f"auto better than the vectors as given on {wins} pairs, equal on {ties}")
 
 

@@ -1,0 +1,220 @@
+"""Triton's own conversion of a register-layout pair through shared memory, counted like the tool's.
+
+Triton 3.9 chooses the shared layout of a ``convert_layout`` with ``optimalSwizzlingLdSt``
+(lib/Tools/GenericSwizzling.cpp), which its Python package does not expose. So the conversion is
+compiled (a Gluon kernel: load in the source layout, ``convert_layout`` to the destination, store;
+sm_90, on the CPU, no GPU needed) and its PTX read: every ``st.shared``/``ld.shared`` (and
+``stmatrix``/``ldmatrix``) is evaluated for each thread by a small interpreter of the integer
+instructions that compute the addresses (``tid.x`` and constants; what the lowering emits), giving
+each instruction's lanes: byte address and width. Each instruction of each warp is then split into
+the target's phases (hardware.phase_indices, NVIDIA's contiguous rule) and each phase counted by the
+simulator's own counter (simulate.placement_costs: the most distinct words in one bank).
+
+``triton_counts(src, dst, rows, cols, elem_bytes, warps)`` -> (wavefronts, instructions) or None
+when Triton is not installed; raises when the PTX has something the interpreter does not know
+(rather than counting wrong).
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+import numpy as np
+
+MASK = 0xFFFFFFFF
+_REG = re.compile(r"%r\d+|%p\d+")
+
+
+def _kernel():
+    from triton.experimental import gluon
+    from triton.experimental.gluon import language as ttgl
+
+    @gluon.jit
+    def conv(x_ptr, y_ptr, ROWS: ttgl.constexpr, COLS: ttgl.constexpr, SRC: ttgl.constexpr, DST: ttgl.constexpr):
+        rows = ttgl.arange(0, ROWS, layout=ttgl.SliceLayout(1, SRC))
+        cols = ttgl.arange(0, COLS, layout=ttgl.SliceLayout(0, SRC))
+        tile = ttgl.load(x_ptr + rows[:, None] * COLS + cols[None, :])
+        out = ttgl.convert_layout(tile, DST)
+        rows2 = ttgl.arange(0, ROWS, layout=ttgl.SliceLayout(1, DST))
+        cols2 = ttgl.arange(0, COLS, layout=ttgl.SliceLayout(0, DST))
+        ttgl.store(y_ptr + rows2[:, None] * COLS + cols2[None, :], out)
+
+    return conv
+
+
+POINTER = {1: "*i8", 2: "*fp16", 4: "*fp32"}
+
+
+def compile_ptx(src, dst, rows: int, cols: int, elem_bytes: int, warps: int) -> str:
+    """The PTX of the conversion (src, dst: (register, lane, warp) bases as (row, col) pairs)."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.experimental.gluon import language as ttgl
+    from triton.experimental.gluon._runtime import GluonASTSource
+
+    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(tempfile.gettempdir(), "swizzle-triton-pairs"))
+
+    def lay(bases):
+        reg, lane, warp = ([list(b) for b in part] for part in bases)
+        return ttgl.DistributedLinearLayout(reg_bases=reg, lane_bases=lane, warp_bases=warp, block_bases=[],
+                                            shape=[rows, cols])
+
+    sig = {"x_ptr": POINTER[elem_bytes], "y_ptr": POINTER[elem_bytes], "ROWS": "constexpr", "COLS": "constexpr",
+           "SRC": "constexpr", "DST": "constexpr"}
+    constexprs = {"ROWS": rows, "COLS": cols, "SRC": lay(src), "DST": lay(dst)}
+    compiled = triton.compile(GluonASTSource(_kernel(), signature=sig, constexprs=constexprs, attrs={}),
+                              target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    return compiled.asm["ptx"]
+
+
+def _value(token: str, regs: dict, tid: int):
+    token = token.strip()
+    if token.startswith("%"):
+        if token == "%tid.x":
+            return tid
+        return regs.get(token)
+    if token == "global_smem":
+        return 0
+    if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", token):
+        return int(token, 0) & MASK
+    return None
+
+
+def _signed(x: int) -> int:
+    return x - (1 << 32) if x & 0x80000000 else x
+
+
+def _bfe(x: int, pos: int, length: int, signed: bool) -> int:
+    v = (x >> pos) & ((1 << length) - 1)
+    if signed and length and v >> (length - 1) & 1:
+        v -= 1 << length
+    return v & MASK
+
+
+_BINARY = {
+    "and": lambda a, b: a & b, "or": lambda a, b: a | b, "xor": lambda a, b: a ^ b,
+    "shl": lambda a, b: (a << b) & MASK if b < 32 else 0, "add": lambda a, b: (a + b) & MASK,
+    "sub": lambda a, b: (a - b) & MASK, "mul": lambda a, b: (a * b) & MASK,
+}
+_MEM = re.compile(r"^(st|ld)\.shared(?:\.(v\d))?\.b(\d+)\s+(.*);$")
+_MATRIX = re.compile(r"^(stmatrix|ldmatrix)\.sync\.aligned\.m8n8\.x(\d)(?:\.trans)?\.shared\.b16\s+(.*);$")
+_ADDR = re.compile(r"\[\s*(%r\d+|global_smem)\s*(?:\+\s*(-?\d+))?\s*\]")
+
+
+def accesses(ptx: str, threads: int) -> list[tuple[str, int, list]]:
+    """Every shared-memory instruction in program order: (kind, bytes per lane, per thread its byte
+    address or None when predicated off / not a row-address lane)."""
+    body = [line.split("//")[0].strip() for line in ptx.splitlines()]
+    out = []
+    states = [dict() for _ in range(threads)]
+    for line in body:
+        if not line or line.startswith((".", "$", "}", "{", "ret")):
+            continue
+        pred = None
+        m = re.match(r"^@(!?)(%p\d+)\s+(.*)$", line)
+        if m:
+            pred, line = (m[1] == "!", m[2]), m[3]
+        mem = _MEM.match(line)
+        mat = _MATRIX.match(line)
+        if mem or mat:
+            if mem:
+                kind, width = mem[1], int(mem[3]) // 8 * (int(mem[2][1:]) if mem[2] else 1)
+                text = mem[4]
+                lanes_with_address = 32
+            else:
+                kind, width = ("st" if mat[1] == "stmatrix" else "ld"), 16
+                text = mat[3]
+                lanes_with_address = 8 * int(mat[2])
+            a = _ADDR.search(text)
+            if a is None:
+                raise ValueError(f"cannot read the address of: {line}")
+            per_thread = []
+            for tid, regs in enumerate(states):
+                on = True
+                if pred is not None:
+                    p = regs.get(pred[1])
+                    if p is None:
+                        raise ValueError(f"unknown predicate in: {line}")
+                    on = bool(p) != pred[0]
+                base = _value(a[1], regs, tid)
+                if base is None:
+                    raise ValueError(f"unknown address in: {line}")
+                lane_on = (tid % 32) < lanes_with_address
+                per_thread.append((base + int(a[2] or 0)) & MASK if on and lane_on else None)
+            out.append((kind, width, per_thread))
+            if kind == "ld" and mem:  # the loaded registers: data, never an address
+                for tid, regs in enumerate(states):
+                    for r in _REG.findall(text.split("[")[0]):
+                        regs[r] = None
+            continue
+        parts = re.match(r"^([\w.]+)\s+(.*);$", line)
+        if not parts:
+            continue
+        op, args = parts[1], [x.strip() for x in parts[2].split(",")]
+        dest = args[0]
+        if not _REG.fullmatch(dest):
+            continue  # 64-bit and other registers: global addresses and data, never a shared address
+        base = op.split(".")[0]
+        for tid, regs in enumerate(states):
+            vals = [_value(x, regs, tid) for x in args[1:]]
+            result = None
+            if None not in vals:
+                if base == "mov" and len(vals) == 1:
+                    result = vals[0]
+                elif base in _BINARY and len(vals) == 2 and ".wide" not in op and ".hi" not in op:
+                    result = _BINARY[base](vals[0], vals[1])
+                elif base == "shr" and len(vals) == 2:
+                    result = (_signed(vals[0]) >> vals[1]) & MASK if ".s" in op else vals[0] >> vals[1]
+                elif base == "mad" and ".lo" in op and len(vals) == 3:
+                    result = (vals[0] * vals[1] + vals[2]) & MASK
+                elif base == "bfe" and len(vals) == 3:
+                    result = _bfe(vals[0], vals[1], vals[2], ".s" in op)
+                elif base == "setp" and len(vals) == 2:
+                    a_, b_ = (_signed(v) for v in vals) if ".s" in op else vals
+                    cmp = op.split(".")[1]
+                    result = int({"eq": a_ == b_, "ne": a_ != b_, "lt": a_ < b_, "le": a_ <= b_, "gt": a_ > b_,
+                                  "ge": a_ >= b_}.get(cmp, None) or 0) if cmp in ("eq", "ne", "lt", "le", "gt", "ge") \
+                        else None
+                elif base == "selp" and len(vals) == 3:
+                    result = vals[0] if vals[2] else vals[1]
+            regs[dest] = result
+    return out
+
+
+def count(ptx: str, warps: int, hardware=None) -> tuple[int, int]:
+    """(wavefronts, instructions) of every shared-memory instruction of every warp, each split into
+    the target's phases and counted by the simulator's counter."""
+    from swizzle_solver.hardware import target
+    from swizzle_solver.simulate import placement_costs
+
+    hw = hardware or target("nvidia")
+    wavefronts = instructions = 0
+    found = accesses(ptx, 32 * warps)
+    # a check of the interpreter: the loads read back exactly the bytes the stores wrote
+    touched = {kind: sorted(a + k for w, per in [(w, p) for kk, w, p in found if kk == kind] for a in per
+                            if a is not None for k in range(w)) for kind in ("st", "ld")}
+    if not touched["st"] or touched["st"] != touched["ld"]:
+        raise ValueError("the PTX's shared loads do not read what its stores wrote: not interpreted right")
+    for kind, width, per_thread in found:
+        for w in range(warps):
+            lanes = per_thread[32 * w:32 * w + 32]
+            if all(a is None for a in lanes):
+                continue
+            instructions += 1
+            active = [i for i, a in enumerate(lanes) if a is not None]
+            starts = [lanes[i] for i in active]
+            paired = kind == "ld" and hw.pairs([(s, 0) for s in starts], width, False)
+            for phase in hw.phase_indices(len(active), width, paired):
+                words = [starts[i] // 4 + k for i in phase for k in range(max(1, width // 4))]
+                wavefronts += int(placement_costs(np.array([words], dtype=np.int64), hw.banks)[0])
+    return wavefronts, instructions
+
+
+def triton_counts(src, dst, rows: int, cols: int, elem_bytes: int, warps: int):
+    """Triton's conversion counted, or None when Triton is not installed."""
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return None
+    return count(compile_ptx(src, dst, rows, cols, elem_bytes, warps), warps)
