@@ -10,9 +10,10 @@ each instruction's lanes: byte address and width. Each instruction of each warp 
 the target's phases (hardware.phase_indices, NVIDIA's contiguous rule) and each phase counted by the
 simulator's own counter (simulate.placement_costs: the most distinct words in one bank).
 
-``triton_counts(src, dst, rows, cols, elem_bytes, warps)`` -> (wavefronts, instructions) or None
-when Triton is not installed; raises when the PTX has something the interpreter does not know
-(rather than counting wrong).
+``triton_counts(src, dst, rows, cols, elem_bytes, warps)`` -> (wavefronts, instructions, least
+wavefronts), "no shared memory" when Triton converts with warp shuffles, or None when Triton is not
+installed; raises when the PTX has something the interpreter does not know (rather than counting
+wrong).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import tempfile
 import numpy as np
 
 MASK = 0xFFFFFFFF
-_REG = re.compile(r"%r\d+|%p\d+")
+_REG = re.compile(r"%rs?\d+|%p\d+")
 
 
 def _kernel():
@@ -76,13 +77,27 @@ def _value(token: str, regs: dict, tid: int):
         return regs.get(token)
     if token == "global_smem":
         return 0
-    if re.fullmatch(r"-?0x[0-9a-fA-F]+|-?\d+", token):
-        return int(token, 0) & MASK
+    if re.fullmatch(r"-?0x[0-9a-fA-F]+U?|-?\d+U?", token):
+        return int(token.rstrip("U"), 0) & MASK
     return None
 
 
 def _signed(x: int) -> int:
     return x - (1 << 32) if x & 0x80000000 else x
+
+
+def _prmt(a: int, b: int, selector: int) -> int:
+    """PTX prmt.b32 (default mode): byte i of the result is byte (nibble i & 7) of {b, a}, or that
+    byte's sign replicated when the nibble's bit 3 is set."""
+    source = (b << 32 | a)
+    out = 0
+    for i in range(4):
+        nib = selector >> (4 * i) & 0xF
+        byte = source >> (8 * (nib & 7)) & 0xFF
+        if nib & 8:
+            byte = 0xFF if byte & 0x80 else 0
+        out |= byte << (8 * i)
+    return out
 
 
 def _bfe(x: int, pos: int, length: int, signed: bool) -> int:
@@ -162,6 +177,10 @@ def accesses(ptx: str, threads: int) -> list[tuple[str, int, list]]:
             if None not in vals:
                 if base == "mov" and len(vals) == 1:
                     result = vals[0]
+                elif base == "neg" and len(vals) == 1:
+                    result = -vals[0] & MASK
+                elif base == "not" and len(vals) == 1:
+                    result = ~vals[0] & MASK
                 elif base in _BINARY and len(vals) == 2 and ".wide" not in op and ".hi" not in op:
                     result = _BINARY[base](vals[0], vals[1])
                 elif base == "shr" and len(vals) == 2:
@@ -178,19 +197,29 @@ def accesses(ptx: str, threads: int) -> list[tuple[str, int, list]]:
                         else None
                 elif base == "selp" and len(vals) == 3:
                     result = vals[0] if vals[2] else vals[1]
+                elif base == "prmt" and len(vals) == 3 and op == "prmt.b32":
+                    result = _prmt(vals[0], vals[1], vals[2])
+                elif base == "cvt" and len(vals) == 1 and re.fullmatch(r"cvt\.u(16|32)\.u(16|32)", op):
+                    result = vals[0] & (0xFFFF if ".u16.u32" in op else MASK)
+            if result is not None and (".b16" in op or ".u16" in op.split(".")[1:2] or op.endswith("16")) \
+                    and base != "cvt":
+                result &= 0xFFFF
             regs[dest] = result
     return out
 
 
-def count(ptx: str, warps: int, hardware=None) -> tuple[int, int]:
-    """(wavefronts, instructions) of every shared-memory instruction of every warp, each split into
-    the target's phases and counted by the simulator's counter."""
+def count(ptx: str, warps: int, hardware=None) -> tuple[int, int, int] | None:
+    """(wavefronts, instructions, the least wavefronts those phases could take: bytes / 128 each, at
+    least 1) of every shared-memory instruction of every warp, each split into the target's phases and
+    counted by the simulator's counter; None when the conversion uses no shared memory."""
     from swizzle_solver.hardware import target
     from swizzle_solver.simulate import placement_costs
 
     hw = hardware or target("nvidia")
-    wavefronts = instructions = 0
+    wavefronts = instructions = least = 0
     found = accesses(ptx, 32 * warps)
+    if not found:
+        return None  # no shared memory: Triton converts within each warp (shuffles)
     # a check of the interpreter: the loads read back exactly the bytes the stores wrote
     touched = {kind: sorted(a + k for w, per in [(w, p) for kk, w, p in found if kk == kind] for a in per
                             if a is not None for k in range(w)) for kind in ("st", "ld")}
@@ -208,7 +237,8 @@ def count(ptx: str, warps: int, hardware=None) -> tuple[int, int]:
             for phase in hw.phase_indices(len(active), width, paired):
                 words = [starts[i] // 4 + k for i in phase for k in range(max(1, width // 4))]
                 wavefronts += int(placement_costs(np.array([words], dtype=np.int64), hw.banks)[0])
-    return wavefronts, instructions
+                least += hw.lower_bound(len({starts[i] + k for i in phase for k in range(width)}))
+    return wavefronts, instructions, least
 
 
 def triton_counts(src, dst, rows: int, cols: int, elem_bytes: int, warps: int):
@@ -217,4 +247,4 @@ def triton_counts(src, dst, rows: int, cols: int, elem_bytes: int, warps: int):
         import triton  # noqa: F401
     except ImportError:
         return None
-    return count(compile_ptx(src, dst, rows, cols, elem_bytes, warps), warps)
+    return count(compile_ptx(src, dst, rows, cols, elem_bytes, warps), warps) or "no shared memory"

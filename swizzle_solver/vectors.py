@@ -181,13 +181,40 @@ def given_vector(access: RegisterAccess, tile: Tile) -> list[int]:
     return list(reg[:vec])
 
 
+def _complement(span: list[int], of: list[int]) -> list[int]:
+    """Vectors of ``span`` that, with ``of``, are a basis of span(span + of)."""
+    piv = general.echelon(of)
+    out = []
+    for r in span:
+        red = general.reduce(r, piv)
+        if red:
+            piv[red.bit_length() - 1] = red
+            out.append(r)
+    return out
+
+
+def _measure(access: RegisterAccess, template: list, tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, lower bound) of the phases ``template`` (physical lanes), by the simulator."""
+    from .access.warp import tile_pattern
+
+    pattern = tile_pattern(access.name, "linear-layout", template, tile.rows, tile.cols, "", tile, hardware)
+    identity = np.arange(tile.size, dtype=np.int64).reshape(tile.rows, tile.cols)  # the addresses are physical
+    result = simulate.simulate(tile, hardware, [pattern], identity)[0]
+    return result.total, pattern.lower_bound * pattern.placements
+
+
+def _lanes_of(starts: np.ndarray, tile: Tile, v: int) -> list[list[tuple[int, int, int]]]:
+    rows, cols = (starts // tile.cols).tolist(), (starts % tile.cols).tolist()
+    return [[(a, b, v) for a, b in zip(r, c)] for r, c in zip(rows, cols)]
+
+
 def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
           fixed: list[int] | None = None) -> Moved:
     """The access under the layout with offset ``bases``: its vector from the layout (``fixed``: these
     logical offsets' span instead, the vectors as given), its requests (one per warp and register
-    group) at the physical addresses, split into the target's phases and measured by the simulator."""
-    from .access.warp import tile_pattern
-
+    group) at the physical addresses, split into the target's phases and measured by the simulator;
+    with the vectors chosen, also ldmatrix where the lane map allows it (``matrix_moved``), the
+    fewer wavefronts, then instructions, of the two."""
     e = tile.elem_bytes
     if fixed is None:
         pre = preimages_of(bases)
@@ -196,14 +223,7 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     else:
         vector, j = fixed, len(fixed)
     v = e << j
-    # one register group per coset of the vector in the registers' span
-    groups = []
-    piv = general.echelon(vector)
-    for r in access.register:
-        red = general.reduce(r, piv)
-        if red:
-            piv[red.bit_length() - 1] = red
-            groups.append(r)
+    groups = _complement(list(access.register), vector)  # one register group per coset of the vector
     layout = GeneralLinear(tuple(bases))
     lanes = _span_all(list(access.lane))  # every lane's index, in lane order
     # every (warp, register group) request's lanes at once; the vector's start: its low bits cleared
@@ -212,14 +232,62 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     # a linear layout repeats a lane's start in every request alike: one phase split serves them all
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
     phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, False))
-    rows, cols = (starts // tile.cols).tolist(), (starts % tile.cols).tolist()
-    template = [[(r[i], c[i], v) for i in phase] for r, c in zip(rows, cols) for phase in phases]
+    template = [[lanes_[i] for i in phase] for lanes_ in _lanes_of(starts, tile, v) for phase in phases]
     instructions = (1 << len(access.warp)) * (1 << len(groups))
-    pattern = tile_pattern(access.name, "linear-layout", template, tile.rows, tile.cols, "", tile, hardware)
-    identity = np.arange(tile.size, dtype=np.int64).reshape(tile.rows, tile.cols)  # the addresses are physical
-    result = simulate.simulate(tile, hardware, [pattern], identity)[0]
-    lower = pattern.lower_bound * pattern.placements
-    return Moved(access.name, v, instruction_name(hardware, v), instructions, result.total, lower)
+    wavefronts, lower = _measure(access, template, tile, hardware)
+    best = Moved(access.name, v, instruction_name(hardware, v), instructions, wavefronts, lower)
+    if fixed is None:
+        matrix = matrix_moved(access, bases, tile, hardware)
+        if matrix is not None and (matrix.wavefronts, matrix.instructions) < (best.wavefronts, best.instructions):
+            return matrix
+    return best
+
+
+# ldmatrix / stmatrix (.m8n8 .b16, PTX ISA): the lanes 8i .. 8i+7 give the 8 row addresses (16 bytes
+# each) of matrix i; lane l receives, of each matrix, the 32-bit register holding the two elements
+# of row l / 4 at columns 2 (l % 4) and + 1 (with .trans: rows 2 (l % 4) and + 1, column l / 4). So
+# a row of 16 contiguous bytes is, non-transposed, a register pair and lane bits 0 and 1, the rows
+# lane bits 2 to 4; transposed, lane bits 2 to 4, the rows a register pair and lane bits 0 and 1.
+# Which two registers make a pair, and which registers are the x2 / x4 matrices, is the kernel's
+# choice (register names are free): any of the lane's register directions.
+MATRIX_ROW_ELEMS = 8  # 16 bytes of 2-byte elements
+
+
+def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware):
+    """The ldmatrix forms the layout's preimages ``pre`` allow: (name suffix, the row directions,
+    the pair register) per form (pairs: each register direction, transposed)."""
+    if (tile.elem_bytes != 2 or "ldmatrix" not in hardware.instructions or len(access.lane) != 5
+            or len(pre) < 3 or not access.register):
+        return []
+    lane, regs = list(access.lane), _independent(list(access.register))
+    out = []
+    if pre[1] == lane[0] and pre[2] == lane[1] and gf2.rank(regs + [pre[0]]) == len(regs):
+        out.append(("", lane[2:5], pre[0]))
+    if pre[:3] == lane[2:5]:
+        out += [(".trans", [p, lane[0], lane[1]], p) for p in regs]
+    return out
+
+
+def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware) -> Moved | None:
+    """The access as ldmatrix.x1/x2/x4[.trans] under the layout, when its lane map allows it: each
+    instruction reads 2^k matrices (k <= 2 of the lane's register directions beyond the pair), each
+    matrix one phase of 8 rows of 16 bytes, measured by the simulator; the best pair."""
+    pre = preimages_of(bases)
+    layout = GeneralLinear(tuple(bases))
+    best = None
+    for suffix, rows, pair in matrix_forms(access, pre, tile, hardware):
+        rest = _complement(list(access.register), [pair])
+        k = min(2, len(rest))
+        matrices, groups = rest[:k], rest[k:]
+        firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
+                  ^ _span_all(matrices)[None, None, :]).reshape(-1)
+        starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(MATRIX_ROW_ELEMS - 1)
+        wavefronts, lower = _measure(access, _lanes_of(starts, tile, 16), tile, hardware)
+        instructions = (1 << len(access.warp)) * (1 << len(groups))
+        found = Moved(access.name, 16, f"ldmatrix.x{1 << k}{suffix}", instructions, wavefronts, lower)
+        if best is None or (found.wavefronts, found.instructions) < (best.wavefronts, best.instructions):
+            best = found
+    return best
 
 
 # --- the search -----------------------------------------------------------------------------------
@@ -274,7 +342,12 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
     # shared part), then each access's own alone
     own = [(f"{a.name}'s registers after the shared ones", shared + list(a.register)) for a in accesses]
     alone = [(f"{a.name}'s registers", list(a.register)) for a in accesses]
-    for what, basis in [("every access's registers", shared)] + own + alone:
+    # the 16-byte rows of an ldmatrix (a register pair and lane bits 0, 1; transposed lane bits 2 to 4)
+    matrix = [] if elem_bytes != 2 else [
+        (f"{a.name}'s ldmatrix rows", [p, a.lane[0], a.lane[1]]) for a in accesses if len(a.lane) == 5
+        for p in _independent(list(a.register))[:3]] + [
+        (f"{a.name}'s ldmatrix.trans rows", list(a.lane[2:5])) for a in accesses if len(a.lane) == 5]
+    for what, basis in [("every access's registers", shared)] + own + alone + matrix:
         basis = _independent(basis)
         for j in range(min(most, len(basis)), -1, -1):
             key = tuple(basis[:j])
@@ -312,6 +385,13 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     lies in its registers): the phase's directions above its unit that leave the vector bits of its
     slots alone, as (space mod the vector, phases of it per tile)."""
     e = tile.elem_bytes
+    forms = matrix_forms(access, vector, tile, hardware)
+    if forms:  # ldmatrix: each matrix one phase, its 8 rows
+        _, rows, pair = forms[0]
+        wpiv = general.echelon(vector)
+        space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
+        phases = (1 << len(access.warp)) << (len(_independent(list(access.register))) - 1)
+        return [(space, phases)]
     jp = vector_bits(access, vector, e)
     vbytes = e << jp
     wpiv = general.echelon(vector)
