@@ -117,94 +117,100 @@ _MATRIX = re.compile(r"^(stmatrix|ldmatrix)\.sync\.aligned\.m8n8\.x(\d)(?:\.tran
 _ADDR = re.compile(r"\[\s*(%r\d+|global_smem)\s*(?:\+\s*(-?\d+))?\s*\]")
 
 
+def _binary(f):
+    """A two-operand rule of _BINARY (the low 32 bits; .wide and .hi forms are not address arithmetic)."""
+    return lambda op, v: f(v[0], v[1]) if ".wide" not in op and ".hi" not in op else None
+
+
+_OPS = {  # (base op, operands) -> value of (op, operands); 32-bit unless the op says 16
+    ("mov", 1): lambda op, v: v[0],
+    ("neg", 1): lambda op, v: -v[0] & MASK,
+    ("not", 1): lambda op, v: ~v[0] & MASK,
+    ("shr", 2): lambda op, v: (_signed(v[0]) >> v[1]) & MASK if ".s" in op else v[0] >> v[1],
+    ("mad", 3): lambda op, v: (v[0] * v[1] + v[2]) & MASK if ".lo" in op else None,
+    ("bfe", 3): lambda op, v: _bfe(v[0], v[1], v[2], ".s" in op),
+    ("setp", 2): lambda op, v: _compare(op, v),
+    ("selp", 3): lambda op, v: v[0] if v[2] else v[1],
+    ("prmt", 3): lambda op, v: _prmt(v[0], v[1], v[2]) if op == "prmt.b32" else None,
+    ("cvt", 1): lambda op, v: (v[0] & (0xFFFF if ".u16.u32" in op else MASK)
+                               if re.fullmatch(r"cvt\.u(16|32)\.u(16|32)", op) else None),
+    **{(name, 2): _binary(f) for name, f in _BINARY.items()},
+}
+
+
+def _evaluate(op: str, vals: list):
+    """The value of one integer instruction (None: not one the interpreter knows, or an unknown input)."""
+    rule = _OPS.get((op.split(".")[0], len(vals)))
+    if rule is None or None in vals:
+        return None
+    result = rule(op, vals)
+    if result is not None and op.endswith("16") and not op.startswith("cvt"):  # 16-bit registers (%rs)
+        result &= 0xFFFF
+    return result
+
+
+def _compare(op: str, vals: list):
+    a, b = (_signed(v) for v in vals) if ".s" in op else vals
+    tests = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b}
+    cmp = op.split(".")[1]
+    return int(tests[cmp]) if cmp in tests else None
+
+
+def _memory(line: str, pred, states: list[dict]):
+    """(kind, bytes per lane, per thread its byte address or None) of a shared-memory instruction,
+    or None when ``line`` is not one."""
+    mem, mat = _MEM.match(line), _MATRIX.match(line)
+    if mem:
+        kind, width, text, with_address = mem[1], int(mem[3]) // 8 * (int(mem[2][1:]) if mem[2] else 1), mem[4], 32
+    elif mat:  # 8 row addresses per matrix, from lanes 8i .. 8i + 7
+        kind, width, text, with_address = ("st" if mat[1] == "stmatrix" else "ld"), 16, mat[3], 8 * int(mat[2])
+    else:
+        return None
+    a = _ADDR.search(text)
+    if a is None:
+        raise ValueError(f"cannot read the address of: {line}")
+    per_thread = []
+    for tid, regs in enumerate(states):
+        on = True
+        if pred is not None:
+            if regs.get(pred[1]) is None:
+                raise ValueError(f"unknown predicate in: {line}")
+            on = bool(regs[pred[1]]) != pred[0]
+        base = _value(a[1], regs, tid)
+        if base is None:
+            raise ValueError(f"unknown address in: {line}")
+        per_thread.append((base + int(a[2] or 0)) & MASK if on and tid % 32 < with_address else None)
+    if kind == "ld":  # the loaded registers: data, never an address
+        for regs in states:
+            for r in _REG.findall(text.split("[")[0]):
+                regs[r] = None
+    return kind, width, per_thread
+
+
 def accesses(ptx: str, threads: int) -> list[tuple[str, int, list]]:
     """Every shared-memory instruction in program order: (kind, bytes per lane, per thread its byte
     address or None when predicated off / not a row-address lane)."""
-    body = [line.split("//")[0].strip() for line in ptx.splitlines()]
     out = []
-    states = [dict() for _ in range(threads)]
-    for line in body:
+    states: list[dict] = [{} for _ in range(threads)]
+    for line in (raw.split("//")[0].strip() for raw in ptx.splitlines()):
         if not line or line.startswith((".", "$", "}", "{", "ret")):
             continue
         pred = None
         m = re.match(r"^@(!?)(%p\d+)\s+(.*)$", line)
         if m:
             pred, line = (m[1] == "!", m[2]), m[3]
-        mem = _MEM.match(line)
-        mat = _MATRIX.match(line)
-        if mem or mat:
-            if mem:
-                kind, width = mem[1], int(mem[3]) // 8 * (int(mem[2][1:]) if mem[2] else 1)
-                text = mem[4]
-                lanes_with_address = 32
-            else:
-                kind, width = ("st" if mat[1] == "stmatrix" else "ld"), 16
-                text = mat[3]
-                lanes_with_address = 8 * int(mat[2])
-            a = _ADDR.search(text)
-            if a is None:
-                raise ValueError(f"cannot read the address of: {line}")
-            per_thread = []
-            for tid, regs in enumerate(states):
-                on = True
-                if pred is not None:
-                    p = regs.get(pred[1])
-                    if p is None:
-                        raise ValueError(f"unknown predicate in: {line}")
-                    on = bool(p) != pred[0]
-                base = _value(a[1], regs, tid)
-                if base is None:
-                    raise ValueError(f"unknown address in: {line}")
-                lane_on = (tid % 32) < lanes_with_address
-                per_thread.append((base + int(a[2] or 0)) & MASK if on and lane_on else None)
-            out.append((kind, width, per_thread))
-            if kind == "ld" and mem:  # the loaded registers: data, never an address
-                for tid, regs in enumerate(states):
-                    for r in _REG.findall(text.split("[")[0]):
-                        regs[r] = None
+        found = _memory(line, pred, states)
+        if found is not None:
+            out.append(found)
             continue
         parts = re.match(r"^([\w.]+)\s+(.*);$", line)
         if not parts:
             continue
         op, args = parts[1], [x.strip() for x in parts[2].split(",")]
-        dest = args[0]
-        if not _REG.fullmatch(dest):
+        if not _REG.fullmatch(args[0]):
             continue  # 64-bit and other registers: global addresses and data, never a shared address
-        base = op.split(".")[0]
         for tid, regs in enumerate(states):
-            vals = [_value(x, regs, tid) for x in args[1:]]
-            result = None
-            if None not in vals:
-                if base == "mov" and len(vals) == 1:
-                    result = vals[0]
-                elif base == "neg" and len(vals) == 1:
-                    result = -vals[0] & MASK
-                elif base == "not" and len(vals) == 1:
-                    result = ~vals[0] & MASK
-                elif base in _BINARY and len(vals) == 2 and ".wide" not in op and ".hi" not in op:
-                    result = _BINARY[base](vals[0], vals[1])
-                elif base == "shr" and len(vals) == 2:
-                    result = (_signed(vals[0]) >> vals[1]) & MASK if ".s" in op else vals[0] >> vals[1]
-                elif base == "mad" and ".lo" in op and len(vals) == 3:
-                    result = (vals[0] * vals[1] + vals[2]) & MASK
-                elif base == "bfe" and len(vals) == 3:
-                    result = _bfe(vals[0], vals[1], vals[2], ".s" in op)
-                elif base == "setp" and len(vals) == 2:
-                    a_, b_ = (_signed(v) for v in vals) if ".s" in op else vals
-                    cmp = op.split(".")[1]
-                    result = int({"eq": a_ == b_, "ne": a_ != b_, "lt": a_ < b_, "le": a_ <= b_, "gt": a_ > b_,
-                                  "ge": a_ >= b_}.get(cmp, None) or 0) if cmp in ("eq", "ne", "lt", "le", "gt", "ge") \
-                        else None
-                elif base == "selp" and len(vals) == 3:
-                    result = vals[0] if vals[2] else vals[1]
-                elif base == "prmt" and len(vals) == 3 and op == "prmt.b32":
-                    result = _prmt(vals[0], vals[1], vals[2])
-                elif base == "cvt" and len(vals) == 1 and re.fullmatch(r"cvt\.u(16|32)\.u(16|32)", op):
-                    result = vals[0] & (0xFFFF if ".u16.u32" in op else MASK)
-            if result is not None and (".b16" in op or ".u16" in op.split(".")[1:2] or op.endswith("16")) \
-                    and base != "cvt":
-                result &= 0xFFFF
-            regs[dest] = result
+            regs[args[0]] = _evaluate(op, [_value(x, regs, tid) for x in args[1:]])
     return out
 
 
