@@ -193,19 +193,18 @@ def _complement(span: list[int], of: list[int]) -> list[int]:
     return out
 
 
-def _measure(access: RegisterAccess, template: list, tile: Tile, hardware: Hardware) -> tuple[int, int]:
-    """(wavefronts, lower bound) of the phases ``template`` (physical lanes), by the simulator."""
-    from .access.warp import tile_pattern
-
-    pattern = tile_pattern(access.name, "linear-layout", template, tile.rows, tile.cols, "", tile, hardware)
-    identity = np.arange(tile.size, dtype=np.int64).reshape(tile.rows, tile.cols)  # the addresses are physical
-    result = simulate.simulate(tile, hardware, [pattern], identity)[0]
-    return result.total, pattern.lower_bound * pattern.placements
-
-
-def _lanes_of(starts: np.ndarray, tile: Tile, v: int) -> list[list[tuple[int, int, int]]]:
-    rows, cols = (starts // tile.cols).tolist(), (starts % tile.cols).tolist()
-    return [[(a, b, v) for a, b in zip(r, c)] for r, c in zip(rows, cols)]
+def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, least wavefronts) of phases whose lanes read ``v`` bytes from the physical element
+    offsets ``starts`` (shape (phases, lanes)), by the simulator's count: every word of every lane,
+    grouped by bank, the most distinct words in one bank per phase (simulate.placement_costs); the
+    least: each phase's distinct bytes over a wavefront, at least 1."""
+    elements = (starts[..., None] + np.arange(max(1, v // tile.elem_bytes))).reshape(starts.shape[0], -1)
+    words = hardware.words(elements, tile.elem_bytes)
+    costs = simulate.placement_costs(words, hardware.banks)
+    ordered = np.sort(starts, axis=1)
+    distinct = 1 + np.count_nonzero(ordered[:, 1:] != ordered[:, :-1], axis=1)
+    least = np.maximum(1, -(-distinct * v // hardware.wavefront_bytes))
+    return int(costs.sum()), int(least.sum())
 
 
 def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
@@ -232,9 +231,11 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     # a linear layout repeats a lane's start in every request alike: one phase split serves them all
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
     phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, False))
-    template = [[lanes_[i] for i in phase] for lanes_ in _lanes_of(starts, tile, v) for phase in phases]
+    # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
+    widest = max(map(len, phases))
+    index = np.array([phase + [phase[0]] * (widest - len(phase)) for phase in phases])
     instructions = (1 << len(access.warp)) * (1 << len(groups))
-    wavefronts, lower = _measure(access, template, tile, hardware)
+    wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, hardware)
     best = Moved(access.name, v, instruction_name(hardware, v), instructions, wavefronts, lower)
     if fixed is None:
         matrix = matrix_moved(access, bases, tile, hardware)
@@ -282,7 +283,7 @@ def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware:
         firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
                   ^ _span_all(matrices)[None, None, :]).reshape(-1)
         starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(MATRIX_ROW_ELEMS - 1)
-        wavefronts, lower = _measure(access, _lanes_of(starts, tile, 16), tile, hardware)
+        wavefronts, lower = _measure(starts, 16, tile, hardware)
         instructions = (1 << len(access.warp)) * (1 << len(groups))
         found = Moved(access.name, 16, f"ldmatrix.x{1 << k}{suffix}", instructions, wavefronts, lower)
         if best is None or (found.wavefronts, found.instructions) < (best.wavefronts, best.instructions):
@@ -454,6 +455,8 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
                 found.append(c)
     for what, vector in candidate_vectors(accesses, tile.elem_bytes):
         layout, kern = construct_for(accesses, vector, tile, hardware)
+        if layout.name in complete:  # built before from another vector: measured once
+            continue
         how = f"built from {len(vector)} vector bit(s) of {what}"
         c = measure_choice(layout, accesses, tile, hardware, how)
         if c is not None:

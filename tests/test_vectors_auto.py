@@ -136,7 +136,8 @@ def test_auto_is_never_worse_than_the_vectors_as_given_and_the_brute_force_agree
     auto = vectors.solve_auto(accs, tile, hw, None)
     assert (auto.answer.wavefronts, auto.answer.instructions) <= (auto.given.wavefronts, auto.given.instructions)
     for m, acc in zip(auto.answer.accesses, accs):
-        if gf2.rank(list(acc.lane)) == len(acc.lane):  # no repeated lanes: no paired loads
+        # no repeated lanes (no paired loads); ldmatrix forms: test_ldmatrix_where_the_lane_map_allows_it
+        if gf2.rank(list(acc.lane)) == len(acc.lane) and not m.instruction.startswith("ldmatrix"):
             assert (m.wavefronts, m.instructions) == brute_wavefronts(acc, auto.answer.layout.bases(tile), tile,
                                                                       m.vector_bytes)
 
@@ -203,3 +204,24 @@ def test_warp_forms_refused_in_one_line():
             vectors.warp_access(spec, tile, hw)
     with pytest.raises(ValueError):
         vectors.warp_access("warp:4x8:4x8", make_tile(8, 32, None, 4), hw)  # a 16 x 64 footprint
+
+
+def test_ldmatrix_where_the_lane_map_allows_it():
+    """64 x 32 f16, blocked (8 elements a thread along rows) -> mma.m16n8k16's A operand: the
+    operand side reads 16-byte rows by ldmatrix.x4 (its lanes 0, 1 and register pair along a row),
+    conflict-free, in the fewest instructions 16-byte lanes allow; a layout that breaks the row (row-
+    major storage keeps it; a transposed one does not) gets no ldmatrix."""
+    tile, hw = make_tile(64, 32, None, 2), target("nvidia")
+    src = access_of("blocked", tile, [(0, 1), (0, 2), (0, 4), (32, 0)], [(0, 8), (0, 16), (1, 0), (2, 0), (4, 0)],
+                    [(8, 0), (16, 0)])
+    mma = access_of("mma-a", tile, [(0, 1), (8, 0), (0, 8), (0, 16)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)],
+                    [(16, 0), (32, 0)])
+    auto = vectors.solve_auto([src, mma], tile, hw, None)
+    m = auto.answer.accesses[1]
+    assert m.instruction == "ldmatrix.x4"
+    assert m.wavefronts == m.lower_bound == tile.size * 2 // 128
+    assert m.instructions == tile.size * 2 // (32 * 16)
+    row_major = [1 << i for i in range(11)]
+    assert vectors.moved(mma, row_major, tile, hw).instruction == "ldmatrix.x4"
+    transposed = [1 << ((i + 5) % 11) for i in range(11)]  # columns above rows
+    assert not vectors.moved(mma, transposed, tile, hw).instruction.startswith("ldmatrix")
