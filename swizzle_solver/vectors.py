@@ -502,6 +502,11 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
     return doc
 
 
+def _unit(m: dict) -> str:
+    """What one lane address reads: a vector, or an ldmatrix row."""
+    return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith("ldmatrix") else "vectors")
+
+
 def auto_text(doc: dict) -> str:
     """The report: the answer, each access's vector and instruction, against the vectors as given."""
     a, g, p = doc["answer"], doc["vectors_as_given"], doc["problem"]
@@ -510,12 +515,12 @@ def auto_text(doc: dict) -> str:
              f"  moves the tile in {a['total_wavefronts']} wavefronts and {a['total_instructions']} instructions "
              f"(least possible wavefronts: {a['lower_bound_wavefronts']})"]
     for m in a["accesses"]:
-        lines.append(f"  {m['name']}: {m['vector_bytes']}-byte vectors ({m['instruction']}), {m['instructions']} "
+        lines.append(f"  {m['name']}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
                      f"instructions, {m['wavefronts']} wavefronts (least {m['lower_bound_wavefronts']})")
     lines.append(f"vectors as given ({g['layout']}): {g['total_wavefronts']} wavefronts, "
                  f"{g['total_instructions']} instructions")
     for m in g["accesses"]:
-        lines.append(f"  {m['name']}: {m['vector_bytes']}-byte vectors ({m['instruction']}), {m['instructions']} "
+        lines.append(f"  {m['name']}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
                      f"instructions, {m['wavefronts']} wavefronts")
     if a.get("expression"):
         lines.append(f"C: phys(r, c) = {a['expression']}")
