@@ -258,6 +258,9 @@ def main_command(
     linear_layout: List[str] = typer.Option([], "--linear-layout",
                                             help="Triton linear layout file (JSON, str(LinearLayout) or "
                                                  "#ttg.linear) read as an access; repeatable."),
+    vectors: str = typer.Option("given", "--vectors", help="given (the accesses' own vectors) or auto: the "
+                                "vector of each --linear-layout, warp: or mma-c access chosen with the layout "
+                                "(any invertible map of the index bits)."),
     show_phases: bool = typer.Option(False, "--show-phases",
                                      help="Show the hardware phases of each access's first placement."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, "
@@ -316,6 +319,9 @@ def main_command(
         from .names import parse_layout
 
         layout = parse_layout(check_layout, tile=problem.tile)
+    if vectors != "given":
+        raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
+                                          list(emit), show or show_access is not None or svg is not None))
     out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))
@@ -326,6 +332,39 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layout, layout, json_out: bool,
+                     quiet: bool, emit: list[str], drawing: bool) -> int:
+    """--vectors auto (vectors.py): --linear-layout accesses and the warp forms warp: and mma-c; exit 0
+    when every access moves the tile in its least wavefronts, else 1."""
+    if vectors != "auto":
+        raise InputError(f"--vectors {vectors!r}: use given (the default) or auto")
+    if phases or not (linear_layout or access):
+        raise InputError("--vectors auto chooses the vectors of register layouts: give the accesses as "
+                         "--linear-layout files or the warp forms warp:RxC:MxN and mma-c (no --phases)")
+    if layout is not None or drawing:
+        raise InputError("--vectors auto cannot go with --check, --show or --svg yet: solve without them")
+    from .emit import parse_targets
+    from .vectors import auto_json, auto_text, run_auto
+
+    targets = parse_targets(emit)
+    auto = run_auto(problem, list(linear_layout), list(access))
+    if quiet:
+        from .emit import emit_all
+
+        codes = [s.code.rstrip("\n") + "\n" for s in emit_all(targets, problem, auto.answer.layout).values()]
+        _write(auto.answer.layout.name + "\n" + ("\n" + "\n".join(codes) if codes else ""))
+    else:
+        doc = auto_json(auto, problem, targets)
+        if json_out:
+            import json
+
+            _write(json.dumps(doc, indent=2) + "\n")
+        else:
+            _write(auto_text(doc))
+    lower = sum(m.lower_bound for m in auto.answer.accesses)
+    return EXIT_OK if auto.answer.wavefronts == lower else EXIT_CONFLICTS
 
 
 # batch --help: its examples and exit codes, as the main command's EPILOG gives them.

@@ -25,6 +25,7 @@ from swizzle_solver import api, families, simulate
 from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.candidate import measure_as_given
 from swizzle_solver.families import cute, linear, padding
+from swizzle_solver.families.general_linear import GeneralLinear, of_columns
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.layout import layout_table
 from swizzle_solver.proof import bank_matrix
@@ -177,6 +178,11 @@ SAMPLES = {
     "linear": lambda tile: [linear.XorLinear(t) for t in [((2, 5),), ((0, 3), (1, 4)), ((3, 6), (4, 7), (5, 6))]],
     "padding": lambda tile: [padding.Padded(tile.row_length + k, inner) for k in (1, 4)
                              for inner in (Identity(), cute.Swizzle(1, 1, 3))],
+    # every rotation of the offset bits (a transpose among them) and one with XORs
+    "general-linear": lambda tile: [GeneralLinear(tuple(1 << ((i + k) % tile.offset_bits)
+                                                        for i in range(tile.offset_bits)))
+                                    for k in range(tile.offset_bits)] + [
+        of_columns([1 << i | (1 << (i + 1) if i + 1 < tile.offset_bits else 0) for i in range(tile.offset_bits)])],
 }
 PARAMS = {"two-level": lambda layout: (layout.first.B, layout.first.M, layout.first.S, layout.second.B,
                                        layout.second.M, layout.second.S)}

@@ -34,6 +34,7 @@ from swizzle_solver.emit import TARGETS, emit, emit_all, expressible_in, parse_t
 from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
+from swizzle_solver.families.general_linear import GeneralLinear
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.linear import XorLinear
 from swizzle_solver.families.panels import ColumnPanels
@@ -109,6 +110,11 @@ def extra_cases():
         # a padded layout holds any other family's member (issue 21): below the given pitch (the
         # padding dropped) and above it
         *PADDED_INNERS,
+        # general-linear (issue 24): transposed storage, and a --vectors auto answer
+        ("general-linear transposed f16", f16(16, 32, ["row"]),
+         GeneralLinear((16, 32, 64, 128, 256, 1, 2, 4, 8))),
+        ("general-linear 32x64 f32", problem(32, 64, ["col"]),
+         GeneralLinear((256, 512, 260, 8, 1024, 16, 262, 36, 328, 105, 128))),
     ]
 
 

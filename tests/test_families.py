@@ -13,6 +13,7 @@ from swizzle_solver.access import make_problem, make_tile
 from swizzle_solver.candidate import measure_as_given
 from swizzle_solver.families import (
     cute,
+    general_linear,
     identity,
     linear,
     padding,
@@ -274,12 +275,15 @@ def test_family_order_names_every_module():
 
     later = [r.name for r in records(LATER)]
     assert later == [m.FAMILY_RECORD.name for m in (two_level, linear, row_interleave, padding, panels)]
-    assert list(FAMILY_RANK) == [r.name for r in base()] + later
+    auto = [r.name for r in records("vectors auto")]  # searched only with --vectors auto
+    assert auto == [general_linear.FAMILY_RECORD.name]
+    assert list(FAMILY_RANK) == [r.name for r in base()] + later + auto
 
 
 # --- the registry -----------------------------------------------------------------------------
 
-DESIGN_ORDER = ["none", "cute", "xor-cols", "two-level", "linear", "row-interleave", "padding", "column-panels"]
+DESIGN_ORDER = ["none", "cute", "xor-cols", "two-level", "linear", "row-interleave", "padding", "column-panels",
+                "general-linear"]
 
 
 def test_registry_ranks_are_design_order():
@@ -293,11 +297,11 @@ def test_registry_ranks_are_design_order():
     assert [r.name for r in recs] == DESIGN_ORDER
     assert [r.rank for r in recs] == list(range(len(DESIGN_ORDER)))
     assert {name: i for i, name in enumerate(DESIGN_ORDER)} == families.FAMILY_RANK
-    assert [r.stage for r in recs] == [EVERY_SOLVE] * 3 + [LATER] * 5
+    assert [r.stage for r in recs] == [EVERY_SOLVE] * 3 + [LATER] * 5 + ["vectors auto"]
     for name, entry in lazy.items():
         r = families.record(name)
         assert (r.rank, r.stage) == (entry.rank, entry.stage)
-    assert [r.name for r in families.records(LATER)] == DESIGN_ORDER[3:]
+    assert [r.name for r in families.records(LATER)] == DESIGN_ORDER[3:-1]
     for r in recs:
         assert r.layout.family == r.name
 
@@ -314,6 +318,9 @@ def _members(name, tile):
     if name == "linear":
         terms = linear.all_terms([0, 1, 2, 3], 9)
         return [linear.XorLinear(tuple(sorted(terms[i::k]))) for k in (1, 3, 7, 11) for i in range(k)]
+    if name == "general-linear":  # a transpose, a rotation of the bits, and the identity's bases
+        return [general_linear.GeneralLinear(tuple(1 << ((i + k) % 6) for i in range(6))) for k in range(6)] + [
+            general_linear.of_columns([8, 16, 32, 1, 3, 6])]
     assert name == "padding"
     return [padding.Padded(p, inner) for p in (33, 36, 40)
             for inner in (Identity(), Swizzle(1, 2, 3), Swizzle(2, 0, -3), XorCols(1, 0, 1),

@@ -41,6 +41,10 @@ UNUSABLE = [
      "not a multiple of the atom's 8"),
     ("column-panels", "Panels<128B>", "--rows 16 --cols 128 --row-length 136 --dtype f16 --access 8x8",
      "the rows are padded"),
+    ("general-linear", "OffsetBases[1, 2, 4, 8, 16, 32]", "--rows 6 --cols 8 --access 2x1",
+     "need a power-of-two storage"),
+    ("general-linear", "OffsetBases[2, 1, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048]",
+     "--rows 64 --cols 64 --dtype f16 --access 8x8", "splits the 16-byte vectors"),
 ]
 IDS = [f"{family}:{name}" for family, name, _, _ in UNUSABLE]
 

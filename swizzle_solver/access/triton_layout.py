@@ -52,6 +52,14 @@ def linear_layout_pattern(text: str, default_name: str, tile: Tile, hardware: Ha
     return layout_pattern(printable(name or default_name), bases, shape, tile, hardware, where)
 
 
+def layout_bases(text: str, default_name: str, where: str) -> tuple[str, dict, tuple[int, int]]:
+    """(name, {in dim: [(row, col)]}, (rows, cols)) of a layout in any accepted form, checked
+    (``--vectors auto`` reads the bases themselves: vectors.py)."""
+    name, bases, out_dims = parse_layout_text(text, where)
+    rc, shape = _row_col(bases, out_dims, where)
+    return printable(name or default_name), rc, shape
+
+
 def parse_layout_text(text: str, where: str) -> tuple[str | None, dict, list]:
     """(name, {in dim: [basis tuples]}, [(out dim name, size or None)]) from any accepted form."""
     stripped = text.strip()

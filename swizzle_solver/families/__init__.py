@@ -41,6 +41,7 @@ _ENTRIES: list[Family | Lazy] = [
     Lazy("row-interleave", 5, "row_interleave"),
     Lazy("padding", 6, "padding"),
     Lazy("column-panels", 7, "panels"),
+    Lazy("general-linear", 8, "general_linear", stage="vectors auto"),  # only with --vectors auto
 ]
 
 # Layouts that are checked but never searched (--check's notations, families/given.py): their record

@@ -24,8 +24,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# 24 solved answers (c..) and 28 layouts pinned with --check (k..) on nvidia (2 more, NOT_USABLE, get no code): the families none, cute,
-# xor-cols, two-level, linear, row-interleave, padding (around each of them) and column-panels; 1-, 2-, 4- and
+# 24 solved answers (c..) and 30 layouts pinned with --check (k..) on nvidia (2 more, NOT_USABLE, get no code): the families none, cute,
+# xor-cols, two-level, linear, row-interleave, padding (around each of them), column-panels and general-linear; 1-, 2-, 4- and
 # 8-byte elements; row lengths and pitches 9, 16, 24, 32, 33, 36, 40, 44, 48, 56, 64, 72, 80, 96, 104, 128,
 # 136 and 256. Then 12 AMD cases (a..).
 CASES = {
@@ -86,6 +86,10 @@ CASES = {
     "k28": "--rows 16 --cols 32 --row-length 40 --dtype f32 --access 8x4 --check 'pitch 32 + RowInterleave<T=4,k=2>'",
     "k29": "--rows 8 --cols 32 --dtype f32 --access 8x1 --check 'pitch 36 + Linear[b0^=b5, b1^=b6]'",
     "k30": "--rows 64 --cols 128 --row-length 136 --dtype f16 --access 8x8 --check 'pitch 128 + Panels<128B>'",
+    # issue 24: general-linear members (transposed storage; a --vectors auto answer), Triton's shared_linear
+    "k31": "--rows 16 --cols 32 --dtype f16 --access row --check 'OffsetBases[16, 32, 64, 128, 256, 1, 2, 4, 8]'",
+    "k32": "--rows 32 --cols 64 --dtype f32 --access col "
+           "--check 'OffsetBases[256, 512, 260, 8, 1024, 16, 262, 36, 328, 105, 128]'",
     # AMD targets (--arch): the MFMA A-operand tile of examples.toml, read with ds_read_b128 and written
     # with ds_write_b128, on gfx942 and gfx950: swizzled (a01-a04, a10 bf16), padded (a05, a06: Triton's
     # padded_shared), linear (a07 solved, a08 checked: the shared linear layout), and a tile Triton

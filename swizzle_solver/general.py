@@ -1,0 +1,290 @@
+"""The general-linear family's search by construction (DESIGN.md section 11), as Triton's
+``optimalSwizzling`` builds its layouts: the vector bits first, then the bank (slot) bits, then the
+rest; and the rank proof that the construction is the best any invertible map can do.
+
+Setting: a power-of-two tile, index space X = the bits of the logical offset p. A member L is an
+invertible map of X onto the offset bits; it is built from its *preimages*: the logical offsets that
+go to offset bit 0, 1, 2, ... (families.general_linear.of_columns). In that order:
+
+- W, the vector: the preimages of the offset bits inside one vector (kept whole: bit i of a vector
+  stays bit i);
+- Z, the bits below a unit above the vector (a vector narrower than a bank word);
+- B, the slot bits: the offset bits that choose a unit's position in a wavefront (proof.py);
+- the rest.
+
+Every phase of an access reads a coset of a subspace V_p of X (its varying directions, above the
+unit). With F the slot rows of L and K = ker F inside S = V_1 + ... + V_t, the rank proof gives
+
+    wavefronts of the phase = 2^(dim(V_p ∩ K) - dim(V_p ∩ ker U))          (U: the unit address)
+
+and ker U = span(W, Z). Where Z is empty (vectors of at least a bank word) and no phase direction
+lies inside a vector, the cost is 2^dim(V_p ∩ K), and the only condition on K is dim K >= dim S - k
+(k slot bits: F has rank at most k on S); every such K is ker F of some member. So the least total
+over all invertible maps with these vectors is the least over subspaces K of S of that dimension:
+``kernel_search`` finds it by a depth-first search over K's reduced echelon bases (each subspace
+once), bounded by the best found; when it completes, its minimum is a proven floor over the whole
+family (tests/test_general.py checks it against every invertible map of small tiles).
+
+For two phase subspaces A and B this is Triton's construction: K = span(a_i ^ b_i) over bases of A
+and B completing A ∩ B pairs their directions onto the same slot bits, and both are conflict-free
+when each fits the slots. Sub-word offset bits are never bank bits here (Z lies below the unit):
+Triton's formula counts them as bank bits and claims 0 conflicts for 2-way layouts (issue 24).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import gf2
+from .families.general_linear import GeneralLinear, of_columns
+from .value import Value
+
+MAX_NODES = 20_000  # subspaces tried by kernel_search before it stops (then not proven minimal)
+
+
+class Kernel(Value):
+    """kernel_search's answer: K's basis (in X), its weighted cost and whether the search was complete."""
+
+    basis: tuple[int, ...]
+    cost: int
+    complete: bool
+    nodes: int
+
+
+def reduce(v: int, pivots: dict[int, int]) -> int:
+    """v with every pivot's top bit cleared (pivots: top bit -> vector, an echelon basis)."""
+    for top in sorted(pivots, reverse=True):
+        if v >> top & 1:
+            v ^= pivots[top]
+    return v
+
+
+def echelon(vectors: Sequence[int]) -> dict[int, int]:
+    """An echelon basis of the span: top bit -> vector."""
+    pivots: dict[int, int] = {}
+    for v in vectors:
+        v = reduce(v, pivots)
+        if v:
+            pivots[v.bit_length() - 1] = v
+    return pivots
+
+
+def coordinates(basis: list[int], v: int) -> int:
+    """The coordinates of v in ``basis`` (v in its span), as a bit mask over the basis' indices."""
+    pivots: dict[int, tuple[int, int]] = {}
+    for i, b in enumerate(basis):
+        combo = 1 << i
+        while b:
+            top = b.bit_length() - 1
+            if top not in pivots:
+                pivots[top] = (b, combo)
+                break
+            b, combo = b ^ pivots[top][0], combo ^ pivots[top][1]
+    out = 0
+    while v:
+        top = v.bit_length() - 1
+        if top not in pivots:
+            raise ValueError("not in the span")
+        v, out = v ^ pivots[top][0], out ^ pivots[top][1]
+    return out
+
+
+def _cost(spaces: list[list[int]], weights: Sequence[int], kernel: list[int]) -> int:
+    """Sum over phase subspaces of weight * 2^dim(V ∩ K) (dim V + dim K - dim(V + K))."""
+    dk = gf2.rank(kernel)
+    return sum(w << (len(v) + dk - gf2.rank(v + kernel)) for v, w in zip(spaces, weights))
+
+
+def kernel_search(spaces: list[list[int]], weights: Sequence[int], slots: int,
+                  max_nodes: int = MAX_NODES) -> Kernel:
+    """The subspace K of S = sum of ``spaces`` (each a list of independent vectors) of dimension
+    dim S - ``slots`` (0 when S fits the slots) that minimises sum of weight * 2^dim(V ∩ K): the
+    kernel of the slot bits on S. Depth-first over K's reduced echelon bases, children in order of
+    their cost (greedy first), pruned by the best found; ``complete`` when every subspace was
+    covered (bounded by ``max_nodes``)."""
+    span = [v for v in echelon([x for v in spaces for x in v]).values()]
+    span.sort()
+    s = len(span)
+    need = max(0, s - slots)
+    local = [[coordinates(span, x) for x in v] for v in spaces]  # in S's coordinates: s-bit ints
+    best: list = [None, None]
+    nodes = 0
+    # no K does better than each space alone: dim(V ∩ K) >= dim V - slots (V + K fits in S)
+    least = sum(w << max(0, len(v) + need - s) for v, w in zip(local, weights))
+
+    def dfs(chosen: list[int], pivots: dict[int, int], last: int) -> bool:
+        nonlocal nodes
+        here = _cost(local, weights, chosen)
+        if best[0] is not None and (here >= best[0] or best[0] == least):
+            return True  # cost only grows as K grows; nothing is below ``least``
+        if len(chosen) == need:
+            best[0], best[1] = here, list(chosen)
+            return True
+        children = []
+        for x in range(last + 1, 1 << s):
+            # reduced echelon: x has no bit at an earlier vector's top, and is above them all
+            if any(x >> t & 1 for t in pivots) or x.bit_length() - 1 in pivots:
+                continue
+            if x.bit_length() <= max(pivots, default=-1) + 1:
+                continue
+            children.append((_cost(local, weights, chosen + [x]), x))
+        children.sort()
+        for _, x in children:
+            nodes += 1
+            if nodes > max_nodes:
+                return False
+            reduced = {t: v ^ x if v >> (x.bit_length() - 1) & 1 else v for t, v in pivots.items()}
+            reduced[x.bit_length() - 1] = x
+            if not dfs(chosen + [x], reduced, x):
+                return False
+        return True
+
+    complete = dfs([], {}, 0)
+    chosen = best[1] or []
+    basis = tuple(gf2.apply(span, x) for x in chosen)
+    return Kernel(basis, best[0] if best[0] is not None else _cost(local, weights, []), complete, nodes)
+
+
+class _Basis:
+    """Preimages taken one by one, each only if independent of those taken before."""
+
+    def __init__(self, first: Sequence[int]):
+        self.pivots = echelon(list(first))
+
+    def take(self, v: int, into: list[int]) -> bool:
+        r = reduce(v, self.pivots)
+        if not r:
+            return False
+        self.pivots[r.bit_length() - 1] = r
+        into.append(v)
+        return True
+
+    def fill(self, into: list[int], count: int, candidates: Sequence[int]) -> None:
+        for v in candidates:
+            if len(into) >= count:
+                break
+            self.take(v, into)
+
+
+def construct(n: int, vector: Sequence[int], sub_unit: int, slots: int, spaces: list[list[int]],
+              weights: Sequence[int], max_nodes: int = MAX_NODES) -> tuple[GeneralLinear, Kernel]:
+    """The member built as Triton builds its layouts: ``vector`` (preimages of the low offset bits,
+    in order), then ``sub_unit`` bits below the unit, then the slot bits, then the rest, over the
+    n-bit index space; the slot bits' kernel on the phases' span from ``kernel_search``.
+
+    ``spaces``: each phase class's varying directions above the unit (index-space vectors);
+    ``weights``: how many phases of each class (the objective is the weighted total). Every
+    preimage but the vector's is reduced modulo the vector (no bit at its pivots), so a logical
+    offset's coordinates along the vector are those of its part in the vector's span."""
+    w_piv = echelon(vector)
+    quotient = [list(echelon([reduce(x, w_piv) for x in v]).values()) for v in spaces]
+    slots = max(0, min(slots, n - len(vector) - sub_unit))
+    kern = kernel_search(quotient, weights, slots, max_nodes)
+    span = sorted(echelon([x for v in quotient for x in v]).values())
+    units = [reduce(1 << i, w_piv) for i in range(n)]  # any direction, reduced modulo the vector
+    basis = _Basis(vector)
+    # Z: kernel directions inside some phase first (lanes that then share a unit: a broadcast, not
+    # a conflict), then the rest of K, then any direction
+    in_phase = [x for x in kern.basis if any(gf2.rank(v + [x]) == len(v) for v in quotient)]
+    z: list[int] = []
+    basis.fill(z, sub_unit, in_phase + list(kern.basis) + units)
+    # the slot bits: S's directions outside K (a complement of K in S), then any direction outside S
+    outside_k = _Basis(kern.basis)
+    b: list[int] = []
+    for v in span:
+        if len(b) < slots and reduce(v, outside_k.pivots) and basis.take(v, b):
+            outside_k.take(v, [])
+    basis.fill(b, slots, [u for u in units if gf2.rank(span + [u]) > len(span)] + units)
+    rest: list[int] = []
+    basis.fill(rest, n, list(kern.basis) + units)
+    columns = list(vector) + z + b + rest
+    assert len(columns) == n, columns
+    return of_columns(columns), kern
+
+
+# --- a problem with the vectors as given (its patterns' own) --------------------------------------
+
+
+class Setting(Value):
+    """What the construction needs of a problem whose vectors are fixed (why not, when it does not apply)."""
+
+    n: int  # offset bits of the tile
+    vector: tuple[int, ...]  # preimages of the vector's bits: the low column bits
+    sub_unit: int
+    slots: int
+    spaces: tuple[tuple[int, ...], ...]  # per pattern, its varying directions above the unit
+    why_not: str | None = None
+
+
+def setting(problem) -> Setting:
+    """The construction's view of ``problem`` (a model.Problem): every pattern a coset of one
+    subspace (proof.py's linear bits) on a power-of-two tile without padding, one wavefront for all,
+    and either one unit geometry for all, or units of whole vectors of at least a bank word (then
+    the widest vector's bits are fixed, and a narrower pattern's directions that move those bits are
+    in different slots already: only its directions that leave them alone need the slot bits above).
+    ``why_not`` says what is missing otherwise."""
+    from .model import is_pow2, log2
+    from .proof import _mask
+
+    tile, hw = problem.tile, problem.bank_model
+    if not (tile.row_length == tile.cols and is_pow2(tile.cols) and is_pow2(tile.rows)):
+        return Setting(0, (), 0, 0, (), "the tile is not power-of-two rows x columns without padding")
+    n = log2(tile.size)
+    geometries = [hw.serving(p.banks).geometry(tile.elem_bytes, p.vector_bytes) for p in problem.patterns]
+    if any(not g.fits for g in geometries):
+        return Setting(n, (), 0, 0, (), "a vector is wider than a wavefront")
+    if len({hw.serving(p.banks) for p in problem.patterns}) != 1:
+        return Setting(n, (), 0, 0, (), "the accesses are served by different banks")
+    vbits = [log2(max(1, p.vector_bytes // tile.elem_bytes)) for p in problem.patterns]
+    tops = {g.unit_shift + g.slot_bits for g in geometries}
+    whole = all(g.unit_shift == v for g, v in zip(geometries, vbits))  # units are whole vectors
+    if len(set(geometries)) != 1 and not (whole and len(tops) == 1):
+        return Setting(n, (), 0, 0, (), "the accesses' units differ and some vector is narrower than a bank word")
+    v = max(vbits)
+    u = max(g.unit_shift for g in geometries)
+    spaces = []
+    for p, g, vp in zip(problem.patterns, geometries, vbits):
+        bits = p.linear_bits(tile)
+        if bits is None:
+            return Setting(n, (), 0, 0, (), f"{p.spec}'s placements are not cosets of one subspace")
+        masks = [m for m in (_mask(b, log2(tile.row_length)) for b in bits) if m >= 1 << g.unit_shift]
+        if any(m & ((1 << g.unit_shift) - 1) for m in masks):
+            return Setting(n, (), 0, 0, (), f"{p.spec} mixes bits inside and above a unit")
+        # only the directions that leave the wider vector's bits [vp, v) alone share the slots above
+        low = [(m >> vp) & ((1 << (v - vp)) - 1) for m in masks]
+        keep = [gf2.apply(masks, combo) for combo in gf2.kernel(low)] if any(low) else masks
+        spaces.append(tuple(keep))
+    slots = tops.pop() - u if len(tops) == 1 else geometries[0].slot_bits
+    return Setting(n, tuple(1 << i for i in range(v)), u - v, slots, tuple(spaces))
+
+
+def search_general(problem, max_nodes: int = MAX_NODES):
+    """The general-linear family's best member for ``problem`` with its vectors as given:
+    (candidate measured by the simulator, Kernel, the excess the construction predicts) or None
+    with the reason. The candidate is checked for soundness (a bijection that keeps vectors whole)."""
+    from .candidate import measure
+    from .soundness import sound, soundness
+
+    st = setting(problem)
+    if st.why_not is not None:
+        return None, st.why_not
+    layout, kern = construct(st.n, st.vector, st.sub_unit, st.slots, [list(s) for s in st.spaces],
+                             [1] * len(st.spaces), max_nodes)
+    checked = sound(problem.tile, layout, problem.patterns)
+    if checked is None:  # (never expected: the construction keeps the vector bits in place)
+        return None, f"the construction is not sound here: {soundness(problem.tile, layout, problem.patterns)}"
+    return measure(problem, checked), kern
+
+
+def floor_excess_general(problem, max_nodes: int = MAX_NODES) -> int | None:
+    """The least excess (sum over patterns of worst - lower bound) of any general-linear member with
+    the vectors as given, proven by kernel_search when it completes and the cost formula is exact
+    (vectors of at least a bank word: no bits below the unit above the vector); else None."""
+    st = setting(problem)
+    if st.why_not is not None or st.sub_unit:
+        return None
+    quotient = [list(s) for s in st.spaces]
+    kern = kernel_search(quotient, [1] * len(quotient), max(0, min(st.slots, st.n - len(st.vector))), max_nodes)
+    # each pattern's phases cost 2^dim(V ∩ K) at least its lower bound (a phase over a wavefront)
+    if not kern.complete:
+        return None
+    return kern.cost - sum(p.lower_bound for p in problem.patterns)

@@ -1,0 +1,547 @@
+"""`--vectors auto` (DESIGN.md section 11): each register-layout access's vector chosen with the layout.
+
+The accesses are Triton linear layouts (``--linear-layout``) covering the whole tile: each lane's
+registers hold a coset of the span of the register bases. Under a general-linear layout L (an
+invertible map of the index bits of a power-of-two tile onto the offset bits), the elements of a
+lane that L puts at consecutive, aligned offsets form one vector: the access's vector is the longest
+run of low offset bits whose preimages lie in the span of its register bases (at most 16 bytes).
+Each lane then issues one instruction per coset of the vector inside its registers, per warp.
+
+Objective (section 11): the total wavefronts to move the whole tile through every access (each
+access once over the tile), then the total instructions, then storage (the same for every member:
+the tile), then the family (section 2's order), then the order inside the family.
+
+Candidates, each measured by the exhaustive simulator on the physical addresses it gives (the lanes'
+vectors at L's offsets, split into phases by the target's rule, simulate.simulate):
+
+- the answer of the plain solve (the vectors as given), with its vectors chosen again;
+- the identity (row-major storage);
+- the general-linear members built by general.construct for each candidate vector: the first j
+  bases of the registers every access shares, and those of each access alone (j from the widest
+  down), the slot bits from general.kernel_search over every access's phases.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import general, gf2, simulate
+from .families.general_linear import GeneralLinear, of_columns
+from .hardware import Hardware
+from .layout import Layout
+from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
+from .value import Value
+
+
+class RegisterAccess(Value):
+    """One register layout as index-space vectors (offset r * cols + c of each basis' image)."""
+
+    name: str
+    register: tuple[int, ...]
+    lane: tuple[int, ...]
+    warp: tuple[int, ...]  # warps, and the places of a warp form's footprint in the tile
+    max_vector_bytes: int = MAX_VECTOR_BYTES  # the widest vector a lane may issue (a warp form's vB)
+
+
+def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, where: str) -> RegisterAccess:
+    """A --linear-layout file as a RegisterAccess; it must cover the whole tile exactly."""
+    from .access.triton_layout import layout_bases
+
+    name, bases, (rows, cols) = layout_bases(text, default_name, where)
+    if (rows, cols) != (tile.rows, tile.cols):
+        raise InputError(f"{where}: --vectors auto needs each layout to cover the whole tile: it covers {rows} x "
+                         f"{cols}, the tile is {tile.rows} x {tile.cols}")
+    if any(v != (0, 0) for v in bases.get("block", [])):
+        raise InputError(f"{where}: block bases move between CTAs, which do not share this shared memory: "
+                         f"give block = [] (one CTA)")
+    lanes = bases.get("lane", [])
+    if 1 << len(lanes) > hardware.wave_lanes:
+        raise InputError(f"{where}: {len(lanes)} lane bases make {1 << len(lanes)} lanes; a {hardware.group} has "
+                         f"{hardware.wave_lanes}")
+    index = {dim: tuple(r * tile.cols + c for r, c in bases.get(dim, [])) for dim in ("register", "lane", "warp")}
+    if gf2.rank([*index["register"], *index["lane"], *index["warp"]]) != log2(tile.size):
+        raise InputError(f"{where}: its register, lane and warp bases do not reach every element of the "
+                         f"{tile.rows} x {tile.cols} tile: --vectors auto moves the whole tile through each access")
+    return RegisterAccess(name, index["register"], index["lane"], index["warp"])
+
+
+_WARP = re.compile(r"warp:(\d{1,6})x(\d{1,6}):(\d{1,6})x(\d{1,6})(?:v(\d{1,3}))?")
+_FORMS = "warp:RxC:MxN[vB] and mma-c[:m16n8]"
+
+
+def warp_access(spec: str, tile: Tile, hardware: Hardware) -> RegisterAccess:
+    """A warp form as a register layout: ``warp:RxC:MxN[vB]`` (lane l at lane row l // C, lane column
+    l % C, each holding an M x N block; vB: the widest vector it may use) or ``mma-c[:m16n8]`` (the
+    m16n8 accumulator: lane l holds rows l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}); the footprint's
+    places in the tile are further "warp" bases (access/warp.py reads the same forms)."""
+    text = spec.strip().lower()
+    cap = MAX_VECTOR_BYTES
+    if text in ("mma-c", "mma-c:m16n8"):
+        reg, lane, foot = [(0, 1), (8, 0)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)], (16, 8)
+        if hardware.wave_lanes != 32:
+            raise InputError(f"access {spec!r}: the mma accumulator is a 32-lane warp's")
+    elif (m := _WARP.fullmatch(text)) is not None:
+        r, c, mm, nn = (int(x) for x in m.groups()[:4])
+        if not all(is_pow2(x) for x in (r, c, mm, nn)) or r * c != hardware.wave_lanes:
+            raise InputError(f"access {spec!r}: --vectors auto needs R x C = {hardware.wave_lanes} lanes and M, N, "
+                             f"R, C powers of two")
+        if m[5] is not None:
+            cap = int(m[5])
+            if not is_pow2(cap) or cap > MAX_VECTOR_BYTES or cap < tile.elem_bytes:
+                raise InputError(f"access {spec!r}: v{cap} must be a power of two from the element size to "
+                                 f"{MAX_VECTOR_BYTES} bytes (the widest vector --vectors auto may choose)")
+        reg = [(0, 1 << i) for i in range(log2(nn))] + [(1 << i, 0) for i in range(log2(mm))]
+        lane = [(0, nn << i) for i in range(log2(c))] + [(mm << i, 0) for i in range(log2(r))]
+        foot = (r * mm, c * nn)
+    else:
+        raise InputError(f"access {spec!r}: --vectors auto takes --linear-layout files and the warp forms {_FORMS}")
+    if tile.rows % foot[0] or tile.cols % foot[1]:
+        raise InputError(f"access {spec!r}: its {foot[0]} x {foot[1]} footprint does not tile the "
+                         f"{tile.rows} x {tile.cols} tile")
+    places = ([(foot[0] << i, 0) for i in range(log2(tile.rows // foot[0]))]
+              + [(0, foot[1] << i) for i in range(log2(tile.cols // foot[1]))])
+    f = lambda vs: tuple(a * tile.cols + b for a, b in vs)  # noqa: E731
+    return RegisterAccess(spec.strip(), f(reg), f(lane), f(places), cap)
+
+
+def check_tile(tile: Tile) -> None:
+    if not (is_pow2(tile.rows) and is_pow2(tile.cols) and tile.row_length == tile.cols):
+        raise InputError(f"--vectors auto needs a power-of-two tile without padding: {tile.rows} x {tile.cols}, "
+                         f"row length {tile.row_length}")
+
+
+# --- one access under one layout -------------------------------------------------------------------
+
+
+class Moved(Value):
+    """One access under one layout, measured: its vector, instructions and wavefronts."""
+
+    name: str
+    vector_bytes: int
+    instruction: str
+    instructions: int  # per whole tile (every warp, every register group)
+    wavefronts: int  # the simulator's total over every phase of every instruction
+    lower_bound: int  # the least wavefronts its phases could take (bytes / wavefront, per phase)
+
+    def json(self) -> dict:
+        return {"name": self.name, "vector_bytes": self.vector_bytes, "instruction": self.instruction,
+                "instructions": self.instructions, "wavefronts": self.wavefronts,
+                "lower_bound_wavefronts": self.lower_bound}
+
+
+def _span_all(bases: list[int]) -> np.ndarray:
+    """Every XOR of ``bases``, index k the XOR of the bases of k's set bits (Triton's order)."""
+    out = np.zeros(1, dtype=np.int64)
+    for b in bases:
+        out = np.concatenate([out, out ^ b])
+    return out
+
+
+def vector_bits(access: RegisterAccess, preimages: list[int], elem_bytes: int, limit: int = MAX_VECTOR_BYTES) -> int:
+    """How many low offset bits form the access's vector: the longest prefix of ``preimages`` (the
+    logical offsets of offset bits 0, 1, ...) inside the span of its registers, at most ``limit`` bytes."""
+    span = list(access.register)
+    most = log2(max(1, min(limit, access.max_vector_bytes) // elem_bytes))
+    j = 0
+    while j < min(most, len(preimages)) and gf2.rank(span + preimages[:j + 1]) == gf2.rank(span):
+        j += 1
+    return j
+
+
+def instruction_name(hardware: Hardware, vector_bytes: int, write: bool = False) -> str:
+    """The instruction a lane's vector of so many bytes implies on the target."""
+    if "ds_read" in hardware.instructions:  # AMD LDS
+        if vector_bytes < 4:
+            return ("ds_write_b" if write else "ds_read_u") + str(8 * vector_bytes)
+        return ("ds_write_b" if write else "ds_read_b") + str(8 * vector_bytes)
+    op = "st.shared" if write else "ld.shared"
+    if vector_bytes <= 4:
+        return f"{op}.b{8 * vector_bytes}"
+    return f"{op}.v{vector_bytes // 4}.b32"
+
+
+def preimages_of(layout_bases: list[int]) -> list[int]:
+    """The logical offset that goes to each offset bit (the inverse map's bases)."""
+    inverse = of_columns(list(layout_bases))  # of_columns(bases) sends bases[j] to bit j: that is L^-1
+    return list(inverse.offset_bases)
+
+
+def given_vector(access: RegisterAccess, tile: Tile) -> list[int]:
+    """The vector as the plain solve reads it (access/triton_layout.py): the register bases that step
+    along a row one element at a time, up to 16 bytes, provided every lane's run starts aligned."""
+    reg, e = access.register, tile.elem_bytes
+    vec = 0
+    while vec < len(reg) and reg[vec] == 1 << vec and (2 << vec) * e <= access.max_vector_bytes and 1 << vec < tile.cols:
+        vec += 1
+    starts = [x % tile.cols for x in access.lane + access.warp + reg[vec:]]
+    while vec and any(c % (1 << vec) for c in starts):
+        vec -= 1
+    return list(reg[:vec])
+
+
+def _complement(span: list[int], of: list[int]) -> list[int]:
+    """Vectors of ``span`` that, with ``of``, are a basis of span(span + of)."""
+    piv = general.echelon(of)
+    out = []
+    for r in span:
+        red = general.reduce(r, piv)
+        if red:
+            piv[red.bit_length() - 1] = red
+            out.append(r)
+    return out
+
+
+def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, least wavefronts) of phases whose lanes read ``v`` bytes from the physical element
+    offsets ``starts`` (shape (phases, lanes)), by the simulator's count: every word of every lane,
+    grouped by bank, the most distinct words in one bank per phase (simulate.placement_costs); the
+    least: each phase's distinct bytes over a wavefront, at least 1."""
+    elements = (starts[..., None] + np.arange(max(1, v // tile.elem_bytes))).reshape(starts.shape[0], -1)
+    words = hardware.words(elements, tile.elem_bytes)
+    costs = simulate.placement_costs(words, hardware.banks)
+    ordered = np.sort(starts, axis=1)
+    distinct = 1 + np.count_nonzero(ordered[:, 1:] != ordered[:, :-1], axis=1)
+    least = np.maximum(1, -(-distinct * v // hardware.wavefront_bytes))
+    return int(costs.sum()), int(least.sum())
+
+
+def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
+          fixed: list[int] | None = None) -> Moved:
+    """The access under the layout with offset ``bases``: its vector from the layout (``fixed``: these
+    logical offsets' span instead, the vectors as given), its requests (one per warp and register
+    group) at the physical addresses, split into the target's phases and measured by the simulator;
+    with the vectors chosen, also ldmatrix where the lane map allows it (``matrix_moved``), the
+    fewer wavefronts, then instructions, of the two."""
+    e = tile.elem_bytes
+    if fixed is None:
+        pre = preimages_of(bases)
+        j = vector_bits(access, pre, e)
+        vector = pre[:j]
+    else:
+        vector, j = fixed, len(fixed)
+    v = e << j
+    groups = _complement(list(access.register), vector)  # one register group per coset of the vector
+    layout = GeneralLinear(tuple(bases))
+    lanes = _span_all(list(access.lane))  # every lane's index, in lane order
+    # every (warp, register group) request's lanes at once; the vector's start: its low bits cleared
+    firsts = (_span_all(list(access.warp))[:, None] ^ _span_all(groups)[None, :]).reshape(-1)
+    starts = layout.apply(firsts[:, None] ^ lanes[None, :]) & ~((1 << j) - 1)
+    # a linear layout repeats a lane's start in every request alike: one phase split serves them all
+    first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
+    phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, False))
+    # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
+    widest = max(map(len, phases))
+    index = np.array([phase + [phase[0]] * (widest - len(phase)) for phase in phases])
+    instructions = (1 << len(access.warp)) * (1 << len(groups))
+    wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, hardware)
+    best = Moved(access.name, v, instruction_name(hardware, v), instructions, wavefronts, lower)
+    if fixed is None:
+        matrix = matrix_moved(access, bases, tile, hardware)
+        if matrix is not None and (matrix.wavefronts, matrix.instructions) < (best.wavefronts, best.instructions):
+            return matrix
+    return best
+
+
+# ldmatrix / stmatrix (.m8n8 .b16, PTX ISA): the lanes 8i .. 8i+7 give the 8 row addresses (16 bytes
+# each) of matrix i; lane l receives, of each matrix, the 32-bit register holding the two elements
+# of row l / 4 at columns 2 (l % 4) and + 1 (with .trans: rows 2 (l % 4) and + 1, column l / 4). So
+# a row of 16 contiguous bytes is, non-transposed, a register pair and lane bits 0 and 1, the rows
+# lane bits 2 to 4; transposed, lane bits 2 to 4, the rows a register pair and lane bits 0 and 1.
+# Which two registers make a pair, and which registers are the x2 / x4 matrices, is the kernel's
+# choice (register names are free): any of the lane's register directions.
+MATRIX_ROW_ELEMS = 8  # 16 bytes of 2-byte elements
+
+
+def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware):
+    """The ldmatrix forms the layout's preimages ``pre`` allow: (name suffix, the row directions,
+    the pair register) per form (pairs: each register direction, transposed)."""
+    if (tile.elem_bytes != 2 or "ldmatrix" not in hardware.instructions or len(access.lane) != 5
+            or len(pre) < 3 or not access.register):
+        return []
+    lane, regs = list(access.lane), _independent(list(access.register))
+    out = []
+    if pre[1] == lane[0] and pre[2] == lane[1] and gf2.rank(regs + [pre[0]]) == len(regs):
+        out.append(("", lane[2:5], pre[0]))
+    if pre[:3] == lane[2:5]:
+        out += [(".trans", [p, lane[0], lane[1]], p) for p in regs]
+    return out
+
+
+def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware) -> Moved | None:
+    """The access as ldmatrix.x1/x2/x4[.trans] under the layout, when its lane map allows it: each
+    instruction reads 2^k matrices (k <= 2 of the lane's register directions beyond the pair), each
+    matrix one phase of 8 rows of 16 bytes, measured by the simulator; the best pair."""
+    pre = preimages_of(bases)
+    layout = GeneralLinear(tuple(bases))
+    best = None
+    for suffix, rows, pair in matrix_forms(access, pre, tile, hardware):
+        rest = _complement(list(access.register), [pair])
+        k = min(2, len(rest))
+        matrices, groups = rest[:k], rest[k:]
+        firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
+                  ^ _span_all(matrices)[None, None, :]).reshape(-1)
+        starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(MATRIX_ROW_ELEMS - 1)
+        wavefronts, lower = _measure(starts, 16, tile, hardware)
+        instructions = (1 << len(access.warp)) * (1 << len(groups))
+        found = Moved(access.name, 16, f"ldmatrix.x{1 << k}{suffix}", instructions, wavefronts, lower)
+        if best is None or (found.wavefronts, found.instructions) < (best.wavefronts, best.instructions):
+            best = found
+    return best
+
+
+# --- the search -----------------------------------------------------------------------------------
+
+
+class Choice(Value):
+    """One layout with every access's vector chosen with it, measured."""
+
+    layout: Layout
+    accesses: tuple[Moved, ...]
+    how: str  # where the candidate came from
+
+    @property
+    def wavefronts(self) -> int:
+        return sum(m.wavefronts for m in self.accesses)
+
+    @property
+    def instructions(self) -> int:
+        return sum(m.instructions for m in self.accesses)
+
+    def key(self, tile: Tile) -> tuple:
+        from .families import FAMILY_RANK
+
+        return (self.wavefronts, self.instructions, self.layout.storage(tile), FAMILY_RANK[self.layout.family],
+                self.layout.order)
+
+    def json(self, tile: Tile) -> dict:
+        return {"layout": self.layout.name, "family": self.layout.family, "from": self.how,
+                "total_wavefronts": self.wavefronts, "total_instructions": self.instructions,
+                "storage_bytes": self.layout.storage(tile) * tile.elem_bytes,
+                "accesses": [m.json() for m in self.accesses]}
+
+
+def measure_choice(layout: Layout, accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware,
+                   how: str, given: bool = False) -> Choice | None:
+    """The layout with every access's vector chosen with it (``given``: the vectors as given)."""
+    bases = layout.bases(tile)
+    if bases is None or layout.invalid(tile) is not None:
+        return None
+    return Choice(layout, tuple(moved(a, bases, tile, hardware, given_vector(a, tile) if given else None)
+                                for a in accesses), how)
+
+
+def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> list[tuple[str, list[int]]]:
+    """(what, vector preimages) to build from: the registers every access shares, then each access's
+    own, each at every length from the widest (16 bytes) down to 1 element; distinct ones only."""
+    most = log2(max(1, MAX_VECTOR_BYTES // elem_bytes))
+    shared = _intersection([list(a.register) for a in accesses])
+    out: list[tuple[str, list[int]]] = []
+    seen = set()
+    # the shared registers, then each access's own after them (that access's vector runs on past the
+    # shared part), then each access's own alone
+    own = [(f"{a.name}'s registers after the shared ones", shared + list(a.register)) for a in accesses]
+    alone = [(f"{a.name}'s registers", list(a.register)) for a in accesses]
+    # the 16-byte rows of an ldmatrix (a register pair and lane bits 0, 1; transposed lane bits 2 to 4)
+    matrix = [] if elem_bytes != 2 else [
+        (f"{a.name}'s ldmatrix rows", [p, a.lane[0], a.lane[1]]) for a in accesses if len(a.lane) == 5
+        for p in _independent(list(a.register))[:3]] + [
+        (f"{a.name}'s ldmatrix.trans rows", list(a.lane[2:5])) for a in accesses if len(a.lane) == 5]
+    for what, basis in [("every access's registers", shared)] + own + alone + matrix:
+        basis = _independent(basis)
+        for j in range(min(most, len(basis)), -1, -1):
+            key = tuple(basis[:j])
+            if key not in seen:
+                seen.add(key)
+                out.append((what, basis[:j]))
+    return out
+
+
+def _independent(vectors: list[int]) -> list[int]:
+    out: list[int] = []
+    for v in vectors:
+        if v and gf2.rank(out + [v]) > len(out):
+            out.append(v)
+    return out
+
+
+def _intersection(spans: list[list[int]]) -> list[int]:
+    """A basis of the intersection of the spans, preferring the first span's own vectors in order."""
+    first = _independent(spans[0]) if spans else []
+    common = first
+    for other in spans[1:]:
+        other = _independent(other)
+        # x in span(common) ∩ span(other): combos of common + other in the kernel
+        kern = gf2.kernel(common + other)
+        common = _independent([gf2.apply(common, c & ((1 << len(common)) - 1)) for c in kern])
+    # prefer the first span's own bases where they lie in the intersection
+    pref = [v for v in first if gf2.rank(common + [v]) == len(common)]
+    return _independent(pref + common)
+
+
+def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware: Hardware
+                 ) -> list[tuple[list[int], int]]:
+    """Per distinct phase of the access's requests with the vector ``vector`` (its j_p-prefix that
+    lies in its registers): the phase's directions above its unit that leave the vector bits of its
+    slots alone, as (space mod the vector, phases of it per tile)."""
+    e = tile.elem_bytes
+    forms = matrix_forms(access, vector, tile, hardware)
+    if forms:  # ldmatrix: each matrix one phase, its 8 rows
+        _, rows, pair = forms[0]
+        wpiv = general.echelon(vector)
+        space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
+        phases = (1 << len(access.warp)) << (len(_independent(list(access.register))) - 1)
+        return [(space, phases)]
+    jp = vector_bits(access, vector, e)
+    vbytes = e << jp
+    wpiv = general.echelon(vector)
+    up = hardware.geometry(e, vbytes).unit_shift
+    lanes = [gf2.apply(list(access.lane), i) for i in range(1 << len(access.lane))]
+    starts = [general.reduce(x, general.echelon(vector[:jp])) for x in lanes]
+    paired = hardware.pairs(starts, vbytes, False)
+    groups = 1 << (gf2.rank(list(access.register)) - jp)
+    requests = (1 << len(access.warp)) * groups
+    out: dict[tuple[int, ...], int] = {}
+    for phase in hardware.phase_indices(len(lanes), vbytes, paired):
+        dirs = _independent([lanes[i] ^ lanes[phase[0]] for i in phase])
+        # the vector coordinates of each direction: x = w + c, c reduced mod W
+        coords = [general.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
+                  for d in dirs]
+        sep = [(c >> up) for c in coords]  # coordinates at vector bits at or above its unit: other slots
+        keep = [gf2.apply(dirs, k) for k in gf2.kernel(sep)] if any(sep) else dirs
+        space = [y for y in general.echelon([general.reduce(x, wpiv) for x in keep]).values()]
+        key = tuple(sorted(space))
+        out[key] = out.get(key, 0) + requests
+    return [(list(k), w) for k, w in out.items()]
+
+
+def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
+                  ) -> tuple[GeneralLinear, general.Kernel]:
+    """general.construct with the vector ``vector`` and every access's phases weighted by their count."""
+    e = tile.elem_bytes
+    j = len(vector)
+    geometry = hardware.geometry(e, e << j)
+    u = geometry.unit_shift
+    spaces: list[list[int]] = []
+    weights: list[int] = []
+    for a in accesses:
+        for space, w in phase_spaces(a, vector, tile, hardware):
+            spaces.append(space)
+            weights.append(w)
+    return general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
+
+
+class Auto(Value):
+    """The --vectors auto answer and what it was compared with."""
+
+    answer: Choice
+    given: Choice  # the plain solve's answer with the vectors as given (from the register order)
+    candidates: tuple[Choice, ...]  # every candidate measured, best first
+    kernel_complete: bool  # the answer's construction was a complete kernel search (where it is one)
+
+
+def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware, plain: Layout | None) -> Auto:
+    """Every candidate measured, ranked by the objective. ``plain``: the plain solve's answer (the
+    vectors as given), also measured with its vectors chosen again."""
+    from .families.identity import Identity
+
+    found: list[Choice] = []
+    complete: dict[str, bool] = {}
+    for layout, how in [(plain, "the plain solve's answer"), (Identity(), "row-major storage")]:
+        if layout is not None:
+            c = measure_choice(layout, accesses, tile, hardware, how)
+            if c is not None:
+                found.append(c)
+    for what, vector in candidate_vectors(accesses, tile.elem_bytes):
+        layout, kern = construct_for(accesses, vector, tile, hardware)
+        if layout.name in complete:  # built before from another vector: measured once
+            continue
+        how = f"built from {len(vector)} vector bit(s) of {what}"
+        c = measure_choice(layout, accesses, tile, hardware, how)
+        if c is not None:
+            found.append(c)
+            complete[layout.name] = kern.complete
+    distinct: dict[str, Choice] = {}
+    for c in sorted(found, key=lambda c: c.key(tile)):
+        distinct.setdefault(c.layout.name, c)
+    ranked = list(distinct.values())
+    given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
+                           given=True)
+    assert given is not None
+    return Auto(ranked[0], given, tuple(ranked), complete.get(ranked[0].layout.name, True))
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
+    """The --vectors auto JSON document (docs/json.md, docs/schema/vectors-auto.schema.json)."""
+    from .emit import emit_all, expressible_in
+
+    tile, hw = problem.tile, problem.bank_model
+    answer = auto.answer
+    layout = answer.layout
+    lower = sum(m.lower_bound for m in answer.accesses)
+    doc: dict = {
+        "schema_version": 1,
+        "vectors": "auto",
+        "problem": {"rows": tile.rows, "cols": tile.cols, "elem_bytes": tile.elem_bytes, "arch": hw.name,
+                    "banks": hw.banks, "bank_bytes": hw.bank_bytes,
+                    "accesses": [m.name for m in answer.accesses]},
+        "status": "conflict-free" if answer.wavefronts == lower else "conflicts",
+        "answer": {"name": layout.name, "family": layout.family, **answer.json(tile),
+                   "lower_bound_wavefronts": lower, "expression": layout.expression(tile),
+                   "offset_bases": layout.bases(tile), "expressible_in": expressible_in(problem, layout),
+                   "kernel_search_complete": auto.kernel_complete},
+        "vectors_as_given": auto.given.json(tile),
+        "candidates": [c.json(tile) for c in auto.candidates],
+    }
+    if emit_targets:
+        doc["answer"]["emit"] = {t: s.code for t, s in emit_all(emit_targets, problem, layout).items()}
+    return doc
+
+
+def _unit(m: dict) -> str:
+    """What one lane address reads: a vector, or an ldmatrix row."""
+    return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith("ldmatrix") else "vectors")
+
+
+def auto_text(doc: dict) -> str:
+    """The report: the answer, each access's vector and instruction, against the vectors as given."""
+    a, g, p = doc["answer"], doc["vectors_as_given"], doc["problem"]
+    lines = [f"{p['rows']} x {p['cols']} tile of {p['elem_bytes']}-byte elements, {p['arch']}, --vectors auto",
+             f"answer: {a['name']} ({a['family']}), {doc['status']}",
+             f"  moves the tile in {a['total_wavefronts']} wavefronts and {a['total_instructions']} instructions "
+             f"(least possible wavefronts: {a['lower_bound_wavefronts']})"]
+    for m in a["accesses"]:
+        lines.append(f"  {m['name']}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
+                     f"instructions, {m['wavefronts']} wavefronts (least {m['lower_bound_wavefronts']})")
+    lines.append(f"vectors as given ({g['layout']}): {g['total_wavefronts']} wavefronts, "
+                 f"{g['total_instructions']} instructions")
+    for m in g["accesses"]:
+        lines.append(f"  {m['name']}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
+                     f"instructions, {m['wavefronts']} wavefronts")
+    if a.get("expression"):
+        lines.append(f"C: phys(r, c) = {a['expression']}")
+    for code in a.get("emit", {}).values():
+        lines += ["", code.rstrip("\n")]
+    return "\n".join(lines) + "\n"
+
+
+def run_auto(problem, layout_files: Sequence[str], specs: Sequence[str] = ()):
+    """The --vectors auto solve of a problem whose accesses are exactly the warp forms ``specs`` and
+    ``layout_files``, in that order (make_problem's)."""
+    from pathlib import Path
+
+    from .access.inputfile import printable, read_text
+    from .api import solve
+
+    check_tile(problem.tile)
+    accesses = [warp_access(spec, problem.tile, problem.bank_model) for spec in specs]
+    for path in layout_files:
+        text = read_text(path, "linear layout file")
+        accesses.append(read_access(text, Path(path).stem, problem.tile, problem.bank_model,
+                                    f"linear layout file {printable(path)}"))
+    plain = solve(problem).solution.answer.layout
+    return solve_auto(accesses, problem.tile, problem.bank_model, plain)

@@ -1,0 +1,227 @@
+"""--vectors auto (vectors.py): each register-layout access's vector chosen with the layout.
+
+Checked against the plain solve's own measurement (the vectors as given), against a brute-force
+counter of wavefronts written here from DESIGN.md section 1 (NVIDIA's contiguous phase rule), and
+the objective against the vectors as given on random register layouts (hypothesis, slow tier)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swizzle_solver import gf2, vectors
+from swizzle_solver.access import make_problem, make_tile
+from swizzle_solver.api import solve
+from swizzle_solver.candidate import measure_as_given
+from swizzle_solver.families.general_linear import GeneralLinear
+from swizzle_solver.hardware import target
+
+ROOT = Path(__file__).resolve().parents[1]
+TRITON = sorted((ROOT / "tests" / "data" / "triton").glob("*.json"))
+
+
+def access_of(name, tile, reg, lane, warp):
+    f = lambda vs: tuple(r * tile.cols + c for r, c in vs)  # noqa: E731
+    return vectors.RegisterAccess(name, f(reg), f(lane), f(warp))
+
+
+def brute_wavefronts(access, bases, tile, vector_bytes):
+    """NVIDIA's contiguous rule written out: 32 lanes of 4 B, 16 of 8 B or 8 of 16 B (or narrower)
+    per phase; a phase costs the most distinct 4-byte words in one of 32 banks; every warp, every
+    register group, lanes in order. The vector's elements are those at consecutive physical offsets."""
+    e = tile.elem_bytes
+    layout = GeneralLinear(tuple(bases))
+    size = 1 << len(bases)
+    where = {layout.apply(x): x for x in range(size)}  # physical -> logical
+    per_phase = {16: 8, 8: 16}.get(vector_bytes, 32)
+    span = list(access.register)
+    k = vector_bytes // e
+    lanes = [gf2.apply(list(access.lane), i) for i in range(1 << len(access.lane))]
+    total = 0
+    seen_groups = []  # one instruction per group of registers whose vectors differ
+    for w in range(1 << len(access.warp)):
+        wx = gf2.apply(list(access.warp), w)
+        done: set = set()
+        for g in range(1 << len(span)):
+            gx = wx ^ gf2.apply(span, g)
+            start = layout.apply(gx) // k * k
+            # the vector of lane 0 holding this register: skip registers already in a vector
+            key = frozenset(where[start + i] ^ wx for i in range(k))
+            if key in done:
+                continue
+            done.add(key)
+            assert all(gf2.rank(span + [where[start + i] ^ wx]) == gf2.rank(span) for i in range(k))
+            seen_groups.append(key)
+            starts = [layout.apply(gx ^ x) // k * k for x in lanes]
+            for p in range(0, len(starts), per_phase):
+                words: dict[int, set] = {}
+                for s in starts[p:p + per_phase]:
+                    for b in range(s * e, s * e + vector_bytes, 4) if vector_bytes >= 4 else [s * e]:
+                        words.setdefault(b // 4 % 32, set()).add(b // 4)
+                total += max(len(v) for v in words.values())
+    return total, len(seen_groups)
+
+
+@pytest.mark.parametrize("path", TRITON, ids=[p.stem for p in TRITON])
+def test_the_vectors_as_given_measure_what_the_plain_solve_measures(path):
+    doc = json.loads(path.read_text())
+    rows, cols = doc["out_dims"]["dim0"], doc["out_dims"]["dim1"]
+    for e in (4, 2):
+        problem = make_problem(rows, cols, [], elem_bytes=e, layout_files=[str(path)])
+        tile, hw = problem.tile, problem.bank_model
+        access = vectors.read_access(path.read_text(), path.stem, tile, hw, str(path))
+        answer = solve(problem).solution.answer.layout
+        mine = vectors.moved(access, answer.bases(tile), tile, hw, vectors.given_vector(access, tile))
+        theirs = measure_as_given(problem, answer).results[0]
+        assert mine.wavefronts == theirs.total
+        assert mine.vector_bytes == problem.patterns[0].vector_bytes
+
+
+def test_a_transpose_is_conflict_free_in_wide_vectors_on_both_sides_where_possible():
+    tile, hw = make_tile(16, 16, None, 4), target("nvidia")
+    a = access_of("rowvec", tile, [(0, 1), (0, 2)], [(0, 4), (0, 8), (1, 0), (2, 0), (4, 0)], [(8, 0)])
+    b = access_of("colvec", tile, [(1, 0), (2, 0)], [(4, 0), (8, 0), (0, 1), (0, 2), (0, 4)], [(0, 8)])
+    auto = vectors.solve_auto([a, b], tile, hw, None)
+    best = auto.answer
+    assert best.wavefronts == sum(m.lower_bound for m in best.accesses)
+    # no layout gives both sides 16-byte vectors (their registers share nothing): 2 + 8 instructions
+    assert best.instructions == 10
+    for m, acc in zip(best.accesses, (a, b)):
+        assert (m.wavefronts, m.instructions) == brute_wavefronts(acc, best.layout.bases(tile), tile, m.vector_bytes)
+
+
+def test_sub_word_offset_bits_are_not_bank_bits():
+    """16 x 16 i8, 2-byte vectors: a layout whose lanes differ in offset bit 1 (inside one word) is
+    2-way where a count of bits above the vector would call it conflict-free; the simulator, the
+    brute force and the construction agree."""
+    tile, hw = make_tile(16, 16, None, 1), target("nvidia")
+    acc = access_of("pairs", tile, [(0, 1), (1, 0), (2, 0)], [(0, 2), (0, 4), (0, 8), (4, 0), (8, 0)], [])
+    bases = [1 << i for i in range(8)]  # row-major: lane bit 0 -> offset bit 1, a sub-word bit
+    m = vectors.moved(acc, bases, tile, hw)
+    assert m.vector_bytes == 2
+    assert (m.wavefronts, m.instructions) == brute_wavefronts(acc, bases, tile, 2)
+    auto = vectors.solve_auto([acc], tile, hw, None)
+    assert auto.answer.wavefronts <= m.wavefronts
+    best = auto.answer.accesses[0]
+    assert (best.wavefronts, best.instructions) == brute_wavefronts(acc, auto.answer.layout.bases(tile), tile,
+                                                                    best.vector_bytes)
+
+
+def random_access(draw, name, tile, n):
+    """A random register layout over the whole tile: a random invertible map cut into register, lane
+    and warp bases (5 lane bits, at most 3 register bits)."""
+    images = draw(st.permutations(range(n)))
+    mix = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=6))
+    vecs = [1 << i for i in images]
+    for i, j in mix:
+        if i != j:
+            vecs[i] ^= vecs[j]
+    regs = draw(st.integers(0, min(3, n - 5)))
+    to_rc = lambda x: (x // tile.cols, x % tile.cols)  # noqa: E731
+    return access_of(name, tile, [to_rc(v) for v in vecs[:regs]], [to_rc(v) for v in vecs[regs:regs + 5]],
+                     [to_rc(v) for v in vecs[regs + 5:]])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data(), st.sampled_from([(16, 16), (8, 32), (32, 16)]), st.sampled_from([4, 2, 1]))
+def test_auto_is_never_worse_than_the_vectors_as_given_and_the_brute_force_agrees(data, shape, e):
+    tile, hw = make_tile(*shape, None, e), target("nvidia")
+    n = (tile.size - 1).bit_length()
+    accs = [random_access(data.draw, f"a{i}", tile, n) for i in range(2)]
+    auto = vectors.solve_auto(accs, tile, hw, None)
+    assert (auto.answer.wavefronts, auto.answer.instructions) <= (auto.given.wavefronts, auto.given.instructions)
+    for m, acc in zip(auto.answer.accesses, accs):
+        # no repeated lanes (no paired loads); ldmatrix forms: test_ldmatrix_where_the_lane_map_allows_it
+        if gf2.rank(list(acc.lane)) == len(acc.lane) and not m.instruction.startswith("ldmatrix"):
+            assert (m.wavefronts, m.instructions) == brute_wavefronts(acc, auto.answer.layout.bases(tile), tile,
+                                                                      m.vector_bytes)
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def test_cli_json_and_bad_input(tmp_path):
+    row = tmp_path / "rowvec.json"
+    col = tmp_path / "colvec.json"
+    row.write_text(json.dumps({"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+                               "warp": [[8, 0]], "block": [], "out_dims": {"dim0": 16, "dim1": 16}}))
+    col.write_text(json.dumps({"register": [[1, 0], [2, 0]], "lane": [[4, 0], [8, 0], [0, 1], [0, 2], [0, 4]],
+                               "warp": [[0, 8]], "block": [], "out_dims": {"dim0": 16, "dim1": 16}}))
+    got = run("--rows", "16", "--cols", "16", "--linear-layout", str(row), "--linear-layout", str(col),
+              "--vectors", "auto", "--json")
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    assert doc["vectors"] == "auto" and doc["status"] == "conflict-free"
+    assert [m["vector_bytes"] for m in doc["answer"]["accesses"]] == [16, 4]
+    assert [m["instruction"] for m in doc["answer"]["accesses"]] == ["ld.shared.v4.b32", "ld.shared.b32"]
+    again = run("--rows", "16", "--cols", "16", "--linear-layout", str(row), "--linear-layout", str(col),
+                "--vectors", "auto", "--json")
+    assert again.stdout == got.stdout
+    for bad in (["--access", "row"], ["--linear-layout", str(row), "--access", "row"],
+                ["--linear-layout", str(row), "--vectors", "some"], ["--linear-layout", str(row), "--check", "none"]):
+        args = ["--rows", "16", "--cols", "16", *bad] + (["--vectors", "auto"] if "--vectors" not in bad else [])
+        got = run(*args)
+        assert got.returncode == 2 and got.stdout == "" and len(got.stderr.strip().splitlines()) == 1, got.stderr
+    got = run("--rows", "32", "--cols", "16", "--linear-layout", str(row), "--vectors", "auto")
+    assert got.returncode == 2 and "whole tile" in got.stderr
+
+
+def test_the_document_validates_against_its_schema():
+    from tests.test_schema import validate
+
+    for dtype in ("f32", "i8"):
+        got = run("--rows", "16", "--cols", "16", "--dtype", dtype, "--linear-layout",
+                  "examples/blocked-16x16-rows-v16.json", "--linear-layout", "examples/blocked-16x16-cols-v16.json",
+                  "--vectors", "auto", "--json", "--emit", "triton")
+        assert got.returncode == 0, got.stderr
+        validate(json.loads(got.stdout), "vectors-auto.schema.json")
+
+
+@pytest.mark.parametrize("rows, cols, e, spec", [
+    (32, 32, 4, "warp:4x8:1x4"), (32, 32, 4, "warp:32x1:1x4"), (64, 64, 2, "warp:8x4:2x8"), (32, 16, 2, "mma-c"),
+    (32, 32, 4, "mma-c:m16n8"), (32, 64, 1, "warp:2x16:4x4v4"), (16, 64, 2, "warp:1x32:2x2")])
+def test_warp_forms_read_as_register_layouts_measure_what_the_plain_solve_measures(rows, cols, e, spec):
+    problem = make_problem(rows, cols, [spec], elem_bytes=e)
+    tile, hw = problem.tile, problem.bank_model
+    access = vectors.warp_access(spec, tile, hw)
+    for layout in (solve(problem).solution.answer.layout, GeneralLinear(tuple(1 << i for i in range(
+            (tile.size - 1).bit_length())))):
+        mine = vectors.moved(access, layout.bases(tile), tile, hw, vectors.given_vector(access, tile))
+        assert mine.wavefronts == measure_as_given(problem, layout).results[0].total, layout.name
+        assert mine.vector_bytes == problem.patterns[0].vector_bytes
+
+
+def test_warp_forms_refused_in_one_line():
+    tile, hw = make_tile(32, 32, None, 4), target("nvidia")
+    for spec in ("warp:4x4:1x4", "warp:4x8:3x4", "row", "warp:4x8:1x4v32", "ldmatrix.x4"):
+        with pytest.raises(ValueError):
+            vectors.warp_access(spec, tile, hw)
+    with pytest.raises(ValueError):
+        vectors.warp_access("warp:4x8:4x8", make_tile(8, 32, None, 4), hw)  # a 16 x 64 footprint
+
+
+def test_ldmatrix_where_the_lane_map_allows_it():
+    """64 x 32 f16, blocked (8 elements a thread along rows) -> mma.m16n8k16's A operand: the
+    operand side reads 16-byte rows by ldmatrix.x4 (its lanes 0, 1 and register pair along a row),
+    conflict-free, in the fewest instructions 16-byte lanes allow; a layout that breaks the row (row-
+    major storage keeps it; a transposed one does not) gets no ldmatrix."""
+    tile, hw = make_tile(64, 32, None, 2), target("nvidia")
+    src = access_of("blocked", tile, [(0, 1), (0, 2), (0, 4), (32, 0)], [(0, 8), (0, 16), (1, 0), (2, 0), (4, 0)],
+                    [(8, 0), (16, 0)])
+    mma = access_of("mma-a", tile, [(0, 1), (8, 0), (0, 8), (0, 16)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)],
+                    [(16, 0), (32, 0)])
+    auto = vectors.solve_auto([src, mma], tile, hw, None)
+    m = auto.answer.accesses[1]
+    assert m.instruction == "ldmatrix.x4"
+    assert m.wavefronts == m.lower_bound == tile.size * 2 // 128
+    assert m.instructions == tile.size * 2 // (32 * 16)
+    row_major = [1 << i for i in range(11)]
+    assert vectors.moved(mma, row_major, tile, hw).instruction == "ldmatrix.x4"
+    transposed = [1 << ((i + 5) % 11) for i in range(11)]  # columns above rows
+    assert not vectors.moved(mma, transposed, tile, hw).instruction.startswith("ldmatrix")
