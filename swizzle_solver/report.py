@@ -306,10 +306,10 @@ def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str,
     had finished; with ``checked``, the --check layout, ``invalid`` saying why it is not usable)
     with its counts, expression and exhaustive check, and ``short_report`` (``why``) saying what it
     leaves out: the runners-up, the families' proof, the floors (null here: not computed), the
-    targets' verdicts (``tma_mode`` null, ``expressible_in`` empty: not asked), --emit's code, and
+    profiler's counters (per_access without ``counter``), the targets' verdicts (``tma_mode`` null, ``expressible_in`` empty: not asked), --emit's code, and
     for --check the minimal layout (null: not searched). Every part is linear in the accesses and
     needs no layout but these two measured."""
-    answer = layout_json(problem, best, baseline, "none")
+    answer = layout_json(problem, best, baseline, "none", counters=False)  # (no pass over the tile re-issued)
     answer.update(tma_mode=None, expressible_in=[])
     proven = solution is not None and solution.unproven is None
     proof: dict = {**evidence_json(problem, best), "optimal_over_all_layouts": False}
