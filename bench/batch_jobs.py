@@ -9,8 +9,10 @@ those that compile; written to a temporary folder beside copies of the files the
 the checkout first on PYTHONPATH, its bytecode cached as an installed package's is: a warm-up run
 writes it), its output discarded after checking that both runs printed the same bytes. The runs alternate (--rounds, default 2) and each setting's time is its least, so a
 burst of load on this shared machine lands on one round rather than on one setting. The machine's
-load average is printed before and after: on a busy machine both settings slow down, the parallel
-one more (its processes compete with the other work for the same cores).
+load average is printed before and after, and a calibration: two CPU-bound processes at once over
+the same one after the other (0.5 when two cores are free). Linux's autogroup scheduling shares the
+CPUs between sessions, not processes: while other sessions keep the cores busy, this run gets the
+same CPU with two processes as with one, and no ratio below the calibration's is possible.
 
     python3 bench/batch_jobs.py [--jobs N] [--rounds R] [--variants 1,2,3,4,6,8]
 """
@@ -81,6 +83,28 @@ def run(folder: Path, jobs: int) -> tuple[float, bytes, int]:
     return time.perf_counter() - start, done.stdout, done.returncode
 
 
+BURN = "s = 0\nfor k in range(6_000_000):\n    s += k"
+
+
+def calibration() -> float:
+    """Wall time of two CPU-bound processes at once over the same two one after the other: 0.5 when
+    two cores are free for this run, 1.0 when the machine gives it no more than one. (Linux's
+    autogroup scheduling, sched_autogroup_enabled, shares the CPUs between sessions, however many
+    processes each runs: on a machine other sessions keep busy, a parallel run gets no more CPU.)"""
+    def burn() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", BURN])
+
+    start = time.perf_counter()
+    for _ in range(2):
+        burn().wait()
+    serial = time.perf_counter() - start
+    start = time.perf_counter()
+    both = [burn(), burn()]
+    for p in both:
+        p.wait()
+    return (time.perf_counter() - start) / serial
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--jobs", type=int, default=2)
@@ -105,7 +129,9 @@ def main() -> int:
                 best[jobs] = min(best[jobs], seconds)
                 print(f"  round {r + 1}: --jobs {jobs}: {seconds:.2f} s wall")
         ratio = best[args.jobs] / best[1]
-        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; calibration: two CPU-bound "
+              f"processes at once take {calibration():.2f} of the time of the same one after the other "
+              f"(0.50: two free cores; 1.00: no more CPU for a second process)")
         print(f"--jobs 1: {best[1]:.2f} s, --jobs {args.jobs}: {best[args.jobs]:.2f} s (least of {args.rounds}); "
               f"ratio {ratio:.2f} (target <= {TARGET}); the same output: yes")
         return 0 if ratio <= TARGET else 1

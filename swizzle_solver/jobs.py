@@ -1,9 +1,10 @@
 """batch --jobs N (DESIGN.md section 13): the cases worked on by N processes, each outcome handed
 back in case order, so that what batch prints is what one process prints, byte for byte.
 
-- *Processes, spawned*: each worker is a fresh interpreter (``spawn``), never a copy of the parent
-  (``fork`` copies its threads' locks and its caches: unsafe, and a case's answer must not depend on
-  the cases before it). A worker imports the package once and works on case after case.
+- *Processes, never copies of the parent* (``fork`` would copy its threads' locks and its caches:
+  unsafe, and a case's answer must not depend on what the parent did before): each worker is forked
+  from a fresh server process that has imported the package (``forkserver``; ``spawn`` where there
+  is none: a fresh interpreter each), and works on case after case.
 - *In order*: at most ``WINDOW`` x N cases are handed out ahead of the first one not yet printed, so
   memory stays bounded however many cases there are; the outcomes that come back early wait.
 - *One case never stops the others*: a case that raises is an outcome like any other (the caller
@@ -61,7 +62,7 @@ def in_order(work: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> Gen
     """``work(item)`` of every item, in ``jobs`` spawned processes, each outcome yielded in item order.
     ``work`` and the items are pickled (a module-level function; plain data or partials of them).
     Close the iterator (``contextlib.closing``) to stop early: the workers are then terminated."""
-    context = multiprocessing.get_context("spawn")
+    context = _context()
     ahead: dict[int, Future | Outcome] = {}  # handed out, or settled ahead of their turn
     pool = _pool(jobs, context)
     handed = 0
@@ -83,6 +84,20 @@ def in_order(work: Callable[[Any], Any], items: Sequence[Any], jobs: int) -> Gen
         pool.shutdown(wait=True)
     finally:
         _terminate(pool)
+
+
+PRELOAD = ["swizzle_solver.cli", "swizzle_solver.api", "swizzle_solver.report"]  # what every case's worker imports
+
+
+def _context():
+    """``forkserver`` where there is one (POSIX): a server process started fresh imports the package
+    once (``PRELOAD``) and every worker is forked from it, single-threaded and clean, so no worker
+    pays the imports again; else (Windows) ``spawn``, each worker importing for itself."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
 
 
 def _outcome(f: Future | Outcome | None) -> Outcome | None:
