@@ -403,9 +403,13 @@ def batch_command(
                                                   help="Bound the searches of the whole run to SECONDS; the cases "
                                                        "it cuts short or never reaches report status timeout and "
                                                        "fail."),
+    jobs: str = typer.Option("1", "--jobs", "-j", metavar="N",
+                             help="Work on N cases at once, each in its own process (0 or auto: one per CPU); "
+                                  "the output is the same, in case order."),
 ) -> None:
     """Solve or check the cases of examples.toml."""
     from .cases import case_makers
+    from .jobs import parse_jobs
     from .progress import LazyProgress
 
     if list_names and json_out:
@@ -413,6 +417,7 @@ def batch_command(
     for option, seconds in (("--timeout", timeout), ("--total-timeout", total_timeout)):
         if seconds is not None and not 0 < seconds < float("inf"):
             raise InputError(f"{option} {seconds} must be a positive, finite number of seconds (e.g. {option} 60)")
+    processes = parse_jobs(jobs)
     makers = case_makers(file, case, allow_outside)  # every case checked before anything is printed
     if list_names:
         _write("".join(f"{make().name}\n" for make in makers))
@@ -421,8 +426,12 @@ def batch_command(
     rows, all_ok = [], True
     document = _JsonCases(len(makers)) if json_out else None
     with LazyProgress(enabled=_stderr_is_terminal()) as progress:
-        for i, make in enumerate(makers):
-            row = _run_case(make, i, len(makers), progress, times, exhaustive, document)
+        if processes > 1 and len(makers) > 1:
+            done = _run_in_processes(makers, min(processes, len(makers)), progress, times, exhaustive, document)
+        else:
+            done = (_run_case(make, i, len(makers), progress, times, exhaustive, document)
+                    for i, make in enumerate(makers))
+        for row in done:
             all_ok = all_ok and row["ok"]
             if document is None:  # the table needs only the row
                 rows.append(row)
@@ -456,15 +465,21 @@ class _CaseTimes:
         self.deadline = None if total is None else time.monotonic() + total
 
     def budget(self, progress):
-        import time
+        return _case_budget(self.per_case, self.deadline, progress)
 
-        from .budget import Budget
 
-        seconds = self.per_case
-        if self.deadline is not None:
-            left = max(0.0, self.deadline - time.monotonic())
-            seconds = left if seconds is None else min(seconds, left)
-        return Budget(seconds, progress)
+def _case_budget(per_case: float | None, deadline: float | None, progress):
+    """A case's budget, from its start: what is left of its own and of the run's (``deadline``, on
+    the monotonic clock, which every process of the machine shares: --jobs's workers too)."""
+    import time
+
+    from .budget import Budget
+
+    seconds = per_case
+    if deadline is not None:
+        left = max(0.0, deadline - time.monotonic())
+        seconds = left if seconds is None else min(seconds, left)
+    return Budget(seconds, progress)
 
 
 class _JsonCases:
@@ -480,10 +495,17 @@ class _JsonCases:
         self.cases, self.count = cases, 0
 
     def add(self, entry: dict) -> None:
+        self.add_text(self.text(entry))
+
+    @staticmethod
+    def text(entry: dict) -> str:
+        """The entry as it is written (a worker of --jobs makes it: the parent only writes it)."""
         import json
 
+        return json.dumps(entry, indent=2).replace("\n", "\n    ")
+
+    def add_text(self, text: str) -> None:
         self.count += 1
-        text = json.dumps(entry, indent=2).replace("\n", "\n    ")
         _write((self.HEAD + "\n" if self.count == 1 else "") + "    " + text
                + (",\n" if self.count < self.cases else "\n  ]\n}\n"))
 
@@ -499,14 +521,75 @@ def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive:
     c = make()
     _warn(c.warning and f"case {c.name!r}: {c.warning}")
     progress.case(c.name, i, count)
-    row, make_doc = _batch_case(c, table=document is not None, budget=times.budget(progress.update),
-                                exhaustive=exhaustive)
+    try:
+        row, make_doc = _batch_case(c, table=document is not None, budget=times.budget(progress.update),
+                                    exhaustive=exhaustive)
+        entry = _entry(c, row, make_doc) if document is not None else None
+    except (InputError, MemoryError):  # bad input stops the run (exit 2), as out of memory does
+        raise
+    except Exception as err:  # an internal error in one case: the others go on
+        row, entry = _failed(c, err, document is not None)
     if document is not None:
-        entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
-        if row.get("hint"):
-            entry["hint"] = row["hint"]
+        assert entry is not None
         document.add(entry)
     return row
+
+
+def _entry(c, row: dict, make_doc: Callable[[], dict]) -> dict:
+    """The case's entry in batch --json."""
+    entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+    if row.get("hint"):
+        entry["hint"] = row["hint"]
+    return entry
+
+
+def _failed(c, err: BaseException, json_out: bool) -> tuple[dict, dict | None]:
+    """A case that ended in an internal error (an exception, or with --jobs its process died): one
+    line on stderr, a failed row (status ``error``), and an entry with ``error`` in place of
+    ``result``."""
+    what = f"case {c.name!r} stopped with an internal error ({type(err).__name__}: {err}); the other cases go on"
+    _fail(what)
+    row = {"name": c.name, "answer": "-", "status": "error", "expected": c.expectation(), "ok": False}
+    return row, ({"name": c.name, "ok": False, "error": what} if json_out else None)
+
+
+def _run_in_processes(makers: list, processes: int, progress, times: _CaseTimes, exhaustive: bool,
+                      document: _JsonCases | None):
+    """batch --jobs: the cases in ``processes`` worker processes (jobs.py), each case's warning,
+    entry and row given here in case order, as _run_case gives them; a case whose work raised is
+    failed here (_failed), except bad input, which stops the run as in one process."""
+    import contextlib
+
+    from .jobs import in_order
+
+    json_out = document is not None
+    tasks = [(make, json_out, exhaustive, times.per_case, times.deadline) for make in makers]
+    with contextlib.closing(in_order(_job, tasks, processes)) as outcomes:
+        for i, (ok, value) in enumerate(outcomes):
+            if ok:
+                warning, row, text = value
+                _warn(warning)
+            else:
+                if isinstance(value, (InputError, MemoryError)):
+                    raise value
+                c = makers[i]()
+                _warn(c.warning and f"case {c.name!r}: {c.warning}")
+                row, entry = _failed(c, value, json_out)
+                text = None if entry is None else _JsonCases.text(entry)
+            progress.case(row["name"], i, len(makers))
+            if document is not None:
+                document.add_text(text)
+            yield row
+
+
+def _job(task: tuple) -> tuple[str | None, dict, str | None]:
+    """One case of batch --jobs, in a worker process (jobs.in_order): its warning, its row, and its
+    entry's JSON text (``json_out``)."""
+    make, json_out, exhaustive, per_case, deadline = task
+    c = make()
+    warning = c.warning and f"case {c.name!r}: {c.warning}"
+    row, make_doc = _batch_case(c, table=json_out, budget=_case_budget(per_case, deadline, None), exhaustive=exhaustive)
+    return warning, row, _JsonCases.text(_entry(c, row, make_doc)) if json_out else None
 
 
 def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[dict, Callable[[], dict]]:

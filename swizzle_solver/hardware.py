@@ -168,6 +168,8 @@ class Hardware(Value):
       then costed per instruction by that op's cell); empty: the contiguous phase rule by width;
     - ``counter``: the per-instruction bank-conflict counter its profiler reports (written beside
       each access's cost as worst - lower bound), or None;
+    - ``profiler``: the profiler whose per-kernel counters each access reports for one pass over
+      the tile, in that profiler's metric names (counters.py; "ncu": Nsight Compute), or "";
     - ``general_cosets``: the rank proof also takes phases that are cosets of XORs of offset bits
       (non-contiguous phase tables); otherwise only cosets of single offset bits;
     - ``paired_loads``: the lane widths (bytes) at which a load whose lanes repeat in pairs is
@@ -200,6 +202,7 @@ class Hardware(Value):
     shared: str = "shared memory"
     vector_reads: tuple[tuple[int, str], ...] = ()
     counter: str | None = None
+    profiler: str = ""
     general_cosets: bool = False
     paired_loads: tuple[int, ...] = ()
     without_tma: str = ""
@@ -221,10 +224,11 @@ class Hardware(Value):
     def with_banks(self, banks: int, bank_bytes: int) -> Hardware:
         """The same target with another bank geometry (``--banks``/``--bank-bytes``). Paired loads
         (``pairs``) are a fact of the target's own banks, measured there: another geometry (the
-        tutorials' 8 banks) is a model of its own, served by the plain phase rule."""
+        tutorials' 8 banks) is a model of its own, served by the plain phase rule, and no profiler
+        measures it (``profiler``)."""
         if (banks, bank_bytes) == (self.banks, self.bank_bytes):
             return self
-        return replace(self, banks=banks, bank_bytes=bank_bytes, fixed_banks=True, paired_loads=())
+        return replace(self, banks=banks, bank_bytes=bank_bytes, fixed_banks=True, paired_loads=(), profiler="")
 
     def serving(self, banks: int) -> Hardware:
         """This target as seen by a pattern whose instruction uses ``banks`` banks (0: the target's)."""
@@ -594,7 +598,7 @@ def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cel
 # 7.x; measured on an H100: docs/hardware.md, "Paired loads").
 NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c", "mma-ab"}),
                   copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), mma_operands=("ldmatrix", "wgmma"),
-                  language="CUDA", group="warp", paired_loads=(8, 16))
+                  language="CUDA", group="warp", paired_loads=(8, 16), profiler="ncu")
 
 # NVIDIA generations (DESIGN.md section 14; sources in docs/hardware.md, "NVIDIA generations"): the
 # banks and phase rule are the generic target's (32 x 4 B since compute capability 5.x); what

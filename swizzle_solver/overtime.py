@@ -36,7 +36,7 @@ def _why(timeout: float, where: str, left_out: str) -> str:
 
     return (f"--timeout {timeout:g}: the run was still in {where} {report_grace(timeout):g} s past the time limit, "
             f"so this is its short form: the layout and its measurements, without {left_out}, the floors, the "
-            f"targets' verdicts and --emit's code; raise --timeout for the full report")
+            f"profiler's counters, the targets' verdicts and --emit's code; raise --timeout for the full report")
 
 
 def _baseline(problem: Problem, best: Candidate) -> Candidate:

@@ -296,19 +296,35 @@ class SideBySide:
         yield lines_text(lines)
 
 
+def counter_line(counter: dict | None) -> Text | None:
+    """An access's counters in the profiler's words (report.cost_json), short: Nsight Compute's
+    wavefronts and bank conflicts for one pass over the tile, named by their op (the JSON has the
+    metrics' full names); AMD's rocprof counter for the worst instruction."""
+    if not counter:
+        return None
+    if len(counter) == 2:
+        (waves, w), (_, conflicts) = counter.items()
+        op = waves.split("_mem_shared_")[-1].removesuffix(".sum")
+        where = f"sm__sass {op}" if waves.startswith("sm__sass") else op
+        return Text(f"ncu, one pass over the tile ({where}): {w} wavefronts, {conflicts} bank conflicts", style="dim")
+    ((name, value),) = counter.items()
+    return Text(f"rocprof {name}: {value} per instruction (the worst)", style="dim")
+
+
 def evidence_view(doc: dict) -> Group:
     proof = doc["proof"]
+    counters = [a.get("counter") for a in doc["answer"]["per_access"]]
     parts: list = [Text.assemble(("Evidence", "bold underline"), f" for {proof['layout']}")]
     if any("gf2" in acc for acc in proof["accesses"]):
         parts.append(Wrapped(Text("GF(2) bank matrix: one column per index bit that varies inside a phase (r = row "
                                   "bit, c = column bit), one row per bank bit of the word address (b0 = lowest); a "
                                   "1 means the bit flips that bank bit.", style="dim")))
-    for acc in proof["accesses"]:
-        parts += _access_evidence(acc)
+    for i, acc in enumerate(proof["accesses"]):
+        parts += _access_evidence(acc, counters[i] if i < len(counters) else None)
     return Group(*parts)
 
 
-def _access_evidence(acc: dict) -> list:
+def _access_evidence(acc: dict, counter: dict | None) -> list:
     """One access's evidence: its proof (rank) or exhaustive count, the matrix beside its echelon
     form, the worst placement's lanes and a collision there."""
     gf = acc.get("gf2")
@@ -331,6 +347,9 @@ def _access_evidence(acc: dict) -> list:
     shown = ", ".join(f"({l['row']},{l['col']})->{'/'.join(map(str, l['banks']))}" for l in lanes[:16])
     more = f", ... {len(lanes) - 16} more lanes" if len(lanes) > 16 else ""
     parts.append(Wrapped(Text(f"worst placement, lane (row,col) -> banks: {shown}{more}", style="dim"), 2))
+    line = counter_line(counter)
+    if line is not None:
+        parts.append(Wrapped(line, 2))
     col = acc.get("collision")
     if col:
         a, b = col["a"], col["b"]

@@ -6,8 +6,11 @@ are the proof, printed beside them.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import orient, simulate
 from .candidate import Candidate
+from .counters import ncu_counter
 from .families import every_solve, record
 from .hardware import DEFAULT
 from .layout import layout_table
@@ -69,11 +72,13 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
     return [[[c, r, b] if flip else [r, c, b] for r, c, b in p.phase_lanes(i)] for i in range(p.phases_per_placement)]
 
 
-def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all") -> dict:
+def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all",
+                counters: bool = True) -> dict:
     """One layout's entry. ``verdicts``: "all" (every document read as JSON): its ``tma_mode`` and
     ``expressible_in``, each from the emitters' own snippets; "tma": only ``tma_mode`` (the
     rich report prints the answer's); "none": neither (the rich report's runners-up). The rich report
-    never prints the others, and asking every target imports every emitter (start-up)."""
+    never prints the others, and asking every target imports every emitter (start-up). ``counters``:
+    each access's profiler counters (cost_json; the rich report prints only the answer's)."""
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
     targets: dict = {}
@@ -87,7 +92,8 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         from .emit import tma_mode
 
         targets = {"tma_mode": tma_mode(problem, layout)}
-    per_access = [cost_json(problem, r, base) for r, base in zip(ranked.results, baseline.results)]
+    table = layout_table(problem.tile, layout) if counters and problem.bank_model.profiler else None
+    per_access = [cost_json(problem, r, base, table, counters) for r, base in zip(ranked.results, baseline.results)]
     excess = reported_excess(problem, ranked)
     return {
         "family": layout.family,
@@ -112,17 +118,27 @@ def reported_excess(problem: Problem, ranked: Candidate) -> int:
     return sum(int(r.instruction_costs().max()) - r.pattern.instruction_lower_bound for r in ranked.results)
 
 
-def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult) -> dict:
+def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult,
+              table: np.ndarray | None = None, counters: bool = True) -> dict:
     """One access's cost, per instruction for instruction-level forms (the sum over its phases;
-    DESIGN.md section 9), and on a target whose profiler counts bank conflicts per instruction
-    (hardware.Hardware.counter: AMD's SQ_LDS_BANK_CONFLICT, rocprof) that count for its worst
-    instruction (worst - lower bound: the stall cycles beyond one per phase)."""
+    DESIGN.md section 9), and its ``counter`` in the profiler's words: on a target whose profiler
+    counts bank conflicts per instruction (hardware.Hardware.counter: AMD's SQ_LDS_BANK_CONFLICT,
+    rocprof) that count for its worst instruction (worst - lower bound: the stall cycles beyond one
+    per phase); on one whose profiler is Nsight Compute (hardware.Hardware.profiler), its per-kernel
+    wavefronts and bank conflicts for one pass over the tile (DESIGN.md section 10; counters.py) on
+    the layout whose element table is ``table``. ``counters`` False: neither (layout_json)."""
     worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
     out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
            "baseline_worst_wavefronts": int(base.instruction_costs().max()), "baseline_total_wavefronts": base.total}
-    counter = problem.bank_model.counter
-    if counter is not None:
-        out["counter"] = {counter: worst - lower}
+    hw = problem.bank_model
+    if not counters:
+        pass
+    elif hw.counter is not None:
+        out["counter"] = {hw.counter: worst - lower}
+    elif hw.profiler == "ncu" and table is not None:
+        counter = ncu_counter(problem, r.pattern, table)
+        if counter is not None:
+            out["counter"] = counter
     return out
 
 
@@ -284,7 +300,7 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
         "warnings": problem_warnings(problem),
         "status": solution.status,
         "answer": layout_json(problem, solution.answer, solution.baseline, "tma" if terminal else "all"),
-        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all")
+        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all", not terminal)
                          for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven,
@@ -308,10 +324,10 @@ def short_json(problem: Problem, best: Candidate, baseline: Candidate, why: str,
     had finished; with ``checked``, the --check layout, ``invalid`` saying why it is not usable)
     with its counts, expression and exhaustive check, and ``short_report`` (``why``) saying what it
     leaves out: the runners-up, the families' proof, the floors (null here: not computed), the
-    targets' verdicts (``tma_mode`` null, ``expressible_in`` empty: not asked), --emit's code, and
+    profiler's counters (per_access without ``counter``), the targets' verdicts (``tma_mode`` null, ``expressible_in`` empty: not asked), --emit's code, and
     for --check the minimal layout (null: not searched). Every part is linear in the accesses and
     needs no layout but these two measured."""
-    answer = layout_json(problem, best, baseline, "none")
+    answer = layout_json(problem, best, baseline, "none", counters=False)  # (no pass over the tile re-issued)
     answer.update(tma_mode=None, expressible_in=[])
     proven = solution is not None and solution.unproven is None
     proof: dict = {**evidence_json(problem, best), "optimal_over_all_layouts": False}

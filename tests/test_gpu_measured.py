@@ -151,3 +151,30 @@ def test_docs_list_every_recorded_measurement():
         now = f"all {kernels} kernels agree" if not doc["known_differences"] else \
             f"{kernels - len(doc['known_differences'])} of {kernels} kernels agree"
         assert row.endswith(f"| {now} |"), row
+
+
+def _counters(args: list[str], layout: str) -> list[dict | None]:
+    """Each access's ``counter`` in today's --check JSON of the probe's case (report.cost_json)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main([*_without_check(args), "--check", layout, "--json"])
+    assert code in (0, 1), err.getvalue()
+    return [a.get("counter") for a in json.loads(out.getvalue())["answer"]["per_access"]]
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_the_reported_counters_are_what_the_h100_measured(path: Path, tmp_path: Path):
+    """DESIGN.md section 10: each access's ``counter`` in solve/check JSON is what Nsight Compute
+    printed for the probe kernel that made exactly that access once over the tile (the kernel of
+    the access's index), metric by metric, for every recorded kernel (none differs: see above)."""
+    doc = json.loads(path.read_text())
+    cases, compared = _cases(doc, tmp_path), 0
+    assert not doc["known_differences"]
+    for probe in doc["probes"]:
+        counters = _counters(cases[probe["name"]]["args"], probe["layout"])
+        for k in probe["kernels"]:
+            measured = {m: got for m, (_, got) in k["counters"].items()}
+            reported = counters[int(k["kernel"].removeprefix("probe_a"))]
+            assert reported == measured, f"{probe['slug']} {k['kernel']} ({k['access']}): {reported} != {measured}"
+            compared += 1
+    assert compared == sum(len(p["kernels"]) for p in doc["probes"])

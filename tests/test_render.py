@@ -138,7 +138,8 @@ def test_plain_solve_imports_no_rich_table():
 
 
 def without_verdicts(doc: dict, answer_keeps_tma: bool) -> dict:
-    """``doc`` without what the emit targets say of each layout (report.layout_json's verdicts)."""
+    """``doc`` without what the emit targets say of each layout (report.layout_json's verdicts) and
+    the runners-up's counters (its ``counters``)."""
     out = {**doc, "answer": dict(doc["answer"]), "alternatives": [dict(a) for a in doc["alternatives"]]}
     out["answer"].pop("expressible_in")
     if not answer_keeps_tma:
@@ -146,6 +147,8 @@ def without_verdicts(doc: dict, answer_keeps_tma: bool) -> dict:
     for alt in out["alternatives"]:
         alt.pop("expressible_in")
         alt.pop("tma_mode")
+        # nor the runners-up's counters in the profiler's words (it prints the answer's)
+        alt["per_access"] = [{k: v for k, v in a.items() if k != "counter"} for a in alt["per_access"]]
     return out
 
 

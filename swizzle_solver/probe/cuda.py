@@ -28,6 +28,7 @@ tile is aligned to 1024 B in the kernel (128 B fixes a bank; 1 KiB covers any sw
 from __future__ import annotations
 
 from .. import __version__
+from ..counters import l1tex, ncu_names, ncu_op
 from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, fill_instructions, run_probe
 from .plan import Probe, ProbeAccess
 
@@ -62,25 +63,13 @@ def instruction_text(access: ProbeAccess, hw) -> str:
 ALL = ("l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum")
 
 
-def _l1tex(op: str) -> tuple[str, str]:
-    return (f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum",
-            f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
-
-
-def _sass(op: str) -> tuple[str, str]:
-    return (f"sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum",
-            f"sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
-
-
 def _instructions(op: str) -> str:
     return f"smsp__sass_inst_executed_op_{op}.sum"
 
 
 def _kind(access: ProbeAccess) -> str:
     """ncu's name of the op: ld (LDS), st (STS), ldsm (LDSM), stsm (STSM)."""
-    if access.op.matrices:
-        return "stsm" if access.op.store else "ldsm"
-    return "st" if access.op.store else "ld"
+    return ncu_op(access.op.matrices, access.op.store)
 
 
 def metrics(access: ProbeAccess, storage_bytes: int, reading: int = 0) -> tuple[list[dict], dict]:
@@ -89,13 +78,13 @@ def metrics(access: ProbeAccess, storage_bytes: int, reading: int = 0) -> tuple[
     differ in which exist), and shows ``also`` (the fill, the instruction counts) beside it."""
     r = access.readings[reading]
     kind = _kind(access)
-    own = [_l1tex(kind), _sass(kind)] if kind in ("ld", "st") else [_sass(kind)]
+    own = ncu_names(kind)  # the names the report's counter uses (counters.py) first
     fill_w = 0 if access.op.store else fill_instructions(storage_bytes, WAVE)
     groups = [{w: r.wavefronts, c: r.conflicts} for w, c in own]
     groups.append({ALL[0]: r.wavefronts + fill_w, ALL[1]: r.conflicts})  # every shared op: the fill has no conflict
     also = {_instructions({"ld": "shared_ld", "st": "shared_st"}.get(kind, kind)): access.instructions}
     if fill_w:
-        w, c = _l1tex("st")
+        w, c = l1tex("st")
         also.update({w: fill_w, c: 0, _instructions("shared_st"): fill_w})
     return groups, also
 

@@ -22,7 +22,7 @@ How the pattern's phases become instructions, by the pattern's kind:
   n-1; on gfx942 b128 lanes {0-3, 20-23} first), the other slots inactive.
 
 The prediction is the simulator's (the ground truth) on the phases the hardware makes of exactly
-these instructions: the instructions are re-split into phases by the same rule (``issued_phases``)
+these instructions: the instructions are re-split into phases by the same rule (``issued``)
 and measured by ``simulate.pattern_costs``; whether an issued instruction is a paired load is
 decided again from its own slots, as the hardware does. Where the access's placement is one hardware phase (or
 one instruction) that is the access's own ``total_wavefronts``; where it is not (a block of more
@@ -30,6 +30,8 @@ than one phase's bytes, a ``row`` of 64 2-byte lanes, more lanes than a warp), t
 (``note``) and predicts the instructions it issues; the access's own figure is kept beside it.
 """
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -134,12 +136,12 @@ def _access(index: int, p: Pattern, others: list[Pattern], problem: Problem, tab
     offsets = np.where(rows >= 0, table[np.maximum(rows, 0), np.maximum(cols, 0)] * tile.elem_bytes, -1)
     readings, notes = [], []
     for q in [p, *others]:
-        phases = issued_phases(rows, cols, op, q, hw, _rule_of(q, hw))
+        phases = issued(rows, cols, op, q, hw, _rule_of(q, hw))
         if grouped and q is p:
             _same_phases(p, phases)  # the instructions are the access's own: the same phases, in order
         readings.append(_reading(q, p, phases, problem, table))
-        if q is p and sum(map(len, phases)) != p.placements:  # (grouped: equal by _same_phases)
-            notes.append(_split_note(p, op, sum(map(len, phases)), readings[0]))
+        if q is p and len(phases.instruction) != p.placements:  # (grouped: equal by _same_phases)
+            notes.append(_split_note(p, op, len(phases.instruction), readings[0]))
     return ProbeAccess(index, p.spec, op, rows, cols, offsets, tuple(readings), p.placements, tuple(notes))
 
 
@@ -168,11 +170,10 @@ _NVIDIA_LOADS = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "
 def op_of(p: Pattern, problem: Problem) -> Op:
     """The instruction of an access: the one it names, else a load of its lane width."""
     hw = problem.bank_model
-    widths = set(np.unique(p.lane_bytes).tolist())
-    if len(widths) != 1:
-        raise InputError(f"access {p.spec!r} mixes lane widths {sorted(widths)} B: one instruction moves one width "
-                         f"per lane; probe each width as its own pattern")
-    width = widths.pop()
+    width = int(p.lane_bytes.min())
+    if int(p.lane_bytes.max()) != width:
+        raise InputError(f"access {p.spec!r} mixes lane widths {sorted(set(np.unique(p.lane_bytes).tolist()))} B: one "
+                         f"instruction moves one width per lane; probe each width as its own pattern")
     if p.kind in ("ldmatrix", "stmatrix"):
         if any(t in ("m16n16", "m8n16", "m16n8") for t in p.spec.lower().split(":")[0].split(".")):
             raise InputError(f"access {p.spec!r}: probes of Blackwell's byte forms of {p.kind} are not written "
@@ -252,34 +253,57 @@ def _rule_slots(p: Pattern, rule: Rule, wave: int) -> tuple[np.ndarray, np.ndarr
 
 def _block_slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
     """Each placement its own instruction(s): its distinct lanes in the slots of the hardware's
-    phases for that width, first phase first."""
+    phases for that width, first phase first (a placement of more lanes than a wave: as many
+    instructions as it fills, in lane order)."""
     wave = hw.wave_lanes
-    order = [s for phase in hw.serving(p.banks).phase_indices(wave, op.lane_bytes) for s in phase]
-    out_rows, out_cols = [], []
-    for i in range(p.placements):
-        lanes = p.phase_lanes(i)
-        for start in range(0, len(lanes), wave):
-            chunk = lanes[start:start + wave]
-            r = np.full(wave, -1, np.int64)
-            c = np.full(wave, -1, np.int64)
-            where = order[:len(chunk)]
-            r[where] = [lane[0] for lane in chunk]
-            c[where] = [lane[1] for lane in chunk]
-            out_rows.append(r)
-            out_cols.append(c)
-    return np.array(out_rows), np.array(out_cols)
+    order = np.array([s for phase in hw.serving(p.banks).phase_indices(wave, op.lane_bytes) for s in phase])
+    first = _first_occurrences(p)
+    count = first.sum(axis=1)  # distinct lanes of each placement
+    per = -(-count // wave)  # its instructions
+    start = np.concatenate(([0], np.cumsum(per)[:-1]))
+    rank = np.cumsum(first, axis=1) - 1  # a distinct lane's position among its placement's
+    placement, lane = np.nonzero(first)
+    k = rank[placement, lane]
+    rows = np.full((int(per.sum()), wave), -1, np.int64)
+    cols = np.full((int(per.sum()), wave), -1, np.int64)
+    rows[start[placement] + k // wave, order[k % wave]] = p.lane_row[placement, lane]
+    cols[start[placement] + k // wave, order[k % wave]] = p.lane_col[placement, lane]
+    return rows, cols
+
+
+def _first_occurrences(p: Pattern) -> np.ndarray:
+    """(placements, lanes) bool: the lane is the first of its placement with its (row, col, bytes)
+    (Pattern.phase_lanes's distinct lanes, for every placement at once)."""
+    row, col, width = (np.asarray(a, np.int64) for a in (p.lane_row, p.lane_col, p.lane_bytes))
+    key = (row * (int(col.max()) + 1) + col) * (int(width.max()) + 1) + width
+    by = np.argsort(key, axis=1, kind="stable")  # equal keys keep lane order: the run's first is the earliest
+    ranked = np.take_along_axis(key, by, axis=1)
+    starts = np.ones(key.shape, bool)
+    starts[:, 1:] = ranked[:, 1:] != ranked[:, :-1]
+    first = np.zeros(key.shape, bool)
+    np.put_along_axis(first, by, starts, axis=1)
+    return first
 
 
 # --- what the hardware makes of them ------------------------------------------------------------
 
 
-def issued_phases(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Hardware,
-                  rule: Rule | None) -> list[list[list[tuple[int, int]]]]:
-    """For each instruction, its phases as the model serves them: each the (row, col) of its active
-    slots, in slot order. ldmatrix / stmatrix: one phase per matrix (lanes 8i .. 8i + 7); an
-    instruction of the target: the rule's slot sets; any other: the target's phases for the width.
-    An instruction whose slots are all active and make a paired load (hardware.Hardware.pairs,
-    decided on these slots as the hardware does): those sets two by two."""
+class Issued(Value, eq=False):
+    """The phases the hardware makes of a probe's instructions, instruction by instruction, each
+    phase's slots in slot order; -1 where a slot is inactive (every phase has an active slot)."""
+
+    rows: np.ndarray  # (phases, widest phase): the row of each slot's first element, -1 inactive
+    cols: np.ndarray
+    instruction: np.ndarray  # (phases,): the instruction each phase is of
+    instructions: int
+
+
+def issued(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Hardware, rule: Rule | None) -> Issued:
+    """The phases of every instruction as the model serves them: ldmatrix / stmatrix: one phase per
+    matrix (lanes 8i .. 8i + 7); an instruction of the target: the rule's slot sets; any other: the
+    target's phases for the width. An instruction whose slots are all active and make a paired
+    load (hardware.Hardware.pairs, decided on these slots as the hardware does): those sets two by
+    two. Phases without an active slot are dropped."""
     slots = rows.shape[1]
     if op.matrices:
         sets = [list(range(8 * i, 8 * i + 8)) for i in range(op.matrices)]
@@ -287,12 +311,36 @@ def issued_phases(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Ha
         sets = [list(s) for s in rule.phases]
     else:
         sets = hw.serving(p.banks).phase_indices(slots, op.lane_bytes)
-    out = []
-    for r, c in zip(rows.tolist(), cols.tolist()):
-        paired = (not op.matrices and min(r) >= 0 and op.addresses == 1
-                  and hw.pairs(list(zip(r, c)), op.lane_bytes, op.store))
-        phases = [[(r[s], c[s]) for s in members if r[s] >= 0] for members in (merge_pairs(sets) if paired else sets)]
-        out.append([ph for ph in phases if ph])
+    paired = _paired(rows, cols, op, hw)
+    widest = max(len(m) for m in (merge_pairs(sets) if paired.any() else sets))
+    parts = []  # (instruction, phase index, rows, cols) for the unpaired, then the paired instructions
+    for which, groups in ((np.nonzero(~paired)[0], sets), (np.nonzero(paired)[0], merge_pairs(sets) if paired.any() else [])):
+        for k, members in enumerate(groups):
+            r = np.full((len(which), widest), -1, np.int64)
+            c = np.full((len(which), widest), -1, np.int64)
+            r[:, :len(members)] = rows[which][:, members]
+            c[:, :len(members)] = cols[which][:, members]
+            parts.append((which, np.full(len(which), k), r, c))
+    instruction = np.concatenate([x[0] for x in parts])
+    index = np.concatenate([x[1] for x in parts])
+    out_r = np.concatenate([x[2] for x in parts])
+    out_c = np.concatenate([x[3] for x in parts])
+    keep = (out_r >= 0).any(axis=1)
+    order = np.lexsort((index[keep], instruction[keep]))  # instruction by instruction, its phases in order
+    return Issued(out_r[keep][order], out_c[keep][order], instruction[keep][order], rows.shape[0])
+
+
+def _paired(rows: np.ndarray, cols: np.ndarray, op: Op, hw: Hardware) -> np.ndarray:
+    """(instructions,) bool: the instruction is a paired load (hardware.Hardware.pairs, asked of
+    each instruction whose slots are all active and each equal to its partner's, n^1 or n^2)."""
+    out = np.zeros(rows.shape[0], bool)
+    n = rows.shape[1]
+    if op.matrices or op.addresses != 1 or op.store or op.lane_bytes not in hw.paired_loads or n % 4:
+        return out
+    lanes = np.arange(n)
+    same = [((rows == rows[:, lanes ^ k]) & (cols == cols[:, lanes ^ k])).all(axis=1) for k in (1, 2)]
+    for i in np.nonzero((rows >= 0).all(axis=1) & (same[0] | same[1]))[0]:
+        out[i] = hw.pairs(list(zip(rows[i].tolist(), cols[i].tolist())), op.lane_bytes, op.store)
     return out
 
 
@@ -301,34 +349,67 @@ def phases_of(p: Pattern) -> list[list[tuple[int, int]]]:
     return [list(zip(r, c)) for r, c in zip(p.lane_row.tolist(), p.lane_col.tolist())]
 
 
-def _same_phases(p: Pattern, issued: list[list[list[tuple[int, int]]]]) -> None:
-    flat = [ph for instruction in issued for ph in instruction]
+def _same_phases(p: Pattern, phases: Issued) -> None:
+    flat = [[(r, c) for r, c in zip(rs, cs) if r >= 0] for rs, cs in zip(phases.rows.tolist(), phases.cols.tolist())]
     if flat != phases_of(p):
         raise AssertionError(f"internal error: the probe's instructions for {p.spec} are not its phases")
 
 
-def _reading(q: Pattern, p: Pattern, issued: list[list[list[tuple[int, int]]]], problem: Problem,
-             table: np.ndarray) -> Reading:
-    """The simulator on the issued phases, under the reading ``q`` (its banks)."""
+def one_pass(p: Pattern, problem: Problem, table: np.ndarray) -> tuple[Op, int, int]:
+    """(op, wavefronts, ideal) of a kernel that makes access ``p`` once over the tile (every
+    placement once) on the layout whose element table is ``table``: the instructions the probe
+    issues and the simulator on the phases the hardware makes of them, exactly the figures of the
+    probe's prediction (``ProbeAccess.readings[0]``); report.py writes them in the profiler's names
+    (counters.py). InputError where no probe issues the access (mixed lane widths, the byte forms
+    of ldmatrix)."""
+    hw = problem.bank_model
+    known = _ISSUED.get(p)
+    if known is None or known[0] != hw:  # the instructions and their phases do not depend on the layout
+        op = op_of(p, problem)
+        rows, cols, _ = _slots(p, op, hw)
+        known = _ISSUED[p] = (hw, op, *_phase_lanes(p, p, issued(rows, cols, op, p, hw, _rule_of(p, hw)), problem))
+    _, op, served, ideal = known
+    costs = _costs(served, problem, table)
+    return op, int(costs.sum()), int(ideal.sum())
+
+
+# one_pass's instructions of a pattern, for every layout a document measures it on
+_ISSUED: weakref.WeakKeyDictionary[Pattern, tuple[Hardware, Op, Pattern, np.ndarray]] = weakref.WeakKeyDictionary()
+
+
+def _phase_lanes(q: Pattern, p: Pattern, phases: Issued, problem: Problem) -> tuple[Pattern, np.ndarray]:
+    """(the issued phases as a pattern under the reading ``q``, each phase's ideal): the ideal of
+    a phase is the lower bound of its distinct bytes (Hardware.lower_bound, every phase at once)."""
     tile, hw = problem.tile, problem.bank_model
-    flat = [ph for instruction in issued for ph in instruction]
     width = int(p.lane_bytes.flat[0])
-    widest = max(len(ph) for ph in flat)
-    padded = [ph + [ph[0]] * (widest - len(ph)) for ph in flat]  # a repeated lane: the same words, no cost
-    lane_row = np.array([[x[0] for x in ph] for ph in padded], np.int64)
-    lane_col = np.array([[x[1] for x in ph] for ph in padded], np.int64)
+    active = phases.rows >= 0
+    first = np.argmax(active, axis=1)[:, None]  # an inactive slot repeats the phase's first lane: the same words, no cost
+    lane_row = np.where(active, phases.rows, np.take_along_axis(phases.rows, first, axis=1))
+    lane_col = np.where(active, phases.cols, np.take_along_axis(phases.cols, first, axis=1))
     served = replace(q, lane_row=lane_row, lane_col=lane_col, lane_bytes=np.full(lane_row.shape, width, np.int64))
-    costs = simulate.pattern_costs(tile, hw, served, simulate.lane_words(tile, hw, served, simulate.table(table)))
-    bound = hw.serving(q.banks)
-    ideal = [bound.lower_bound(len({(r, c + k) for r, c in set(ph) for k in range(width // tile.elem_bytes)})
-                               * tile.elem_bytes) for ph in flat]
-    per_instruction, at = [], 0
-    for instruction in issued:
-        per_instruction.append(int(costs[at:at + len(instruction)].sum()))
-        at += len(instruction)
-    access_total = int(simulate.simulate(tile, hw, [q], table)[0].total)
+    per_lane = max(1, width // tile.elem_bytes)  # the elements each lane moves
+    elements = ((lane_row * (int(lane_col.max()) + per_lane + 1) + lane_col)[:, :, None]
+                + np.arange(per_lane)).reshape(len(lane_row), -1)
+    ranked = np.sort(elements, axis=1)
+    distinct = 1 + (ranked[:, 1:] != ranked[:, :-1]).sum(axis=1)
+    wavefront = hw.serving(q.banks).wavefront_bytes
+    return served, np.maximum(1, -(-(distinct * tile.elem_bytes) // wavefront))
+
+
+def _costs(served: Pattern, problem: Problem, table: np.ndarray) -> np.ndarray:
+    """The simulator's cost of each issued phase on the layout whose element table is ``table``."""
+    tile, hw = problem.tile, problem.bank_model
+    return simulate.pattern_costs(tile, hw, served, simulate.lane_words(tile, hw, served, simulate.table(table)))
+
+
+def _reading(q: Pattern, p: Pattern, phases: Issued, problem: Problem, table: np.ndarray) -> Reading:
+    """The simulator on the issued phases, under the reading ``q`` (its banks)."""
+    served, ideal = _phase_lanes(q, p, phases, problem)
+    costs = _costs(served, problem, table)
+    per_instruction = np.bincount(phases.instruction, weights=costs, minlength=phases.instructions)
+    access_total = int(simulate.simulate(problem.tile, problem.bank_model, [q], table)[0].total)
     label = q.spec[len(p.spec):].strip() if q is not p else ""
-    return Reading(label, int(costs.sum()), int(sum(ideal)), access_total, tuple(per_instruction))
+    return Reading(label, int(costs.sum()), int(ideal.sum()), access_total, tuple(int(x) for x in per_instruction))
 
 
 def _split_note(p: Pattern, op: Op, phases: int, r: Reading) -> str:

@@ -1,0 +1,105 @@
+"""Counters in the profiler's words (DESIGN.md section 10): each access's ``counter`` in solve and
+check JSON on NVIDIA targets is Nsight Compute's wavefronts and bank conflicts for one pass over the
+tile, recomputed here from the layout's element table by a bank counter written in the test (the
+recorded H100 measurements: tests/test_gpu_measured.py)."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+
+import pytest
+
+from swizzle_solver.access import make_problem
+from swizzle_solver.cli import main
+from swizzle_solver.layout import layout_table
+from swizzle_solver.names import parse_layout
+from swizzle_solver.report import solution_json
+from swizzle_solver.solving import solve
+
+LD = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
+ST = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum")
+LDSM = ("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+        "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum")
+STSM = ("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
+        "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum")
+
+# (rows, cols, elem_bytes, accesses, the names each access's counter has): every placement of
+# these accesses is one phase of the instruction that makes it (a block within one phase, the warp
+# forms, ldmatrix's matrices), so one pass over the tile is the sum over the placements
+CASES = [
+    (64, 64, 2, ["ldmatrix.x4", "mma-c:m16n8"], [LDSM, ST]),
+    (64, 64, 2, ["stmatrix.x4", "ldmatrix.x2.trans"], [STSM, LDSM]),
+    (8, 24, 4, ["4x2"], [LD]),
+    (32, 40, 4, ["8x4"], [LD]),
+    (32, 32, 4, ["row", "col"], [LD, LD]),
+    (64, 64, 2, ["warp:4x8:1x8", "8x8"], [LD, LD]),
+    (16, 64, 4, ["lds128:8x4", "sts32:1x32", "lds64:4x8"], [LD, ST, LD]),
+]
+
+
+def whole_tile(problem, pattern, table) -> tuple[int, int]:
+    """(wavefronts, ideal) of one pass: for each placement, its distinct lanes' bytes at their
+    physical byte addresses, the most distinct words in one bank (at least 1), and the ideal
+    max(1, ceil(distinct bytes / 128))."""
+    tile, hw = problem.tile, problem.bank_model
+    waves = ideal = 0
+    for i in range(pattern.placements):
+        words: dict[int, set[int]] = {}
+        elements = set()
+        for r, c, width in pattern.phase_lanes(i):
+            for e in range(width // tile.elem_bytes):
+                elements.add((r, c + e))
+                base = int(table[r, c + e]) * tile.elem_bytes
+                for b in range(tile.elem_bytes):
+                    word = (base + b) // hw.bank_bytes
+                    words.setdefault(word % hw.banks, set()).add(word)
+        waves += max(len(w) for w in words.values())
+        ideal += max(1, -(-len(elements) * tile.elem_bytes // (hw.banks * hw.bank_bytes)))
+    return waves, ideal
+
+
+@pytest.mark.parametrize("rows, cols, elem, access, names", CASES, ids=[" ".join(c[3]) for c in CASES])
+def test_the_counter_is_one_pass_over_the_tile(rows, cols, elem, access, names):
+    problem = make_problem(rows, cols, access, elem_bytes=elem)
+    solution = solve(problem)
+    doc = solution_json(solution)
+    layouts = [solution.answer, *solution.alternatives]
+    entries = [doc["answer"], *doc["alternatives"]]
+    assert len(layouts) > 1
+    for ranked, entry in zip(layouts, entries):
+        table = layout_table(problem.tile, ranked.layout)
+        for pattern, cost, (waves_name, conflicts_name) in zip(problem.patterns, entry["per_access"], names):
+            waves, ideal = whole_tile(problem, pattern, table)
+            assert cost["counter"] == {waves_name: waves, conflicts_name: waves - ideal}, (entry["name"], cost)
+            assert waves == cost["total_wavefronts"]  # each placement is one phase: the simulator's total
+
+
+def test_a_conflicting_check_reports_its_conflicts():
+    """The unswizzled ldmatrix.x4 of a 64-wide f16 tile: 8-way, every phase (as measured on an H100:
+    512 wavefronts, 448 bank conflicts; tests/data/gpu)."""
+    problem = make_problem(64, 64, ["ldmatrix.x4"], elem_bytes=2)
+    table = layout_table(problem.tile, parse_layout("none", problem.tile))
+    waves, ideal = whole_tile(problem, problem.patterns[0], table)
+    assert (waves, ideal) == (512, 64)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check", "none",
+                     "--json"]) == 1
+    assert json.loads(out.getvalue())["answer"]["per_access"][0]["counter"] == {LDSM[0]: 512, LDSM[1]: 448}
+
+
+@pytest.mark.parametrize("arch", ["sm80", "sm90", "sm120"])
+def test_every_nvidia_generation_reports_ncu_counters(arch):
+    problem = make_problem(32, 32, ["row"], elem_bytes=4, arch=arch)
+    entry = solution_json(solve(problem))["answer"]["per_access"][0]
+    assert entry["counter"] == {LD[0]: 32, LD[1]: 0}
+
+
+def test_no_counter_where_no_profiler_measures_the_model():
+    """--banks / --bank-bytes make a model of their own (the tutorials' 8 banks): no profiler counts
+    it, so no counter; AMD keeps section 9's per-instruction SQ_LDS_BANK_CONFLICT."""
+    problem = make_problem(8, 8, ["row"], elem_bytes=4, banks=8)
+    assert "counter" not in solution_json(solve(problem))["answer"]["per_access"][0]
+    amd = make_problem(32, 32, ["ds_read_b64:8x8"], elem_bytes=2, arch="gfx942")
+    assert set(solution_json(solve(amd))["answer"]["per_access"][0]["counter"]) == {"SQ_LDS_BANK_CONFLICT"}
