@@ -412,11 +412,7 @@ def batch_command(
     from .jobs import parse_jobs
     from .progress import LazyProgress
 
-    if list_names and json_out:
-        raise InputError("--list and --json both given: --list prints the case names only; choose one")
-    for option, seconds in (("--timeout", timeout), ("--total-timeout", total_timeout)):
-        if seconds is not None and not 0 < seconds < float("inf"):
-            raise InputError(f"{option} {seconds} must be a positive, finite number of seconds (e.g. {option} 60)")
+    _check_batch_options(list_names, json_out, timeout, total_timeout)
     processes = parse_jobs(jobs)
     makers = case_makers(file, case, allow_outside)  # every case checked before anything is printed
     if list_names:
@@ -426,12 +422,7 @@ def batch_command(
     rows, all_ok = [], True
     document = _JsonCases(len(makers)) if json_out else None
     with LazyProgress(enabled=_stderr_is_terminal()) as progress:
-        if processes > 1 and len(makers) > 1:
-            done = _run_in_processes(makers, min(processes, len(makers)), progress, times, exhaustive, document)
-        else:
-            done = (_run_case(make, i, len(makers), progress, times, exhaustive, document)
-                    for i, make in enumerate(makers))
-        for row in done:
+        for row in _run_cases(makers, processes, progress, times, exhaustive, document):
             all_ok = all_ok and row["ok"]
             if document is None:  # the table needs only the row
                 rows.append(row)
@@ -441,6 +432,22 @@ def batch_command(
         from .render import print_batch
         print_batch(rows)
     raise typer.Exit(EXIT_OK if all_ok else EXIT_CONFLICTS)
+
+
+def _check_batch_options(list_names: bool, json_out: bool, timeout: float | None,
+                         total_timeout: float | None) -> None:
+    if list_names and json_out:
+        raise InputError("--list and --json both given: --list prints the case names only; choose one")
+    for option, seconds in (("--timeout", timeout), ("--total-timeout", total_timeout)):
+        if seconds is not None and not 0 < seconds < float("inf"):
+            raise InputError(f"{option} {seconds} must be a positive, finite number of seconds (e.g. {option} 60)")
+
+
+def _run_cases(makers, processes: int, progress, times, exhaustive: bool, document):
+    """Each case's table row, in case order: in ``processes`` worker processes (batch --jobs), or here."""
+    if processes > 1 and len(makers) > 1:
+        return _run_in_processes(makers, min(processes, len(makers)), progress, times, exhaustive, document)
+    return (_run_case(make, i, len(makers), progress, times, exhaustive, document) for i, make in enumerate(makers))
 
 
 from .probe.command import (  # noqa: E402 (typer options only; the work is lazy)
