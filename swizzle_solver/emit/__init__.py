@@ -52,7 +52,7 @@ from ..layout import Layout
 from ..model import InputError, Problem
 from .common import Snippet
 
-_SHARED = {"common", "recognise", "order"}  # the modules of this package that are not targets
+_SHARED = {"common", "recognise", "order", "subbyte"}  # the modules of this package that are not targets
 
 Emitter = Callable[[Problem, Layout], Snippet]
 
@@ -124,6 +124,10 @@ def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
     if target not in emitters:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
     snippet = emitters[target](problem, layout)
+    if problem.tile.elem_bits:  # sub-byte elements: the code of the packed bytes, then in the elements
+        from .subbyte import for_packed
+
+        snippet = for_packed(target, problem, layout, snippet)
     if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
         from .order import for_col
 
