@@ -1,7 +1,8 @@
 """Emitted code for tiles of 4-bit elements (emit/subbyte.py): each target's code of the packed bytes, then
-its form in the kernel's elements, evaluated as tests/test_emit.py evaluates the byte forms (C compiled
-and run, CuTe through pycute, the CuTe DSL executed against pycute, Mojo's Swizzle by its formula): the
-element form of element (r, c) must be 2 * (the solved layout's byte offset of byte (r, c / 2)) + c % 2."""
+its form in the kernel's elements, evaluated as tests/test_emit.py and tests/test_order.py evaluate the
+byte forms (C compiled and run, CuTe through pycute, the CuTe DSL executed against pycute, Mojo's Swizzle
+by its formula): the element form of element (r, c) must be 2 * (the solved layout's byte offset of the
+byte (r, c / 2)) + c % 2, or under --order col (packed down a column) of the byte (r / 2, c), + r % 2."""
 import ast
 import re
 import shutil
@@ -13,6 +14,7 @@ import numpy as np
 import pycute
 import pytest
 from test_emit import _stub_cute, mojo_swizzle, pycute_layout
+from test_order import pycute_col_layout
 
 from swizzle_solver.access import make_problem
 from swizzle_solver.emit import TARGETS, emit
@@ -28,9 +30,13 @@ from swizzle_solver.layout import layout_table
 from swizzle_solver.solving import solve
 
 
-def fp4(rows, cols, access, row_length=None, arch="nvidia"):
+def fp4(rows, cols, access, row_length=None, arch="nvidia", order="row"):
     """A tile of rows x cols 4-bit elements (cols, row_length in elements)."""
-    return make_problem(rows, cols, access, row_length, 1, arch=arch, elem_bits=4)
+    return make_problem(rows, cols, access, row_length, 1, arch=arch, elem_bits=4, order=order)
+
+
+def col(rows, cols, access, row_length=None):
+    return fp4(rows, cols, access, row_length, order="col")
 
 
 CASES = [
@@ -55,19 +61,38 @@ CASES = [
     ("sw128 on sm100", fp4(64, 256, ["8x32"], arch="sm100"), Swizzle(3, 4, 3)),
     ("solved: ldmatrix and cp.async", fp4(64, 256, ["ldmatrix.x4", "cp.async"]), None),
     ("solved: mma-a m16n8k64", fp4(64, 128, ["mma-a:m16n8k64", "cp.async"]), None),
+    # --order col: packed down a column (the stored tile is the transposed bytes)
+    ("col: sw128 M-major", col(256, 64, ["32x8"]), Swizzle(3, 4, 3)),
+    ("col: solved", col(128, 32, ["32x8", "16x16"]), None),
+    ("col: padded column", col(64, 16, ["16x4"], row_length=80), Swizzle(2, 2, 3)),
+    ("col: panels 128B", col(512, 16, ["32x8"]), ColumnPanels(128)),
+    ("col: xor-cols", col(64, 16, ["16x4"]), XorCols(3, 2, 0)),
+    ("col: two-level", col(64, 16, ["16x4"]), TwoLevel(Swizzle(1, 0, 3), Swizzle(1, 1, 4))),
+    ("col: linear", col(64, 16, ["16x4"]), XorLinear(((0, 5), (1, 7), (2, 5)))),
+    ("col: padding odd", col(64, 8, ["16x4"]), padding.Padded(33, Identity())),
 ]
 CASES = [(name, p, solve(p).answer.layout if layout is None else layout) for name, p, layout in CASES]
 IDS = [name for name, _, _ in CASES]
 
 
 def byte_truth(p, layout):
-    return layout_table(p.tile, layout)
+    """The byte offset of each byte (r, c) of the user's tile (under --order col: the stored table turned back)."""
+    table = layout_table(p.tile, layout)
+    return table.T if p.tile.col_major else table
+
+
+def element_shape(p):
+    rows, cols = p.tile.logical_shape
+    return (2 * rows, cols) if p.tile.col_major else (rows, 2 * cols)
 
 
 def element_truth(p, layout):
-    """2 * phys(r, c // 2) + c % 2 over the rows x 2 cols 4-bit elements."""
+    """2 * phys(byte of (r, c)) + its half, over the user's 4-bit elements."""
     phys = byte_truth(p, layout)
-    cols = np.arange(2 * p.tile.cols)
+    if p.tile.col_major:
+        rows = np.arange(2 * phys.shape[0])
+        return 2 * phys[rows // 2, :] + (rows % 2)[:, None]
+    cols = np.arange(2 * phys.shape[1])
     return 2 * phys[:, cols // 2] + cols % 2
 
 
@@ -78,13 +103,20 @@ def element_section(code: str, comment: str) -> str:
 
 
 def element_problem(p):
-    """A stand-in problem of the element tile's shape, for test_emit's pycute reader."""
+    """A stand-in problem of the element tile's shape, for the pycute readers of test_emit and test_order."""
+    rows, cols = element_shape(p)
     t = p.tile
-    return types.SimpleNamespace(tile=types.SimpleNamespace(rows=t.rows, cols=2 * t.cols))
+    stored = (cols, rows) if t.col_major else (rows, cols)
+    return types.SimpleNamespace(tile=types.SimpleNamespace(rows=stored[0], cols=stored[1], logical_shape=(rows, cols),
+                                                            elem_bytes=1, col_major=t.col_major))
 
 
-def table_of(fn, rows, cols):
+def table_of(fn, shape):
+    rows, cols = shape
     return np.array([[fn(r, c) for c in range(cols)] for r in range(rows)], dtype=np.int64)
+
+
+FORMULA = {False: "phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2", True: "phys_elem(r, c) = 2 * phys(r / 2, c) + r % 2"}
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -92,7 +124,7 @@ def table_of(fn, rows, cols):
 def test_every_header_says_4_bit_and_bytes(i, target):
     _, p, layout = CASES[i]
     head = emit(target, p, layout).code.splitlines()[0]
-    assert f"{p.tile.rows} x {2 * p.tile.cols} tile of 4-bit elements" in head
+    assert "{} x {} tile of 4-bit elements".format(*element_shape(p)) in head
     assert "an element is a byte" in head and "1-byte elements" not in head
 
 
@@ -105,10 +137,11 @@ def c_tables(tmp_path_factory):
     calls = []
     for i, (_, p, layout) in enumerate(CASES):
         src.append(emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}"))
-        rows, cols = p.tile.rows, p.tile.cols
+        rows, cols = p.tile.logical_shape
         calls.append(f"  for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {cols}; ++c) "
                      f"printf(\"%d \", swizzle_phys_{i}(r, c));\n  printf(\"\\n\");")
-        calls.append(f"  for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {2 * cols}; ++c) "
+        rows, cols = element_shape(p)
+        calls.append(f"  for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {cols}; ++c) "
                      f"printf(\"%d \", swizzle_phys_{i}_elem(r, c));\n  printf(\"\\n\");")
     src += ["int main(void) {", *calls, "  return 0;", "}"]
     d = tmp_path_factory.mktemp("cc4")
@@ -127,6 +160,19 @@ def test_cuda_element_function_compiled(i, c_tables):
     assert np.array_equal(c_tables[2 * i + 1], element_truth(p, layout).ravel())
 
 
+def _panels_composition(code: str):
+    """composition(Swizzle<B,M,S>{}, Layout<Shape<...>, Stride<...>>{}) of any hierarchy, through pycute
+    (test_order's reader takes the column panels of a column-major tile by their atom only)."""
+    found = re.search(r"composition\(cute::Swizzle<(\d+),(\d+),(-?\d+)>\{\},[\s/]*cute::Layout<(.*?)>\{\}\);",
+                      code, re.S)
+    if found is None:
+        return None
+    text = re.sub(r"[\s/]+", "", found[4])
+    text = re.sub(r"cute::Int<(\d+)>", r"\1", text).replace("cute::Shape<", "(").replace("cute::Stride<", "(")
+    shape, stride = ast.literal_eval("(" + text.replace(">", ",)") + ")")
+    return pycute.ComposedLayout(pycute.Swizzle(*map(int, found.groups()[:3])), 0, pycute.Layout(shape, stride))
+
+
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
 def test_cute_element_layout_is_pycutes(i):
     _, p, layout = CASES[i]
@@ -134,21 +180,26 @@ def test_cute_element_layout_is_pycutes(i):
     section = element_section(snippet.code, "//")
     t = p.tile
     if not snippet.expressible:
-        assert "phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2" in section
+        assert FORMULA[t.col_major] in section
         return
     assert "smem_layout_4bit" in section
-    rebuilt = pycute_layout(element_problem(p), section.replace("_4bit", ""))
+    read = pycute_col_layout if t.col_major else pycute_layout
+    rebuilt = read(element_problem(p), section.replace("_4bit", "")) or _panels_composition(section)
     assert rebuilt is not None, section
-    assert np.array_equal(table_of(rebuilt, t.rows, 2 * t.cols), element_truth(p, layout))
-    atom = re.search(r"tile_to_shape\(cute::GMMA::Layout_K_SW(\d+)_Atom<T4>\{\},\s*"
+    assert np.array_equal(table_of(rebuilt, element_shape(p)), element_truth(p, layout))
+    atom = re.search(r"tile_to_shape\(cute::GMMA::Layout_(K|MN)_SW(\d+)_Atom<T4>\{\},\s*"
                      r"cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>", section)
     if atom:  # the atom over a 4-bit type: the byte atom's Swizzle<B,4,3> on the bytes of its element tiling
-        width, rows, cols = map(int, atom.groups())
-        assert (rows, cols) == (t.rows, 2 * t.cols) and "using T4 = cutlass::float_e2m1_t;" in section
-        w = 2 * width  # elements of an atom row
-        dense = pycute.Layout((rows, (w, cols // w)), (w, (1, rows * w)))
+        major, width, rows, cols = atom[1], *map(int, atom.groups()[1:])
+        assert (rows, cols) == element_shape(p) and "using T4 = cutlass::float_e2m1_t;" in section
+        assert major == ("MN" if t.col_major else "K")
+        w = 2 * width  # elements of an atom's contiguous run
+        if t.col_major:  # W bytes of M x 8 K, M contiguous, tiled K first (Step<_2, _1>)
+            dense = lambda r, c: (r % w) + (c % 8) * w + 8 * w * (c // 8 + (r // w) * (cols // 8))  # noqa: E731
+        else:
+            dense = pycute.Layout((rows, (w, cols // w)), (w, (1, rows * w)))
         byte_sw = Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3)
-        got = table_of(lambda r, c: 2 * byte_sw.apply(dense(r, c) // 2) + dense(r, c) % 2, rows, cols)
+        got = table_of(lambda r, c: 2 * byte_sw.apply(dense(r, c) // 2) + dense(r, c) % 2, (rows, cols))
         assert np.array_equal(got, element_truth(p, layout))
 
 
@@ -162,10 +213,10 @@ def test_cute_dsl_element_layout_executes(i, monkeypatch):
     exec(snippet.code, scope)
     t = p.tile
     if not snippet.expressible:
-        assert "phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2" in element_section(snippet.code, "#")
+        assert FORMULA[t.col_major] in element_section(snippet.code, "#")
         return
-    assert np.array_equal(table_of(scope["smem_layout"], t.rows, t.cols), byte_truth(p, layout))
-    assert np.array_equal(table_of(scope["smem_layout_4bit"], t.rows, 2 * t.cols), element_truth(p, layout))
+    assert np.array_equal(table_of(scope["smem_layout"], t.logical_shape), byte_truth(p, layout))
+    assert np.array_equal(table_of(scope["smem_layout_4bit"], element_shape(p)), element_truth(p, layout))
 
 
 def _mojo_layout(text: str):
@@ -180,21 +231,25 @@ def test_mojo_element_form(i):
     snippet = emit("mojo", p, layout)
     section = element_section(snippet.code, "#")
     t = p.tile
-    expected = element_truth(p, layout)
+    expected, shape = element_truth(p, layout), element_shape(p)
     if not snippet.expressible:
-        assert "phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2" in section
+        assert FORMULA[t.col_major] in section
         return
     sw = re.search(r"smem_swizzle_4bit = Swizzle\((\d+), (\d+), (-?\d+)\)", section)
     lay = re.search(r"comptime (?:smem|panel)_layout_4bit = (Layout\(.*\))$", section, re.M)
     if sw and lay:  # column panels: the swizzle of the hierarchical layout's offset
         fn, inner = mojo_swizzle(*map(int, sw.groups())), _mojo_layout(lay[1])
-        assert np.array_equal(table_of(lambda r, c: fn(inner(r, c)), t.rows, 2 * t.cols), expected)
+        assert np.array_equal(table_of(lambda r, c: fn(inner(r, c)), shape), expected)
     elif sw:
         fn = mojo_swizzle(*map(int, sw.groups()))
-        pitch = int(re.search(r"smem_swizzle_4bit\(r \* (\d+) \+ c\)", section)[1])
-        assert np.array_equal(table_of(lambda r, c: fn(r * pitch + c), t.rows, 2 * t.cols), expected)
+        if t.col_major:
+            pitch = int(re.search(r"smem_swizzle_4bit\(c \* (\d+) \+ r\)", section)[1])
+            assert np.array_equal(table_of(lambda r, c: fn(c * pitch + r), shape), expected)
+        else:
+            pitch = int(re.search(r"smem_swizzle_4bit\(r \* (\d+) \+ c\)", section)[1])
+            assert np.array_equal(table_of(lambda r, c: fn(r * pitch + c), shape), expected)
     else:
-        assert np.array_equal(table_of(_mojo_layout(lay[1]), t.rows, 2 * t.cols), expected)
+        assert np.array_equal(table_of(_mojo_layout(lay[1]), shape), expected)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
@@ -202,6 +257,7 @@ def test_triton_says_the_encoding_is_of_the_packed_tensor(i):
     _, p, layout = CASES[i]
     code = emit("triton", p, layout).code
     assert "Triton holds them packed, 2 a byte, in an 8-bit tensor" in code
+    assert ("its byte (r / 2, c)" if p.tile.col_major else "its byte (r, c / 2)") in code
     assert "elementBitWidth = 4" not in code and "element_bitwidth=4" not in code
 
 

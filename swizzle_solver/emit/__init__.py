@@ -124,14 +124,14 @@ def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
     if target not in emitters:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
     snippet = emitters[target](problem, layout)
-    if problem.tile.elem_bits:  # sub-byte elements: the code of the packed bytes, then in the elements
-        from .subbyte import for_packed
-
-        snippet = for_packed(target, problem, layout, snippet)
     if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
         from .order import for_col
 
         snippet = for_col(target, problem, snippet)
+    if problem.tile.elem_bits:  # sub-byte elements: the code of the packed bytes (user's (r, c)), then in the elements
+        from .subbyte import for_packed
+
+        snippet = for_packed(target, problem, layout, snippet)
     return snippet
 
 

@@ -40,16 +40,27 @@ def for_packed(target: str, problem: Problem, layout: Layout, snippet: Snippet) 
     return replace(snippet, code=f"{snippet.code}\n{tail}") if tail else snippet
 
 
+def _byte_of(tile: Tile) -> tuple[str, str]:
+    """(the byte of element (r, c) in the user's (r, c), its part of the byte): packing runs along a row
+    (row order) or down a column (--order col)."""
+    per = 8 // tile.elem_bits
+    return (f"r / {per}, c", f"r % {per}") if tile.col_major else (f"r, c / {per}", f"c % {per}")
+
+
 def element_note(tile: Tile, comment: str) -> str:
     """The line every element form begins with."""
     per = 8 // tile.elem_bits
-    return (f"{comment} in {tile.elem_bits}-bit elements ({tile.rows} x {tile.cols * per}, c counts elements): element "
-            f"(r, c) is in byte phys(r, c / {per}) above, in its part c % {per}; as an element offset:")
+    rows, cols = tile.logical_shape
+    shape, counts = (f"{rows * per} x {cols}", "r") if tile.col_major else (f"{rows} x {cols * per}", "c")
+    byte, part = _byte_of(tile)
+    return (f"{comment} in {tile.elem_bits}-bit elements ({shape}, {counts} counts elements): element "
+            f"(r, c) is in byte phys({byte}) above, in its part {part}; as an element offset:")
 
 
 def _formula(tile: Tile, comment: str) -> str:
     per = 8 // tile.elem_bits
-    return f"{comment}   phys_elem(r, c) = {per} * phys(r, c / {per}) + c % {per}  (phys: the byte layout above)"
+    byte, part = _byte_of(tile)
+    return f"{comment}   phys_elem(r, c) = {per} * phys({byte}) + {part}  (phys: the byte layout above)"
 
 
 def _code_lines(code: str, comment: str) -> str:
@@ -152,12 +163,13 @@ def _cuda(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     tile = problem.tile
     per = 8 // tile.elem_bits
     declared = re.search(r"^(.*)int swizzle_phys\(int r, int c\) \{$", snippet.code, re.M)
+    byte, part = _byte_of(tile)
     if not snippet.expressible or declared is None:
         return f"{element_note(tile, '//')}\n{_formula(tile, '//')}"
     return (f"{element_note(tile, '//')} swizzle_phys_elem(r, c); the element's byte is\n"
-            f"// smem[swizzle_phys_elem(r, c) / {per}], its part c % {per} of that byte as the kernel packs them\n"
+            f"// smem[swizzle_phys_elem(r, c) / {per}], its part {part} of that byte as the kernel packs them\n"
             f"{declared[1]}int swizzle_phys_elem(int r, int c) {{\n"
-            f"  return {per} * swizzle_phys(r, c / {per}) + c % {per};\n}}")
+            f"  return {per} * swizzle_phys({byte}) + {part};\n}}")
 
 
 def _cute(problem: Problem, layout: Layout, snippet: Snippet) -> str:
@@ -172,15 +184,17 @@ def _cute(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     code = re.sub(r"\bsmem_layout\b", "smem_layout_4bit", code)
     code = re.sub(r"\bSmemSwizzle(\d*)\b", r"SmemSwizzle\1_4bit", code)
     code = _swizzles(_cpp_layouts(code, per), per)
-    # tile_to_shape's (rows, cols) of the atom over the 4-bit type: the columns are elements now
-    code = re.sub(r"(tile_to_shape\(cute::GMMA::\w+<T4>\{\},\s*cute::Shape<cute::Int<\d+>, cute::Int<)(\d+)(>>)",
-                  lambda m: f"{m[1]}{int(m[2]) * per}{m[3]}", code)
+    # tile_to_shape's (rows, cols) of the atom over the 4-bit type: the packed dimension counts elements now
+    # (the columns of a K-major atom's tile, the rows of an MN-major one's: --order col)
+    code = re.sub(r"(tile_to_shape\(cute::GMMA::Layout_(K|MN)_\w+<T4>\{\},\s*cute::Shape<cute::Int<)(\d+)(>, cute::Int<)"
+                  r"(\d+)(>>)", lambda m: f"{m[1]}{int(m[3]) * (per if m[2] == 'MN' else 1)}{m[4]}"
+                                      f"{int(m[5]) * (per if m[2] == 'K' else 1)}{m[6]}", code)
     return (f"{element_note(tile, '//')} the same layout with every offset doubled ({_rule('Swizzle<B,M+1,S>')}):\n"
             f"{code}")
 
 
 def _rule(swizzle: str) -> str:
-    return (f"the byte swizzle as {swizzle}, the column extent and the other strides x2; CuTe indexes a tensor "
+    return (f"the byte swizzle as {swizzle}, the unit-stride extent and every other stride x2; CuTe indexes a tensor "
             f"of a 4-bit type by element")
 
 
@@ -212,7 +226,8 @@ def _mojo(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     found = swizzled_rows(tile, layout)
     where = ""
     if found is not None and "smem_swizzle_4bit" in code and "panel_layout_4bit" not in code:
-        where = f"\n# element (r, c) is at smem_swizzle_4bit(r * {found[0] * per} + c)"
+        major, minor = ("c", "r") if tile.col_major else ("r", "c")
+        where = f"\n# element (r, c) is at smem_swizzle_4bit({major} * {found[0] * per} + {minor})"
     elif "panel_layout_4bit" in code:
         where = "\n# element (r, c) is at smem_swizzle_4bit(lay(IntTuple(r, c))), with var lay = materialize[panel_layout_4bit]()"
     return f"{element_note(tile, '#')} ({_rule('Swizzle(B, M+1, S)')})\n{code}{where}"
@@ -222,7 +237,7 @@ def _triton(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     tile = problem.tile
     return (f"# {tile.elem_bits}-bit elements: Triton holds them packed, {8 // tile.elem_bits} a byte, in an 8-bit "
             f"tensor (tl.dot_scaled's e2m1 operands are uint8), so the encoding above is of that packed tensor, "
-            f"{tile.rows} x {tile.cols}, as written: element (r, c) is its byte (r, c / {8 // tile.elem_bits})")
+            f"{' x '.join(map(str, tile.logical_shape))}, as written: element (r, c) is its byte ({_byte_of(tile)[0]})")
 
 
 def _tma(problem: Problem, layout: Layout, snippet: Snippet) -> str:
