@@ -268,7 +268,7 @@ def test_tma_names_the_packed_4_bit_type(i):
     if not snippet.expressible:
         assert "16U4" not in snippet.code
         return
-    box = re.search(r"box inner extent:? (\d+) elements|box: (\d+) elements x", snippet.code)
+    box = re.search(r"box inner extent:? (\d+) elements|box: (\d+) elements", snippet.code)
     inner = int(box[1] or box[2])
     assert "tensorDataType = CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B" in snippet.code
     assert f"boxDim[0] = {2 * inner} elements = the {inner} B above" in snippet.code
