@@ -189,13 +189,14 @@ def _cute(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     code = re.sub(r"(tile_to_shape\(cute::GMMA::Layout_(K|MN)_\w+<T4>\{\},\s*cute::Shape<cute::Int<)(\d+)(>, cute::Int<)"
                   r"(\d+)(>>)", lambda m: f"{m[1]}{int(m[3]) * (per if m[2] == 'MN' else 1)}{m[4]}"
                                       f"{int(m[5]) * (per if m[2] == 'K' else 1)}{m[6]}", code)
-    return (f"{element_note(tile, '//')} the same layout with every offset doubled ({_rule('Swizzle<B,M+1,S>')}):\n"
+    return (f"{element_note(tile, '//')} {_rule('Swizzle<B,M+1,S>')}; CuTe indexes a tensor of a 4-bit type by "
+            f"element:\n"
             f"{code}")
 
 
 def _rule(swizzle: str) -> str:
-    return (f"the byte swizzle as {swizzle}, the unit-stride extent and every other stride x2; CuTe indexes a tensor "
-            f"of a 4-bit type by element")
+    return (f"the same layout with every offset doubled (the byte swizzle as {swizzle}, the unit-stride extent "
+            f"and every other stride x2)")
 
 
 def _commented_code(line: str) -> bool:
@@ -212,7 +213,7 @@ def _cute_dsl(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     code = "\n".join(line for line in _code_lines(snippet.code, "#").splitlines() if line.startswith("smem_layout"))
     code = code.replace("smem_layout =", "smem_layout_4bit =")
     code = _swizzles(_python_layouts(code, "cute.make_layout", per, _tuple), per)
-    return f"{element_note(tile, '#')} ({_rule('make_swizzle(B, M+1, S)')})\n{code}"
+    return f"{element_note(tile, '#')} {_rule('make_swizzle(B, M+1, S)')}:\n{code}"
 
 
 def _mojo(problem: Problem, layout: Layout, snippet: Snippet) -> str:
@@ -230,7 +231,7 @@ def _mojo(problem: Problem, layout: Layout, snippet: Snippet) -> str:
         where = f"\n# element (r, c) is at smem_swizzle_4bit({major} * {found[0] * per} + {minor})"
     elif "panel_layout_4bit" in code:
         where = "\n# element (r, c) is at smem_swizzle_4bit(lay(IntTuple(r, c))), with var lay = materialize[panel_layout_4bit]()"
-    return f"{element_note(tile, '#')} ({_rule('Swizzle(B, M+1, S)')})\n{code}{where}"
+    return f"{element_note(tile, '#')} {_rule('Swizzle(B, M+1, S)')}:\n{code}{where}"
 
 
 def _triton(problem: Problem, layout: Layout, snippet: Snippet) -> str:
