@@ -49,7 +49,8 @@ class Tile(Value):
 
     ``elem_bits`` (0: whole bytes) is set for elements smaller than a byte (4: fp4, i4, u4): the
     tile is then their packed bytes, elem_bytes 1 and cols, row_length counting bytes
-    (access/subbyte.py); every lane, layout and line of code addresses whole bytes (row order only)."""
+    (access/subbyte.py); every lane and layout addresses whole bytes. Under col order the bytes are
+    packed down a column: the stored tile is their transpose, packed along its rows as under row order."""
 
     rows: int
     cols: int
@@ -94,6 +95,10 @@ class Tile(Value):
     def describe(self) -> str:
         pad = "" if self.row_length == self.cols else f" (padded: {self.row_length - self.cols} spare)"
         rows, cols = self.logical_shape
+        if self.elem_bits and self.col_major:
+            per = 8 // self.elem_bits
+            return (f"{rows * per} x {cols} elements of {self.elem_bits} bits, {per} a byte down a column "
+                    f"(--order col): {rows} x {cols} bytes, column length {self.row_length}{pad}")
         if self.elem_bits:
             per = 8 // self.elem_bits
             return (f"{self.rows} x {self.cols * per} elements of {self.elem_bits} bits, {per} a byte: "

@@ -193,6 +193,11 @@ def _wf(worst: int, total: int, lower: int, floor: int | None = None) -> Text:
 
 
 def _tile_line(p: dict, pad: int, storage: str) -> str:
+    if "elem_bits" in p and p.get("order") == "col":  # packed down a column: rows and the column length count bytes
+        per = 8 // p["elem_bits"]
+        return (f"{p['rows'] * per} x {p['cols']} elements of {p['elem_bits']} bits, {per} a byte down a column "
+                f"(--order col): solved as {p['rows']} x {p['cols']} bytes, column length {p['row_length']} B"
+                + (f" ({pad} B of padding)" if pad else "") + "; rows, vectors and layouts below are in bytes")
     if "elem_bits" in p:  # sub-byte elements: the tile is solved as their packed bytes
         per = 8 // p["elem_bits"]
         return (f"{p['rows']} x {p['cols'] * per} elements of {p['elem_bits']} bits, {per} a byte: solved as "

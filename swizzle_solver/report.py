@@ -26,7 +26,7 @@ def problem_json(problem: Problem) -> dict:
     arch = {} if b.name == DEFAULT.name else {"arch": b.name, "wave_lanes": b.wave_lanes, "group": b.group,
                                               "per_instruction": bool(b.rules)}  # the default: as before
     rows, cols = t.logical_shape  # the user's tile; row_length is the stored leading dimension
-    packed = {"elem_bits": t.elem_bits} if t.elem_bits else {}  # sub-byte: cols, row_length count packed bytes
+    packed = {"elem_bits": t.elem_bits} if t.elem_bits else {}  # sub-byte: cols (col order: rows), row_length count packed bytes
     return {"rows": rows, "cols": cols, "order": t.order, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
             **packed,
             "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,

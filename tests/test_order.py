@@ -34,6 +34,7 @@ from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.linear import XorLinear
 from swizzle_solver.families.panels import ColumnPanels
+from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, log2
@@ -527,3 +528,32 @@ def test_emit_notes_storage_for_tma():
     p, layout = COL_CASES["sw128 f16 M-major"]
     code = emit("tma", p, layout).code
     assert "--order col" in code and "CU_TENSOR_MAP_SWIZZLE_128B" in code
+
+
+STORED_WORDS = re.compile(r"column panels|\brows \d+ elements apart|spare per row|element\(s\) per row|row length is|box row|\d+ rows \(at most|"
+                          r"column XOR per row|permutation of rows|loads columns|\d+ rows of \d+ B|plain row-major")
+
+
+@pytest.mark.parametrize("target", ["cute", "cute-dsl", "mojo", "cuda", "triton", "tma", "umma"])
+@pytest.mark.parametrize("name", [*COL_CASES, "panels, padded", "xor-cols, padded", "bands"])
+def test_comments_speak_of_the_users_tile(name, target):
+    """Under --order col a snippet's comments say the user's orientation: a stored row is a column of
+    the tile (columns P elements apart, a box's outer extent in columns), stored column panels are
+    bands of rows."""
+    extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
+             "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+    p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
+    code = emit(target, p, layout).code
+    body = "\n".join(code.splitlines()[1:])
+    assert not STORED_WORDS.search(body), STORED_WORDS.search(body)[0]
+    rows, cols = p.tile.logical_shape
+    if target == "tma" and emit(target, p, layout).expressible:
+        assert f"across the {cols} columns" in code
+
+
+def test_column_panels_are_row_panels_of_the_users_tile():
+    p, layout = COL_CASES["gmma, two atoms each way"]
+    assert "2 row panels of 64 rows (128 B down each column)" in emit("cute", p, layout).code
+    tma = emit("tma", p, layout).code
+    assert "box: 64 elements down a column x 16 columns" in tma and "box i loads rows [64 * i" in tma

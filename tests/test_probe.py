@@ -55,6 +55,14 @@ CASES = {
     "paired-swizzled": ["--rows", "32", "--cols", "32", "--dtype", "f32", "--phases",
                         str(ROOT / "phases" / "paired-loads.toml"), "--linear-layout",
                         str(ROOT / "examples" / "broadcast-rows-f32.json"), "--check", "Swizzle<1,4,1>"],
+    # --order col: the probe issues the stored tile's lanes (an M-major operand read by ldmatrix.trans,
+    # blocks whose vectors run down a column), and the 4-bit elements packed down a column
+    "col-m-major": ["--rows", "128", "--cols", "32", "--order", "col", "--dtype", "f16", "--access",
+                    "ldmatrix.x4.trans", "--access", "8x8", "--access", "row"],
+    "col-unswizzled": ["--rows", "64", "--cols", "32", "--order", "col", "--dtype", "f32", "--access", "4x8",
+                       "--access", "col", "--check", "none"],
+    "col-fp4": ["--rows", "256", "--cols", "64", "--order", "col", "--dtype", "fp4", "--access", "32x8",
+                "--access", "cp.async"],
 }
 
 
@@ -188,6 +196,19 @@ def test_the_prediction_is_the_access_total_of_the_tools_own_json(capsys, tmp_pa
         if "matrix" in k["op"]:
             kind += "sm"
         assert all(name.endswith(f"_op_{kind}.sum") for name in counters), counters
+
+
+def test_a_column_major_probe_describes_the_users_tile(capsys, tmp_path):
+    """probe --order col: the stored tile's lanes are issued (the tests above count them); the prediction
+    and the README describe the tile as given, and a bad order is bad input."""
+    folder = probe(capsys, tmp_path, "col-m-major")
+    doc = prediction(folder)
+    assert {k: doc["problem"][k] for k in ("rows", "cols", "order", "row_length")} == {
+        "rows": 128, "cols": 32, "order": "col", "row_length": 128}
+    assert "column-major (--order col)" in (folder / "README.md").read_text()
+    code, out, err = run(capsys, "probe", *CASES["col-m-major"][:-6], "--order", "diag", "--access", "8x8",
+                         "--target", "cuda", "-o", str(tmp_path / "bad"))
+    assert code == 2 and out == "" and "--order 'diag'" in err and not (tmp_path / "bad").exists()
 
 
 def test_a_placement_wider_than_a_phase_is_issued_as_the_hardware_can_and_said(capsys, tmp_path):

@@ -121,10 +121,13 @@ def test_same_answer_as_the_byte_tile():
     (["--cols", "128", "--access", "mfma-a:16x16x32", "--arch", "gfx950"], "ds_read_b128:32x2:1x32:down"),
     (["--cols", "128", "--access", "8x32", "--dtype", "fp6"], "packed 6-bit elements"),
     (["--cols", "128", "--access", "8x32", "--dtype", "e3m2"], "use --dtype b6x16_p32"),
-    (["--cols", "128", "--access", "8x32", "--order", "col"], "--order col with sub-byte elements"),
+    (["--cols", "128", "--access", "8x32:2", "--order", "col"], "packed 2 a byte down a column, so rows 2 apart"),
+    (["--rows", "63", "--cols", "128", "--access", "8x32", "--order", "col"], "--rows 63 of 4-bit elements"),
+    (["--cols", "128", "--row-length", "65", "--access", "8x32", "--order", "col"], "--row-length 65 of 4-bit"),
+    (["--cols", "128", "--access", "7x32", "--order", "col"], "7 4-bit elements a row is not a whole number"),
 ])
 def test_bad_sub_byte_input(args, why, capsys):
-    argv = ["--rows", "64", *args] + ([] if "--dtype" in args else ["--dtype", "fp4"])
+    argv = ([] if "--rows" in args else ["--rows", "64"]) + [*args] + ([] if "--dtype" in args else ["--dtype", "fp4"])
     assert main(argv) == 2
     out, err = capsys.readouterr()
     assert out == "" and why in err and err.count("\n") == 1
@@ -133,3 +136,52 @@ def test_bad_sub_byte_input(args, why, capsys):
 def test_make_problem_refuses_half_bytes_directly():
     with pytest.raises(InputError, match="not a whole number of bytes"):
         make_problem(16, 64, ["4x3"], elem_bytes=1, elem_bits=4)
+
+
+# --- --order col: packed down a column --------------------------------------------------------------
+
+
+def _brute_force_col_blocks(m: int, n: int, rows: int, cols: int, phys_byte) -> list[int]:
+    """An m x n block of 4-bit elements of a column-major rows x cols tile (element (r, c) in byte
+    (c, r // 2) of the stored bytes, phys_byte[stored row, stored byte]) at every aligned placement,
+    one phase each: the most distinct 4-byte words in one bank."""
+    costs = []
+    for c0 in range(0, cols, n):
+        for r0 in range(0, rows, m):
+            banks: dict[int, set[int]] = {}
+            for r in range(r0, r0 + m):
+                for c in range(c0, c0 + n):
+                    word = int(phys_byte[c, r // 2]) // 4
+                    banks.setdefault(word % 32, set()).add(word)
+            costs.append(max(map(len, banks.values())))
+    return costs
+
+
+@pytest.mark.parametrize("m,n", [(32, 8), (16, 16), (8, 32), (64, 4), (2, 64)])
+def test_col_block_counts_are_the_element_brute_force_and_the_transposed_problem(m, n):
+    """--order col with fp4: each block is one 128-byte phase, counted element by element on the
+    column-major tile, and equal to the row-order problem of the transposed tile and access."""
+    rows, cols = 256, 64
+    col = api.problem(rows, cols, [f"{m}x{n}"], dtype="fp4", order="col")
+    row = api.problem(cols, rows, [f"{n}x{m}"], dtype="fp4")
+    tile = col.tile
+    assert (tile.rows, tile.cols, tile.row_length, tile.elem_bits, tile.order) == (64, 128, 128, 4, "col")
+    assert (row.tile.rows, row.tile.cols) == (tile.rows, tile.cols)
+    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    for layout in LAYOUTS:
+        phys = r * tile.row_length + c if layout is None else layout.phys(tile, r, c)
+        ours = simulate.simulate(tile, col.bank_model, col.patterns, phys)[0].costs
+        transposed = simulate.simulate(row.tile, row.bank_model, row.patterns, phys)[0].costs
+        assert np.array_equal(ours, transposed), layout
+        assert sorted(ours.tolist()) == sorted(_brute_force_col_blocks(m, n, rows, cols, phys)), (m, n, layout)
+
+
+def test_col_report_and_json_count_the_packed_rows(capsys):
+    main(["--rows", "256", "--cols", "64", "--dtype", "fp4", "--order", "col", "--access", "32x8", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert {k: doc["problem"][k] for k in ("rows", "cols", "row_length", "elem_bits", "order")} == {
+        "rows": 128, "cols": 64, "row_length": 128, "elem_bits": 4, "order": "col"}
+    assert doc["problem"]["accesses"][0]["footprint"].startswith("32 rows x 8 columns = 8 columns x 16 bytes")
+    main(["--rows", "256", "--cols", "64", "--dtype", "fp4", "--order", "col", "--access", "32x8"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "256 x 64 elements of 4 bits, 2 a byte down a column (--order col): solved as 128 x 64 bytes" in out

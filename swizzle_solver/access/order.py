@@ -19,6 +19,9 @@ runs down a column of the tile):
   the instruction reads in memory, so in storage orientation: ``ldmatrix.x4.trans`` on a
   column-major tile reads 8 x 16-byte *storage* rows (8 columns of the tile, 16 bytes down each),
   which is how an M-major operand is read (CuTe's ``SM75_U16x8_LDSM_T``).
+- sub-byte elements (``--dtype fp4``: packed down a column): ``MxN`` is the stored tile's ``NxM``
+  of elements, which access/subbyte.py reads as ``N x M/2`` bytes; ``MxN:s`` (s > 1) is bad input;
+  ``row``, ``col`` and the instruction forms address bytes as they are (a byte is two rows of a column).
 - ``--phases`` lanes ``[row, col, bytes]`` and ``--linear-layout`` bases are the tile's (r, c), each
   lane transposed; a lane's bytes run down its column (access.phases_file, access.triton_layout).
 """
@@ -82,7 +85,16 @@ def parse_col(spec: str, tile: Tile, hardware: Hardware, parse: Parse) -> Patter
             raise InputError(f"access {spec!r} under --order col is the stored (transposed) tile's {n}x{m} "
                              f"block: {str(err).partition(': ')[2]}") from None
         bits = _bits(stored, tile)
+        if tile.elem_bits:  # packed down a column: say what it reads in the user's words, then in bytes
+            per = 8 // tile.elem_bits
+            stored = replace(stored, summary=f"{m} rows x {n} columns = {n} columns x {m // per} bytes (the stored "
+                                             f"{n}x{m // per} of the packed bytes)")
         return replace(stored, spec=spec.strip(), rows=m, cols=n, order="col", coset_bits=bits)
+    if tile.elem_bits and match["word"] is None:
+        # its rows are s apart, and a column's bytes hold rows in pairs: read the rows it reads as an MxN block
+        per = 8 // tile.elem_bits
+        raise InputError(f"access {spec!r}: under --order col {tile.elem_bits}-bit elements are packed {per} a byte "
+                         f"down a column, so rows {match['s']} apart are not a block of bytes: use an MxN block")
     if v is not None and v != e and is_pow2(v):
         what = "its rows are s apart" if match["word"] is None else f"'{match['word']}' reads scalar lanes"
         raise InputError(f"access {spec!r}: under --order col a vector runs down a column, and {what}: "

@@ -72,6 +72,7 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
     return tile
 
+
 def _checked_pitch(row_length: int, cols: int, order: str) -> int:
     """The stored pitch, at least a stored row (``cols``: under --order col, the user's rows)."""
     if not isinstance(row_length, int) or isinstance(row_length, bool) or row_length < cols:
@@ -83,20 +84,27 @@ def _checked_pitch(row_length: int, cols: int, order: str) -> int:
     return row_length
 
 
-def _packed_tile(rows: int, cols: int, row_length: int | None, elem_bits: int, order: str) -> Tile:
-    if order == "col":
-        # Packing runs along the contiguous dimension, which col order exchanges; the sub-byte
-        # accesses (access/subbyte.py) are written for rows of packed bytes.
-        raise InputError("--order col with sub-byte elements (fp4, i4, u4) is not supported: give the tile "
-                         "as it is stored (--order row, rows and cols exchanged)")
+def _packed_tile(rows: int, cols: int, row_length: int | None, elem_bits: int, order: str = "row") -> Tile:
+    """The packed bytes of a tile of ``elem_bits``-bit elements: packing runs along the contiguous
+    dimension, a row under row order (cols and row_length count elements: / per), a column under
+    col order (rows and the column length: / per; the stored tile is then the transpose of the
+    bytes, packed along its rows, as under row order)."""
     per = 8 // elem_bits  # elements a byte holds
-    for name, value in (("cols", cols), ("row-length", row_length)):
+    packed = "rows" if order == "col" else "cols"
+    for name, value in ((packed, rows if order == "col" else cols), ("row-length", row_length)):
         if isinstance(value, int) and not isinstance(value, bool) and value % per:
+            run = "a column" if order == "col" else "a row"
             raise InputError(f"--{name} {value} of {elem_bits}-bit elements is not a whole number of bytes: use a "
-                             f"multiple of {per} (the tile is solved as its packed bytes, {per} elements a byte)")
-    tile = make_tile(rows, cols // per if isinstance(cols, int) else cols,
-                     row_length // per if isinstance(row_length, int) and not isinstance(row_length, bool)
-                     else row_length, 1)
+                             f"multiple of {per} (the tile is solved as its packed bytes, {per} elements a byte "
+                             f"along {run})")
+
+    def bytes_of(value):
+        return value // per if isinstance(value, int) and not isinstance(value, bool) else value
+
+    if order == "col":
+        tile = make_tile(bytes_of(rows), cols, bytes_of(row_length), 1, order)
+    else:
+        tile = make_tile(rows, bytes_of(cols), bytes_of(row_length), 1, order)
     return replace(tile, elem_bits=elem_bits)
 
 

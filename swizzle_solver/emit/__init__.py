@@ -52,7 +52,7 @@ from ..layout import Layout
 from ..model import InputError, Problem
 from .common import Snippet
 
-_SHARED = {"common", "recognise", "order"}  # the modules of this package that are not targets
+_SHARED = {"common", "recognise", "order", "subbyte"}  # the modules of this package that are not targets
 
 Emitter = Callable[[Problem, Layout], Snippet]
 
@@ -128,6 +128,10 @@ def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
         from .order import for_col
 
         snippet = for_col(target, problem, snippet)
+    if problem.tile.elem_bits:  # sub-byte elements: the code of the packed bytes (user's (r, c)), then in the elements
+        from .subbyte import for_packed
+
+        snippet = for_packed(target, problem, layout, snippet)
     return snippet
 
 

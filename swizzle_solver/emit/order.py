@@ -15,9 +15,13 @@ element (r, c) is the stored tile's element (c, r), so
 - ``triton``: the encodings' ``order = [0, 1]`` (dim 0 contiguous), NVMMA ``transposed``, the
   padded encoding's shape, and each shared linear offset basis [row, col] as [col, row];
 - ``tma`` and ``umma``: the tensor map and the descriptor describe storage, which these already
-  are; a line says that the box's inner dimension is the tile's column.
+  are; a line says that the box's inner dimension runs down the tile's column (``umma``: that the
+  canonical layout's rows are the tile's columns).
 
-The header line (emit.common.header) already names the user's tile and its order.
+Every comment then says the user's words (``in_user_words``): the stored tile's rows are columns of
+the tile (``columns 40 elements apart``, a box's outer extent in columns), its column panels bands
+of rows (``2 row panels of 64 rows``). The header line (emit.common.header) already names the
+user's tile and its order.
 """
 from __future__ import annotations
 
@@ -32,7 +36,42 @@ from .common import Snippet
 def for_col(target: str, problem: Problem, snippet: Snippet) -> Snippet:
     head, _, body = snippet.code.partition("\n")
     fix = _FIXES.get(target, _note)
-    return replace(snippet, code=f"{head}\n{fix(problem, in_user_rc(body))}" if body else head)
+    return replace(snippet, code=f"{head}\n{in_user_words(fix(problem, in_user_rc(body)))}" if body else head)
+
+
+# What the emitters' comments say of the stored tile (its rows, its column panels, a box's rows), in
+# the user's words: a stored row is a column of the tile, a stored column panel a band of its rows.
+_WORDS = (
+    (r"plain row-major, rows (\d+) elements apart", r"plain column-major, columns \1 elements apart"),
+    (r"\brows (\d+) elements apart", r"columns \1 elements apart"),
+    (r"spare element\(s\) per row", "spare element(s) per column"),
+    (r"padding element\(s\) per row", "padding element(s) per column"),
+    (r"spare per row", "spare per column"),
+    (r"the given row length is", "the given column length is"),
+    (r"(\d+) column panels of (\d+) elements \((\d+) B\)", r"\1 row panels of \2 rows (\3 B down each column)"),
+    (r"(\d+) column panels of (\d+) elements", r"\1 row panels of \2 rows"),
+    (r"a column XOR per row on", "a row XOR per column on"),
+    (r"\(rows on a power-of-two pitch\)", "(columns on a power-of-two pitch)"),
+    (r"\(row bits onto column bits\)", "(column bits onto row bits)"),
+    (r"a permutation of rows in bands", "a permutation of columns in bands"),
+    (r"\brow c = \(", "column c = ("),
+    (r"column XOR \(vec \* \(\(row / perPhase\) % maxPhase\)\)",
+     "row XOR (vec * ((column / perPhase) % maxPhase)), dim 0 (r) contiguous"),
+    (r"box outer extent: (\d+) rows \(at most 256 per box: load taller tiles",
+     r"box outer extent: \1 columns (at most 256 per box: load wider tiles"),
+    (r"box: (\d+) elements x (\d+) rows", r"box: \1 elements down a column x \2 columns"),
+    (r"one per column panel", "one per row panel"),
+    (r"box i loads columns \[", "box i loads rows ["),
+    (r"rows per box at most 256 \(load taller tiles", "columns per box at most 256 (load wider tiles"),
+    (r"(\d+) rows of (\d+) B\b", r"\1 columns of \2 B"),
+)
+
+
+def in_user_words(body: str) -> str:
+    """The emitters' comments on the stored tile's rows and column panels, said of the user's tile."""
+    for pattern, words in _WORDS:
+        body = re.sub(pattern, words, body)
+    return body
 
 
 # An (r, c) pair names the element or a function's arguments: still the user's (r, c) after the swap.
@@ -55,8 +94,14 @@ def _plain(problem: Problem, body: str) -> str:
 
 def _note(problem: Problem, body: str) -> str:
     rows, cols = problem.tile.logical_shape
-    return (f"// --order col: stored column by column, so below a box row (inner extent) is a column of the tile "
-            f"({rows} elements of r), and its {cols} columns are the rows counted below\n{body}")
+    return (f"// --order col: stored column by column, so the box's inner dimension (boxDim[0]) runs down a column "
+            f"of the tile ({rows} elements of r) and its outer one across the {cols} columns\n{body}")
+
+
+def _umma(problem: Problem, body: str) -> str:
+    rows, cols = problem.tile.logical_shape
+    return (f"// --order col: stored column by column, so the canonical layout below is the stored tile's: its "
+            f"rows are the tile's {cols} columns (c) and its columns the {rows} elements of r down each\n{body}")
 
 
 def _args(text: str, start: int, open_: str, close: str) -> tuple[list[str], int]:
@@ -151,4 +196,4 @@ def _triton(problem: Problem, body: str) -> str:
     return re.sub(r"(offset = |offset_bases=)\[\[.*?\]\]", bases, body)
 
 
-_FIXES = {"cuda": _plain, "cute": _cute, "cute-dsl": _cute_dsl, "mojo": _mojo, "triton": _triton}
+_FIXES = {"cuda": _plain, "cute": _cute, "cute-dsl": _cute_dsl, "mojo": _mojo, "triton": _triton, "umma": _umma}

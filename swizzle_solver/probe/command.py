@@ -56,6 +56,7 @@ def probe_command(
     banks: Optional[int] = typer.Option(None, "--banks", help="Refused: a probe measures the GPU's own banks."),
     bank_bytes: Optional[int] = typer.Option(None, "--bank-bytes", help="Refused, as --banks."),
     arch: str = typer.Option("nvidia", "--arch", help="The GPU: nvidia, gfx942, gfx950, ... (as for a solve)."),
+    order: str = typer.Option("row", "--order", help="Storage order of the tile: row or col (as for a solve)."),
     access: List[str] = typer.Option([], "--access", help="Access pattern, as for a solve; repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     linear_layout: List[str] = typer.Option([], "--linear-layout", help="Triton linear layout file; repeatable."),
@@ -78,7 +79,7 @@ def probe_command(
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
-                           elem_bits=elem_bits_of(dtype))
+                           elem_bits=elem_bits_of(dtype), order=order)
     target_module(target, problem)  # every input checked before any solving or writing
     check_folder(out)
     if check_layout is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import __version__
+from .. import __version__, orient
 from ..layout import Layout
 from ..model import InputError, Problem
 from .common import ALIGN_BYTES, checksum
@@ -108,7 +108,8 @@ def prediction(probe: Probe, module, target: str) -> dict:
         "build_arch": module.build_arch(problem.bank_model),
         "problem": problem_json(problem),
         "layout": {"name": probe.layout.name, "family": probe.layout.family,
-                   "expression": probe.layout.expression(problem.tile), "storage_bytes": probe.storage_bytes},
+                   "expression": orient.expression(problem.tile, probe.layout.expression(problem.tile)),
+                   "storage_bytes": probe.storage_bytes},
         "tile_base_alignment_bytes": ALIGN_BYTES,
         "measurement": {"file": module.MEASUREMENT, "made_by": "bash run.sh"},
         "kernels": kernels,

@@ -53,6 +53,8 @@ CUDA_CASES = {
     "n12-two-level": "--rows 16 --cols 256 --dtype f16 --access 8x8 --phases phases/row-as-16x16-f16.toml",
     "n13-tma-panels": "--rows 64 --cols 128 --dtype f16 --access 8x8 --access row --for tma",
     "n14-i8-row-col": "--rows 64 --cols 64 --dtype i8 --access row --access col --access 8x16 --check none",
+    "n15-col-m-major": "--rows 128 --cols 32 --order col --dtype f16 --access ldmatrix.x4.trans --access 8x8",
+    "n16-col-fp4": "--rows 256 --cols 64 --order col --dtype fp4 --access 32x8 --access cp.async",
 }
 
 # AMD: the instructions and MFMA operand reads of the worked examples, every cell the tables mark
