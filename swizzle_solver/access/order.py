@@ -75,34 +75,43 @@ def parse_col(spec: str, tile: Tile, hardware: Hardware, parse: Parse) -> Patter
     match = re.match(_SPEC, text)
     if match is None:  # an instruction form: in storage orientation as written
         return replace(parse(spec, tile, hardware), order="col")
-    e = tile.elem_bytes
     v = None if match["v"] is None else int(match["v"])
     if match["word"] is None and int(match["s"] or 1) == 1:
-        m, n = int(match["m"]), int(match["n"])
-        try:
-            stored = parse(f"{n}x{m}" + ("" if v is None else f"v{v}"), tile, hardware)
-        except InputError as err:  # its words are the stored tile's: say so
-            raise InputError(f"access {spec!r} under --order col is the stored (transposed) tile's {n}x{m} "
-                             f"block: {str(err).partition(': ')[2]}") from None
-        bits = _bits(stored, tile)
-        if tile.elem_bits:  # packed down a column: say what it reads in the user's words, then in bytes
-            per = 8 // tile.elem_bits
-            stored = replace(stored, summary=f"{m} rows x {n} columns = {n} columns x {m // per} bytes (the stored "
-                                             f"{n}x{m // per} of the packed bytes)")
-        return replace(stored, spec=spec.strip(), rows=m, cols=n, order="col", coset_bits=bits)
+        return _block(spec, match, v, tile, hardware, parse)
+    _check_scalar_lanes(spec, match, v, tile)
+    logical = logical_tile(tile)
+    scalar = text if v is not None or match["word"] is not None else f"{text}v{tile.elem_bytes}"
+    p = parse(scalar, logical, hardware)
+    return replace(transposed(p, logical), spec=spec.strip())
+
+
+def _block(spec: str, match: re.Match, v: int | None, tile: Tile, hardware: Hardware, parse: Parse) -> Pattern:
+    """An MxN block of the user's tile: the stored tile's NxM block, its vectors down a column."""
+    m, n = int(match["m"]), int(match["n"])
+    try:
+        stored = parse(f"{n}x{m}" + ("" if v is None else f"v{v}"), tile, hardware)
+    except InputError as err:  # its words are the stored tile's: say so
+        raise InputError(f"access {spec!r} under --order col is the stored (transposed) tile's {n}x{m} "
+                         f"block: {str(err).partition(': ')[2]}") from None
+    bits = _bits(stored, tile)
+    if tile.elem_bits:  # packed down a column: say what it reads in the user's words, then in bytes
+        per = 8 // tile.elem_bits
+        stored = replace(stored, summary=f"{m} rows x {n} columns = {n} columns x {m // per} bytes (the stored "
+                                         f"{n}x{m // per} of the packed bytes)")
+    return replace(stored, spec=spec.strip(), rows=m, cols=n, order="col", coset_bits=bits)
+
+
+def _check_scalar_lanes(spec: str, match: re.Match, v: int | None, tile: Tile) -> None:
+    """Strided rows and whole rows or columns read scalar lanes under col order: refuse what cannot."""
     if tile.elem_bits and match["word"] is None:
         # its rows are s apart, and a column's bytes hold rows in pairs: read the rows it reads as an MxN block
         per = 8 // tile.elem_bits
         raise InputError(f"access {spec!r}: under --order col {tile.elem_bits}-bit elements are packed {per} a byte "
                          f"down a column, so rows {match['s']} apart are not a block of bytes: use an MxN block")
-    if v is not None and v != e and is_pow2(v):
+    if v is not None and v != tile.elem_bytes and is_pow2(v):
         what = "its rows are s apart" if match["word"] is None else f"'{match['word']}' reads scalar lanes"
         raise InputError(f"access {spec!r}: under --order col a vector runs down a column, and {what}: "
                          f"drop v{v} (scalar lanes), or use an MxN block (consecutive rows)")
-    logical = logical_tile(tile)
-    scalar = text if v is not None or match["word"] is not None else f"{text}v{e}"
-    p = parse(scalar, logical, hardware)
-    return replace(transposed(p, logical), spec=spec.strip())
 
 
 def _bits(p: Pattern, tile: Tile) -> tuple | None:
