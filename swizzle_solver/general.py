@@ -182,23 +182,37 @@ def construct(n: int, vector: Sequence[int], sub_unit: int, slots: int, spaces: 
     span = sorted(echelon([x for v in quotient for x in v]).values())
     units = [reduce(1 << i, w_piv) for i in range(n)]  # any direction, reduced modulo the vector
     basis = _Basis(vector)
-    # Z: kernel directions inside some phase first (lanes that then share a unit: a broadcast, not
-    # a conflict), then the rest of K, then any direction
+    z = _sub_unit_columns(basis, sub_unit, kern, quotient, units)
+    b = _slot_columns(basis, slots, kern, span, units)
+    rest: list[int] = []
+    basis.fill(rest, n, list(kern.basis) + units)
+    columns = list(vector) + z + b + rest
+    assert len(columns) == n, columns
+    return of_columns(columns), kern
+
+
+def _sub_unit_columns(basis: _Basis, sub_unit: int, kern: Kernel, quotient: list[list[int]],
+                      units: list[int]) -> list[int]:
+    """Z, the ``sub_unit`` preimages below the unit (taken into ``basis``): kernel directions inside
+    some phase first (lanes that then share a unit: a broadcast, not a conflict), then the rest of
+    K, then any direction."""
     in_phase = [x for x in kern.basis if any(gf2.rank(v + [x]) == len(v) for v in quotient)]
     z: list[int] = []
     basis.fill(z, sub_unit, in_phase + list(kern.basis) + units)
-    # the slot bits: S's directions outside K (a complement of K in S), then any direction outside S
+    return z
+
+
+def _slot_columns(basis: _Basis, slots: int, kern: Kernel, span: list[int], units: list[int]) -> list[int]:
+    """The ``slots`` slot bits' preimages (taken into ``basis``): S's directions outside K (a
+    complement of K in S, so that F = the slot rows has kernel K on S), then any direction outside
+    S, then any direction."""
     outside_k = _Basis(kern.basis)
     b: list[int] = []
     for v in span:
         if len(b) < slots and reduce(v, outside_k.pivots) and basis.take(v, b):
             outside_k.take(v, [])
     basis.fill(b, slots, [u for u in units if gf2.rank(span + [u]) > len(span)] + units)
-    rest: list[int] = []
-    basis.fill(rest, n, list(kern.basis) + units)
-    columns = list(vector) + z + b + rest
-    assert len(columns) == n, columns
-    return of_columns(columns), kern
+    return b
 
 
 # --- a problem with the vectors as given (its patterns' own) --------------------------------------
