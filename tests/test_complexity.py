@@ -24,7 +24,6 @@ NOT_YET = {
     "access/triton_layout.py:layout_pattern": 17,
     "access/warp.py:_matrix": 17,
     "cases.py:_case": 22,
-    "cli.py:main_command": 21,
     "emit/cute.py:emit": 23,
     "emit/tma.py:emit": 19,
 }
