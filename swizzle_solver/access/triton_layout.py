@@ -99,9 +99,18 @@ def _attribute_body(text: str) -> str | None:
 def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
     if not isinstance(doc, dict):
         raise InputError(f"{where}: the top level must be an object with register/lane/warp bases")
+    bases = _json_bases(doc, where)
+    out_dims = _json_out_dims(doc, bases, where)
+    return _json_name(doc, where), bases, out_dims
+
+
+def _json_bases(doc: dict, where: str) -> dict:
+    """The document's bases by input dimension (aliases such as ``lane_bases`` read as ``lane``),
+    checked: known keys only, some lane bases, each basis a non-empty list of integers."""
     source = doc.get("bases", doc)
     if not isinstance(source, dict):
         raise InputError(f"{where}: bases must be an object {{\"register\": [...], \"lane\": [...], ...}}")
+    # the layout's own keys sit beside the bases only when the bases are the top level
     known = set(IN_DIMS) | set(_ALIASES) | ({"name", "out_dims", "shape", "bases"} if source is doc else set())
     unknown = sorted(set(source) - known)
     if unknown:
@@ -111,27 +120,54 @@ def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
     if not bases.get("lane"):
         raise InputError(f"{where}: no lane bases: give \"lane\": [[row, col], ...] (one per lane bit)")
     for dim, vectors in bases.items():
-        if (not isinstance(vectors, list) or not all(isinstance(v, list) and v and all(
-                isinstance(x, int) and not isinstance(x, bool) for x in v) for v in vectors)):
+        if not _integer_tuples(vectors):
             raise InputError(f"{where}: {dim} bases must be a list of integer tuples like [[0, 1], [1, 0]]")
+    return bases
+
+
+def _is_int(x) -> bool:
+    """An integer of JSON's (true and false are not)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _integer_tuples(vectors) -> bool:
+    """Whether ``vectors`` is a list of non-empty lists of integers."""
+    return isinstance(vectors, list) and all(isinstance(v, list) and v and all(_is_int(x) for x in v)
+                                             for v in vectors)
+
+
+def _json_out_dims(doc: dict, bases: dict, where: str) -> list:
+    """The out dims as (name, size) pairs: from ``out_dims`` (or ``shape``) given as {name: size},
+    [size, ...] or [[name, size], ...]; without them, one unnamed, unsized dim per basis coordinate."""
     out = doc.get("out_dims", doc.get("shape"))
     if out is None:
-        dims = max((len(v) for vs in bases.values() for v in vs), default=2)
-        out_dims = [(f"dim{i}", None) for i in range(dims)]
-    elif isinstance(out, dict) and all(isinstance(x, int) and not isinstance(x, bool) for x in out.values()):
-        out_dims = list(out.items())
-    elif isinstance(out, list) and all(isinstance(x, int) for x in out):
-        out_dims = [(f"dim{i}", size) for i, size in enumerate(out)]
-    elif isinstance(out, list) and all(isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[1], int)
-                                       and not isinstance(x[1], bool) for x in out):
-        out_dims = [tuple(x) for x in out]
-    else:
-        raise InputError(f"{where}: out_dims must be {{\"dim0\": rows, \"dim1\": cols}} or [rows, cols]")
+        return _unsized_dims(bases)
+    if isinstance(out, dict) and all(_is_int(x) for x in out.values()):
+        return list(out.items())
+    if isinstance(out, list) and all(isinstance(x, int) for x in out):
+        return [(f"dim{i}", size) for i, size in enumerate(out)]
+    if isinstance(out, list) and all(_named_size(x) for x in out):
+        return [tuple(x) for x in out]
+    raise InputError(f"{where}: out_dims must be {{\"dim0\": rows, \"dim1\": cols}} or [rows, cols]")
+
+
+def _unsized_dims(bases: dict) -> list:
+    """Out dims not given: one per coordinate of the longest basis (two when there is none), unsized."""
+    dims = max((len(v) for vs in bases.values() for v in vs), default=2)
+    return [(f"dim{i}", None) for i in range(dims)]
+
+
+def _named_size(x) -> bool:
+    """Whether ``x`` is a (name, size) pair: two items, the second an integer."""
+    return isinstance(x, (list, tuple)) and len(x) == 2 and _is_int(x[1])
+
+
+def _json_name(doc: dict, where: str) -> str | None:
+    """The layout's ``name``, if given: a non-empty string."""
     name = doc.get("name")
     if name is not None and not (isinstance(name, str) and name.strip()):
         raise InputError(f"{where}: name must be a non-empty string")
-    return name, bases, out_dims
-
+    return name
 
 _STR_BASIS = re.compile(r"^\s*(?:-\s*)?(\w+)=(\d{1,18})\s*->\s*\(([^)]*)\)\s*$")
 _STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
