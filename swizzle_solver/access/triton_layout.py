@@ -263,14 +263,14 @@ def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:
     return r, c
 
 
-def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware,
-                   where: str) -> Pattern:
-    """The layout's requests (one per warp and register group), split into phases, over the tile."""
+def _check_extent(bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware, where: str) -> None:
+    """Refuse a layout this tile cannot hold as one access: block bases that move (another CTA's
+    shared memory), more lanes than a warp, out dims beyond the tile, too many index bits."""
     rows, cols = shape
+    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
     if any(v != (0, 0) for v in bases.get("block", [])):
         raise InputError(f"{where}: block bases move between CTAs, which do not share this shared memory: "
                          f"give block = [] (one CTA)")
-    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
     if 1 << len(lane) > hardware.wave_lanes:
         wave = hardware.wave_lanes
         raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a {hardware.group} has {wave} "
@@ -281,8 +281,12 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     if len(reg) + len(lane) + len(warp) > MAX_INDEX_BITS:
         raise InputError(f"{where}: {len(reg) + len(lane) + len(warp)} register, lane and warp bases index more than "
                          f"2^{MAX_INDEX_BITS} values: describe the layout of one shared-memory tile")
-    e = tile.elem_bytes
-    vec = 0  # register bits that step along one row: one vector per lane
+
+
+def _vector_bits(reg: list, lane: list, warp: list, e: int) -> int:
+    """How many low register bits make one lane's vector: those that step along one row (register
+    bit i to column 2^i), up to the widest vector, ..."""
+    vec = 0
     while (vec < len(reg) and reg[vec] == (0, 1 << vec)
            and (2 << vec) * e <= MAX_VECTOR_BYTES):
         vec += 1
@@ -291,8 +295,16 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     starts = [c for _, c in lane + warp + reg[vec:]]
     while vec and any(c % (1 << vec) for c in starts):
         vec -= 1
-    v = e << vec
+    return vec
 
+def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware,
+                   where: str) -> Pattern:
+    """The layout's requests (one per warp and register group), split into phases, over the tile."""
+    rows, cols = shape
+    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
+    _check_extent(bases, shape, tile, hardware, where)
+    vec = _vector_bits(reg, lane, warp, tile.elem_bytes)
+    v = tile.elem_bytes << vec
     template = []
     for w in range(1 << len(warp)):
         wr, wc = xor_image(warp, w)
