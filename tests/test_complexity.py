@@ -17,7 +17,6 @@ LIMIT = 15
 PACKAGE = Path(__file__).resolve().parents[1] / "swizzle_solver"
 
 NOT_YET = {
-    "access/matrix_b8.py:read_form": 21,
     "access/warp.py:_matrix": 17,
     "cases.py:_case": 22,
     "emit/cute.py:emit": 23,
