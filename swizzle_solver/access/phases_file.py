@@ -79,7 +79,7 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
         raise InputError(f"{where}: op must be an instruction name, e.g. op = \"ds_read_b128\"")
     rule = instruction_rule(where, op, tile, hardware)
     k = rule.addresses
-    _check_lanes(lanes, k, where, tile, hardware)
+    lanes = _checked_lanes(lanes, k, where, tile, hardware)
     served = hardware.for_rule(rule)
     # a two-address op: every lane's first address, then every lane's second (hardware.Rule.addresses)
     # a paired load (lanes repeating in pairs, hardware.Hardware.pairs) as its merged phases: decided
@@ -92,7 +92,7 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
     return as_instruction(pattern, hardware, rule, len(template))
 
 
-def _check_lanes(lanes, k: int, where: str, tile: Tile, hardware: Hardware) -> None:
+def _checked_lanes(lanes, k: int, where: str, tile: Tile, hardware: Hardware) -> list[list[int]]:
     """An instruction's ``lanes``: one entry per lane of the wave, each the (row, col) of its ``k``
     addresses, every one inside the tile."""
     wave = hardware.wave_lanes
@@ -104,6 +104,7 @@ def _check_lanes(lanes, k: int, where: str, tile: Tile, hardware: Hardware) -> N
         for r, c in zip(x[::2], x[1::2], strict=True):
             if not (0 <= r < tile.rows and 0 <= c < tile.cols):
                 raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
+    return lanes
 
 
 def _addresses(x, k: int) -> bool:

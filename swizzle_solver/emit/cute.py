@@ -36,7 +36,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     return _row_swizzle(tile, layout, modes, head, *found)
 
 
-def _shaped(tile, layout: Layout, modes, head: str) -> Snippet | None:
+def _shaped(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str) -> Snippet | None:
     """The layouts CuTe writes as a shape rather than a swizzle: padded rows, column panels (each
     a swizzle atom), rows permuted in bands; None for any other."""
     pitch = row_pitch(tile, layout)
@@ -60,7 +60,7 @@ def _shaped(tile, layout: Layout, modes, head: str) -> Snippet | None:
     return None
 
 
-def _not_a_row_swizzle(tile, layout: Layout, head: str) -> Snippet:
+def _not_a_row_swizzle(tile: Tile, layout: Layout, head: str) -> Snippet:
     """A layout that is no swizzle of the rows: a chain of swizzles, a swizzle of the columns, or
     (not CuTe's) a functor computing the offset."""
     chain = swizzle_chain(tile, layout)
@@ -78,7 +78,7 @@ def _not_a_row_swizzle(tile, layout: Layout, head: str) -> Snippet:
                            f"    return {layout.expression(tile)};\n  }}\n}};", False)
 
 
-def _row_swizzle(tile, layout: Layout, modes, head: str, pitch: int, sw) -> Snippet:
+def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, pitch: int, sw) -> Snippet:
     """A swizzle ``sw`` of the offset r * pitch + c: the GMMA atom where a TMA/GMMA width has one,
     else the element-level composition."""
     lines = [head]
@@ -99,7 +99,7 @@ def _row_swizzle(tile, layout: Layout, modes, head: str, pitch: int, sw) -> Snip
     return Snippet("cute", "\n".join(lines), True)
 
 
-def _gmma_atom(tile, pitch: int, sw, byte, width: int) -> list[str]:
+def _gmma_atom(tile: Tile, pitch: int, sw, byte, width: int) -> list[str]:
     """The lines of a swizzle that is the ``width``-byte TMA/GMMA one: the GMMA atom tiled to the
     shape, and the same layout as an element-level swizzle (commented)."""
     return [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
