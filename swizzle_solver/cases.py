@@ -140,26 +140,10 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     _check_keys(t, where)
     t = _pitch_as_row_length(t, where)
-    access = t.get("access", [])
-    if isinstance(access, str):
-        access = [access]
-    if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
-        raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
-    files = {}
-    for key in ("phases", "linear_layout"):
-        paths = t.get(key, [])
-        paths = [paths] if isinstance(paths, str) else paths
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-            raise InputError(f"{where}: {key} must be a list of file paths, e.g. {key} = [\"examples/x.json\"]")
-        files[key] = paths
+    access = _access_specs(t, where)
+    files = {key: _file_list(t, key, where) for key in ("phases", "linear_layout")}
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
-    for key, paths in files.items():
-        for p in paths:
-            if "\0" in p:  # (no file has one: the path checks below would fail with ValueError)
-                raise InputError(f"{where}: {key} path {p!r} holds a NUL character: give the file's path")
-            if not allow_outside and (Path(p).is_absolute() or not (base / p).resolve().is_relative_to(base)):
-                raise InputError(f"{where}: {key} path {p!r} leaves the folder of the examples file: give a path "
-                                 f"inside it, or run batch --allow-outside")
+    _check_paths(files, base, where, allow_outside)
     status = t.get("expect_status")
     keep_pitch, targets = _restrictions(t, where)
     try:
@@ -176,6 +160,36 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     warning = None if given else defaulted_elem_warning(access, 'dtype = "{}"')
     return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
 
+
+def _access_specs(t: dict, where: str) -> list[str]:
+    """The case's access specs: a list of strings (one string alone is a list of one)."""
+    access = t.get("access", [])
+    if isinstance(access, str):
+        access = [access]
+    if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
+        raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
+    return access
+
+
+def _file_list(t: dict, key: str, where: str) -> list[str]:
+    """The case's file paths under ``key``: a list of strings (one string alone is a list of one)."""
+    paths = t.get(key, [])
+    paths = [paths] if isinstance(paths, str) else paths
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        raise InputError(f"{where}: {key} must be a list of file paths, e.g. {key} = [\"examples/x.json\"]")
+    return paths
+
+
+def _check_paths(files: dict[str, list[str]], base: Path, where: str, allow_outside: bool) -> None:
+    """Every file path a real path inside ``base``, the examples file's folder (unless
+    --allow-outside): a batch file may not read files elsewhere on its own say."""
+    for key, paths in files.items():
+        for p in paths:
+            if "\0" in p:  # (no file has one: the path checks below would fail with ValueError)
+                raise InputError(f"{where}: {key} path {p!r} holds a NUL character: give the file's path")
+            if not allow_outside and (Path(p).is_absolute() or not (base / p).resolve().is_relative_to(base)):
+                raise InputError(f"{where}: {key} path {p!r} leaves the folder of the examples file: give a path "
+                                 f"inside it, or run batch --allow-outside")
 
 def _check_keys(t: dict, where: str) -> None:
     """The case's keys: known, rows and cols present, the strings strings, expect a printable name,

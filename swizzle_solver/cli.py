@@ -232,6 +232,32 @@ def _version(value: bool) -> None:
         raise typer.Exit(EXIT_OK)
 
 
+def _nothing_to_solve(ctx: typer.Context, rows: int | None, cols: int | None, any_access: bool,
+                      flag_access: bool) -> bool:
+    """Whether the plain command has nothing to solve: a subcommand runs (batch: then the tile
+    options, read before it, are refused), or nothing at all was given (then the help is printed).
+    A solve without both --rows and --cols is refused."""
+    if ctx.invoked_subcommand is not None:
+        if rows is not None or cols is not None or flag_access:
+            raise InputError("tile options go after the subcommand's own arguments only for solving: "
+                             "run 'swizzle-solve batch FILE' alone")
+        return True
+    if rows is None and cols is None and not any_access:
+        sys.stdout.write(ctx.get_help() + "\n")
+        return True
+    if rows is None or cols is None:
+        raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
+    return False
+
+
+def _check_output_options(json_out: bool, quiet: bool, timeout: float | None) -> None:
+    """Refuse output options that contradict each other, and a --timeout that is no time."""
+    if json_out and quiet:
+        raise InputError("--json and --quiet both given: choose one output form")
+    if timeout is not None and not 0 < timeout < float("inf"):
+        raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
+
+
 @app.callback(invoke_without_command=True)
 def main_command(
     ctx: typer.Context,
@@ -291,21 +317,10 @@ def main_command(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
 ) -> int:
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
-    if ctx.invoked_subcommand is not None:
-        if rows is not None or cols is not None or access:
-            raise InputError("tile options go after the subcommand's own arguments only for solving: "
-                             "run 'swizzle-solve batch FILE' alone")
+    if _nothing_to_solve(ctx, rows, cols, bool(access or phases or linear_layout), bool(access)):
         return EXIT_OK
-    if ctx.invoked_subcommand is None and rows is None and cols is None and not access and not phases \
-            and not linear_layout:
-        sys.stdout.write(ctx.get_help() + "\n")
-        return EXIT_OK
-    if rows is None or cols is None:
-        raise InputError("missing --rows or --cols: e.g. swizzle-solve --rows 8 --cols 24 --access 4x2")
-    if json_out and quiet:
-        raise InputError("--json and --quiet both given: choose one output form")
-    if timeout is not None and not 0 < timeout < float("inf"):
-        raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
+    assert rows is not None and cols is not None  # (_nothing_to_solve refuses a run without them)
+    _check_output_options(json_out, quiet, timeout)
     from .access import limits
     from .alarm import arm_deadline
 

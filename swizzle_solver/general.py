@@ -182,23 +182,37 @@ def construct(n: int, vector: Sequence[int], sub_unit: int, slots: int, spaces: 
     span = sorted(echelon([x for v in quotient for x in v]).values())
     units = [reduce(1 << i, w_piv) for i in range(n)]  # any direction, reduced modulo the vector
     basis = _Basis(vector)
-    # Z: kernel directions inside some phase first (lanes that then share a unit: a broadcast, not
-    # a conflict), then the rest of K, then any direction
+    z = _sub_unit_columns(basis, sub_unit, kern, quotient, units)
+    b = _slot_columns(basis, slots, kern, span, units)
+    rest: list[int] = []
+    basis.fill(rest, n, list(kern.basis) + units)
+    columns = list(vector) + z + b + rest
+    assert len(columns) == n, columns
+    return of_columns(columns), kern
+
+
+def _sub_unit_columns(basis: _Basis, sub_unit: int, kern: Kernel, quotient: list[list[int]],
+                      units: list[int]) -> list[int]:
+    """Z, the ``sub_unit`` preimages below the unit (taken into ``basis``): kernel directions inside
+    some phase first (lanes that then share a unit: a broadcast, not a conflict), then the rest of
+    K, then any direction."""
     in_phase = [x for x in kern.basis if any(gf2.rank(v + [x]) == len(v) for v in quotient)]
     z: list[int] = []
     basis.fill(z, sub_unit, in_phase + list(kern.basis) + units)
-    # the slot bits: S's directions outside K (a complement of K in S), then any direction outside S
+    return z
+
+
+def _slot_columns(basis: _Basis, slots: int, kern: Kernel, span: list[int], units: list[int]) -> list[int]:
+    """The ``slots`` slot bits' preimages (taken into ``basis``): S's directions outside K (a
+    complement of K in S, so that F = the slot rows has kernel K on S), then any direction outside
+    S, then any direction."""
     outside_k = _Basis(kern.basis)
     b: list[int] = []
     for v in span:
         if len(b) < slots and reduce(v, outside_k.pivots) and basis.take(v, b):
             outside_k.take(v, [])
     basis.fill(b, slots, [u for u in units if gf2.rank(span + [u]) > len(span)] + units)
-    rest: list[int] = []
-    basis.fill(rest, n, list(kern.basis) + units)
-    columns = list(vector) + z + b + rest
-    assert len(columns) == n, columns
-    return of_columns(columns), kern
+    return b
 
 
 # --- a problem with the vectors as given (its patterns' own) --------------------------------------
@@ -223,39 +237,70 @@ def setting(problem) -> Setting:
     in different slots already: only its directions that leave them alone need the slot bits above).
     ``why_not`` says what is missing otherwise."""
     from .model import is_pow2, log2
-    from .proof import _mask
 
     tile, hw = problem.tile, problem.bank_model
     if not (tile.row_length == tile.cols and is_pow2(tile.cols) and is_pow2(tile.rows)):
-        return Setting(0, (), 0, 0, (), "the tile is not power-of-two rows x columns without padding")
+        return _refusal(0, "the tile is not power-of-two rows x columns without padding")
     n = log2(tile.size)
     geometries = [hw.serving(p.banks).geometry(tile.elem_bytes, p.vector_bytes) for p in problem.patterns]
-    if any(not g.fits for g in geometries):
-        return Setting(n, (), 0, 0, (), "a vector is wider than a wavefront")
-    if len({hw.serving(p.banks) for p in problem.patterns}) != 1:
-        return Setting(n, (), 0, 0, (), "the accesses are served by different banks")
+    why = _served_why_not(problem, geometries)
+    if why is not None:
+        return _refusal(n, why)
     vbits = [log2(max(1, p.vector_bytes // tile.elem_bytes)) for p in problem.patterns]
-    tops = {g.unit_shift + g.slot_bits for g in geometries}
-    whole = all(g.unit_shift == v for g, v in zip(geometries, vbits))  # units are whole vectors
-    if len(set(geometries)) != 1 and not (whole and len(tops) == 1):
-        return Setting(n, (), 0, 0, (), "the accesses' units differ and some vector is narrower than a bank word")
+    tops = {g.unit_shift + g.slot_bits for g in geometries}  # the slot bits' top, per geometry
+    if not _one_unit(geometries, vbits, tops):
+        return _refusal(n, "the accesses' units differ and some vector is narrower than a bank word")
     v = max(vbits)
     u = max(g.unit_shift for g in geometries)
     spaces = []
     for p, g, vp in zip(problem.patterns, geometries, vbits):
-        bits = p.linear_bits(tile)
-        if bits is None:
-            return Setting(n, (), 0, 0, (), f"{p.spec}'s placements are not cosets of one subspace")
-        masks = [m for m in (_mask(b, log2(tile.row_length)) for b in bits) if m >= 1 << g.unit_shift]
-        if any(m & ((1 << g.unit_shift) - 1) for m in masks):
-            return Setting(n, (), 0, 0, (), f"{p.spec} mixes bits inside and above a unit")
-        # only the directions that leave the wider vector's bits [vp, v) alone share the slots above
-        low = [(m >> vp) & ((1 << (v - vp)) - 1) for m in masks]
-        keep = [gf2.apply(masks, combo) for combo in gf2.kernel(low)] if any(low) else masks
-        spaces.append(tuple(keep))
+        space, why = _pattern_space(p, tile, g.unit_shift, vp, v)
+        if why is not None:
+            return _refusal(n, why)
+        spaces.append(space)
     slots = tops.pop() - u if len(tops) == 1 else geometries[0].slot_bits
     return Setting(n, tuple(1 << i for i in range(v)), u - v, slots, tuple(spaces))
 
+
+def _refusal(n: int, why: str) -> Setting:
+    """The setting of a problem the construction does not apply to, saying why."""
+    return Setting(n, (), 0, 0, (), why)
+
+
+def _served_why_not(problem, geometries) -> str | None:
+    """Why the patterns' units cannot share one construction (each vector in a wavefront, one bank
+    model serving all), or None."""
+    if any(not g.fits for g in geometries):
+        return "a vector is wider than a wavefront"
+    if len({problem.bank_model.serving(p.banks) for p in problem.patterns}) != 1:
+        return "the accesses are served by different banks"
+    return None
+
+
+def _one_unit(geometries, vbits: list[int], tops: set[int]) -> bool:
+    """Whether the patterns' units agree: one geometry for all, or units of whole vectors whose slot
+    bits end at the same offset bit (then the widest vector's bits are fixed, and the slot bits
+    above them are common)."""
+    whole = all(g.unit_shift == v for g, v in zip(geometries, vbits))  # units are whole vectors
+    return len(set(geometries)) == 1 or (whole and len(tops) == 1)
+
+
+def _pattern_space(p, tile, unit_shift: int, vp: int, v: int) -> tuple[tuple[int, ...], str | None]:
+    """Pattern ``p``'s varying directions above its unit (units of ``2^unit_shift`` elements, its
+    vector of ``2^vp``, the widest of ``2^v``), or () and why they are not a subspace above the unit."""
+    from .model import log2
+    from .proof import _mask
+
+    bits = p.linear_bits(tile)
+    if bits is None:
+        return (), f"{p.spec}'s placements are not cosets of one subspace"
+    masks = [m for m in (_mask(b, log2(tile.row_length)) for b in bits) if m >= 1 << unit_shift]
+    if any(m & ((1 << unit_shift) - 1) for m in masks):
+        return (), f"{p.spec} mixes bits inside and above a unit"
+    # only the directions that leave the wider vector's bits [vp, v) alone share the slots above
+    low = [(m >> vp) & ((1 << (v - vp)) - 1) for m in masks]
+    keep = [gf2.apply(masks, combo) for combo in gf2.kernel(low)] if any(low) else masks
+    return tuple(keep), None
 
 def search_general(problem, max_nodes: int = MAX_NODES):
     """The general-linear family's best member for ``problem`` with its vectors as given:

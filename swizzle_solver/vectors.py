@@ -77,34 +77,52 @@ def warp_access(spec: str, tile: Tile, hardware: Hardware) -> RegisterAccess:
     m16n8 accumulator: lane l holds rows l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}); the footprint's
     places in the tile are further "warp" bases (access/warp.py reads the same forms)."""
     text = spec.strip().lower()
-    cap = MAX_VECTOR_BYTES
     if text in ("mma-c", "mma-c:m16n8"):
-        reg, lane, foot = [(0, 1), (8, 0)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)], (16, 8)
-        if hardware.wave_lanes != 32:
-            raise InputError(f"access {spec!r}: the mma accumulator is a 32-lane warp's")
+        reg, lane, foot, cap = _mma_c(spec, hardware)
     elif (m := _WARP.fullmatch(text)) is not None:
-        r, c, mm, nn = (int(x) for x in m.groups()[:4])
-        if not all(is_pow2(x) for x in (r, c, mm, nn)) or r * c != hardware.wave_lanes:
-            raise InputError(f"access {spec!r}: --vectors auto needs R x C = {hardware.wave_lanes} lanes and M, N, "
-                             f"R, C powers of two")
-        if m[5] is not None:
-            cap = int(m[5])
-            if not is_pow2(cap) or cap > MAX_VECTOR_BYTES or cap < tile.elem_bytes:
-                raise InputError(f"access {spec!r}: v{cap} must be a power of two from the element size to "
-                                 f"{MAX_VECTOR_BYTES} bytes (the widest vector --vectors auto may choose)")
-        reg = [(0, 1 << i) for i in range(log2(nn))] + [(1 << i, 0) for i in range(log2(mm))]
-        lane = [(0, nn << i) for i in range(log2(c))] + [(mm << i, 0) for i in range(log2(r))]
-        foot = (r * mm, c * nn)
+        reg, lane, foot, cap = _warp_blocks(spec, m, tile, hardware)
     else:
         raise InputError(f"access {spec!r}: --vectors auto takes --linear-layout files and the warp forms {_FORMS}")
     if tile.rows % foot[0] or tile.cols % foot[1]:
         raise InputError(f"access {spec!r}: its {foot[0]} x {foot[1]} footprint does not tile the "
                          f"{tile.rows} x {tile.cols} tile")
+    # the footprint's places in the tile: row steps first, then column steps (the "warp" bases)
     places = ([(foot[0] << i, 0) for i in range(log2(tile.rows // foot[0]))]
               + [(0, foot[1] << i) for i in range(log2(tile.cols // foot[1]))])
     f = lambda vs: tuple(a * tile.cols + b for a, b in vs)  # noqa: E731
     return RegisterAccess(spec.strip(), f(reg), f(lane), f(places), cap)
 
+
+_Form = tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[int, int], int]
+"""A warp form's register and lane bases as (row, column) steps, its footprint, its vector cap."""
+
+
+def _mma_c(spec: str, hardware: Hardware) -> _Form:
+    """The m16n8 accumulator: lane l holds rows l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}."""
+    if hardware.wave_lanes != 32:
+        raise InputError(f"access {spec!r}: the mma accumulator is a 32-lane warp's")
+    return [(0, 1), (8, 0)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)], (16, 8), MAX_VECTOR_BYTES
+
+
+def _warp_blocks(spec: str, m: re.Match, tile: Tile, hardware: Hardware) -> _Form:
+    """``warp:RxC:MxN[vB]``: lane l at lane row l // C, lane column l % C, each holding an M x N
+    block (its registers step along the block's columns, then its rows)."""
+    r, c, mm, nn = (int(x) for x in m.groups()[:4])
+    if not all(is_pow2(x) for x in (r, c, mm, nn)) or r * c != hardware.wave_lanes:
+        raise InputError(f"access {spec!r}: --vectors auto needs R x C = {hardware.wave_lanes} lanes and M, N, "
+                         f"R, C powers of two")
+    cap = MAX_VECTOR_BYTES if m[5] is None else _vector_cap(spec, int(m[5]), tile)
+    reg = [(0, 1 << i) for i in range(log2(nn))] + [(1 << i, 0) for i in range(log2(mm))]
+    lane = [(0, nn << i) for i in range(log2(c))] + [(mm << i, 0) for i in range(log2(r))]
+    return reg, lane, (r * mm, c * nn), cap
+
+
+def _vector_cap(spec: str, cap: int, tile: Tile) -> int:
+    """A form's ``vB``: the widest vector --vectors auto may choose, checked."""
+    if not is_pow2(cap) or cap > MAX_VECTOR_BYTES or cap < tile.elem_bytes:
+        raise InputError(f"access {spec!r}: v{cap} must be a power of two from the element size to "
+                         f"{MAX_VECTOR_BYTES} bytes (the widest vector --vectors auto may choose)")
+    return cap
 
 def check_tile(tile: Tile) -> None:
     if not (is_pow2(tile.rows) and is_pow2(tile.cols) and tile.row_length == tile.cols):

@@ -74,24 +74,36 @@ def read_form(spec: str) -> tuple[str, str, int, str]:
     text = spec.strip().lower().replace("::", "__")  # .shared::cta: its colons are not the arrangement's
     name, _, arrangement = text.partition(":")
     op, *tokens = name.split(".")
+    shapes, counts, types = _sorted_tokens(spec, tokens)
+    if shapes == ["m8n8"]:
+        raise _usage(spec, f"{op}.m8n8 moves .b16 (write it as {op}.x4 and so on)")
+    if len(shapes) != 1 or (op, shapes[0]) not in FORMS:
+        raise _usage(spec, f"{op} has no such byte shape" if shapes else "give the shape")
+    _check_modifiers(spec, op, shapes[0], counts, tokens.count("trans"), types)
+    return op, shapes[0], int(counts[0][1:]), arrangement
+
+
+def _sorted_tokens(spec: str, tokens: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The form's dotted tokens after the op as (shapes, counts, types), refusing any token that is
+    none of these, .trans or an optional one (_OPTIONAL)."""
     shapes = [t for t in tokens if t in ("m16n16", "m8n16", "m16n8", "m8n8")]
     counts = [t for t in tokens if re.fullmatch(r"x\d{1,18}", t)]
     types = [t for t in tokens if t in ("b8", "b8x16", "b16", *_SUB_BYTE)]
     unknown = [t for t in tokens if t not in _OPTIONAL and t not in shapes + counts + types and t != "trans"]
     if unknown:
         raise _usage(spec, f"'.{unknown[0]}' is not part of it")
-    if shapes == ["m8n8"]:
-        raise _usage(spec, f"{op}.m8n8 moves .b16 (write it as {op}.x4 and so on)")
-    if len(shapes) != 1 or (op, shapes[0]) not in FORMS:
-        raise _usage(spec, f"{op} has no such byte shape" if shapes else "give the shape")
-    _, allowed_counts, needs_trans, allowed_types = FORMS[op, shapes[0]]
+    return shapes, counts, types
+
+
+def _check_modifiers(spec: str, op: str, shape: str, counts: list[str], trans: int, types: list[str]) -> None:
+    """The count, .trans and type of an (op, shape) of FORMS: exactly as the PTX ISA allows them."""
+    _, allowed_counts, needs_trans, allowed_types = FORMS[op, shape]
     if len(counts) != 1 or counts[0] not in allowed_counts:
-        raise _usage(spec, f".{shapes[0]} takes .{', .'.join(allowed_counts)}")
-    if tokens.count("trans") != int(needs_trans):
-        raise _usage(spec, f"{op}.{shapes[0]} {'requires' if needs_trans else 'takes no'} .trans")
+        raise _usage(spec, f".{shape} takes .{', .'.join(allowed_counts)}")
+    if trans != int(needs_trans):
+        raise _usage(spec, f"{op}.{shape} {'requires' if needs_trans else 'takes no'} .trans")
     if ".".join(types) not in allowed_types:
-        raise _usage(spec, f"{op}.{shapes[0]} moves .{' or .'.join(allowed_types)}")
-    return op, shapes[0], int(counts[0][1:]), arrangement
+        raise _usage(spec, f"{op}.{shape} moves .{' or .'.join(allowed_types)}")
 
 
 def _arrangement(spec: str, arrangement: str, k: int) -> tuple[int, int]:

@@ -78,17 +78,8 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
     if not isinstance(op, str):
         raise InputError(f"{where}: op must be an instruction name, e.g. op = \"ds_read_b128\"")
     rule = instruction_rule(where, op, tile, hardware)
-    wave, k = hardware.wave_lanes, rule.addresses
-    if (not isinstance(lanes, list) or len(lanes) != wave
-            or not all(isinstance(x, list) and len(x) == 2 * k and all(isinstance(v, int) and not isinstance(v, bool)
-                                                                       for v in x) for x in lanes)):
-        entry = "[row, col]" if k == 1 else "[row, col, row2, col2] (its two addresses)"
-        raise InputError(f"{where}: lanes must list {entry} for each of the {wave} lanes of a {hardware.name} "
-                         f"{hardware.group}, lane 0 first")
-    for x in lanes:
-        for r, c in zip(x[::2], x[1::2], strict=True):
-            if not (0 <= r < tile.rows and 0 <= c < tile.cols):
-                raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
+    k = rule.addresses
+    lanes = _checked_lanes(lanes, k, where, tile, hardware)
     served = hardware.for_rule(rule)
     # a two-address op: every lane's first address, then every lane's second (hardware.Rule.addresses)
     # a paired load (lanes repeating in pairs, hardware.Hardware.pairs) as its merged phases: decided
@@ -100,6 +91,25 @@ def _instruction(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Patter
                            f"1 {rule.op} ({len(template)} phase{'s' if len(template) > 1 else ''}{paired})", tile, served)
     return as_instruction(pattern, hardware, rule, len(template))
 
+
+def _checked_lanes(lanes, k: int, where: str, tile: Tile, hardware: Hardware) -> list[list[int]]:
+    """An instruction's ``lanes``: one entry per lane of the wave, each the (row, col) of its ``k``
+    addresses, every one inside the tile."""
+    wave = hardware.wave_lanes
+    if not isinstance(lanes, list) or len(lanes) != wave or not all(_addresses(x, k) for x in lanes):
+        entry = "[row, col]" if k == 1 else "[row, col, row2, col2] (its two addresses)"
+        raise InputError(f"{where}: lanes must list {entry} for each of the {wave} lanes of a {hardware.name} "
+                         f"{hardware.group}, lane 0 first")
+    for x in lanes:
+        for r, c in zip(x[::2], x[1::2], strict=True):
+            if not (0 <= r < tile.rows and 0 <= c < tile.cols):
+                raise InputError(f"{where}: lane start ({r}, {c}) is outside the {tile.rows} x {tile.cols} tile")
+    return lanes
+
+
+def _addresses(x, k: int) -> bool:
+    """Whether ``x`` is a lane's entry of ``k`` addresses: 2k integers."""
+    return isinstance(x, list) and len(x) == 2 * k and all(_is_int(v) for v in x)
 
 def _pattern(p, i: int, path: str, tile: Tile, hardware: Hardware) -> Pattern:
     where = f"phases file {path}, pattern #{i + 1}"
@@ -131,22 +141,29 @@ def _phase(ph, j: int, where: str, tile: Tile) -> list[tuple[int, int, int]]:
         raise InputError(f"{where}, phase {j}: a phase is a non-empty list of lanes [row, col, bytes]")
     if len(ph) > MAX_LANES:
         raise InputError(f"{where}, phase {j}: {len(ph)} lanes is more than {MAX_LANES}: split the phase")
+    return [_lane(lane, k, f"{where}, phase {j}", tile) for k, lane in enumerate(ph)]
+
+
+def _is_int(x) -> bool:
+    """An integer of TOML's or JSON's (true and false are not)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _lane(lane, k: int, where: str, tile: Tile) -> tuple[int, int, int]:
+    """Lane #k+1 of a phase, [row, col, bytes], checked: a vector of a power of two bytes inside the
+    tile, aligned to its width (as a load of that width must be)."""
+    if not isinstance(lane, list) or len(lane) != 3 or not all(_is_int(x) for x in lane):
+        raise InputError(f"{where}: lane #{k + 1} is not [row, col, bytes] of integers")
+    r, c, b = lane
     e = tile.elem_bytes
-    out = []
-    for k, lane in enumerate(ph):
-        if (not isinstance(lane, list) or len(lane) != 3
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in lane)):
-            raise InputError(f"{where}, phase {j}: lane #{k + 1} is not [row, col, bytes] of integers")
-        r, c, b = lane
-        if not (is_pow2(b) and e <= b <= MAX_VECTOR_BYTES):
-            raise InputError(f"{where}, phase {j}: lane {lane}: bytes must be a power of two from the element "
-                             f"size ({e}) to 16")
-        n = b // e
-        if not (0 <= r < tile.rows and c >= 0 and c + n <= tile.cols):
-            raise InputError(f"{where}, phase {j}: lane {lane} is outside the {tile.rows} x {tile.cols} tile")
-        if ((r * tile.row_length + c) * e) % b:
-            raise InputError(f"{where}, phase {j}: lane {lane} is misaligned: "
-                             f"{'an' if b == 8 else 'a'} {b}-byte vector must start at a "
-                             f"multiple of {b} bytes (row {r} starts at byte {r * tile.row_length * e})")
-        out.append((r, c, b))
-    return out
+    if not (is_pow2(b) and e <= b <= MAX_VECTOR_BYTES):
+        raise InputError(f"{where}: lane {lane}: bytes must be a power of two from the element "
+                         f"size ({e}) to 16")
+    n = b // e
+    if not (0 <= r < tile.rows and c >= 0 and c + n <= tile.cols):
+        raise InputError(f"{where}: lane {lane} is outside the {tile.rows} x {tile.cols} tile")
+    if ((r * tile.row_length + c) * e) % b:
+        raise InputError(f"{where}: lane {lane} is misaligned: "
+                         f"{'an' if b == 8 else 'a'} {b}-byte vector must start at a "
+                         f"multiple of {b} bytes (row {r} starts at byte {r * tile.row_length * e})")
+    return (r, c, b)

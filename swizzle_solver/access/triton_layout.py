@@ -99,9 +99,18 @@ def _attribute_body(text: str) -> str | None:
 def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
     if not isinstance(doc, dict):
         raise InputError(f"{where}: the top level must be an object with register/lane/warp bases")
+    bases = _json_bases(doc, where)
+    out_dims = _json_out_dims(doc, bases, where)
+    return _json_name(doc, where), bases, out_dims
+
+
+def _json_bases(doc: dict, where: str) -> dict:
+    """The document's bases by input dimension (aliases such as ``lane_bases`` read as ``lane``),
+    checked: known keys only, some lane bases, each basis a non-empty list of integers."""
     source = doc.get("bases", doc)
     if not isinstance(source, dict):
         raise InputError(f"{where}: bases must be an object {{\"register\": [...], \"lane\": [...], ...}}")
+    # the layout's own keys sit beside the bases only when the bases are the top level
     known = set(IN_DIMS) | set(_ALIASES) | ({"name", "out_dims", "shape", "bases"} if source is doc else set())
     unknown = sorted(set(source) - known)
     if unknown:
@@ -111,27 +120,54 @@ def _from_json(doc, where: str) -> tuple[str | None, dict, list]:
     if not bases.get("lane"):
         raise InputError(f"{where}: no lane bases: give \"lane\": [[row, col], ...] (one per lane bit)")
     for dim, vectors in bases.items():
-        if (not isinstance(vectors, list) or not all(isinstance(v, list) and v and all(
-                isinstance(x, int) and not isinstance(x, bool) for x in v) for v in vectors)):
+        if not _integer_tuples(vectors):
             raise InputError(f"{where}: {dim} bases must be a list of integer tuples like [[0, 1], [1, 0]]")
+    return bases
+
+
+def _is_int(x) -> bool:
+    """An integer of JSON's (true and false are not)."""
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _integer_tuples(vectors) -> bool:
+    """Whether ``vectors`` is a list of non-empty lists of integers."""
+    return isinstance(vectors, list) and all(isinstance(v, list) and v and all(_is_int(x) for x in v)
+                                             for v in vectors)
+
+
+def _json_out_dims(doc: dict, bases: dict, where: str) -> list:
+    """The out dims as (name, size) pairs: from ``out_dims`` (or ``shape``) given as {name: size},
+    [size, ...] or [[name, size], ...]; without them, one unnamed, unsized dim per basis coordinate."""
     out = doc.get("out_dims", doc.get("shape"))
     if out is None:
-        dims = max((len(v) for vs in bases.values() for v in vs), default=2)
-        out_dims = [(f"dim{i}", None) for i in range(dims)]
-    elif isinstance(out, dict) and all(isinstance(x, int) and not isinstance(x, bool) for x in out.values()):
-        out_dims = list(out.items())
-    elif isinstance(out, list) and all(isinstance(x, int) for x in out):
-        out_dims = [(f"dim{i}", size) for i, size in enumerate(out)]
-    elif isinstance(out, list) and all(isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[1], int)
-                                       and not isinstance(x[1], bool) for x in out):
-        out_dims = [tuple(x) for x in out]
-    else:
-        raise InputError(f"{where}: out_dims must be {{\"dim0\": rows, \"dim1\": cols}} or [rows, cols]")
+        return _unsized_dims(bases)
+    if isinstance(out, dict) and all(_is_int(x) for x in out.values()):
+        return list(out.items())
+    if isinstance(out, list) and all(isinstance(x, int) for x in out):
+        return [(f"dim{i}", size) for i, size in enumerate(out)]
+    if isinstance(out, list) and all(_named_size(x) for x in out):
+        return [tuple(x) for x in out]
+    raise InputError(f"{where}: out_dims must be {{\"dim0\": rows, \"dim1\": cols}} or [rows, cols]")
+
+
+def _unsized_dims(bases: dict) -> list:
+    """Out dims not given: one per coordinate of the longest basis (two when there is none), unsized."""
+    dims = max((len(v) for vs in bases.values() for v in vs), default=2)
+    return [(f"dim{i}", None) for i in range(dims)]
+
+
+def _named_size(x) -> bool:
+    """Whether ``x`` is a (name, size) pair: two items, the second an integer."""
+    return isinstance(x, (list, tuple)) and len(x) == 2 and _is_int(x[1])
+
+
+def _json_name(doc: dict, where: str) -> str | None:
+    """The layout's ``name``, if given: a non-empty string."""
     name = doc.get("name")
     if name is not None and not (isinstance(name, str) and name.strip()):
         raise InputError(f"{where}: name must be a non-empty string")
-    return name, bases, out_dims
-
+    return name
 
 _STR_BASIS = re.compile(r"^\s*(?:-\s*)?(\w+)=(\d{1,18})\s*->\s*\(([^)]*)\)\s*$")
 _STR_SIZE1 = re.compile(r"^\s*-\s*(\w+) is a size 1 dimension\s*$")
@@ -227,14 +263,14 @@ def xor_image(bases: list[tuple[int, int]], index: int) -> tuple[int, int]:
     return r, c
 
 
-def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware,
-                   where: str) -> Pattern:
-    """The layout's requests (one per warp and register group), split into phases, over the tile."""
+def _check_extent(bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware, where: str) -> None:
+    """Refuse a layout this tile cannot hold as one access: block bases that move (another CTA's
+    shared memory), more lanes than a warp, out dims beyond the tile, too many index bits."""
     rows, cols = shape
+    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
     if any(v != (0, 0) for v in bases.get("block", [])):
         raise InputError(f"{where}: block bases move between CTAs, which do not share this shared memory: "
                          f"give block = [] (one CTA)")
-    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
     if 1 << len(lane) > hardware.wave_lanes:
         wave = hardware.wave_lanes
         raise InputError(f"{where}: {len(lane)} lane bases make {1 << len(lane)} lanes; a {hardware.group} has {wave} "
@@ -245,8 +281,12 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     if len(reg) + len(lane) + len(warp) > MAX_INDEX_BITS:
         raise InputError(f"{where}: {len(reg) + len(lane) + len(warp)} register, lane and warp bases index more than "
                          f"2^{MAX_INDEX_BITS} values: describe the layout of one shared-memory tile")
-    e = tile.elem_bytes
-    vec = 0  # register bits that step along one row: one vector per lane
+
+
+def _vector_bits(reg: list, lane: list, warp: list, e: int) -> int:
+    """How many low register bits make one lane's vector: those that step along one row (register
+    bit i to column 2^i), up to the widest vector, ..."""
+    vec = 0
     while (vec < len(reg) and reg[vec] == (0, 1 << vec)
            and (2 << vec) * e <= MAX_VECTOR_BYTES):
         vec += 1
@@ -255,8 +295,16 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     starts = [c for _, c in lane + warp + reg[vec:]]
     while vec and any(c % (1 << vec) for c in starts):
         vec -= 1
-    v = e << vec
+    return vec
 
+def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware,
+                   where: str) -> Pattern:
+    """The layout's requests (one per warp and register group), split into phases, over the tile."""
+    rows, cols = shape
+    lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
+    _check_extent(bases, shape, tile, hardware, where)
+    vec = _vector_bits(reg, lane, warp, tile.elem_bytes)
+    v = tile.elem_bytes << vec
     template = []
     for w in range(1 << len(warp)):
         wr, wc = xor_image(warp, w)

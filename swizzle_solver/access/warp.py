@@ -250,8 +250,9 @@ _MATRIX_TOKENS = {"sync", "aligned", "m8n8", "shared", "shared::cta", "b16", "tr
 _DEFAULT_ARRANGEMENT = {1: (1, 1), 2: (2, 1), 4: (2, 2)}
 
 
-def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
-    name, _, arrangement = text.partition(":")
+def _matrix_form(spec: str, name: str) -> tuple[str, int]:
+    """(op, matrices) of ``ldmatrix``/``stmatrix`` with one of .x1, .x2, .x4 and optional tokens
+    (_MATRIX_TOKENS), or bad input naming the token that is not part of it."""
     op, *tokens = name.split(".")
     counts = [t for t in tokens if re.fullmatch(r"x\d{1,18}", t)]
     unknown = [t for t in tokens if t not in _MATRIX_TOKENS and t not in counts]
@@ -259,16 +260,24 @@ def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
         what = f" ('.{unknown[0]}' is not part of it)" if unknown else ""
         raise InputError(f"unknown instruction form {spec!r}{what}: write ldmatrix or stmatrix with .x1, .x2 or "
                          f".x4, optionally .trans and :AxB (matrices arranged A x B), e.g. ldmatrix.x4.trans")
+    return op, int(counts[0][1:])
+
+
+def _arrangement(spec: str, arrangement: str, k: int) -> tuple[int, int]:
+    """The ``k`` matrices' arrangement, A x B (down, across): ``:AxB`` as given, else the default."""
+    if not arrangement:
+        return _DEFAULT_ARRANGEMENT[k]
+    shape = re.fullmatch(r"(\d{1,18})x(\d{1,18})", arrangement)
+    if not shape or int(shape[1]) * int(shape[2]) != k:
+        raise InputError(f"access {spec!r}: arrangement {arrangement!r} must be A x B matrices with "
+                         f"A*B = {k} (e.g. :{'x'.join(map(str, _DEFAULT_ARRANGEMENT[k]))})")
+    return int(shape[1]), int(shape[2])
+
+def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    name, _, arrangement = text.partition(":")
+    op, k = _matrix_form(spec, name)
     refuse(spec, hardware, op)
-    k = int(counts[0][1:])
-    if arrangement:
-        shape = re.fullmatch(r"(\d{1,18})x(\d{1,18})", arrangement)
-        if not shape or int(shape[1]) * int(shape[2]) != k:
-            raise InputError(f"access {spec!r}: arrangement {arrangement!r} must be A x B matrices with "
-                             f"A*B = {k} (e.g. :{'x'.join(map(str, _DEFAULT_ARRANGEMENT[k]))})")
-        down, across = int(shape[1]), int(shape[2])
-    else:
-        down, across = _DEFAULT_ARRANGEMENT[k]
+    down, across = _arrangement(spec, arrangement, k)
     height, row_bytes = hardware.matrix_rows, hardware.matrix_row_bytes  # one matrix: one phase
     width = row_bytes // tile.elem_bytes  # elements in one matrix row
     # Lanes 8i..8i+7 give the row addresses of matrix i; .trans moves data between lanes, not addresses.

@@ -27,6 +27,18 @@ GMMA_ATOM = {32: "Layout_K_SW32_Atom", 64: "Layout_K_SW64_Atom", 128: "Layout_K_
 def emit(problem: Problem, layout: Layout) -> Snippet:
     tile, modes = problem.tile, problem.bank_model.tma_modes
     head = header(problem, layout, "//")
+    shaped = _shaped(tile, layout, modes, head)
+    if shaped is not None:
+        return shaped
+    found = swizzled_rows(tile, layout)
+    if found is None:
+        return _not_a_row_swizzle(tile, layout, head)
+    return _row_swizzle(tile, layout, modes, head, *found)
+
+
+def _shaped(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str) -> Snippet | None:
+    """The layouts CuTe writes as a shape rather than a swizzle: padded rows, column panels (each
+    a swizzle atom), rows permuted in bands; None for any other."""
     pitch = row_pitch(tile, layout)
     if pitch:
         return Snippet("cute", f"{head}\n{plain(tile, pitch, '//')}\n"
@@ -45,22 +57,30 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
             head, "// a permutation of rows in bands: a hierarchical layout, row r = (r0, r1, band) with "
                   f"r0 < {bands[0][0]}, r1 < {bands[0][1]}",
             f"auto smem_layout = {hier_layout(tile, *bands)};"]), True)
-    found = swizzled_rows(tile, layout)
-    chain = swizzle_chain(tile, layout) if found is None else None
+    return None
+
+
+def _not_a_row_swizzle(tile: Tile, layout: Layout, head: str) -> Snippet:
+    """A layout that is no swizzle of the rows: a chain of swizzles, a swizzle of the columns, or
+    (not CuTe's) a functor computing the offset."""
+    chain = swizzle_chain(tile, layout)
     if chain:
         return _nested(tile, *chain, head)
-    columns = swizzled_columns(tile, layout) if found is None else None
+    columns = swizzled_columns(tile, layout)
     if columns:
         return _columns(tile, *columns, head)
-    if found is None and (missing := no_closed_form(tile, layout, "//")) is not None:
+    if (missing := no_closed_form(tile, layout, "//")) is not None:
         return Snippet("cute", f"{head}\n{cannot_cute(tile, layout, '//')}\n{missing}", False)
-    if found is None:
-        why = cannot_cute(tile, layout, "//")
-        return Snippet("cute", f"{head}\n{why}\n"
-                               f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
-                               f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
-                               f"    return {layout.expression(tile)};\n  }}\n}};", False)
-    pitch, sw = found
+    why = cannot_cute(tile, layout, "//")
+    return Snippet("cute", f"{head}\n{why}\n"
+                           f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
+                           f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
+                           f"    return {layout.expression(tile)};\n  }}\n}};", False)
+
+
+def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, pitch: int, sw) -> Snippet:
+    """A swizzle ``sw`` of the offset r * pitch + c: the GMMA atom where a TMA/GMMA width has one,
+    else the element-level composition."""
     lines = [head]
     if pitch != tile.row_length:
         lines.append(f"// {rows_apart(tile, pitch)}, then {sw.name} on the offset r * {pitch} + c")
@@ -69,18 +89,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     byte = sw.byte_level(tile.elem_bytes)
     width = tma_width(replace(tile, row_length=pitch), sw)
     if width and tile.rows % 8 == 0 and f"{width}B" in modes and tile.elem_bytes in CPP_TYPE:  # make_tma_copy's, GMMA's first
-        lines += [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
-                  f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
-                  f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",
-                  f"    cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>{{}});",
-                  "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
-                  "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == "
-                  "phys(r, c)",
-                  "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] "
-                  f"({tma_note(sw)}):",
-                  *_commented(f"auto smem_layout = cute::composition(cute::{sw.name}{{}},\n    "
-                              f"{cpp_layout(tile, pitch)});")]
-        return Snippet("cute", "\n".join(lines), True)
+        return Snippet("cute", "\n".join(lines + _gmma_atom(tile, pitch, sw, byte, width)), True)
     lines += [f"using SmemSwizzle = cute::{sw.name};",
               f"auto smem_layout = cute::composition(SmemSwizzle{{}},\n    {cpp_layout(tile, pitch)});",
               f"// byte form: {byte.name} on byte offsets"]
@@ -89,6 +98,21 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         lines.append(wide_atom_note(byte, mode, tile.elem_bytes))
     return Snippet("cute", "\n".join(lines), True)
 
+
+def _gmma_atom(tile: Tile, pitch: int, sw, byte, width: int) -> list[str]:
+    """The lines of a swizzle that is the ``width``-byte TMA/GMMA one: the GMMA atom tiled to the
+    shape, and the same layout as an element-level swizzle (commented)."""
+    return [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
+            f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
+            f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",
+            f"    cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>{{}});",
+            "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
+            "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == "
+            "phys(r, c)",
+            "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] "
+            f"({tma_note(sw)}):",
+            *_commented(f"auto smem_layout = cute::composition(cute::{sw.name}{{}},\n    "
+                        f"{cpp_layout(tile, pitch)});")]
 
 def wide_atom_note(byte, mode: str, elem_bytes: int) -> str:
     """What CuTe does with a Blackwell TMA mode of 32- or 64-byte atoms (byte form ``byte``):

@@ -20,7 +20,6 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     hardware = problem.bank_model
     if "tma" not in hardware.copy_engines:  # the tensor memory accelerator (NVIDIA's, sm_90 on)
         return Snippet("tma", f"{head}\n// not a TMA layout on --arch {hardware.name}: {no_tma(hardware)}", False)
-    row_bytes = tile.cols * tile.elem_bytes
     pitch = row_pitch(tile, layout)
     form = layout.padded_form(tile)
     rows_apart = pitch or (form[0] if form else tile.cols)  # plain rows, or a padded layout's
@@ -31,31 +30,42 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         if (lacking := _lacking(problem, head, name)) is not None:
             return lacking
         return _panels(problem, name, head) if panels else _box(problem, name, head)
+    if rows_apart != tile.cols or pitch:
+        return _plain_rows(tile, head, rows_apart)
+    return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {_why_no_mode(tile, stored, inner, hardware)}", False)
+
+
+def _plain_rows(tile, head: str, rows_apart: int) -> Snippet:
+    """Rows ``rows_apart`` elements apart with no swizzle: TMA's SWIZZLE_NONE when the rows are
+    dense (TMA writes a box densely) and a row is whole 16-byte units."""
+    row_bytes = tile.cols * tile.elem_bytes
     if rows_apart != tile.cols:
         return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
                               f"{rows_apart - tile.cols} padding element(s) per row", False)
-    if pitch:
-        if row_bytes % 16:
-            return Snippet("tma", f"{head}\n// not a TMA layout: the box's inner extent ({row_bytes} B) must be "
-                                  f"a multiple of 16 bytes", False)
-        return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
-                              f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
-                              f"shared buffer aligned to 128 B", True)
+    if row_bytes % 16:
+        return Snippet("tma", f"{head}\n// not a TMA layout: the box's inner extent ({row_bytes} B) must be "
+                              f"a multiple of 16 bytes", False)
+    return Snippet("tma", f"{head}\nCUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;\n"
+                          f"// box inner extent {tile.cols} elements ({row_bytes} B, a multiple of 16 B); "
+                          f"shared buffer aligned to 128 B", True)
+
+
+def _why_no_mode(tile, stored, inner, hardware: Hardware) -> str:
+    """Why the stored layout is no TMA swizzle mode of this target: not one swizzle, a byte form no
+    mode has, or a mode's byte form on rows of another length."""
     sw = as_swizzle(stored, inner)
     modes = ", ".join(f"{m} = {MODES[m].byte_name}" for m in MODES if MODES[m].single
                       and (MODES[m].classic or m in hardware.tma_modes))
     if sw is None:
-        why = "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
         if any(not MODES[m].classic for m in hardware.tma_modes):
-            why = f"the layout is not one of the TMA modes' byte maps ({_every_mode(hardware)})"
-    elif (named := sw.tma_mode(tile.elem_bytes)) is None:
-        why = f"its byte form {sw.byte_level(tile.elem_bytes).name} is not a TMA mode ({modes})"
-    else:
-        mode = MODES[named]
-        why = (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {mode.name} mode only for rows of "
-               f"exactly {mode.span} B, and this tile's rows are {stored.row_length * tile.elem_bytes} B")
-    return Snippet("tma", f"{head}\n// not a TMA swizzle mode: {why}", False)
-
+            return f"the layout is not one of the TMA modes' byte maps ({_every_mode(hardware)})"
+        return "the layout is not a single CuTe swizzle, and TMA modes are byte-level Swizzle<1|2|3,4,3>"
+    named = sw.tma_mode(tile.elem_bytes)
+    if named is None:
+        return f"its byte form {sw.byte_level(tile.elem_bytes).name} is not a TMA mode ({modes})"
+    mode = MODES[named]
+    return (f"its byte form {sw.byte_level(tile.elem_bytes).name} is the {mode.name} mode only for rows of "
+            f"exactly {mode.span} B, and this tile's rows are {stored.row_length * tile.elem_bytes} B")
 
 def _every_mode(hardware: Hardware) -> str:
     return ", ".join(f"{m} = {MODES[m].byte_name}" for m in hardware.tma_modes)
