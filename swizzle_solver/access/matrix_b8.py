@@ -30,7 +30,7 @@ import re
 from ..hardware import Hardware
 from ..model import InputError, Pattern, Tile
 from ..value import replace
-from .warp import refuse, tile_pattern
+from .warp import arrangement_of, refuse, tile_pattern
 
 ROW_BYTES = 16  # every row address of these forms moves 16 bytes of shared memory
 PHASE_ROWS = 8  # row addresses served together: 8 x 16 B = one 128-byte wavefront
@@ -46,9 +46,6 @@ FORMS = {
     ("stmatrix", "m16n8"): (8, ("x1", "x2", "x4"), True, ("b8",)),
 }
 FAMILY = {"ldmatrix": "ldmatrix-b8", "stmatrix": "stmatrix-b8"}
-_DEFAULT_ARRANGEMENT = {1: (1, 1), 2: (2, 1), 4: (2, 2)}
-
-
 IMPLIED = (1, "u8, e4m3, b4x16_p64, b6x16_p32")  # the element size these forms move (access.defaulted_elem_warning)
 
 
@@ -106,21 +103,11 @@ def _check_modifiers(spec: str, op: str, shape: str, counts: list[str], trans: i
         raise _usage(spec, f"{op}.{shape} moves .{' or .'.join(allowed_types)}")
 
 
-def _arrangement(spec: str, arrangement: str, k: int) -> tuple[int, int]:
-    if not arrangement:
-        return _DEFAULT_ARRANGEMENT[k]
-    shape = re.fullmatch(r"(\d{1,18})x(\d{1,18})", arrangement)
-    if not shape or int(shape[1]) * int(shape[2]) != k:
-        raise InputError(f"access {spec!r}: arrangement {arrangement!r} must be A x B matrices with "
-                         f"A*B = {k} (e.g. :{'x'.join(map(str, _DEFAULT_ARRANGEMENT[k]))})")
-    return int(shape[1]), int(shape[2])
-
-
 def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """The access ``spec`` names, its phases at every placement (warp.py's tile_pattern)."""
     op, shape, k, arrangement = read_form(spec)
     refuse(spec, hardware, FAMILY[op])
-    down, across = _arrangement(spec, arrangement, k)
+    down, across = arrangement_of(spec, arrangement, k)
     rows = FORMS[op, shape][0]
     if ROW_BYTES % tile.elem_bytes:
         raise InputError(f"access {spec!r}: a row of it is {ROW_BYTES} bytes, less than one {tile.elem_bytes}-byte "

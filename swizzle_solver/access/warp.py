@@ -263,7 +263,7 @@ def _matrix_form(spec: str, name: str) -> tuple[str, int]:
     return op, int(counts[0][1:])
 
 
-def _arrangement(spec: str, arrangement: str, k: int) -> tuple[int, int]:
+def arrangement_of(spec: str, arrangement: str, k: int) -> tuple[int, int]:
     """The ``k`` matrices' arrangement, A x B (down, across): ``:AxB`` as given, else the default."""
     if not arrangement:
         return _DEFAULT_ARRANGEMENT[k]
@@ -273,11 +273,12 @@ def _arrangement(spec: str, arrangement: str, k: int) -> tuple[int, int]:
                          f"A*B = {k} (e.g. :{'x'.join(map(str, _DEFAULT_ARRANGEMENT[k]))})")
     return int(shape[1]), int(shape[2])
 
+
 def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     name, _, arrangement = text.partition(":")
     op, k = _matrix_form(spec, name)
     refuse(spec, hardware, op)
-    down, across = _arrangement(spec, arrangement, k)
+    down, across = arrangement_of(spec, arrangement, k)
     height, row_bytes = hardware.matrix_rows, hardware.matrix_row_bytes  # one matrix: one phase
     width = row_bytes // tile.elem_bytes  # elements in one matrix row
     # Lanes 8i..8i+7 give the row addresses of matrix i; .trans moves data between lanes, not addresses.
