@@ -30,7 +30,7 @@ CASES = [  # (rows, cols, elem_bytes, accesses)
 
 def without_rank_path(problem: Problem) -> Problem:
     patterns = tuple(replace(p, coset_bits=None) if p.coset_bits else p for p in problem.patterns)
-    return Problem(problem.tile, problem.bank_model, patterns)
+    return Problem(problem.tile, problem.hardware, patterns)
 
 
 def timed(problem: Problem, repeat: int) -> tuple[float, str]:

@@ -160,7 +160,7 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
 
         targets = tuple(parse_targets([for_targets] if isinstance(for_targets, str) else for_targets, "--for"))
         problem_, kwargs = (problem(**kwargs) if problem_ is None else problem_), {}
-        refuse_unavailable(targets, problem_.bank_model)
+        refuse_unavailable(targets, problem_.hardware)
     if budget is not None:
         problem_ = problem(**kwargs) if problem_ is None else problem_
         options = Options(table=table is not False, exhaustive=exhaustive, keep_pitch=keep_pitch, targets=targets)

@@ -86,7 +86,7 @@ def placement_units(problem: Problem, pattern: Pattern) -> tuple[int, int, np.nd
     offsets of each placement's lanes rounded down to their unit, shape (placements, lanes), each
     row sorted with repeats marked False in ``distinct``. None otherwise."""
     tile = problem.tile
-    unit = units(tile, problem.bank_model, pattern)
+    unit = units(tile, problem.hardware, pattern)
     if unit is None:
         return None
     u, slot_mask = unit

@@ -38,7 +38,7 @@ def choose_access(problem: Problem, which: str | None) -> int:
     if which is None:
         from .families.identity import Identity
 
-        results = simulate.simulate(problem.tile, problem.bank_model, problem.patterns,
+        results = simulate.simulate(problem.tile, problem.hardware, problem.patterns,
                                     layout_table(problem.tile, Identity()))
         excess = [r.excess for r in results]
         return excess.index(max(excess))
@@ -53,7 +53,7 @@ def choose_access(problem: Problem, which: str | None) -> int:
 
 def bank_map(problem: Problem, layout: Layout, index: int) -> BankMap:
     pattern = problem.patterns[index]
-    tile, model = problem.tile, problem.bank_model.serving(pattern.banks)
+    tile, model = problem.tile, problem.hardware.serving(pattern.banks)
     phys = layout_table(problem.tile, layout)
     result = simulate.simulate(tile, model, [pattern], phys)[0]
     lanes = simulate.bank_list(tile, model, pattern, phys, result.worst_placement)

@@ -117,7 +117,7 @@ def measure_as_given(problem: Problem, layout: Layout, table: np.ndarray | None 
 
 
 def _simulated(problem: Problem, layout: Layout, table: np.ndarray) -> Candidate:
-    results = tuple(simulate.simulate(problem.tile, problem.bank_model, problem.patterns, table))
+    results = tuple(simulate.simulate(problem.tile, problem.hardware, problem.patterns, table))
     return Candidate(sum(r.excess for r in results), layout, results, storage_bytes(problem, layout))
 
 

@@ -142,7 +142,7 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
             from .picture import picture
 
             before, after = bank_maps(problem, layout, out.show_access)
-            pictures.append(picture(before, after, problem.bank_model.banks, console.width))
+            pictures.append(picture(before, after, problem.hardware.banks, console.width))
         from .alarm import disarm_deadline
 
         disarm_deadline()

@@ -70,7 +70,7 @@ def sampled_excess(problem: Problem, table: np.ndarray) -> int:
     over a sample of placements (placement_sample) minus the pattern's lower bound. The true worst
     is the maximum over all placements, so it is at least the sampled one, pattern by pattern."""
     fn = simulate.table(table)
-    tile, banks = problem.tile, problem.bank_model
+    tile, banks = problem.tile, problem.hardware
     total = 0
     for pattern in problem.patterns:
         words = simulate.lane_words(tile, banks, pattern, fn, placement_sample(tile, pattern))

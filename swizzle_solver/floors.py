@@ -46,7 +46,7 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
     ``q`` that covers it, or -1, and its byte position in that vector. Only q's widest lanes count
     (V = q.vector_bytes), and only when a vector spans more than one bank word. None when two
     vectors of q overlap at different positions (then no layout keeps both whole)."""
-    tile, bb = problem.tile, problem.bank_model.bank_bytes
+    tile, bb = problem.tile, problem.hardware.bank_bytes
     v = q.vector_bytes
     if v <= bb or v & (v - 1):
         return None  # one word per vector: its position fixes nothing; b96 (3 words): no slot view
@@ -66,7 +66,7 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
 
 def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Floor:
     """The floor the vectors of ``q`` (``runs``: their vector_runs) put on pattern ``p``."""
-    tile, hardware = problem.tile, problem.bank_model.serving(p.banks)
+    tile, hardware = problem.tile, problem.hardware.serving(p.banks)
     bb, v = hardware.bank_bytes, q.vector_bytes
     geometry = hardware.geometry(tile.elem_bytes, v)  # a vector is a unit (v > bb: vector_runs)
     positions = geometry.unit_words  # word positions in one vector

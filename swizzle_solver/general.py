@@ -238,7 +238,7 @@ def setting(problem) -> Setting:
     ``why_not`` says what is missing otherwise."""
     from .model import is_pow2, log2
 
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     if not (tile.row_length == tile.cols and is_pow2(tile.cols) and is_pow2(tile.rows)):
         return _refusal(0, "the tile is not power-of-two rows x columns without padding")
     n = log2(tile.size)
@@ -272,7 +272,7 @@ def _served_why_not(problem, geometries) -> str | None:
     model serving all), or None."""
     if any(not g.fits for g in geometries):
         return "a vector is wider than a wavefront"
-    if len({problem.bank_model.serving(p.banks) for p in problem.patterns}) != 1:
+    if len({problem.hardware.serving(p.banks) for p in problem.patterns}) != 1:
         return "the accesses are served by different banks"
     return None
 

@@ -144,7 +144,7 @@ class Key:
 
 def problem_key(problem: Problem) -> Key:
     """The normalised problem: the tile, the hardware (its rules too), the parsed patterns in order."""
-    hardware = problem.bank_model
+    hardware = problem.hardware
     return Key((problem.tile, hardware, hardware.rules, tuple(pattern_key(p) for p in problem.patterns)))
 
 

@@ -201,5 +201,5 @@ class Pattern(Value, eq=False):
 
 class Problem(Value, eq=False):
     tile: Tile
-    bank_model: Hardware  # the target: banks, wavefront, phase rule (named for its first job)
+    hardware: Hardware  # the target: banks, wavefront, phase rules, capabilities
     patterns: tuple[Pattern, ...]

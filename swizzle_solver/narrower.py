@@ -82,7 +82,7 @@ def _at_pitch(problem: Problem, pitch: int, budget: Budget, base: Callable, leas
     plain = sound_measured(problem, padding.Padded(pitch, Identity()))
     if plain is not None and plain.excess == least and ok(plain.layout):
         return plain, []
-    at = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+    at = Problem(replace(tile, row_length=pitch), problem.hardware, problem.patterns)
 
     def invalid(inner):  # the padded layout's own check: a padded row's spare columns are storage too
         padded = padding.Padded(pitch, inner)

@@ -34,7 +34,7 @@ class XorOracle:
 
     def __init__(self, problem: Problem):
         self.problem = problem
-        seps = separations(problem.tile, problem.bank_model, problem.patterns)
+        seps = separations(problem.tile, problem.hardware, problem.patterns)
         self.target, self.excess = targets(problem), floor_excess(problem)
         at_bound = [self.target[p] == p.lower_bound for p in problem.patterns]
         self.seps = [s for s, b in zip(seps, at_bound) if s is not None and b]
@@ -49,7 +49,7 @@ class XorOracle:
         """True when the layout is not a member at every target (checks what the separations omit):
         not sound (soundness.py), or a pattern without a separation above its target (GF(2) bank
         matrix where it applies, else the simulator)."""
-        tile, banks = self.problem.tile, self.problem.bank_model
+        tile, banks = self.problem.tile, self.problem.hardware
         checked = sound(tile, layout, self.problem.patterns)
         if checked is None:
             return True
@@ -70,7 +70,7 @@ class XorOracle:
 
     def slot_targets(self) -> list[int]:
         """The bits a linear member may XOR into: every pattern's slot bits above the vectors."""
-        tile, banks = self.problem.tile, self.problem.bank_model
+        tile, banks = self.problem.tile, self.problem.hardware
         return sorted({b for p in self.problem.patterns for b in slot_bits(tile, banks, p) if b >= self.vector_bits})
 
     def covered(self) -> str:
@@ -92,7 +92,7 @@ def conflict_bits(oracle: XorOracle, layout: OffsetXor) -> set[int] | None:
     table = layout_table(tile, layout)
     used = []  # per failing placement: the OR of its lanes' logical offsets
     for pattern in oracle.rest:
-        costs = simulate.simulate(tile, problem.bank_model, [pattern], table)[0].costs
+        costs = simulate.simulate(tile, problem.hardware, [pattern], table)[0].costs
         failing = np.flatnonzero(costs > oracle.target[pattern])
         rows, cols = simulate.lane_elements(tile, pattern)
         offsets = rows[failing] * tile.row_length + cols[failing]  # (failing, lanes, elements)
@@ -115,18 +115,18 @@ def conflict_lemmas(oracle: XorOracle, layout: OffsetXor) -> list[tuple[int, int
     LEMMAS_PER_PATTERN; smt.min_linear adds them, so a refuted model excludes exactly the
     members that fail on the same placements."""
     problem = oracle.problem
-    tile, bank_model = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.hardware
     if layout.invalid(tile) is not None:
         return None
     table = layout_table(tile, layout)
     lemmas = set()
     for pattern in oracle.rest:
         target = oracle.target[pattern]
-        costs = simulate.simulate(tile, bank_model, [pattern], table)[0].costs
+        costs = simulate.simulate(tile, hardware, [pattern], table)[0].costs
         failing = np.flatnonzero(costs > target)[:LEMMAS_PER_PATTERN]
         if not failing.size:
             continue
-        unit = units(tile, bank_model, pattern)
+        unit = units(tile, hardware, pattern)
         if unit is None:
             return None
         u, slot_mask = unit

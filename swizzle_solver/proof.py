@@ -64,11 +64,11 @@ class BankMatrix(Value):
         return None
 
 
-def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[int] | None) -> BankMatrix | None:
+def bank_matrix(tile: Tile, hardware: Hardware, pattern: Pattern, bases: list[int] | None) -> BankMatrix | None:
     """The bank matrix of ``pattern`` under a layout with GF(2) ``bases`` on element-offset bits."""
     if bases is None:
         return None
-    setup = _setup(tile, bank_model, pattern)
+    setup = _setup(tile, hardware, pattern)
     if setup is None:
         return None
     kept, indexes, (u, slot_mask, row_labels) = setup
@@ -82,22 +82,22 @@ def bank_matrix(tile: Tile, bank_model: Hardware, pattern: Pattern, bases: list[
 _SETUPS: weakref.WeakKeyDictionary[Pattern, dict] = weakref.WeakKeyDictionary()
 
 
-def _setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
+def _setup(tile: Tile, hardware: Hardware, pattern: Pattern):
     """What the bank matrix needs besides the layout, once per (pattern, tile, banks): the search
     builds it for every candidate layout. None when the GF(2) view does not apply."""
     per_pattern = _SETUPS.setdefault(pattern, {})
-    bank_model = bank_model.serving(pattern.banks)  # the instruction's banks (gfx950 writes: 32)
-    key = (tile, bank_model)
+    hardware = hardware.serving(pattern.banks)  # the instruction's banks (gfx950 writes: 32)
+    key = (tile, hardware)
     if key not in per_pattern:
-        per_pattern[key] = _compute_setup(tile, bank_model, pattern)
+        per_pattern[key] = _compute_setup(tile, hardware, pattern)
     return per_pattern[key]
 
 
-def _compute_setup(tile: Tile, bank_model: Hardware, pattern: Pattern):
+def _compute_setup(tile: Tile, hardware: Hardware, pattern: Pattern):
     varying = pattern.linear_bits(tile)
     if varying is None:
         return None
-    geometry = bank_model.geometry(tile.elem_bytes, pattern.vector_bytes)
+    geometry = hardware.geometry(tile.elem_bytes, pattern.vector_bytes)
     if not geometry.fits:
         return None
     u = geometry.unit_shift  # element-offset bits below the unit

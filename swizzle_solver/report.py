@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 
 
 def problem_json(problem: Problem) -> dict:
-    t, b = problem.tile, problem.bank_model
+    t, b = problem.tile, problem.hardware
     arch = {} if b.name == DEFAULT.name else {"arch": b.name, "wave_lanes": b.wave_lanes, "group": b.group,
                                               "per_instruction": bool(b.rules)}  # the default: as before
     rows, cols = t.logical_shape  # the user's tile; row_length is the stored leading dimension
@@ -54,7 +54,7 @@ def _block_split_warning(problem: Problem, p: Pattern) -> list[str]:
     """A block (MxN) that reads more than one wavefront in one placement: the hardware splits such a
     request into phases by the instruction that issues it (ldmatrix's matrices, a vector load's
     quarter- or half-warps), which an MxN spec does not name, and the answer depends on the split."""
-    wavefront = problem.bank_model.wavefront_bytes
+    wavefront = problem.hardware.wavefront_bytes
     if p.kind != "block" or p.phase_bytes <= wavefront:
         return []
     return [f"access {p.spec} reads {p.phase_bytes} B in one placement, more than one wavefront ({wavefront} B): "
@@ -92,7 +92,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         from .emit import tma_mode
 
         targets = {"tma_mode": tma_mode(problem, layout)}
-    table = layout_table(problem.tile, layout) if counters and problem.bank_model.profiler else None
+    table = layout_table(problem.tile, layout) if counters and problem.hardware.profiler else None
     per_access = [cost_json(problem, r, base, table, counters) for r, base in zip(ranked.results, baseline.results)]
     excess = reported_excess(problem, ranked)
     return {
@@ -130,7 +130,7 @@ def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessR
     worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
     out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
            "baseline_worst_wavefronts": int(base.instruction_costs().max()), "baseline_total_wavefronts": base.total}
-    hw = problem.bank_model
+    hw = problem.hardware
     if not counters:
         pass
     elif hw.counter is not None:
@@ -213,7 +213,7 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
     result = ranked.results[index]
     if result.worst <= result.pattern.lower_bound:
         return None
-    tile, hardware = problem.tile, problem.bank_model.serving(result.pattern.banks)
+    tile, hardware = problem.tile, problem.hardware.serving(result.pattern.banks)
     phys = layout_table(tile, ranked.layout)
     lanes = simulate.bank_list(tile, hardware, result.pattern, phys, result.worst_placement)
     matrix = bank_matrix(tile, hardware, result.pattern, ranked.layout.bases(tile))
@@ -259,8 +259,8 @@ def evidence_json(problem: Problem, ranked: Candidate) -> dict:
                      "lanes": [{"row": r, "col": c, "bytes": nb, "banks": banks} if not problem.tile.col_major
                                else {"row": c, "col": r, "bytes": nb, "banks": banks}
                                for (r, c, nb), _, banks in simulate.bank_list(
-                                   problem.tile, problem.bank_model, p, phys, result.worst_placement)]}}
-        matrix = bank_matrix(problem.tile, problem.bank_model, p, bases)
+                                   problem.tile, problem.hardware, p, phys, result.worst_placement)]}}
+        matrix = bank_matrix(problem.tile, problem.hardware, p, bases)
         if matrix is not None:
             entry["gf2"] = matrix_json(matrix, problem.tile)
         elif p.vector_bytes & (p.vector_bytes - 1):  # ds_read_b96: say why there is no rank proof

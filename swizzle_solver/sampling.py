@@ -17,15 +17,15 @@ BATCH_ELEMENTS = 1 << 21  # lane elements simulated in one numpy batch (about 16
 def simulated_worst(problem: Problem, layout: Layout, pattern: Pattern, placements: np.ndarray | None = None) -> int:
     """One member's simulated worst over ``placements`` (default all) of ``pattern``."""
     fn = lambda r, c: layout.phys(problem.tile, r, c)  # noqa: E731
-    words = simulate.lane_words(problem.tile, problem.bank_model, pattern, fn, placements)
-    return int(simulate.pattern_costs(problem.tile, problem.bank_model, pattern, words).max())
+    words = simulate.lane_words(problem.tile, problem.hardware, pattern, fn, placements)
+    return int(simulate.pattern_costs(problem.tile, problem.hardware, pattern, words).max())
 
 
 def sampled_worsts(problem: Problem, family: Family, params: list[tuple] | np.ndarray, pattern: Pattern,
                    placements: np.ndarray) -> np.ndarray:
     """The simulated worst over some placements of each member of a family (given by its grid
     ``params``), a batch of members at a time."""
-    tile, bank_model = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.hardware
     rows, cols = simulate.lane_elements(tile, pattern)
     rows, cols = rows[placements], cols[placements]
     step = max(1, BATCH_ELEMENTS // rows.size)
@@ -34,8 +34,8 @@ def sampled_worsts(problem: Problem, family: Family, params: list[tuple] | np.nd
         batch = params[start:start + step]
         offsets = phys_many(family, batch, tile, rows, cols)
         offsets = np.broadcast_to(offsets, (len(batch), *rows.shape)).reshape(len(batch) * len(placements), -1)
-        words = simulate.words_of(tile, bank_model, offsets)
-        out.append(simulate.pattern_costs(tile, bank_model, pattern, words).reshape(len(batch), -1).max(axis=1))
+        words = simulate.words_of(tile, hardware, offsets)
+        out.append(simulate.pattern_costs(tile, hardware, pattern, words).reshape(len(batch), -1).max(axis=1))
     return np.concatenate(out)
 
 

@@ -75,7 +75,7 @@ class Screen:
         self.problem = problem
         self.target = target or {p: p.lower_bound for p in problem.patterns}
         seps = [s if s is not None and self.target[p] == p.lower_bound else None
-                for p, s in zip(problem.patterns, separations(problem.tile, problem.bank_model, problem.patterns))]
+                for p, s in zip(problem.patterns, separations(problem.tile, problem.hardware, problem.patterns))]
         found = [s for s in seps if s is not None]
         empty = [np.zeros(0, dtype=np.int64)]
         self.diffs = np.concatenate(empty + [s.diffs for s in found])

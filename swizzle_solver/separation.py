@@ -44,18 +44,18 @@ class Separation(Value):
         return not np.any(((apply(self.diffs) >> self.unit_shift) & self.slot_mask) == 0)
 
 
-def slot_bits(tile: Tile, bank_model: Hardware, pattern: Pattern) -> list[int]:
+def slot_bits(tile: Tile, hardware: Hardware, pattern: Pattern) -> list[int]:
     """The offset bits that choose the slot of the pattern's widest lanes (where XORs can help)."""
-    geometry = bank_model.serving(pattern.banks).geometry(tile.elem_bytes, int(pattern.lane_bytes.max()))
+    geometry = hardware.serving(pattern.banks).geometry(tile.elem_bytes, int(pattern.lane_bytes.max()))
     return geometry.slot_offset_bits if geometry.fits else []
 
 
-def units(tile: Tile, bank_model: Hardware, pattern: Pattern) -> tuple[int, int] | None:
+def units(tile: Tile, hardware: Hardware, pattern: Pattern) -> tuple[int, int] | None:
     """(u, slot mask) of a pattern whose lanes have one size and whose units fit a wavefront: the
     placement's cost is then the most distinct units in one slot (under a layout keeping units
     whole). None otherwise."""
     width = int(pattern.lane_bytes[0, 0])
-    geometry = bank_model.serving(pattern.banks).geometry(tile.elem_bytes, width)
+    geometry = hardware.serving(pattern.banks).geometry(tile.elem_bytes, width)
     if not geometry.fits or (pattern.lane_bytes != width).any():
         return None
     return geometry.unit_shift, geometry.slot_mask
@@ -85,17 +85,17 @@ def distinct_rows(rows: np.ndarray) -> np.ndarray:
 _BUILT: weakref.WeakKeyDictionary[Pattern, tuple[Tile, Hardware, tuple | None]] = weakref.WeakKeyDictionary()
 
 
-def separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:
+def separation(tile: Tile, hardware: Hardware, pattern: Pattern) -> Separation | None:
     built = _BUILT.get(pattern)
-    if built is None or built[0] != tile or built[1] is not bank_model:
-        found = _separation(tile, bank_model, pattern)
-        built = _BUILT[pattern] = (tile, bank_model, None if found is None else
+    if built is None or built[0] != tile or built[1] is not hardware:
+        found = _separation(tile, hardware, pattern)
+        built = _BUILT[pattern] = (tile, hardware, None if found is None else
                                    (found.unit_shift, found.slot_mask, found.diffs))
     return None if built[2] is None else Separation(pattern, *built[2])
 
 
-def _separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separation | None:
-    unit = units(tile, bank_model, pattern)
+def _separation(tile: Tile, hardware: Hardware, pattern: Pattern) -> Separation | None:
+    unit = units(tile, hardware, pattern)
     if pattern.lower_bound != 1 or unit is None:
         return None
     u, slot_mask = unit
@@ -116,5 +116,5 @@ def _separation(tile: Tile, bank_model: Hardware, pattern: Pattern) -> Separatio
     return Separation(pattern, u, slot_mask, np.flatnonzero(seen))
 
 
-def separations(tile: Tile, bank_model: Hardware, patterns) -> list[Separation | None]:
-    return [separation(tile, bank_model, p) for p in patterns]
+def separations(tile: Tile, hardware: Hardware, patterns) -> list[Separation | None]:
+    return [separation(tile, hardware, p) for p in patterns]

@@ -39,7 +39,7 @@ def placement_costs(words: np.ndarray, banks: int) -> np.ndarray:
     return np.bincount(key[first], minlength=n * banks).reshape(n, banks).max(axis=1)
 
 
-def pattern_costs(tile: Tile, bank_model: Hardware, pattern: Pattern, words: np.ndarray) -> np.ndarray:
+def pattern_costs(tile: Tile, hardware: Hardware, pattern: Pattern, words: np.ndarray) -> np.ndarray:
     """placement_costs of ``words`` (rows in lane_words order) on the banks ``pattern`` uses.
 
     A 12-byte lane (ds_read_b96, 3 dwords, dword-aligned) is counted per dword position: its k-th
@@ -49,13 +49,13 @@ def pattern_costs(tile: Tile, bank_model: Hardware, pattern: Pattern, words: np.
     N = 30, 31, 33, 34 where their dwords overlap in banks at different positions. For aligned
     power-of-two lanes the two readings agree (a dword's bank fixes its position), so they keep
     the plain count."""
-    banks = bank_model.serving(pattern.banks).banks
+    banks = hardware.serving(pattern.banks).banks
     width = int(pattern.lane_bytes.max())
     if width & (width - 1) == 0:
         return placement_costs(words, banks)
-    per_lane = width // bank_model.bank_bytes  # dword positions in one lane
+    per_lane = width // hardware.bank_bytes  # dword positions in one lane
     elems = width // tile.elem_bytes  # lane_elements: every lane of such a pattern has this width
-    position = (np.arange(words.shape[1]) % elems) * tile.elem_bytes // bank_model.bank_bytes
+    position = (np.arange(words.shape[1]) % elems) * tile.elem_bytes // hardware.bank_bytes
     keys = (words // banks) * (banks * per_lane) + position * banks + words % banks  # (position, bank) slots
     return placement_costs(keys, banks * per_lane)
 
@@ -134,7 +134,7 @@ def lane_elements(tile: Tile, pattern: Pattern) -> tuple[np.ndarray, np.ndarray]
     return cached[1], cached[2]
 
 
-def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
+def lane_words(tile: Tile, hardware: Hardware, pattern: Pattern, phys: PhysFn,
                placements: np.ndarray | None = None) -> np.ndarray:
     """Every word each placement touches, shape (placements, n): all bytes of all lanes.
 
@@ -145,16 +145,16 @@ def lane_words(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: PhysFn,
         if got is None:
             index = _flat_elements(tile, pattern, phys.cols)
             got = phys.flat.take(index if placements is None else index[placements])
-        return words_of(tile, bank_model, got.reshape(got.shape[0], -1))
+        return words_of(tile, hardware, got.reshape(got.shape[0], -1))
     rows, cols = lane_elements(tile, pattern)
     if placements is not None:
         rows, cols = rows[placements], cols[placements]
-    return words_of(tile, bank_model, phys(rows, cols).reshape(rows.shape[0], -1))
+    return words_of(tile, hardware, phys(rows, cols).reshape(rows.shape[0], -1))
 
 
-def words_of(tile: Tile, bank_model: Hardware, offsets: np.ndarray) -> np.ndarray:
+def words_of(tile: Tile, hardware: Hardware, offsets: np.ndarray) -> np.ndarray:
     """The words of physical element offsets (shape (n, k)), row by row: shape (n, k * words per element)."""
-    return bank_model.words(offsets, tile.elem_bytes)
+    return hardware.words(offsets, tile.elem_bytes)
 
 
 class AccessResult(Value):
@@ -186,10 +186,10 @@ class AccessResult(Value):
         return self.costs if k <= 1 else self.costs.reshape(-1, k).sum(axis=1)
 
 
-def simulate(tile: Tile, bank_model: Hardware, patterns, phys: np.ndarray) -> list[AccessResult]:
+def simulate(tile: Tile, hardware: Hardware, patterns, phys: np.ndarray) -> list[AccessResult]:
     """Every placement of every pattern under the layout ``phys[r, c]``."""
     fn = table(phys)
-    return [AccessResult(p, pattern_costs(tile, bank_model, p, lane_words(tile, bank_model, p, fn))) for p in patterns]
+    return [AccessResult(p, pattern_costs(tile, hardware, p, lane_words(tile, hardware, p, fn))) for p in patterns]
 
 
 def is_injective(tile: Tile, phys: np.ndarray, size: int | None = None) -> bool:
@@ -272,11 +272,11 @@ def first_collision(tile: Tile, phys: np.ndarray, size: int) -> str | None:
     return f"elements ({r0}, {c0}) and ({r1}, {c1}) are both at offset {int(flat[later[0]])}"
 
 
-def bank_list(tile: Tile, bank_model: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):
+def bank_list(tile: Tile, hardware: Hardware, pattern: Pattern, phys: np.ndarray, placement: int):
     """For one placement: each distinct lane (row, col, bytes) with the banks of its words."""
-    e, bank_model = tile.elem_bytes, bank_model.serving(pattern.banks)
+    e, hardware = tile.elem_bytes, hardware.serving(pattern.banks)
     out = []
     for r, c, nbytes in pattern.phase_lanes(placement):
-        words = sorted({w for k in range(nbytes // e) for w in bank_model.words_of_element(int(phys[r, c + k]), e)})
-        out.append(((r, c, nbytes), words, [bank_model.bank(w) for w in words]))
+        words = sorted({w for k in range(nbytes // e) for w in hardware.words_of_element(int(phys[r, c + k]), e)})
+        out.append(((r, c, nbytes), words, [hardware.bank(w) for w in words]))
     return out

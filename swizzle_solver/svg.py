@@ -168,7 +168,7 @@ def _tile(cv: _Canvas, view: BankMap, banks: int, x0: int, y0: int, heading: str
 
 
 def _physical(cv: _Canvas, problem: Problem, view: BankMap, x0: int, y0: int) -> tuple[int, int]:
-    tile, model = problem.tile, problem.bank_model
+    tile, model = problem.tile, problem.hardware
     e, bb = tile.elem_bytes, model.bank_bytes
     owner: dict[int, tuple[int, int]] = {}  # word -> first logical element stored in it
     for (r, c), p in sorted(np.ndenumerate(view.phys), key=lambda t: t[1]):
@@ -242,12 +242,12 @@ def drawn(shape: tuple[int, int]) -> tuple[int, int]:
 
 def svg_text(problem: Problem, before: BankMap, after: BankMap, per_access: list[dict]) -> str:
     """The whole figure as SVG text."""
-    t, banks = problem.tile, problem.bank_model.banks
+    t, banks = problem.tile, problem.hardware.banks
     cv = _Canvas()
     shape = t.logical_shape  # the user's tile (bankmap.py draws a column-major one turned back)
     pitch = f"column length {t.row_length}" if t.col_major else f"row length {t.row_length}"
     cv.text(10, 20, f"{shape[0]} x {shape[1]} tile of {t.elem_bytes}-byte elements, {pitch}; "
-                    f"{banks} banks x {problem.bank_model.bank_bytes} B; cells show the bank", 13, weight="bold")
+                    f"{banks} banks x {problem.hardware.bank_bytes} B; cells show the bank", 13, weight="bold")
     top = 34
     if after.storage:  # which way storage runs, when it is not along the rows drawn
         cv.text(10, 36, after.storage, 11)

@@ -497,7 +497,7 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
     """The --vectors auto JSON document (docs/json.md, docs/schema/vectors-auto.schema.json)."""
     from .emit import emit_all, expressible_in
 
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     answer = auto.answer
     layout = answer.layout
     lower = sum(m.lower_bound for m in answer.accesses)
@@ -556,10 +556,10 @@ def run_auto(problem, layout_files: Sequence[str], specs: Sequence[str] = ()):
     from .api import solve
 
     check_tile(problem.tile)
-    accesses = [warp_access(spec, problem.tile, problem.bank_model) for spec in specs]
+    accesses = [warp_access(spec, problem.tile, problem.hardware) for spec in specs]
     for path in layout_files:
         text = read_text(path, "linear layout file")
-        accesses.append(read_access(text, Path(path).stem, problem.tile, problem.bank_model,
+        accesses.append(read_access(text, Path(path).stem, problem.tile, problem.hardware,
                                     f"linear layout file {printable(path)}"))
     plain = solve(problem).solution.answer.layout
-    return solve_auto(accesses, problem.tile, problem.bank_model, plain)
+    return solve_auto(accesses, problem.tile, problem.hardware, plain)

@@ -28,7 +28,7 @@ def conflicts(problem, phys=None) -> list[int]:
         r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
         phys = r * tile.row_length + c
     out = []
-    for res in simulate.simulate(tile, problem.bank_model, problem.patterns, phys):
+    for res in simulate.simulate(tile, problem.hardware, problem.patterns, phys):
         out += (res.instruction_costs() - res.pattern.instruction_lower_bound).tolist()
     return out
 
@@ -196,7 +196,7 @@ def test_counter_and_warnings_in_json():
 
 def test_banks_override_every_rule():
     p = api.problem(64, 64, ["ds_read_b128:64x1"], dtype="f16", arch="gfx950", banks=32)
-    assert p.bank_model.banks == 32 and p.patterns[0].banks == 0
+    assert p.hardware.banks == 32 and p.patterns[0].banks == 0
 
 
 def test_instruction_lanes_must_fill_the_wave(tmp_path):
@@ -239,10 +239,10 @@ def test_rank_proof_equals_exhaustive_count_on_every_target(arch, op, lane_rows_
     pattern = p.patterns[0]
     layout = Swizzle(b, m, max(s, b))
     assume(width // elem_bytes <= (1 << layout.M) and layout.invalid(tile) is None)
-    matrix = bank_matrix(tile, p.bank_model, pattern, layout.bases(tile))
+    matrix = bank_matrix(tile, p.hardware, pattern, layout.bases(tile))
     assert matrix is not None  # every AMD phase table is a set of cosets
     r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
-    costs = simulate.simulate(tile, p.bank_model, [pattern], layout.phys(tile, r, c))[0].costs
+    costs = simulate.simulate(tile, p.hardware, [pattern], layout.phys(tile, r, c))[0].costs
     assert costs.min() == costs.max() == matrix.wavefronts
 
 

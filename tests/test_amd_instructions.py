@@ -172,10 +172,10 @@ def test_rank_proof_equals_exhaustive_count_for_two_address_forms(arch, op, lane
     pattern = p.patterns[0]
     layout = Swizzle(b, m, max(s, b))
     assume(step <= (1 << layout.M) and layout.invalid(tile) is None)
-    matrix = bank_matrix(tile, p.bank_model, pattern, layout.bases(tile))
+    matrix = bank_matrix(tile, p.hardware, pattern, layout.bases(tile))
     assert matrix is not None
     r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
-    costs = simulate.simulate(tile, p.bank_model, [pattern], layout.phys(tile, r, c))[0].costs
+    costs = simulate.simulate(tile, p.hardware, [pattern], layout.phys(tile, r, c))[0].costs
     assert costs.min() == costs.max() == matrix.wavefronts
 
 

@@ -50,7 +50,7 @@ def assert_rows_pass_at_the_simulated_worst(problem, rng):
     table = layout_table(problem.tile, layout)
     checked = 0
     for pattern in problem.patterns:
-        worst = simulate(problem.tile, problem.bank_model, [pattern], table)[0].worst
+        worst = simulate(problem.tile, problem.hardware, [pattern], table)[0].worst
         for rows_ in balance.row_balance(problem, pattern, worst, targets, top):
             h = row_of(layout, rows_.bit) if rows_.bit in targets else 0
             assert rows_.allowed[h], (layout.name, pattern.spec, worst, rows_.bit)
@@ -225,7 +225,7 @@ def test_the_span_condition_never_refutes_a_member_at_its_own_worst(rows, cols, 
     assume(terms)
     layout = linear.XorLinear(tuple(sorted(t for t in terms if rng.random() < 0.3)))
     table = layout_table(problem.tile, layout)
-    worst = {p: simulate(problem.tile, problem.bank_model, [p], table)[0].worst for p in problem.patterns}
+    worst = {p: simulate(problem.tile, problem.hardware, [p], table)[0].worst for p in problem.patterns}
     checked = 0
     for pattern in problem.patterns:
         found = balance.passing_vectors(problem, pattern, worst[pattern], top)

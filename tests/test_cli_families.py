@@ -290,7 +290,7 @@ def test_padding_reads_warp_patterns_on_its_own_pitch():
     from swizzle_solver.value import replace
 
     problem = make_problem(64, 64, ["warp:4x8:1x4", "16x1:2"], None, 2)
-    padded = Problem(replace(problem.tile, row_length=96), problem.bank_model, problem.patterns)
+    padded = Problem(replace(problem.tile, row_length=96), problem.hardware, problem.patterns)
     assert problem.patterns[0].linear_bits(problem.tile) is not None
     assert problem.patterns[0].linear_bits(padded.tile) is None
     assert XorOracle(padded).accept(Swizzle(4, 2, 4)) == measure_as_given(padded, Swizzle(4, 2, 4)).conflict_free

@@ -112,7 +112,7 @@ def test_separation_is_the_simulators_verdict(rows, cols, pitch, e, banks, specs
     top = max(1, (tile.size - 1).bit_length())
     terms = linear.all_terms(list(range(top - 1)), top)
     chosen = [(t,) for t in terms] + [(a, b) for i, a in enumerate(terms) for b in terms[i + 1:]]
-    seps = separations(tile, problem.bank_model, problem.patterns)
+    seps = separations(tile, problem.hardware, problem.patterns)
     assert any(s is not None for s in seps)
     verdicts = set()
     for term_list in chosen[:40]:
@@ -155,16 +155,16 @@ def test_rank_proof_is_the_brute_force_count(rows, cols, e, banks, bank_bytes, b
 def test_rank_proof_is_the_simulators_count_on_amd_phase_tables(arch, op):
     """Non-contiguous phase tables (cosets of XORed lane bits): the bank matrix's verdict is every
     phase's simulated count, under a few cute swizzles."""
-    wave = api.problem(8, 8, ["8x8"], arch=arch).bank_model.wave_lanes
+    wave = api.problem(8, 8, ["8x8"], arch=arch).hardware.wave_lanes
     p = api.problem(64, 64, [f"{op}:{wave}x1"], dtype="f16", arch=arch)
     tile, pattern = p.tile, p.patterns[0]
     r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
     counts = set()
     for b, m, s in [(1, 3, 3), (2, 3, 6), (3, 3, 6), (3, 4, 5), (2, 3, 3)]:
         layout = cute.Swizzle(b, m, s)
-        matrix = bank_matrix(tile, p.bank_model, pattern, layout.bases(tile))
+        matrix = bank_matrix(tile, p.hardware, pattern, layout.bases(tile))
         assert matrix is not None
-        costs = simulate.simulate(tile, p.bank_model, [pattern], layout.phys(tile, r, c))[0].costs
+        costs = simulate.simulate(tile, p.hardware, [pattern], layout.phys(tile, r, c))[0].costs
         assert costs.min() == costs.max() == matrix.wavefronts, (arch, op, layout.name)
         counts.add(matrix.wavefronts)
     assert len(counts) > 1

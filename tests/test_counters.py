@@ -42,7 +42,7 @@ def whole_tile(problem, pattern, table) -> tuple[int, int]:
     """(wavefronts, ideal) of one pass: for each placement, its distinct lanes' bytes at their
     physical byte addresses, the most distinct words in one bank (at least 1), and the ideal
     max(1, ceil(distinct bytes / 128))."""
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     waves = ideal = 0
     for i in range(pattern.placements):
         words: dict[int, set[int]] = {}

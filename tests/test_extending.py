@@ -100,7 +100,7 @@ def test_a_hardware_target_is_one_data_entry(monkeypatch, specs):
     monkeypatch.setitem(hardware.TARGETS, TOY_HARDWARE.name, TOY_HARDWARE)  # the only change
     target = hardware.TARGETS["toy-16"]
     problem = make_problem(16, 16, specs, None, 4, arch="toy-16")  # --arch toy-16
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     assert (hw.name, hw.banks, hw.wave_lanes) == ("toy-16", 16, 16)
     solution = solve(problem)
     layout = solution.answer.layout

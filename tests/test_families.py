@@ -172,7 +172,7 @@ def test_separation_agrees_with_the_simulator(args, data):
     layout = linear.XorLinear(tuple(sorted(chosen)))
     assume(layout.invalid(tile) is None)
     results = measure_as_given(problem, layout).results
-    for sep, result in zip(separations(tile, problem.bank_model, problem.patterns), results):
+    for sep, result in zip(separations(tile, problem.hardware, problem.patterns), results):
         if sep is not None and simulate.admissible(tile, result.pattern, layout_table(problem.tile, layout)):
             assert sep.holds(layout.apply) == (result.worst == 1), (layout.name, result.pattern.spec)
 
@@ -231,7 +231,7 @@ def test_padding_search_finds_the_first_padded_swizzle(args):
     got = [c.layout for c in kept if c.excess == least and c.layout.inner.family != "none"]
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     want = None
-    for pitch in padding.pitches(problem.tile, vbytes, problem.bank_model.wavefront_bytes):
+    for pitch in padding.pitches(problem.tile, vbytes, problem.hardware.wavefront_bytes):
         if pitch < problem.tile.row_length:
             continue  # the pitches below the given one are solving.py's (narrower.py), not padding's
         if measure_as_given(problem, padding.Padded(pitch, identity.Identity())).excess == least:

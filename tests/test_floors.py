@@ -63,7 +63,7 @@ def test_no_admissible_layout_goes_below_a_floor(data, seed):
     found = floors(p)
     phys = chunk_permutation(p, np.random.default_rng(seed))
     assert all(simulate.admissible(p.tile, q, phys) for q in p.patterns)
-    for result, floor in zip(simulate.simulate(p.tile, p.bank_model, p.patterns, phys), found):
+    for result, floor in zip(simulate.simulate(p.tile, p.hardware, p.patterns, phys), found):
         assert floor is None or result.worst >= floor.wavefronts > result.pattern.lower_bound
 
 

@@ -27,7 +27,7 @@ def every_member(problem):
 
 
 def excess(problem, layout) -> int:
-    results = simulate.simulate(problem.tile, problem.bank_model, problem.patterns,
+    results = simulate.simulate(problem.tile, problem.hardware, problem.patterns,
                                 layout_table(problem.tile, layout))
     return sum(r.worst - r.pattern.lower_bound for r in results)
 

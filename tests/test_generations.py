@@ -55,7 +55,7 @@ def cli_here(capsys, *argv: str) -> tuple[int, str, str]:
 ])
 def test_each_generation_answers_to_its_names(alias, name):
     assert hardware.target(alias).name == name
-    assert api.problem(16, 64, ["row"], dtype="f16", arch=alias).bank_model.name == name
+    assert api.problem(16, 64, ["row"], dtype="f16", arch=alias).hardware.name == name
 
 
 def test_the_generic_target_keeps_todays_capabilities():

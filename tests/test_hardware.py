@@ -154,7 +154,7 @@ def test_the_kernel_pair_really_collides(rows, cols, e, spec, banks, data):
         problem = make_problem(rows, cols, [spec], elem_bytes=e, banks=banks[0], bank_bytes=banks[1])
     except InputError:
         assume(False)  # a spec that does not fit this tile
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     [pattern] = problem.patterns
     nbits = (tile.size - 1).bit_length()
     if data.draw(st.booleans()):
@@ -188,7 +188,7 @@ def test_collision_json_takes_the_pair_from_the_proof():
     problem = make_problem(32, 32, ["32x1"])
     ranked = measure_as_given(problem, Swizzle(0, 0, 1))  # the identity: the column is one bank, 32-way
     got = collision_json(problem, ranked, 0)
-    d = bank_matrix(problem.tile, problem.bank_model, problem.patterns[0],
+    d = bank_matrix(problem.tile, problem.hardware, problem.patterns[0],
                     Swizzle(0, 0, 1).bases(problem.tile)).collision()
     a, b = got["a"], got["b"]
     assert (a["row"] * 32 + a["col"]) ^ (b["row"] * 32 + b["col"]) == d
@@ -213,7 +213,7 @@ def test_the_reported_pair_shares_a_bank_in_different_words(rows, cols, e, specs
     assume(layout.invalid(problem.tile) is None)
     ranked = measure_as_given(problem, layout)
     phys = layout_table(problem.tile, layout)
-    hw, tile = problem.bank_model, problem.tile
+    hw, tile = problem.hardware, problem.tile
     for i, result in enumerate(ranked.results):
         pair = collision_json(problem, ranked, i)
         assert (pair is None) == (result.worst <= result.pattern.lower_bound)

@@ -217,10 +217,10 @@ def test_rank_proof_and_separation_agree_with_the_simulator_on_paired_phases():
         layout = cute.Swizzle(b, m, s)
         if layout.invalid(tile):
             continue
-        costs = simulate.simulate(tile, p.bank_model, [pattern], layout.phys(tile, r, c))[0].costs
-        matrix = bank_matrix(tile, p.bank_model, pattern, layout.bases(tile))
+        costs = simulate.simulate(tile, p.hardware, [pattern], layout.phys(tile, r, c))[0].costs
+        matrix = bank_matrix(tile, p.hardware, pattern, layout.bases(tile))
         assert matrix is not None and costs.min() == costs.max() == matrix.wavefronts, layout.name
-        sep = separation(tile, p.bank_model, pattern)
+        sep = separation(tile, p.hardware, pattern)
         assert sep is not None and sep.holds(layout.apply) == (costs.max() == pattern.lower_bound), layout.name
         verdicts.add(matrix.wavefronts)
     assert verdicts == {1, 2}

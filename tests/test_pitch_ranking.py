@@ -53,7 +53,7 @@ def cli_json(*args):
 
 
 def at_pitch(problem: Problem, pitch: int) -> Problem:
-    return Problem(replace(problem.tile, row_length=pitch), problem.bank_model, problem.patterns)
+    return Problem(replace(problem.tile, row_length=pitch), problem.hardware, problem.patterns)
 
 
 def assert_ranks_first_over_every_pitch(problem: Problem):

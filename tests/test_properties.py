@@ -142,7 +142,7 @@ def is_valid(family, params, rows, cols, pitch):
 def exact_worsts(problem, layout):
     """Per pattern: the worst wavefronts from the GF(2) bank matrix, or None where it does not apply."""
     bases = layout.bases(problem.tile)
-    return [None if (m := bank_matrix(problem.tile, problem.bank_model, p, bases)) is None else m.wavefronts
+    return [None if (m := bank_matrix(problem.tile, problem.hardware, p, bases)) is None else m.wavefronts
             for p in problem.patterns]
 
 
@@ -198,7 +198,7 @@ def layouts(draw, problem):
 
 
 def check_counts(problem, accesses, ranked, phys):
-    t, bm = problem.tile, problem.bank_model
+    t, bm = problem.tile, problem.hardware
     for access, pattern, result in zip(accesses, problem.patterns, ranked.results):
         assert (pattern.placements, pattern.lower_bound, pattern.vector_bytes) == (
             len(access.placements), access.lower_bound, access.vector)
@@ -221,7 +221,7 @@ def test_measure_counts_every_placement(data):
 def test_gf2_fast_path_agrees_where_it_answers(data):
     problem, accesses = data.draw(problems(widths=(1, 2, 4, 8, 16, 32, 64)))
     family, params = data.draw(layouts(problem))
-    t, bm = problem.tile, problem.bank_model
+    t, bm = problem.tile, problem.hardware
     # The fast path is a claim about layouts the search can answer with: an xor-cols that pushes
     # columns out of their row is not linear (the carry into r * row_length) and is never used.
     assume(is_valid(family, params, t.rows, t.cols, t.row_length))
@@ -293,7 +293,7 @@ def test_one_placement_decides_where_the_search_says_so(data):
     every valid layout of the base families, by the brute-force counter."""
     problem, accesses = data.draw(problems(widths=(1, 2, 4, 8, 16, 32, 64)))
     family, params = data.draw(layouts(problem))
-    t, bm = problem.tile, problem.bank_model
+    t, bm = problem.tile, problem.hardware
     assume(is_valid(family, params, t.rows, t.cols, t.row_length))
     phys = phys_of(family, params, t.row_length)
     decided = [sampling.one_placement_decides(t, p) for p in problem.patterns]
@@ -314,7 +314,7 @@ def test_screen_never_rejects_a_conflict_free_member(data):
     from swizzle_solver.families import cute, identity, xor_cols
 
     problem, accesses = data.draw(problems(max_elems=512))
-    t, bm = problem.tile, problem.bank_model
+    t, bm = problem.tile, problem.hardware
     screen = search.Screen(problem)
     elems = candidate.vector_elems(problem)
     for record in (identity.FAMILY_RECORD, cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD):
@@ -334,7 +334,7 @@ def test_screen_never_rejects_a_conflict_free_member(data):
 
 def naive_minimum(problem, accesses):
     """Every member of none / cute / xor-cols, enumerated past any bound that can matter."""
-    t, bm = problem.tile, problem.bank_model
+    t, bm = problem.tile, problem.hardware
     top = max(1, (t.size - 1).bit_length())
     col_bits, row_bits = max(0, (t.cols - 1).bit_length()), max(0, (t.rows - 1).bit_length())
     members = [("none", ())]

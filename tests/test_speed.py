@@ -267,7 +267,7 @@ def direct_padding(problem, later):
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
     plain = swizzled = None
     closest, invalid, evaluated = [], 0, 0
-    for pitch in padding.pitches(tile, vbytes, problem.bank_model.wavefront_bytes):
+    for pitch in padding.pitches(tile, vbytes, problem.hardware.wavefront_bytes):
         if pitch < tile.row_length:
             continue  # the pitches below the given one are solving.py's (narrower.py), not padding's
         measured = sound_measured(problem, padding.Padded(pitch, Identity()))
@@ -280,7 +280,7 @@ def direct_padding(problem, later):
             break
         closest.append(measured)
         if swizzled is None:
-            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            padded = Problem(replace(tile, row_length=pitch), problem.hardware, problem.patterns)
             first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), None, target=target,
                                invalid=lambda inner, pitch=pitch: padding.Padded(pitch, inner).invalid(tile))
             if first is not None:
@@ -317,10 +317,10 @@ def test_lane_differences_of_distinct_placements_are_all_of_them(rows, cols, pad
     tile, pattern = problem.tile, problem.patterns[0]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(separation, "DISTINCT_FIRST", 1 << 62)
-        direct = separation._separation(tile, problem.bank_model, pattern)
+        direct = separation._separation(tile, problem.hardware, pattern)
         assume(direct is not None)
         patch.setattr(separation, "DISTINCT_FIRST", 0)
-        assert np.array_equal(separation._separation(tile, problem.bank_model, pattern).diffs, direct.diffs)
+        assert np.array_equal(separation._separation(tile, problem.hardware, pattern).diffs, direct.diffs)
 
 
 def test_distinct_rows_keeps_rows_whose_hashes_collide(monkeypatch):

@@ -43,7 +43,7 @@ def test_block_counts_are_the_per_byte_brute_force(spec, m, n, s, dtype):
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
     for layout in LAYOUTS:
         phys = r * tile.row_length + c if layout is None else layout.phys(tile, r, c)
-        ours = simulate.simulate(tile, problem.bank_model, problem.patterns, phys)[0].costs
+        ours = simulate.simulate(tile, problem.hardware, problem.patterns, phys)[0].costs
         assert sorted(ours.tolist()) == sorted(_brute_force_blocks(m, n, s, rows, cols, phys)), (spec, layout)
 
 
@@ -170,8 +170,8 @@ def test_col_block_counts_are_the_element_brute_force_and_the_transposed_problem
     r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
     for layout in LAYOUTS:
         phys = r * tile.row_length + c if layout is None else layout.phys(tile, r, c)
-        ours = simulate.simulate(tile, col.bank_model, col.patterns, phys)[0].costs
-        transposed = simulate.simulate(row.tile, row.bank_model, row.patterns, phys)[0].costs
+        ours = simulate.simulate(tile, col.hardware, col.patterns, phys)[0].costs
+        transposed = simulate.simulate(row.tile, row.hardware, row.patterns, phys)[0].costs
         assert np.array_equal(ours, transposed), layout
         assert sorted(ours.tolist()) == sorted(_brute_force_col_blocks(m, n, rows, cols, phys)), (m, n, layout)
 

@@ -73,7 +73,7 @@ def test_the_vectors_as_given_measure_what_the_plain_solve_measures(path):
     rows, cols = doc["out_dims"]["dim0"], doc["out_dims"]["dim1"]
     for e in (4, 2):
         problem = make_problem(rows, cols, [], elem_bytes=e, layout_files=[str(path)])
-        tile, hw = problem.tile, problem.bank_model
+        tile, hw = problem.tile, problem.hardware
         access = vectors.read_access(path.read_text(), path.stem, tile, hw, str(path))
         answer = solve(problem).solution.answer.layout
         mine = vectors.moved(access, answer.bases(tile), tile, hw, vectors.given_vector(access, tile))
@@ -188,7 +188,7 @@ def test_the_document_validates_against_its_schema():
     (32, 32, 4, "mma-c:m16n8"), (32, 64, 1, "warp:2x16:4x4v4"), (16, 64, 2, "warp:1x32:2x2")])
 def test_warp_forms_read_as_register_layouts_measure_what_the_plain_solve_measures(rows, cols, e, spec):
     problem = make_problem(rows, cols, [spec], elem_bytes=e)
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     access = vectors.warp_access(spec, tile, hw)
     for layout in (solve(problem).solution.answer.layout, GeneralLinear(tuple(1 << i for i in range(
             (tile.size - 1).bit_length())))):

@@ -3,7 +3,7 @@ TARGET name, TITLE, ORDER in the --emit list, optional ALIASES (other names --em
 a pure ``emit(problem, layout) -> Snippet`` and optionally ``unavailable(hardware)``: why ``--for``
 that target is refused on a target that cannot have its layouts at all (None: it can). The modules are found here (pkgutil), so adding a
 target is adding its module; what the targets share is in common.py (the Snippet, headers) and
-recognise.py (a layout's recognisable forms). The problem's hardware (``problem.bank_model``) says
+recognise.py (a layout's recognisable forms). The problem's hardware (``problem.hardware``) says
 what the target has (hardware.Hardware's capabilities), and the emitters read only that: ``cuda``
 writes the function in the target's ``language`` (the HIP function on AMD targets), ``triton``
 picks Triton's backend by that language (the AMD backend's encodings for HIP) and offers NVMMA

@@ -36,19 +36,19 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
             return Snippet("cuda", f"{header(problem, layout, '//')}\n// cannot express: no closed form, and a "
                                    f"{tile.rows} x {tile.cols} table is above the {MAX_TABLE} elements pasted here", False)
         body = table
-    return _IN.get(problem.bank_model.language, _c)(problem, layout, body)
+    return _IN.get(problem.hardware.language, _c)(problem, layout, body)
 
 
 def _cuda(problem: Problem, layout: Layout, body: str) -> Snippet:
     code = (f"{header(problem, layout, '//')}\n"
             f"// phys(r, c): the physical element offset of element (r, c); index smem[phys(r, c)].\n"
-            f"// Align the buffer to {problem.bank_model.wavefront_bytes} bytes so that offsets and banks agree.\n"
+            f"// Align the buffer to {problem.hardware.wavefront_bytes} bytes so that offsets and banks agree.\n"
             f"static inline __host__ __device__ int swizzle_phys(int r, int c) {{\n{body}\n}}")
     return Snippet("cuda", code, True)
 
 
 def _hip(problem: Problem, layout: Layout, body: str) -> Snippet:
-    hardware = problem.bank_model
+    hardware = problem.hardware
     return Snippet("cuda", (
         f"{header(problem, layout, '//')}\n"
         f"// HIP for --arch {hardware.name} (hipcc / amdclang++): #include <hip/hip_runtime.h>\n"
@@ -60,7 +60,7 @@ def _hip(problem: Problem, layout: Layout, body: str) -> Snippet:
 
 def _c(problem: Problem, layout: Layout, body: str) -> Snippet:
     """A language this target knows no form for: the plain C function, which its kernels' C dialect takes."""
-    hardware = problem.bank_model
+    hardware = problem.hardware
     return Snippet("cuda", (
         f"{header(problem, layout, '//')}\n"
         f"// C for --arch {hardware.name} (its kernels: {hardware.language}): swizzle_phys(r, c) is the physical\n"

@@ -25,7 +25,7 @@ GMMA_ATOM = {32: "Layout_K_SW32_Atom", 64: "Layout_K_SW64_Atom", 128: "Layout_K_
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
-    tile, modes = problem.tile, problem.bank_model.tma_modes
+    tile, modes = problem.tile, problem.hardware.tma_modes
     head = header(problem, layout, "//")
     shaped = _shaped(tile, layout, modes, head)
     if shaped is not None:

@@ -30,7 +30,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
                        True)
     panels = panels_of(tile, layout)
     if panels is not None:
-        tma = f"{panels.width}B" in problem.bank_model.tma_modes and tile.elem_bytes in MOJO_DTYPES
+        tma = f"{panels.width}B" in problem.hardware.tma_modes and tile.elem_bytes in MOJO_DTYPES
         return _panels(tile, panels, head, tma=tma)
     bands = row_bands(tile, layout)
     if bands is not None:
@@ -55,7 +55,7 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
                      f"access_size={1 << sw.M}]()")
     width = tma_width(replace(tile, row_length=pitch), sw) if tile.elem_bytes in MOJO_DTYPES else None
-    if width and f"{width}B" in problem.bank_model.tma_modes:  # TensorMapSwizzle: a mode of the target's TMA
+    if width and f"{width}B" in problem.hardware.tma_modes:  # TensorMapSwizzle: a mode of the target's TMA
         lines.append(f"# the same: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{width}B](), with\n"
                      f"#   from layout.tma_async import TensorMapSwizzle")
     return Snippet("mojo", "\n".join(lines), True)

@@ -17,7 +17,7 @@ ORDER = 5  # place in the --emit list
 def emit(problem: Problem, layout: Layout) -> Snippet:
     tile = problem.tile
     head = header(problem, layout, "//")
-    hardware = problem.bank_model
+    hardware = problem.hardware
     if "tma" not in hardware.copy_engines:  # the tensor memory accelerator (NVIDIA's, sm_90 on)
         return Snippet("tma", f"{head}\n// not a TMA layout on --arch {hardware.name}: {no_tma(hardware)}", False)
     pitch = row_pitch(tile, layout)
@@ -120,12 +120,12 @@ def no_tma(hardware: Hardware) -> str:
 def _lacking(problem: Problem, head: str, name: str) -> Snippet | None:
     """The refusal of the mode ``name`` where the target's TMA lacks it (hardware.Hardware.tma_modes),
     naming the targets whose TMA has it, or None."""
-    modes = problem.bank_model.tma_modes
+    modes = problem.hardware.tma_modes
     if name in modes:
         return None
     having = [t for t in TARGETS if name in TARGETS[t].tma_modes] if not MODES[name].classic else []
     where = f" (--arch {', '.join(having)} {'has' if len(having) == 1 else 'have'} it)" if having else ""
-    return Snippet("tma", f"{head}\n// not a TMA swizzle mode of --arch {problem.bank_model.name}: its TMA has "
+    return Snippet("tma", f"{head}\n// not a TMA swizzle mode of --arch {problem.hardware.name}: its TMA has "
                           f"{', '.join(modes) or 'no swizzle mode'}, not {name}{where}", False)
 
 

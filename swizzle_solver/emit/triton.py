@@ -37,7 +37,7 @@ BACKENDS = {"CUDA": "", "HIP": "Triton's AMD backend"}
 def emit(problem: Problem, layout: Layout) -> Snippet:
     tile = problem.tile
     head = header(problem, layout, "#")
-    hardware = problem.bank_model
+    hardware = problem.hardware
     backend = BACKENDS.get(hardware.language)
     if backend is None:
         return Snippet("triton", f"{head}\n# cannot express in Triton: it has no backend for --arch {hardware.name} "

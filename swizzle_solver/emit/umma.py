@@ -111,7 +111,7 @@ def _strides(tile: Tile, major: str, mode: str) -> tuple[int, int]:
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
-    tile, hardware = problem.tile, problem.bank_model
+    tile, hardware = problem.tile, problem.hardware
     head = header(problem, layout, "//")
     why = unavailable(hardware)
     if why is not None:

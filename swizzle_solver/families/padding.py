@@ -141,7 +141,7 @@ def other_pitches(problem: Problem) -> tuple[list[int], list[int]]:
     (``search``), then every family (narrower.py) at those below the first pitch they serve."""
     tile = problem.tile
     vbytes = max(int(p.lane_bytes.max()) for p in problem.patterns)
-    found = pitches(tile, vbytes, problem.bank_model.wavefront_bytes)
+    found = pitches(tile, vbytes, problem.hardware.wavefront_bytes)
     return [p for p in found if p < tile.row_length], [p for p in found if p > tile.row_length]
 
 
@@ -161,7 +161,7 @@ def _at_targets(problem: Problem, table: np.ndarray, target: dict) -> bool:
     the layout leaving the least excess any layout can."""
     from .. import simulate
 
-    tile, banks = problem.tile, problem.bank_model
+    tile, banks = problem.tile, problem.hardware
     for pattern in sorted(problem.patterns, key=lambda p: p.lane_row.size):  # stable: the given order within a size
         if simulate.simulate(tile, banks, [pattern], table)[0].worst > target[pattern]:
             return False
@@ -203,7 +203,7 @@ def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candida
             break
         missed.append(checked)
         if swizzled is None:
-            padded = Problem(replace(tile, row_length=pitch), problem.bank_model, problem.patterns)
+            padded = Problem(replace(tile, row_length=pitch), problem.hardware, problem.patterns)
             first = later.base(padded, (cute.FAMILY_RECORD, xor_cols.FAMILY_RECORD), budget, target=target,
                                invalid=lambda inner, pitch=pitch: Padded(pitch, inner).invalid(tile))
             if first is not None:

@@ -188,7 +188,7 @@ def kernel_source(access: ProbeAccess, hw: Hardware) -> str:
 
 
 def _prelude(probe: Probe) -> str:
-    hw, t = probe.problem.bank_model, probe.problem.tile
+    hw, t = probe.problem.hardware, probe.problem.tile
     wave = hw.wave_lanes
     return f"""\
 // Probe kernels of swizzle-solve {__version__} (DESIGN.md section 12), generated: do not edit.
@@ -251,7 +251,7 @@ __device__ __forceinline__ unsigned nibbles(unsigned v) {{
 
 
 def _host(probe: Probe) -> str:
-    hw = probe.problem.bank_model
+    hw = probe.problem.hardware
     rows = []
     for a in probe.accesses:
         expected = checksum(a, probe.storage_bytes, hw.wave_lanes)
@@ -305,7 +305,7 @@ int main(int argc, char**) {  // any argument (run.sh's "profile"): exit 0 whate
 
 
 def source(probe: Probe) -> str:
-    hw = probe.problem.bank_model
+    hw = probe.problem.hardware
     return _prelude(probe) + "\n".join(kernel_source(a, hw) for a in probe.accesses) + "\n" + _host(probe)
 
 
@@ -347,5 +347,5 @@ echo "run.sh: wrote {MEASUREMENT}; compare: swizzle-solve probe-compare $(pwd)"
 
 
 def files(probe: Probe) -> dict[str, str]:
-    hw = probe.problem.bank_model
+    hw = probe.problem.hardware
     return {"probe.hip": source(probe), "build.sh": build_script(hw), "run.sh": run_script()}

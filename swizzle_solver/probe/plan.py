@@ -130,7 +130,7 @@ def _is_other_reading(p: Pattern, q: Pattern) -> bool:
 
 
 def _access(index: int, p: Pattern, others: list[Pattern], problem: Problem, table: np.ndarray) -> ProbeAccess:
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     op = op_of(p, problem)
     rows, cols, grouped = _slots(p, op, hw)
     offsets = np.where(rows >= 0, table[np.maximum(rows, 0), np.maximum(cols, 0)] * tile.elem_bytes, -1)
@@ -169,7 +169,7 @@ _NVIDIA_LOADS = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "
 
 def op_of(p: Pattern, problem: Problem) -> Op:
     """The instruction of an access: the one it names, else a load of its lane width."""
-    hw = problem.bank_model
+    hw = problem.hardware
     width = int(p.lane_bytes.min())
     if int(p.lane_bytes.max()) != width:
         raise InputError(f"access {p.spec!r} mixes lane widths {sorted(set(np.unique(p.lane_bytes).tolist()))} B: one "
@@ -362,7 +362,7 @@ def one_pass(p: Pattern, problem: Problem, table: np.ndarray) -> tuple[Op, int, 
     probe's prediction (``ProbeAccess.readings[0]``); report.py writes them in the profiler's names
     (counters.py). InputError where no probe issues the access (mixed lane widths, the byte forms
     of ldmatrix)."""
-    hw = problem.bank_model
+    hw = problem.hardware
     known = _ISSUED.get(p)
     if known is None or known[0] != hw:  # the instructions and their phases do not depend on the layout
         op = op_of(p, problem)
@@ -380,7 +380,7 @@ _ISSUED: weakref.WeakKeyDictionary[Pattern, tuple[Hardware, Op, Pattern, np.ndar
 def _phase_lanes(q: Pattern, p: Pattern, phases: Issued, problem: Problem) -> tuple[Pattern, np.ndarray]:
     """(the issued phases as a pattern under the reading ``q``, each phase's ideal): the ideal of
     a phase is the lower bound of its distinct bytes (Hardware.lower_bound, every phase at once)."""
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     width = int(p.lane_bytes.flat[0])
     active = phases.rows >= 0
     first = np.argmax(active, axis=1)[:, None]  # an inactive slot repeats the phase's first lane: the same words, no cost
@@ -398,7 +398,7 @@ def _phase_lanes(q: Pattern, p: Pattern, phases: Issued, problem: Problem) -> tu
 
 def _costs(served: Pattern, problem: Problem, table: np.ndarray) -> np.ndarray:
     """The simulator's cost of each issued phase on the layout whose element table is ``table``."""
-    tile, hw = problem.tile, problem.bank_model
+    tile, hw = problem.tile, problem.hardware
     return simulate.pattern_costs(tile, hw, served, simulate.lane_words(tile, hw, served, simulate.table(table)))
 
 
@@ -407,7 +407,7 @@ def _reading(q: Pattern, p: Pattern, phases: Issued, problem: Problem, table: np
     served, ideal = _phase_lanes(q, p, phases, problem)
     costs = _costs(served, problem, table)
     per_instruction = np.bincount(phases.instruction, weights=costs, minlength=phases.instructions)
-    access_total = int(simulate.simulate(problem.tile, problem.bank_model, [q], table)[0].total)
+    access_total = int(simulate.simulate(problem.tile, problem.hardware, [q], table)[0].total)
     label = q.spec[len(p.spec):].strip() if q is not p else ""
     return Reading(label, int(costs.sum()), int(ideal.sum()), access_total, tuple(int(x) for x in per_instruction))
 

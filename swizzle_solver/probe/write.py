@@ -38,7 +38,7 @@ def check_folder(out: str) -> Path:
 def target_module(target: str, problem: Problem):
     """The generator of ``target`` (cuda.py, hip.py), checked against the problem's hardware."""
     name = target.strip().lower()
-    hw = problem.bank_model
+    hw = problem.hardware
     if name not in TARGETS:
         raise InputError(f"--target {target!r}: use cuda (NVIDIA, nvcc and Nsight Compute) or hip (AMD, hipcc and "
                          f"rocprofv3)")
@@ -67,11 +67,11 @@ def write_probe(problem: Problem, layout: Layout, target: str, out: str, solved:
     module = target_module(target, problem)
     path = check_folder(out)
     probe = plan(problem, layout)
-    limit = module.max_shared_bytes(problem.bank_model)
+    limit = module.max_shared_bytes(problem.hardware)
     if probe.storage_bytes + ALIGN_BYTES > limit:
         raise InputError(f"the tile needs {probe.storage_bytes} B of shared memory, and the probe {ALIGN_BYTES} B "
                          f"more to align it: above the {limit} B a block can have on --arch "
-                         f"{problem.bank_model.name}; probe a smaller tile")
+                         f"{problem.hardware.name}; probe a smaller tile")
     files = module.files(probe)
     files[PREDICTION] = json.dumps(prediction(probe, module, target.strip().lower()), indent=2) + "\n"
     files["README.md"] = readme(probe, module, solved)
@@ -93,19 +93,19 @@ def prediction(probe: Probe, module, target: str) -> dict:
             groups, also = module.metrics(a, probe.storage_bytes, k)
             kernels.append({
                 "kernel": f"probe_a{a.index}", "access": a.spec, "reading": reading.label,
-                "op": a.op.name, "instruction": module.instruction_text(a, problem.bank_model),
+                "op": a.op.name, "instruction": module.instruction_text(a, problem.hardware),
                 "direction": "store" if a.op.store else "load", "lane_bytes": a.op.lane_bytes,
                 "instructions": a.instructions, "placements": a.placements,
                 "wavefronts": reading.wavefronts, "ideal_wavefronts": reading.ideal,
                 "bank_conflicts": reading.conflicts, "access_total_wavefronts": reading.access_total,
                 "compare": groups, "also": also,
-                "checksum": checksum(a, probe.storage_bytes, problem.bank_model.wave_lanes),
+                "checksum": checksum(a, probe.storage_bytes, problem.hardware.wave_lanes),
                 "notes": list(a.notes)})
     return {
         "schema_version": 1,
         "generator": f"swizzle-solve {__version__} probe",
         "target": target,
-        "build_arch": module.build_arch(problem.bank_model),
+        "build_arch": module.build_arch(problem.hardware),
         "problem": problem_json(problem),
         "layout": {"name": probe.layout.name, "family": probe.layout.family,
                    "expression": orient.expression(problem.tile, probe.layout.expression(problem.tile)),
@@ -129,7 +129,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         f"those instructions.",
         "",
         "```bash",
-        f"bash build.sh            # {module.build_line(probe.problem.bank_model)}",
+        f"bash build.sh            # {module.build_line(probe.problem.hardware)}",
         f"bash run.sh              # runs the probe, then the profiler: writes {module.MEASUREMENT} and device.txt",
         "swizzle-solve probe-compare .   # predicted vs measured; exit 0 only when every access agrees",
         "```",
@@ -139,7 +139,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         *rows,
         "",
         "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
-        if is_hip(probe.problem.bank_model) else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
+        if is_hip(probe.problem.hardware) else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
         "..._bank_conflicts_..._op_*.sum.)",
         "",
         *(["Notes:", "", *notes, ""] if notes else []),
