@@ -333,3 +333,13 @@ def test_directions_spelled_wrong_are_refused_in_one_line(tmp_path):
                 ["--access", "store:load:warp:4x8:1x4", "--vectors", "auto"]):
         got = run("--rows", "16", "--cols", "16", "--dtype", "f32", *bad)
         assert got.returncode == 2 and got.stdout == "" and len(got.stderr.strip().splitlines()) == 1, (bad, got.stderr)
+
+
+def test_amd_stores_are_ds_write():
+    tile, hw = make_tile(16, 16, None, 4), target("cdna3")
+    store = access_of("rows", tile, [(0, 1), (0, 2)], [(0, 4), (0, 8), (1, 0), (2, 0), (4, 0), (8, 0)], [])
+    store = replace(store, store=True)
+    got = vectors.moved(store, [1 << i for i in range(8)], tile, hw)
+    assert (got.instruction, got.direction) == ("ds_write_b128", "store")
+    assert vectors.moved(replace(store, store=False), [1 << i for i in range(8)], tile, hw).instruction == "ds_read_b128"
+    assert [vectors.instruction_name(hw, v, True) for v in (1, 2, 8)] == ["ds_write_b8", "ds_write_b16", "ds_write_b64"]
