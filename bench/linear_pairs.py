@@ -12,7 +12,9 @@ once over the tile), three layouts, each counted by the simulator (vectors.moved
 - triton: Triton's own conversion (its optimalSwizzlingLdSt layout and instructions, read from the PTX
   it compiles for sm_90: bench/triton_pairs.py), when Triton is installed; else "-".
 
-Columns: total wavefronts / total instructions for each, then the --vectors auto solve's time. Random
+The first layout is a store (st.shared, stmatrix), the second a load, as in Triton's convert_layout.
+Columns: total wavefronts / total instructions for each, then the --vectors auto solve's time, then
+the auto answer's instruction on each side (stored -> loaded). Random
 pairs get the same number of warps on both sides (Triton converts within one CTA of num_warps).
 """
 from __future__ import annotations
@@ -35,11 +37,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 from triton_pairs import triton_counts  # noqa: E402
 
 
-def access(name, rows, cols, reg, lane, warp):
+def access(name, rows, cols, reg, lane, warp, store=False):
     f = lambda vs: tuple(r * cols + c for r, c in vs)  # noqa: E731
     assert all(r < rows and c < cols for r, c in [*reg, *lane, *warp]), (name, reg, lane, warp)
     assert gf2.rank(list(f(reg) + f(lane) + f(warp))) == (rows * cols).bit_length() - 1, (name, reg, lane, warp)
-    return vectors.RegisterAccess(name, f(reg), f(lane), f(warp))
+    return vectors.RegisterAccess(name, f(reg), f(lane), f(warp), store=store)
 
 
 def blocked(rows, cols, per_thread, lanes, order_row=True):
@@ -137,7 +139,7 @@ def main() -> None:
     vs_triton: list[bool] = []
     for name, rows, cols, e, a, b in pairs(args.random, args.seed):
         tile = make_tile(rows, cols, None, e)
-        accs = [access("src", rows, cols, *a), access("dst", rows, cols, *b)]
+        accs = [access("src", rows, cols, *a, store=True), access("dst", rows, cols, *b)]
         problem = _problem(accs, tile, hw)
         t = time.perf_counter()
         plain = solve(problem, table=False).answer.layout
@@ -149,7 +151,8 @@ def main() -> None:
         wins += better
         ties += not better
         print(f"{name:34} {x.wavefronts:>6}/{x.instructions:<7} {g.wavefronts:>7}/{g.instructions:<7} "
-              f"{'-' if tri is None else 'shuffles' if isinstance(tri, str) else f'{tri[0]}/{tri[1]}':>10} {dt:>7.2f}")
+              f"{'-' if tri is None else 'shuffles' if isinstance(tri, str) else f'{tri[0]}/{tri[1]}':>10} {dt:>7.2f}  "
+              f"{' -> '.join(m.instruction for m in x.accesses)}")
         if tri is not None and not isinstance(tri, str):
             vs_triton.append((x.wavefronts, x.instructions) <= tri[:2])
     print(f"auto better than the vectors as given on {wins} pairs, equal on {ties}")

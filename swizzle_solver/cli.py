@@ -326,6 +326,7 @@ def main_command(
 
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
+    access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), order=order)
@@ -336,7 +337,7 @@ def main_command(
         layout = parse_layout(check_layout, tile=problem.tile)
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
-                                          list(emit), show or show_access is not None or svg is not None))
+                                          list(emit), show or show_access is not None or svg is not None, stores))
     out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))
@@ -349,8 +350,26 @@ def main_command(
     raise typer.Exit(code)
 
 
+def _directions(vectors: str, access: list[str], linear_layout: list[str]
+                ) -> tuple[list[str], list[str], list[bool | None]]:
+    """(the access specs and layout files without their store:/load: prefixes, each one's direction,
+    specs first: None where not said). Only --vectors auto reads a direction: elsewhere a prefix is
+    bad input."""
+    if vectors != "auto":
+        said = [x for x in access + linear_layout if x.strip().lower().startswith(("store:", "load:"))]
+        if said:
+            raise InputError(f"{said[0]!r}: store: and load: name an access's direction under --vectors auto "
+                             f"only (without it, name the instruction: sts128, stmatrix.x4, ds_write_b128)")
+        return access, linear_layout, []
+    from .vectors import split_direction
+
+    specs = [split_direction(x, "access") for x in access]
+    files = [split_direction(x, "file") for x in linear_layout]
+    return [x for _, x in specs], [x for _, x in files], [d for d, _ in specs + files]
+
+
 def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layout, layout, json_out: bool,
-                     quiet: bool, emit: list[str], drawing: bool) -> int:
+                     quiet: bool, emit: list[str], drawing: bool, stores: list[bool | None] | None = None) -> int:
     """--vectors auto (vectors.py): --linear-layout accesses and the warp forms warp: and mma-c; exit 0
     when every access moves the tile in its least wavefronts, else 1."""
     if vectors != "auto":
@@ -364,7 +383,7 @@ def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layo
     from .vectors import auto_json, auto_text, run_auto
 
     targets = parse_targets(emit)
-    auto = run_auto(problem, list(linear_layout), list(access))
+    auto = run_auto(problem, list(linear_layout), list(access), stores or [])
     if quiet:
         from .emit import emit_all
 

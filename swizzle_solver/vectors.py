@@ -43,10 +43,43 @@ class RegisterAccess(Value):
     lane: tuple[int, ...]
     warp: tuple[int, ...]  # warps, and the places of a warp form's footprint in the tile
     max_vector_bytes: int = MAX_VECTOR_BYTES  # the widest vector a lane may issue (a warp form's vB)
+    store: bool = False  # the lanes write their vectors (st.shared, stmatrix, ds_write): never a paired load
+
+    @property
+    def direction(self) -> str:
+        return "store" if self.store else "load"
 
 
-def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, where: str) -> RegisterAccess:
-    """A --linear-layout file as a RegisterAccess; it must cover the whole tile exactly."""
+# An access's direction under --vectors auto: ``store:`` or ``load:`` before the file or the warp
+# form (a layout conversion stores through the source layout and loads through the destination);
+# without one, a load, and mma-c (the accumulator written out) a store.
+DIRECTIONS = {"load": False, "store": True}
+_DIRECTION = re.compile(r"([A-Za-z][A-Za-z_-]*):(.*)", re.S)
+
+
+def split_direction(text: str, what: str) -> tuple[bool | None, str]:
+    """(store? or None when not said, the rest) of ``store:X`` / ``load:X`` / ``X``. A word before a
+    colon that is not a direction is bad input where ``what`` is a file (a warp form's own words,
+    warp: and mma-c:, are its grammar's: the form's reader refuses what it does not know)."""
+    m = _DIRECTION.fullmatch(text.strip())
+    if m is None:
+        return None, text
+    word = m[1].lower()
+    if word in DIRECTIONS:
+        return DIRECTIONS[word], m[2]
+    if what == "file" and len(word) > 1:  # (not a drive letter)
+        from pathlib import Path
+
+        if not Path(text).exists():
+            raise InputError(f"--linear-layout {text!r}: {m[1]!r} is not a direction: write store:FILE or "
+                             f"load:FILE (a layout conversion stores through one layout, loads through the other)")
+    return None, text
+
+
+def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, where: str,
+                store: bool | None = None) -> RegisterAccess:
+    """A --linear-layout file as a RegisterAccess (``store``: written, else read); it must cover the
+    whole tile exactly."""
     from .access.triton_layout import layout_bases
 
     name, bases, (rows, cols) = layout_bases(text, default_name, where)
@@ -64,15 +97,16 @@ def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, wh
     if gf2.rank([*index["register"], *index["lane"], *index["warp"]]) != log2(tile.size):
         raise InputError(f"{where}: its register, lane and warp bases do not reach every element of the "
                          f"{tile.rows} x {tile.cols} tile: --vectors auto moves the whole tile through each access")
-    return RegisterAccess(name, index["register"], index["lane"], index["warp"])
+    return RegisterAccess(name, index["register"], index["lane"], index["warp"], store=bool(store))
 
 
 _WARP = re.compile(r"warp:(\d{1,6})x(\d{1,6}):(\d{1,6})x(\d{1,6})(?:v(\d{1,3}))?")
-_FORMS = "warp:RxC:MxN[vB] and mma-c[:m16n8]"
+_FORMS = "warp:RxC:MxN[vB] and mma-c[:m16n8], each optionally after store: or load:"
 
 
-def warp_access(spec: str, tile: Tile, hardware: Hardware) -> RegisterAccess:
-    """A warp form as a register layout: ``warp:RxC:MxN[vB]`` (lane l at lane row l // C, lane column
+def warp_access(spec: str, tile: Tile, hardware: Hardware, store: bool | None = None) -> RegisterAccess:
+    """A warp form as a register layout (``store``: written, else read; not said: mma-c a store, the
+    rest loads): ``warp:RxC:MxN[vB]`` (lane l at lane row l // C, lane column
     l % C, each holding an M x N block; vB: the widest vector it may use) or ``mma-c[:m16n8]`` (the
     m16n8 accumulator: lane l holds rows l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}); the footprint's
     places in the tile are further "warp" bases (access/warp.py reads the same forms)."""
@@ -90,7 +124,8 @@ def warp_access(spec: str, tile: Tile, hardware: Hardware) -> RegisterAccess:
     places = ([(foot[0] << i, 0) for i in range(log2(tile.rows // foot[0]))]
               + [(0, foot[1] << i) for i in range(log2(tile.cols // foot[1]))])
     f = lambda vs: tuple(a * tile.cols + b for a, b in vs)  # noqa: E731
-    return RegisterAccess(spec.strip(), f(reg), f(lane), f(places), cap)
+    written = text.startswith("mma-c") if store is None else store
+    return RegisterAccess(spec.strip(), f(reg), f(lane), f(places), cap, written)
 
 
 _Form = tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[int, int], int]
@@ -138,13 +173,15 @@ class Moved(Value):
 
     name: str
     vector_bytes: int
-    instruction: str
+    instruction: str  # a store's is a store's: st.shared, stmatrix, ds_write
     instructions: int  # per whole tile (every warp, every register group)
     wavefronts: int  # the simulator's total over every phase of every instruction
     lower_bound: int  # the least wavefronts its phases could take (bytes / wavefront, per phase)
+    direction: str = "load"  # or "store"
 
     def json(self) -> dict:
-        return {"name": self.name, "vector_bytes": self.vector_bytes, "instruction": self.instruction,
+        return {"name": self.name, "direction": self.direction, "vector_bytes": self.vector_bytes,
+                "instruction": self.instruction,
                 "instructions": self.instructions, "wavefronts": self.wavefronts,
                 "lower_bound_wavefronts": self.lower_bound}
 
@@ -248,13 +285,15 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     starts = layout.apply(firsts[:, None] ^ lanes[None, :]) & ~((1 << j) - 1)
     # a linear layout repeats a lane's start in every request alike: one phase split serves them all
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
-    phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, False))
+    # (a store is never paired: its lanes' repeats cost their own phases)
+    phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, access.store))
     # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
     widest = max(map(len, phases))
     index = np.array([phase + [phase[0]] * (widest - len(phase)) for phase in phases])
     instructions = (1 << len(access.warp)) * (1 << len(groups))
     wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, hardware)
-    best = Moved(access.name, v, instruction_name(hardware, v), instructions, wavefronts, lower)
+    best = Moved(access.name, v, instruction_name(hardware, v, access.store), instructions, wavefronts, lower,
+                 access.direction)
     if fixed is None:
         matrix = matrix_moved(access, bases, tile, hardware)
         if matrix is not None and (matrix.wavefronts, matrix.instructions) < (best.wavefronts, best.instructions):
@@ -272,10 +311,16 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
 MATRIX_ROW_ELEMS = 8  # 16 bytes of 2-byte elements
 
 
+def matrix_op(access: RegisterAccess) -> str:
+    """ldmatrix for a load, stmatrix (the same lane map, written) for a store."""
+    return "stmatrix" if access.store else "ldmatrix"
+
+
 def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware):
-    """The ldmatrix forms the layout's preimages ``pre`` allow: (name suffix, the row directions,
-    the pair register) per form (pairs: each register direction, transposed)."""
-    if (tile.elem_bytes != 2 or "ldmatrix" not in hardware.instructions or len(access.lane) != 5
+    """The ldmatrix (stmatrix: a store) forms the layout's preimages ``pre`` allow: (name suffix, the
+    row directions, the pair register) per form (pairs: each register direction, transposed); none
+    where the target lacks the instruction (stmatrix: sm_90 on)."""
+    if (tile.elem_bytes != 2 or matrix_op(access) not in hardware.instructions or len(access.lane) != 5
             or len(pre) < 3 or not access.register):
         return []
     lane, regs = list(access.lane), _independent(list(access.register))
@@ -288,7 +333,8 @@ def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: H
 
 
 def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware) -> Moved | None:
-    """The access as ldmatrix.x1/x2/x4[.trans] under the layout, when its lane map allows it: each
+    """The access as ldmatrix.x1/x2/x4[.trans] (a store: stmatrix) under the layout, when its lane map
+    allows it: each
     instruction reads 2^k matrices (k <= 2 of the lane's register directions beyond the pair), each
     matrix one phase of 8 rows of 16 bytes, measured by the simulator; the best pair."""
     pre = preimages_of(bases)
@@ -303,7 +349,8 @@ def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware:
         starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(MATRIX_ROW_ELEMS - 1)
         wavefronts, lower = _measure(starts, 16, tile, hardware)
         instructions = (1 << len(access.warp)) * (1 << len(groups))
-        found = Moved(access.name, 16, f"ldmatrix.x{1 << k}{suffix}", instructions, wavefronts, lower)
+        found = Moved(access.name, 16, f"{matrix_op(access)}.x{1 << k}{suffix}", instructions, wavefronts, lower,
+                      access.direction)
         if best is None or (found.wavefronts, found.instructions) < (best.wavefronts, best.instructions):
             best = found
     return best
@@ -417,7 +464,7 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     up = hardware.geometry(e, vbytes).unit_shift
     lanes = [gf2.apply(list(access.lane), i) for i in range(1 << len(access.lane))]
     starts = [general.reduce(x, general.echelon(vector[:jp])) for x in lanes]
-    paired = hardware.pairs(starts, vbytes, False)
+    paired = hardware.pairs(starts, vbytes, access.store)
     groups = 1 << (gf2.rank(list(access.register)) - jp)
     requests = (1 << len(access.warp)) * groups
     out: dict[tuple[int, ...], int] = {}
@@ -522,7 +569,12 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
 
 def _unit(m: dict) -> str:
     """What one lane address reads: a vector, or an ldmatrix row."""
-    return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith("ldmatrix") else "vectors")
+    return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith(("ldmatrix", "stmatrix")) else "vectors")
+
+
+def _named(m: dict) -> str:
+    """An access's name, and "(store)" when it writes (a load is not marked)."""
+    return m["name"] + (" (store)" if m["direction"] == "store" else "")
 
 
 def auto_text(doc: dict) -> str:
@@ -533,12 +585,12 @@ def auto_text(doc: dict) -> str:
              f"  moves the tile in {a['total_wavefronts']} wavefronts and {a['total_instructions']} instructions "
              f"(least possible wavefronts: {a['lower_bound_wavefronts']})"]
     for m in a["accesses"]:
-        lines.append(f"  {m['name']}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
+        lines.append(f"  {_named(m)}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
                      f"instructions, {m['wavefronts']} wavefronts (least {m['lower_bound_wavefronts']})")
     lines.append(f"vectors as given ({g['layout']}): {g['total_wavefronts']} wavefronts, "
                  f"{g['total_instructions']} instructions")
     for m in g["accesses"]:
-        lines.append(f"  {m['name']}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
+        lines.append(f"  {_named(m)}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
                      f"instructions, {m['wavefronts']} wavefronts")
     if a.get("expression"):
         lines.append(f"C: phys(r, c) = {a['expression']}")
@@ -547,19 +599,22 @@ def auto_text(doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_auto(problem, layout_files: Sequence[str], specs: Sequence[str] = ()):
+def run_auto(problem, layout_files: Sequence[str], specs: Sequence[str] = (),
+             stores: Sequence[bool | None] = ()):
     """The --vectors auto solve of a problem whose accesses are exactly the warp forms ``specs`` and
-    ``layout_files``, in that order (make_problem's)."""
+    ``layout_files``, in that order (make_problem's); ``stores``: each one's direction in that order
+    (True: a store, False: a load, None or absent: not said, split_direction)."""
     from pathlib import Path
 
     from .access.inputfile import printable, read_text
     from .api import solve
 
     check_tile(problem.tile)
-    accesses = [warp_access(spec, problem.tile, problem.hardware) for spec in specs]
-    for path in layout_files:
+    said = list(stores) + [None] * (len(specs) + len(layout_files) - len(stores))
+    accesses = [warp_access(spec, problem.tile, problem.hardware, store) for spec, store in zip(specs, said)]
+    for path, store in zip(layout_files, said[len(specs):]):
         text = read_text(path, "linear layout file")
         accesses.append(read_access(text, Path(path).stem, problem.tile, problem.hardware,
-                                    f"linear layout file {printable(path)}"))
+                                    f"linear layout file {printable(path)}", store))
     plain = solve(problem).solution.answer.layout
     return solve_auto(accesses, problem.tile, problem.hardware, plain)

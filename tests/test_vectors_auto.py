@@ -20,6 +20,7 @@ from swizzle_solver.api import solve
 from swizzle_solver.candidate import measure_as_given
 from swizzle_solver.families.general_linear import GeneralLinear
 from swizzle_solver.hardware import target
+from swizzle_solver.value import replace
 
 ROOT = Path(__file__).resolve().parents[1]
 TRITON = sorted((ROOT / "tests" / "data" / "triton").glob("*.json"))
@@ -225,3 +226,120 @@ def test_ldmatrix_where_the_lane_map_allows_it():
     assert vectors.moved(mma, row_major, tile, hw).instruction == "ldmatrix.x4"
     transposed = [1 << ((i + 5) % 11) for i in range(11)]  # columns above rows
     assert not vectors.moved(mma, transposed, tile, hw).instruction.startswith("ldmatrix")
+
+
+# --- stores (store: before the access; mma-c) -------------------------------------------------------
+
+
+def test_a_conversion_stores_through_one_layout_and_loads_through_the_other(tmp_path):
+    """16 x 16 f32, row vectors -> column vectors through shared memory: the stored side writes
+    16-byte vectors (st.shared.v4.b32), the loaded side reads its column layout (ld.shared.b32), both
+    at their least wavefronts; the same files unmarked are both loads, and store:/load: change no count
+    here (no lane repeats an address)."""
+    row = tmp_path / "rowvec.json"
+    col = tmp_path / "colvec.json"
+    row.write_text(json.dumps({"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [1, 0], [2, 0], [4, 0]],
+                               "warp": [[8, 0]], "block": [], "out_dims": {"dim0": 16, "dim1": 16}}))
+    col.write_text(json.dumps({"register": [[1, 0], [2, 0]], "lane": [[4, 0], [8, 0], [0, 1], [0, 2], [0, 4]],
+                               "warp": [[0, 8]], "block": [], "out_dims": {"dim0": 16, "dim1": 16}}))
+    base = ["--rows", "16", "--cols", "16", "--vectors", "auto", "--json"]
+    got = run(*base, "--linear-layout", f"store:{row}", "--linear-layout", f"load:{col}")
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    stored, loaded = doc["answer"]["accesses"]
+    assert (stored["direction"], stored["instruction"]) == ("store", "st.shared.v4.b32")
+    assert (loaded["direction"], loaded["instruction"]) == ("load", "ld.shared.b32")
+    plain = json.loads(run(*base, "--linear-layout", str(row), "--linear-layout", str(col)).stdout)
+    assert [m["direction"] for m in plain["answer"]["accesses"]] == ["load", "load"]
+    assert plain["answer"]["accesses"][0]["instruction"] == "ld.shared.v4.b32"
+    assert [m["wavefronts"] for m in plain["answer"]["accesses"]] == [stored["wavefronts"], loaded["wavefronts"]]
+    from tests.test_schema import validate
+
+    validate(doc, "vectors-auto.schema.json")
+    text = run(*base[:-1], "--linear-layout", f"store:{row}", "--linear-layout", str(col)).stdout
+    assert "(store): 16-byte vectors (st.shared.v4.b32)" in text
+
+
+def test_stmatrix_where_the_lane_map_allows_it():
+    """The mma.m16n8k16 A-operand register layout of test_ldmatrix_where_the_lane_map_allows_it,
+    written out (an epilogue storing it, the blocked layout loading it back): the store side is
+    stmatrix.x4 (the same lane map, mirrored), conflict-free; on a target without stmatrix it is a
+    vector store."""
+    tile, hw = make_tile(64, 32, None, 2), target("nvidia")
+    src = access_of("blocked", tile, [(0, 1), (0, 2), (0, 4), (32, 0)], [(0, 8), (0, 16), (1, 0), (2, 0), (4, 0)],
+                    [(8, 0), (16, 0)])
+    mma = access_of("mma-a", tile, [(0, 1), (8, 0), (0, 8), (0, 16)], [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)],
+                    [(16, 0), (32, 0)])
+    mma = replace(mma, store=True)
+    auto = vectors.solve_auto([mma, src], tile, hw, None)
+    m = auto.answer.accesses[0]
+    assert (m.instruction, m.direction) == ("stmatrix.x4", "store")
+    assert m.wavefronts == m.lower_bound == tile.size * 2 // 128
+    row_major = [1 << i for i in range(11)]
+    assert vectors.moved(mma, row_major, tile, hw).instruction == "stmatrix.x4"
+    assert vectors.moved(replace(mma, store=False), row_major, tile, hw).instruction == "ldmatrix.x4"
+    without = replace(hw, instructions=hw.instructions - {"stmatrix"})
+    assert vectors.moved(mma, row_major, tile, without).instruction.startswith("st.shared")
+
+
+def unpaired_wavefronts(starts_by_request, vector_bytes, elem_bytes, per_phase):
+    """Every request's lanes in phases of ``per_phase`` consecutive lanes; a phase costs the most
+    distinct 4-byte words in one of 32 banks (DESIGN.md section 1), written out here."""
+    total = 0
+    for starts in starts_by_request:
+        for p in range(0, len(starts), per_phase):
+            words: dict[int, set] = {}
+            for s in starts[p:p + per_phase]:
+                for b in range(s * elem_bytes, s * elem_bytes + vector_bytes, 4):
+                    words.setdefault(b // 4 % 32, set()).add(b // 4)
+            total += max(len(v) for v in words.values())
+    return total
+
+
+def test_a_repeated_address_costs_a_load_less_than_a_store():
+    """Lane bit 0 broadcast (lanes n and n ^ 1 move the same 16-byte vector): a load is paired (its
+    phases merged two by two: 16 lanes, 8 distinct vectors, 128 bytes a wavefront), a store is not (8
+    lanes a phase, 4 distinct vectors, 64 bytes, still a wavefront each): the store takes twice the
+    load's wavefronts, counted here without the simulator."""
+    tile, hw = make_tile(16, 16, None, 4), target("nvidia")
+    load = access_of("broadcast", tile, [(0, 1), (0, 2)], [(0, 0), (0, 4), (0, 8), (1, 0), (2, 0)], [(4, 0), (8, 0)])
+    store = replace(load, store=True)
+    row_major = [1 << i for i in range(8)]
+    got_load = vectors.moved(load, row_major, tile, hw)
+    got_store = vectors.moved(store, row_major, tile, hw)
+    assert got_load.vector_bytes == got_store.vector_bytes == 16
+    assert (got_load.instruction, got_store.instruction) == ("ld.shared.v4.b32", "st.shared.v4.b32")
+    # each warp's one request: lane l at row (l >> 3 & 3) + warp rows, column 4 * (l >> 1 & 3)
+    requests = [[(w * 4 + (lane >> 3 & 3)) * 16 + 4 * (lane >> 1 & 3) for lane in range(32)] for w in range(4)]
+    assert got_load.wavefronts == unpaired_wavefronts(requests, 16, 4, 16) == 8
+    assert got_store.wavefronts == unpaired_wavefronts(requests, 16, 4, 8) == 16
+    assert got_load.wavefronts < got_store.wavefronts
+
+
+def test_mma_c_is_a_store_unless_said():
+    tile, hw = make_tile(32, 32, None, 4), target("nvidia")
+    assert vectors.warp_access("mma-c", tile, hw).store
+    assert not vectors.warp_access("mma-c", tile, hw, store=False).store
+    assert not vectors.warp_access("warp:4x8:1x4", tile, hw).store
+    assert vectors.warp_access("warp:4x8:1x4", tile, hw, store=True).store
+
+
+def test_directions_spelled_wrong_are_refused_in_one_line(tmp_path):
+    row = ROOT / "examples" / "blocked-16x16-rows-v16.json"
+    for bad in (["--linear-layout", f"stroe:{row}", "--vectors", "auto"],
+                ["--access", "stroe:warp:4x8:1x4", "--vectors", "auto"],
+                ["--access", "store:warp:4x8:1x4"],  # a direction only under --vectors auto
+                ["--linear-layout", f"store:{row}"],
+                ["--access", "store:load:warp:4x8:1x4", "--vectors", "auto"]):
+        got = run("--rows", "16", "--cols", "16", "--dtype", "f32", *bad)
+        assert got.returncode == 2 and got.stdout == "" and len(got.stderr.strip().splitlines()) == 1, (bad, got.stderr)
+
+
+def test_amd_stores_are_ds_write():
+    tile, hw = make_tile(16, 16, None, 4), target("cdna3")
+    store = access_of("rows", tile, [(0, 1), (0, 2)], [(0, 4), (0, 8), (1, 0), (2, 0), (4, 0), (8, 0)], [])
+    store = replace(store, store=True)
+    got = vectors.moved(store, [1 << i for i in range(8)], tile, hw)
+    assert (got.instruction, got.direction) == ("ds_write_b128", "store")
+    assert vectors.moved(replace(store, store=False), [1 << i for i in range(8)], tile, hw).instruction == "ds_read_b128"
+    assert [vectors.instruction_name(hw, v, True) for v in (1, 2, 8)] == ["ds_write_b8", "ds_write_b16", "ds_write_b64"]

@@ -45,7 +45,7 @@ def test_vectors_auto_moves_the_tile_in_no_more_than_tritons_conversion(triton, 
     if isinstance(theirs, str):
         pytest.skip(f"Triton converts this pair without shared memory ({theirs})")
     argv = [sys.executable, "-m", "swizzle_solver", "--rows", str(rows), "--cols", str(cols), "--dtype", DTYPE[e],
-            "--linear-layout", layout_file(tmp_path / "src.json", "src", rows, cols, src),
+            "--linear-layout", "store:" + layout_file(tmp_path / "src.json", "src", rows, cols, src),
             "--linear-layout", layout_file(tmp_path / "dst.json", "dst", rows, cols, dst), "--vectors", "auto", "--json"]
     run = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     assert run.returncode in (0, 1), run.stderr
