@@ -25,6 +25,7 @@ from swizzle_solver.names import parse_layout
 from swizzle_solver.narrower import other_pitches
 from swizzle_solver.solving import solve
 from swizzle_solver.value import replace
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 TRITON = ROOT / "tests" / "data" / "triton"
@@ -41,8 +42,7 @@ TRITON_64 = ["--rows", "64", "--cols", "128", "--dtype", "i8",
 
 
 def cli(*args):
-    out = subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True,
-                         env={"COLUMNS": "200", "PATH": ""})
+    out = clirun.solve(*args, env={"COLUMNS": "200"})  # in this process (tests/clirun.py)
     assert out.returncode in (0, 1), out.stderr
     return out
 

@@ -14,6 +14,7 @@ from swizzle_solver import api
 from swizzle_solver.cli import main
 from swizzle_solver.names import parse_layout
 from swizzle_solver.soundness import soundness
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,8 +47,7 @@ IDS = [f"{family}:{name}" for family, name, _, _ in UNUSABLE]
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    run = clirun.solve(*argv)  # in this process (tests/clirun.py): --timeout's alarm works here too
     return run.returncode, run.stdout, run.stderr
 
 
