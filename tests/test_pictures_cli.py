@@ -1,6 +1,5 @@
 """--emit, --show and --svg through the CLI, the SVG as XML and as a rendered PNG, and the Python API."""
 import json
-import os
 import shutil
 import subprocess
 import sys

@@ -7,8 +7,6 @@ The oracle: a solve with --keep-pitch at each pitch the search may choose (paddi
 given one) is the best that pitch has; the answer must rank no worse on (excess, storage) than any
 of them, unless it names that pitch."""
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 

@@ -10,8 +10,6 @@ The lists a registry owns (families, their step shapes, emit targets, TMA modes)
 """
 import json
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 

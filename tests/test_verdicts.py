@@ -4,8 +4,6 @@ the search timed out."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
