@@ -41,6 +41,10 @@ SAMPLED = {
     "tests/test_amd.py::test_v5_gfx950_measured_conflict_matrix": 2,
     "tests/test_generations.py::test_each_umma_layout_is_cutes_tile_to_shape_of_the_headers_atom": 4,
     "tests/test_panels.py::test_a_panel_layout_is_its_formula_and_a_bijection": 3,
+    # --timeout's wall-clock cuts in each output form (rich, -q, --json): two forms of each stay
+    "tests/test_verdicts.py::test_a_report_past_the_timeout_is_printed_short": 2,
+    "tests/test_verdicts.py::test_a_search_past_the_timeout_prints_the_best_found": 2,
+    "tests/test_verdicts.py::test_a_check_past_the_timeout_prints_its_verdict": 2,
     # real processes (pipes, signals, special files): one or two of each behaviour stay
     "tests/test_cli.py::test_a_reader_that_stops_reading_keeps_the_exit_code": 5,
     "tests/test_cli.py::test_bad_input_as_a_process": 2,
