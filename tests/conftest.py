@@ -48,7 +48,8 @@ SAMPLED = {
     # real processes (pipes, signals, special files): one or two of each behaviour stay
     "tests/test_cli.py::test_a_reader_that_stops_reading_keeps_the_exit_code": 5,
     "tests/test_cli.py::test_bad_input_as_a_process": 2,
-    "tests/test_robustness.py::test_only_regular_files_are_read": 2,
+    "tests/test_robustness.py::test_only_regular_files_are_read": 3,  # the FIFO stays
+    "tests/test_robustness.py::test_a_signal_at_any_moment_of_start_up_ends_the_run": 2,
     "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 2,
     "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
     "tests/test_robustness.py::test_sigint_at_any_moment_exits_130_with_one_line": 2,
@@ -68,6 +69,8 @@ SLOW = {
         "the second reproducer (5 s); the first stays",
     "tests/test_amd_instructions.py::test_b96_and_two_address_json_validate":
         "a gfx950 b96 solve (6 s) for its JSON; test_b96_search_and_evidence and test_schema's documents stay",
+    "tests/test_amd_instructions.py::test_b96_search_and_evidence[96]": "the same search on 64 x 48 stays (5 s)",
+    "tests/test_cli.py::test_batch_examples": "test_batch_json_and_case runs the same batch (its JSON form)",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }
