@@ -50,7 +50,7 @@ SAMPLED = {
     "tests/test_cli.py::test_bad_input_as_a_process": 2,
     "tests/test_robustness.py::test_only_regular_files_are_read": 3,  # the FIFO stays
     "tests/test_robustness.py::test_a_signal_at_any_moment_of_start_up_ends_the_run": 2,
-    "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 2,
+    "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 3,  # the closed stderr stays
     "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
     "tests/test_robustness.py::test_sigint_at_any_moment_exits_130_with_one_line": 2,
     "tests/test_robustness.py::test_a_reader_that_leaves_early_is_no_error": 2,
@@ -71,6 +71,8 @@ SLOW = {
         "a gfx950 b96 solve (6 s) for its JSON; test_b96_search_and_evidence and test_schema's documents stay",
     "tests/test_amd_instructions.py::test_b96_search_and_evidence[96]": "the same search on 64 x 48 stays (5 s)",
     "tests/test_cli.py::test_batch_examples": "test_batch_json_and_case runs the same batch (its JSON form)",
+    "tests/test_extending.py::test_an_emit_target_is_one_module": "six processes on a copy of the package (3 s): "
+        "an emit target as one module is checked in the slow tier only; the in-process extension tests stay",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }
