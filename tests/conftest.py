@@ -25,6 +25,8 @@ SAMPLED = {
     "tests/test_pycute.py::test_byte_level_triple_is_the_element_swizzle_in_bytes": 13,
     "tests/test_pycute.py::test_element_swizzle_equals_pycute": 7,
     "tests/test_pycute.py::test_negative_shift_equals_pycute": 7,
+    # every command the README and docs/ show with its answer (`# -> ...`)
+    "tests/test_readme.py::test_documented_answers_are_current": 2,
     # the golden corpus, document by document
     "tests/test_cache.py::test_documents_are_the_golden_ones": 5,
     # every emit target's snippet on every example layout
@@ -53,7 +55,7 @@ SAMPLED = {
     "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 3,  # the closed stderr stays
     "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
     "tests/test_robustness.py::test_sigint_at_any_moment_exits_130_with_one_line": 2,
-    "tests/test_robustness.py::test_a_reader_that_leaves_early_is_no_error": 2,
+    "tests/test_robustness.py::test_a_reader_that_leaves_early_is_no_error": 3,
     "tests/test_robustness.py::test_hostile_pattern_names_never_reach_the_terminal_raw": 2,
     "tests/test_robustness.py::test_the_depth_scan_is_linear": 3,
 }
