@@ -28,19 +28,22 @@ SAMPLED = {
     # every command the README and docs/ show with its answer (`# -> ...`)
     "tests/test_readme.py::test_documented_answers_are_current": 2,
     # the golden corpus, document by document
-    "tests/test_cache.py::test_documents_are_the_golden_ones": 5,
+    "tests/test_cache.py::test_documents_are_the_golden_ones": 7,
     # every emit target's snippet on every example layout
-    "tests/test_emit.py::test_cute_snippet_matches_pycute": 5,
-    "tests/test_emit.py::test_cute_dsl_snippet_executes_to_the_layout": 5,
+    "tests/test_emit.py::test_cute_snippet_matches_pycute": 7,
+    "tests/test_emit.py::test_cute_dsl_snippet_executes_to_the_layout": 7,
     "tests/test_emit.py::test_triton_snippet_follows_tritons_formulas": 3,
     # sub-byte counts against the per-byte brute force, each dtype and block shape
-    "tests/test_subbyte.py::test_block_counts_are_the_per_byte_brute_force": 4,
+    "tests/test_subbyte.py::test_block_counts_are_the_per_byte_brute_force": 5,
     # the probes' tables and predictions, example by example
     "tests/test_probe.py::test_the_tables_issue_the_phases_the_model_counts": 3,
     "tests/test_probe.py::test_the_prediction_is_the_access_total_of_the_tools_own_json": 3,
+    # every example's JSON against the schema; fragment counts against the per-lane brute force
+    "tests/test_schema.py::test_examples_validate": 2,
+    "tests/test_fragments.py::test_counts_are_the_brute_force": 2,
     # recorded hardware matrices, instruction by instruction
     "tests/test_amd.py::test_v5_v6_pairwise_matrix": 3,
-    "tests/test_amd.py::test_v5_gfx950_measured_conflict_matrix": 2,
+    "tests/test_amd.py::test_v5_gfx950_measured_conflict_matrix": 3,  # b96: test_s8_b96_bank_sweep stays
     "tests/test_generations.py::test_each_umma_layout_is_cutes_tile_to_shape_of_the_headers_atom": 4,
     "tests/test_panels.py::test_a_panel_layout_is_its_formula_and_a_bijection": 3,
     # --timeout's wall-clock cuts in each output form (rich, -q, --json): two forms of each stay
@@ -75,6 +78,8 @@ SLOW = {
     "tests/test_cli.py::test_batch_examples": "test_batch_json_and_case runs the same batch (its JSON form)",
     "tests/test_extending.py::test_an_emit_target_is_one_module": "six processes on a copy of the package (3 s): "
         "an emit target as one module is checked in the slow tier only; the in-process extension tests stay",
+    "tests/test_gpu_measured.py::test_recorded_measurements_replay_against_the_current_model"
+    "[h100-2026-11-26-broadcast-2]": "the second repeat of the broadcast experiment; the first stays",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }
