@@ -4,8 +4,9 @@
 A ``python -m swizzle_solver`` process costs about half a second of start-up (more on a loaded
 machine); ``cli.main(argv)`` is the very function the entry point calls, so a test of what the
 tool prints or exits with runs it here. What only a real process shows stays a process (the
-``process`` function below, or the test's own ``subprocess`` call): signals, closed or full pipes
-and stderr, start-up imports and their cost, ``gc.freeze`` at exit, the entry point itself, the
+``process`` function below, or the test's own ``subprocess`` call): signals (--timeout's wall-clock
+alarm included: in pytest's process an exception its handler raises inside a gc callback of another
+library, hypothesis', is swallowed), closed or full pipes and stderr, start-up imports and their cost, ``gc.freeze`` at exit, the entry point itself, the
 same output across processes (hash seeds). docs/contributing.md, "Test tiers", says which is which.
 """
 from __future__ import annotations
