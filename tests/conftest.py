@@ -1,17 +1,104 @@
-"""Test tiers: the default run (``python3 -m pytest -q``) is the fast tier; ``-m slow`` is the long
-property tier, which CI (.ci/run) runs after it.
+"""Test tiers: the default run (``python3 -m pytest -q``) is the fast tier (60 s on a quiet 2-core
+machine); ``-m slow`` is the long tier, which CI (.ci/run) runs after it. Both run in CI, so moving a
+test between them loses nothing; docs/contributing.md ("Test tiers") gives the rule.
 
-Every hypothesis property test is in the slow tier (marked here, by what it is, so that a new one
-needs no decorator); so are the few long example tests marked ``@pytest.mark.slow`` by hand. The
-markers and the default deselection are declared in pyproject.toml. One small deterministic
-instance of each core property (admissibility, injectivity, separation and the rank proof against
-the counters, every family's phys against its apply, batch and expression) runs in the default tier:
-tests/test_core_instances.py.
+What goes to the slow tier, all marked here at collection (so that a new hypothesis test needs no
+decorator, and the test files stay as they are):
+
+- every hypothesis property test (by what it is);
+- the example tests marked ``@pytest.mark.slow`` by hand in their files;
+- ``SLOW``: single tests or cases of over about a second whose behaviour a faster test of the fast
+  tier also covers (named in each entry's reason);
+- ``SAMPLED``: parametrised tests of many near-identical cases: every Nth case (in collection order,
+  the first included) stays in the fast tier, the others go to slow. N is chosen so that the cases
+  kept still span every parameter (a prime stride over a grid of parameters).
+
+One small deterministic instance of each core property (admissibility, injectivity, separation and
+the rank proof against the counters, every family's phys against its apply, batch and expression)
+runs in the fast tier: tests/test_core_instances.py. A key here that matches no test (a renamed test
+or case) moves nothing: the test stays in the fast tier, never out of both.
 """
 import pytest
 
+SAMPLED = {
+    # the swizzle against pycute over every (B, M, S), every element size: a spread of the grid stays
+    "tests/test_pycute.py::test_byte_level_triple_is_the_element_swizzle_in_bytes": 13,
+    "tests/test_pycute.py::test_element_swizzle_equals_pycute": 7,
+    "tests/test_pycute.py::test_negative_shift_equals_pycute": 7,
+    # every command the README and docs/ show with its answer (`# -> ...`)
+    "tests/test_readme.py::test_documented_answers_are_current": 2,
+    # the golden corpus, document by document
+    "tests/test_cache.py::test_documents_are_the_golden_ones": 7,
+    # every emit target's snippet on every example layout
+    "tests/test_emit.py::test_cute_snippet_matches_pycute": 7,
+    "tests/test_emit.py::test_cute_dsl_snippet_executes_to_the_layout": 7,
+    "tests/test_emit.py::test_triton_snippet_follows_tritons_formulas": 3,
+    # sub-byte counts against the per-byte brute force, each dtype and block shape
+    "tests/test_subbyte.py::test_block_counts_are_the_per_byte_brute_force": 5,
+    # the probes' tables and predictions, example by example
+    "tests/test_probe.py::test_the_tables_issue_the_phases_the_model_counts": 3,
+    "tests/test_probe.py::test_the_prediction_is_the_access_total_of_the_tools_own_json": 3,
+    # every example's JSON against the schema; fragment counts against the per-lane brute force
+    "tests/test_schema.py::test_examples_validate": 2,
+    "tests/test_fragments.py::test_counts_are_the_brute_force": 2,
+    # recorded hardware matrices, instruction by instruction
+    "tests/test_amd.py::test_v5_v6_pairwise_matrix": 3,
+    "tests/test_amd.py::test_v5_gfx950_measured_conflict_matrix": 3,  # b96: test_s8_b96_bank_sweep stays
+    "tests/test_generations.py::test_each_umma_layout_is_cutes_tile_to_shape_of_the_headers_atom": 4,
+    "tests/test_panels.py::test_a_panel_layout_is_its_formula_and_a_bijection": 3,
+    # --timeout's wall-clock cuts in each output form (rich, -q, --json): two forms of each stay
+    "tests/test_verdicts.py::test_a_report_past_the_timeout_is_printed_short": 2,
+    "tests/test_verdicts.py::test_a_search_past_the_timeout_prints_the_best_found": 2,
+    "tests/test_verdicts.py::test_a_check_past_the_timeout_prints_its_verdict": 2,
+    # real processes (pipes, signals, special files): one or two of each behaviour stay
+    "tests/test_cli.py::test_a_reader_that_stops_reading_keeps_the_exit_code": 5,
+    "tests/test_cli.py::test_bad_input_as_a_process": 2,
+    "tests/test_robustness.py::test_only_regular_files_are_read": 3,  # the FIFO stays
+    "tests/test_robustness.py::test_a_signal_at_any_moment_of_start_up_ends_the_run": 2,
+    "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 2,  # closed stderr; both closed
+    "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
+    "tests/test_robustness.py::test_sigint_at_any_moment_exits_130_with_one_line": 2,
+    "tests/test_robustness.py::test_a_reader_that_leaves_early_is_no_error": 3,
+    "tests/test_robustness.py::test_hostile_pattern_names_never_reach_the_terminal_raw": 2,
+    "tests/test_robustness.py::test_the_depth_scan_is_linear": 3,
+}
+
+SLOW = {
+    "tests/test_readme.py::test_documented_answers_are_current[--arch gfx950 --rows 64 --cols 96 --dtype f32 "
+    "--access ds_read_b96:64x1]": "a 5 s b96 solve; test_amd_instructions' b96 search stays",
+    "tests/test_readme.py::test_documented_answers_are_current[--rows 48 --cols 82 --row-length 83 --access 2x16 "
+    "--access row --access 4x8]": "an odd-pitch later-family solve of 4 s; the other documented answers stay",
+    "tests/test_robustness.py::test_valid_phases_at_odd_pitches_are_answered":
+        "the same reproducers as test_cli's test_a_lane_aligned_in_address_but_not_in_column_is_screened",
+    "tests/test_cli.py::test_a_lane_aligned_in_address_but_not_in_column_is_screened[lanes1-args1]":
+        "the second reproducer (5 s); the first stays",
+    "tests/test_amd_instructions.py::test_b96_and_two_address_json_validate":
+        "a gfx950 b96 solve (6 s) for its JSON; test_b96_search_and_evidence and test_schema's documents stay",
+    "tests/test_amd_instructions.py::test_b96_search_and_evidence[96]": "the same search on 64 x 48 stays (5 s)",
+    "tests/test_cli.py::test_batch_examples": "test_batch_json_and_case runs the same batch (its JSON form)",
+    "tests/test_extending.py::test_an_emit_target_is_one_module": "six processes on a copy of the package (3 s): "
+        "an emit target as one module is checked in the slow tier only; the in-process extension tests stay",
+    "tests/test_gpu_measured.py::test_recorded_measurements_replay_against_the_current_model"
+    "[h100-2026-11-26-broadcast-2]": "the second repeat of the broadcast experiment; the first stays",
+    "tests/test_names.py::test_the_name_strategy_reaches_layouts":
+        "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
+}
+
+
+def _sampled(item, seen: dict) -> bool:
+    """Whether a case of a SAMPLED test goes to the slow tier (all but every Nth)."""
+    base = item.nodeid.split("[", 1)[0]
+    stride = SAMPLED.get(base)
+    if stride is None or "[" not in item.nodeid:
+        return False
+    index = seen.get(base, 0)
+    seen[base] = index + 1
+    return index % stride != 0
+
 
 def pytest_collection_modifyitems(items):
+    seen: dict = {}
     for item in items:
-        if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        if (getattr(getattr(item, "obj", None), "is_hypothesis_test", False) or _sampled(item, seen)
+                or item.nodeid in SLOW or item.nodeid.split("[", 1)[0] in SLOW):
             item.add_marker(pytest.mark.slow)

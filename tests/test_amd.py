@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -19,6 +17,7 @@ from swizzle_solver.access.phases_file import load_phases
 from swizzle_solver.access.tile import find_target
 from swizzle_solver.hardware import ALIASES, TARGETS, contiguous
 from swizzle_solver.model import InputError, Tile
+from tests import clirun
 
 
 def conflicts(problem, phys=None) -> list[int]:
@@ -168,8 +167,7 @@ def test_every_alias_and_unknown_arch():
 
 
 def test_unknown_arch_exits_2():
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "sm_999", "--rows", "8", "--cols", "8",
-                          "--access", "row"], capture_output=True, text=True)
+    run = clirun.solve("--arch", "sm_999", "--rows", "8", "--cols", "8", "--access", "row")
     assert run.returncode == 2 and "gfx950" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -288,9 +286,9 @@ def test_down_numbers_lanes_down_the_columns():
 
 
 def test_cli_rich_output_shows_unverified_cells_and_the_phases():
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "rdna3", "--rows", "32", "--cols", "64",
-                          "--dtype", "f16", "--access", "ds_write_b128:4x8", "--access", "ds_read_b128:32x1",
-                          "--show-phases", "--check", "Swizzle<3,3,3>"], capture_output=True, text=True)
+    run = clirun.solve("--arch", "rdna3", "--rows", "32", "--cols", "64",
+                       "--dtype", "f16", "--access", "ds_write_b128:4x8", "--access", "ds_read_b128:32x1",
+                       "--show-phases", "--check", "Swizzle<3,3,3>")
     assert run.returncode == 0, run.stderr
     text = " ".join(run.stdout.split())
     assert "warning: rdna3 ds_write_b128: unverified" in text
@@ -298,8 +296,7 @@ def test_cli_rich_output_shows_unverified_cells_and_the_phases():
 
 
 def test_instruction_not_of_the_target_exits_2():
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "gfx942", "--rows", "64", "--cols", "64",
-                          "--access", "ds_read_b64_tr_b16:64x1"], capture_output=True, text=True)
+    run = clirun.solve("--arch", "gfx942", "--rows", "64", "--cols", "64", "--access", "ds_read_b64_tr_b16:64x1")
     assert run.returncode == 2 and "not an instruction of --arch gfx942" in run.stderr
 
 

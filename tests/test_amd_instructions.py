@@ -9,8 +9,6 @@ with the gfx942-b128 grouping), S11 (CK tutorial 14, variant 03 measured on MI30
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import tempfile
 
 import numpy as np
@@ -24,6 +22,7 @@ from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.hardware import TARGETS
 from swizzle_solver.model import InputError, Tile
 from swizzle_solver.proof import bank_matrix
+from tests import clirun
 
 AMD = [name for name in TARGETS if "ds_read" in TARGETS[name].instructions]  # the LDS targets
 TWO = ["ds_read2_b32", "ds_read2_b64", "ds_write2_b32", "ds_write2_b64"]
@@ -137,8 +136,7 @@ def test_two_address_lanes_need_four_numbers(tmp_path):
     path = instructions_file(tmp_path, [("bad", "ds_read2_b32", [(0, 0)] * 64)])
     with pytest.raises(InputError, match=r"\[row, col, row2, col2\]"):
         api.problem(8, 8, dtype="f32", arch="gfx942", phases=[path])
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--arch", "gfx942", "--rows", "8", "--cols", "8",
-                          "--phases", path], capture_output=True, text=True)
+    run = clirun.solve("--arch", "gfx942", "--rows", "8", "--cols", "8", "--phases", path)
     assert run.returncode == 2 and "row2, col2" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -261,10 +259,11 @@ def test_gfx950_b96_measured_groups_in_the_simulator():
         assert conflicts(p) == [int(together)], (i, j)
 
 
-def test_b96_search_and_evidence():
+@pytest.mark.parametrize("cols", [48, 96])  # 96: the slow tier (tests/conftest.py), 48 the same in a third of the time
+def test_b96_search_and_evidence(cols):
     """A b96 access is solved (the simulator is the ground truth), and the evidence says why there is
     no rank proof; the answer keeps every 12-byte lane whole and dword-aligned."""
-    r = api.solve(api.problem(64, 96, ["ds_read_b96:64x1"], dtype="f32", arch="gfx942"))
+    r = api.solve(api.problem(64, cols, ["ds_read_b96:64x1"], dtype="f32", arch="gfx942"))
     assert r.conflict_free
     doc = r.json()
     acc = doc["proof"]["accesses"][0]

@@ -22,6 +22,7 @@ from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = str(ROOT / "examples.toml")
@@ -34,6 +35,7 @@ def run(capsys, *argv):
 
 
 def proc(*argv):
+    """A real ``python -m swizzle_solver`` process: only where the process is what is tested."""
     return subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True,
                           cwd=ROOT)
 
@@ -48,7 +50,7 @@ def test_conflict_free_exits_0_with_rich_output(capsys):
 
 def test_conflicts_exit_1_with_best_effort():
     # f32 float4 reads keep 2 offset bits whole, so no swizzle can spread a 32-row column over 32 banks.
-    r = proc("--rows", "32", "--cols", "64", "--access", "8x4", "--access", "col", "--json")
+    r = clirun.solve("--rows", "32", "--cols", "64", "--access", "8x4", "--access", "col", "--json")
     assert r.returncode == 1 and r.stderr == ""
     doc = json.loads(r.stdout)
     assert doc["status"] == "conflicts"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 DIAGONAL = ["--rows", "32", "--cols", "32", "--access", "row", "--access", "col",
@@ -16,7 +17,8 @@ INTERLEAVE = ["--rows", "8", "--cols", "9", "--banks", "8", "--access", "4x2"]
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=ROOT)
+    """The CLI in this process (tests/clirun.py); the determinism test below runs real processes."""
+    return clirun.solve(*args)
 
 
 def solve_json(args):
@@ -196,9 +198,9 @@ def test_padding_with_a_cute_swizzle_names_its_composition():
 def test_extended_search_is_deterministic(args):
     """Byte for byte, z3's models included: the SMT input is sorted and the model is fixed by the
     family order, not by whatever model z3 happens to find first."""
-    first, second = run(*args, "--json"), run(*args, "--json")
+    first, second = clirun.process(*args, "--json"), clirun.process(*args, "--json")  # processes: no cache, fresh hash seeds
     assert first.returncode == 0 and first.stdout and first.stdout == second.stdout
-    assert run(*args).stdout == run(*args).stdout
+    assert clirun.process(*args).stdout == clirun.process(*args).stdout
 
 
 def test_a_pattern_with_no_lane_differences_in_the_extended_search():

@@ -83,18 +83,17 @@ def test_every_reported_layout_respects_the_floors(data):
 def test_the_report_names_the_floor_and_stops_at_it():
     """col under 8x4's 16-byte vectors: floor 4, met by Swizzle<3,2,3>; nothing beyond xor-cols is searched."""
     import json
-    import subprocess
-    import sys
 
-    args = [sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--access", "col",
-            "--access", "8x4"]
-    doc = json.loads(subprocess.run(args + ["--json"], capture_output=True, text=True).stdout)
+    from tests.clirun import solve
+
+    args = ["--rows", "32", "--cols", "32", "--access", "col", "--access", "8x4"]
+    doc = json.loads(solve(*args, "--json").stdout)
     col, blocks = doc["problem"]["accesses"]
     assert col["floor"]["wavefronts"] == 4 and col["floor"]["vectors_of"] == "8x4" and blocks["floor"] is None
     assert doc["status"] == "conflicts" and doc["proof"]["optimal_over_all_layouts"]
     assert not doc["search"]["extended"] and "floor" in doc["search"]["not_extended_reason"]
     assert [a["worst_wavefronts"] for a in doc["answer"]["per_access"]] == [4, 1]
-    rich = subprocess.run(args, capture_output=True, text=True)
+    rich = solve(*args)
     assert rich.returncode == 1
     assert "col: at least 4 wavefronts under any layout that keeps the 16-byte vectors of 8x4" in " ".join(
         rich.stdout.split())
@@ -113,18 +112,16 @@ def test_floors_only_where_the_layout_conflicts():
     """A conflict-free answer needs no floor (none can exceed its bounds); a checked layout that is
     not usable is never called optimal."""
     import json
-    import subprocess
-    import sys
 
-    base = [sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--json"]
-    ok = json.loads(subprocess.run(base + ["--access", "8x4"], capture_output=True, text=True).stdout)
+    from tests.clirun import solve
+
+    base = ["--rows", "32", "--cols", "32", "--json"]
+    ok = json.loads(solve(*base, "--access", "8x4").stdout)
     assert ok["problem"]["accesses"][0]["floor"] is None and ok["proof"]["optimal_over_all_layouts"]
-    at_floor = subprocess.run(base[:-1] + ["--access", "col", "--access", "8x4", "--check", "Swizzle<3,2,3>"],
-                              capture_output=True, text=True)
+    at_floor = solve(*base[:-1], "--access", "col", "--access", "8x4", "--check", "Swizzle<3,2,3>")
     assert at_floor.returncode == 1 and "no layout that keeps the vectors whole leaves fewer" in " ".join(
         at_floor.stdout.split())
-    bad = json.loads(subprocess.run(base + ["--access", "col", "--access", "8x4", "--check", "Swizzle<3,1,3>"],
-                                    capture_output=True, text=True).stdout)
+    bad = json.loads(solve(*base, "--access", "col", "--access", "8x4", "--check", "Swizzle<3,1,3>").stdout)
     assert bad["check"]["invalid"] and not bad["proof"]["optimal_over_all_layouts"]
     assert bad["problem"]["accesses"][0]["floor"]["wavefronts"] == 4
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, Tile
 from swizzle_solver.names import parse_layout
 from swizzle_solver.tma_modes import MODES
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 CUTE_HEADERS = Path(pycute.__file__).resolve().parents[1] / "cutlass_library/source/include/cute"
@@ -31,9 +30,8 @@ BLACKWELL = ("128B_ATOM_32B", "128B_ATOM_32B_FLIP_8B", "128B_ATOM_64B")
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    """The CLI as a user runs it (a process: the acceptance's one line on stderr, exit code)."""
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    """The CLI as a user runs it (its exit code, stdout, stderr), in this process (tests/clirun.py)."""
+    run = clirun.solve(*argv)
     return run.returncode, run.stdout, run.stderr
 
 

@@ -6,6 +6,7 @@ from swizzle_solver.access import make_problem
 from swizzle_solver.model import InputError
 from swizzle_solver.names import expect_problem, parse_layout
 from swizzle_solver.solving import check
+from tests import clirun
 
 PROBLEM = make_problem(8, 24, ["4x2", "row"], None, 4)
 
@@ -68,8 +69,6 @@ def test_the_name_strategy_reaches_layouts():
 def test_a_negative_shift_is_a_cute_swizzle_to_check():
     """issue 13: CuTe's Swizzle<B,M,S> takes S < 0 (|S| >= B); --check reads it, and the answer
     is measured like any other (the swizzle's meaning is tested against pycute in test_pycute.py)."""
-    import subprocess
-    import sys
 
     from swizzle_solver.families.cute import Swizzle
 
@@ -82,6 +81,5 @@ def test_a_negative_shift_is_a_cute_swizzle_to_check():
             assert "CuTe rejects |S| < B" in str(err)
         else:
             raise AssertionError(bad)
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "8", "--cols", "64", "--access", "row",
-                          "--check", "Swizzle<3,0,-3>"], capture_output=True, text=True)
+    run = clirun.solve("--rows", "8", "--cols", "64", "--access", "row", "--check", "Swizzle<3,0,-3>")
     assert run.returncode == 0 and "CHECK PASSED: Swizzle<3,0,-3>" in run.stdout, run.stderr

@@ -38,7 +38,8 @@ from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, log2
-from tests.test_cli import EXAMPLES, proc, run
+from tests.clirun import solve as proc  # in-process: the batch runs need no process
+from tests.test_cli import EXAMPLES, run
 from tests.test_schema import validate
 
 # --- the counts are the transposed problem's -----------------------------------------------------

@@ -1,6 +1,5 @@
 """--emit, --show and --svg through the CLI, the SVG as XML and as a rendered PNG, and the Python API."""
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from swizzle_solver.emit import TARGETS
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError
 from swizzle_solver.picture import picture
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 TILE = ["--rows", "16", "--cols", "32", "--dtype", "f16", "--access", "8x8", "--access", "row"]
@@ -25,9 +25,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def cli(*args, cwd=ROOT):
-    env = dict(os.environ, COLUMNS="200")
-    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env)
+    return clirun.solve(*args, cwd=cwd, env={"COLUMNS": "200"})  # in this process (tests/clirun.py)
 
 
 def test_emit_all_in_json_and_rich():

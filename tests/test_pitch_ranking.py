@@ -7,8 +7,6 @@ The oracle: a solve with --keep-pitch at each pitch the search may choose (paddi
 given one) is the best that pitch has; the answer must rank no worse on (excess, storage) than any
 of them, unless it names that pitch."""
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from swizzle_solver.model import InputError, Problem
 from swizzle_solver.names import parse_layout
 from swizzle_solver.solving import solve
 from swizzle_solver.value import replace
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 TRITON = ROOT / "tests" / "data" / "triton"
@@ -41,8 +40,7 @@ TRITON_64 = ["--rows", "64", "--cols", "128", "--dtype", "i8",
 
 
 def cli(*args):
-    out = subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True,
-                         env={"COLUMNS": "200", "PATH": ""})
+    out = clirun.solve(*args, env={"COLUMNS": "200"})  # in this process (tests/clirun.py)
     assert out.returncode in (0, 1), out.stderr
     return out
 

@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from swizzle_solver import api
 from swizzle_solver.families.identity import Identity
+from tests import clirun
 
 PITCH_40 = dict(rows=64, cols=32, row_length=40, dtype="f16", access=["ldmatrix.x4", "warp:8x4:1x8"])
 
@@ -51,12 +50,10 @@ def test_a_dense_tile_keeps_its_pitch_and_says_nothing():
 def test_report_says_what_the_given_pitch_needs():
     args = ["--rows", "64", "--cols", "32", "--row-length", "40", "--dtype", "f16", "--access", "ldmatrix.x4",
             "--access", "warp:8x4:1x8"]
-    out = subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True,
-                         env={"COLUMNS": "200", "PATH": ""})
+    out = clirun.solve(*args, env={"COLUMNS": "200"})
     assert out.returncode == 0, out.stderr
     assert "pitch 40 as given:" in out.stdout and "1 KiB more" in out.stdout
-    kept = subprocess.run([sys.executable, "-m", "swizzle_solver", *args, "--keep-pitch", "--json"],
-                          capture_output=True, text=True)
+    kept = clirun.solve(*args, "--keep-pitch", "--json")
     assert kept.returncode == 0, kept.stderr
     assert json.loads(kept.stdout)["answer"]["family"] != "padding"
 
@@ -121,7 +118,6 @@ def test_for_that_costs_nothing_says_so():
 
 
 def test_for_rejects_an_unknown_target():
-    out = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "8", "--cols", "24", "--access", "4x2",
-                          "--for", "cutlass"], capture_output=True, text=True)
+    out = clirun.solve("--rows", "8", "--cols", "24", "--access", "4x2", "--for", "cutlass")
     assert out.returncode == 2 and out.stdout == "" and "--for 'cutlass'" in out.stderr
     assert "Traceback" not in out.stderr

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from swizzle_solver.access.inputfile import MAX_DEPTH, nesting, printable
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVE = ["--rows", "8", "--cols", "24", "--access", "4x2"]
@@ -201,7 +202,7 @@ def test_hostile_pattern_names_never_reach_the_terminal_raw(tmp_path, name):
     path = tmp_path / "p.json"
     path.write_text(json.dumps(phases_doc(name)))  # json escapes the surrogate and the controls
     base = ["--rows", "16", "--cols", "16", "--phases", str(path)]
-    plain = run_process(base, env=dict(os.environ, COLUMNS="100"))
+    plain = clirun.solve(*base, env={"COLUMNS": "100"})  # rich's output to a pipe, in this process
     assert plain.returncode in (0, 1) and "\x1b" not in plain.stdout and "\x07" not in plain.stdout
     assert "\\x1b" in plain.stdout or "\\ud800" in plain.stdout or "\\x07" in plain.stdout
     doc = json.loads(run(base + ["--json"]).stdout)
@@ -278,7 +279,7 @@ def test_timeout_bounds_the_report_too(tmp_path):
     path.write_text(json.dumps({"pattern": [{"name": f"p{i}", "phases": [[[i % 16, 0, 4]]]} for i in range(3000)]}))
     start = time.monotonic()
     result = run_process(["--rows", "16", "--cols", "16", "--phases", str(path), "--json", "--timeout", "0.3",
-                  "--max-patterns", "5000"])
+                          "--max-patterns", "5000"])  # a process: the wall-clock alarm (SIGALRM) is tested
     elapsed = time.monotonic() - start
     assert elapsed < 0.3 + 0.5 + 5  # the grace, the short form's measurements, start-up on a loaded machine
     doc = json.loads(result.stdout)  # always a document: the full one, or the short form of the best found

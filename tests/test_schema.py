@@ -10,14 +10,13 @@ The lists a registry owns (families, their step shapes, emit targets, TMA modes)
 """
 import json
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from swizzle_solver import schema as generated
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "docs" / "schema"
@@ -121,8 +120,7 @@ def test_the_generator_command_checks_and_writes(tmp_path, monkeypatch, capsys):
 
 
 def cli_json(*argv: str) -> tuple[int, dict]:
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", *argv, "--json"], capture_output=True, text=True,
-                         cwd=ROOT)
+    run = clirun.solve(*argv, "--json")  # in this process (tests/clirun.py)
     assert run.returncode in (0, 1), run.stderr
     return run.returncode, json.loads(run.stdout)
 

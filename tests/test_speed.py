@@ -16,6 +16,7 @@ from swizzle_solver.families import two_level
 from swizzle_solver.families.two_level import failures_many, walsh
 from swizzle_solver.model import InputError
 from swizzle_solver.oracle import XorOracle
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 # two-level answers conflict-free: linear, row-interleave and padding cannot rank before it
@@ -32,7 +33,7 @@ def problem_or_reject(*args, **kwargs):
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=ROOT)
+    return clirun.solve(*args)  # in this process (tests/clirun.py)
 
 
 def direct_failures(oracle, members):

@@ -4,8 +4,6 @@ the search timed out."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ from swizzle_solver import api
 from swizzle_solver.cli import main
 from swizzle_solver.names import parse_layout
 from swizzle_solver.soundness import soundness
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -50,8 +49,9 @@ IDS = [f"{family}:{name}" for family, name, _, _ in UNUSABLE]
 
 
 def cli(*argv: str) -> tuple[int, str, str]:
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", *argv], capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    # a real process: --timeout's wall-clock alarm (SIGALRM) is what these runs test, and in pytest's
+    # process a signal handler's exception raised inside another library's gc callback is swallowed
+    run = clirun.process(*argv)
     return run.returncode, run.stdout, run.stderr
 
 
