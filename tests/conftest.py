@@ -80,6 +80,16 @@ SLOW = {
         "an emit target as one module is checked in the slow tier only; the in-process extension tests stay",
     "tests/test_gpu_measured.py::test_recorded_measurements_replay_against_the_current_model"
     "[h100-2026-11-26-broadcast-2]": "the second repeat of the broadcast experiment; the first stays",
+    "tests/test_batch_jobs.py::test_ctrl_c_ends_the_run_and_its_workers": "3 s of waiting for busy workers; "
+        "test_robustness's SIGINT tests (one process) and test_batch_jobs' in-order and byte-identity tests stay",
+    "tests/test_robustness.py::test_batch_timeout_cuts_each_case": "two batch runs cut by --timeout (3 s); "
+        "test_batch_jobs' timed-out case and test_schema's test_batch_with_time_limits_validates stay",
+    "tests/test_general.py::test_construction_is_the_least_over_every_invertible_map[4-8-accesses5-8]":
+        "every member of a 4 x 8 tile (3 s); the four smaller tiles stay",
+    "tests/test_general.py::test_construction_is_the_least_over_every_invertible_map[4-4-accesses0-4]":
+        "every member of the tile with a column read (2.5 s); the four other tiles stay",
+    "tests/test_gpu_measured.py::test_the_reported_counters_are_what_the_h100_measured"
+    "[h100-2026-11-26-broadcast-2]": "the second repeat of the broadcast experiment; the first stays",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }

@@ -114,18 +114,27 @@ def family_name_comparisons(path: Path, names: set[str]) -> list[str]:
     side a layout's or report's ``.family``, a record's ``FAMILY_RECORD.name``, or a family's name
     as a literal against something called family or name. Each as 'line: source'."""
     source = path.read_text()
+    lines = source.encode().splitlines()  # (offsets are in UTF-8 bytes)
+
+    def segment(node: ast.expr) -> str:  # (ast.get_source_segment splits the whole file on every call)
+        first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+        if first == last:
+            return lines[first][node.col_offset:node.end_col_offset].decode()
+        return b"\n".join([lines[first][node.col_offset:], *lines[first + 1:last],
+                           lines[last][:node.end_col_offset]]).decode()
+
     found = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Compare):
             continue
         sides = [node.left, *node.comparators]
-        texts = [ast.get_source_segment(source, side) or "" for side in sides]
+        texts = [segment(side) for side in sides]
         by_attribute = any(isinstance(s, ast.Attribute) and s.attr == "family" for s in sides) or \
             any("FAMILY_RECORD.name" in t for t in texts)
         literal = any(isinstance(s, ast.Constant) and s.value in names for s in sides) and \
             any("family" in t or "name" in t for t in texts)
         if by_attribute or literal:
-            found.append(f"{node.lineno}: {ast.get_source_segment(source, node)}")
+            found.append(f"{node.lineno}: {segment(node)}")
     return found
 
 
