@@ -68,26 +68,6 @@ def echelon(vectors: Sequence[int]) -> dict[int, int]:
     return pivots
 
 
-def coordinates(basis: list[int], v: int) -> int:
-    """The coordinates of v in ``basis`` (v in its span), as a bit mask over the basis' indices."""
-    pivots: dict[int, tuple[int, int]] = {}
-    for i, b in enumerate(basis):
-        combo = 1 << i
-        while b:
-            top = b.bit_length() - 1
-            if top not in pivots:
-                pivots[top] = (b, combo)
-                break
-            b, combo = b ^ pivots[top][0], combo ^ pivots[top][1]
-    out = 0
-    while v:
-        top = v.bit_length() - 1
-        if top not in pivots:
-            raise ValueError("not in the span")
-        v, out = v ^ pivots[top][0], out ^ pivots[top][1]
-    return out
-
-
 def _cost(spaces: list[list[int]], weights: Sequence[int], kernel: list[int]) -> int:
     """Sum over phase subspaces of weight * 2^dim(V ∩ K) (dim V + dim K - dim(V + K))."""
     dk = gf2.rank(kernel)
@@ -105,7 +85,7 @@ def kernel_search(spaces: list[list[int]], weights: Sequence[int], slots: int,
     span.sort()
     s = len(span)
     need = max(0, s - slots)
-    local = [[coordinates(span, x) for x in v] for v in spaces]  # in S's coordinates: s-bit ints
+    local = [[gf2.coordinates(span, x) for x in v] for v in spaces]  # in S's coordinates: s-bit ints
     best: list = [None, None]
     nodes = 0
     # no K does better than each space alone: dim(V ∩ K) >= dim V - slots (V + K fits in S)

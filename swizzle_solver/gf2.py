@@ -35,11 +35,13 @@ def rank(vectors: list[int]) -> int:
     return len(pivots)
 
 
-def kernel(bases: list[int]) -> list[int]:
-    """A basis of {x : apply(bases, x) == 0}, each x a mask over the input indices."""
-    pivots: dict[int, tuple[int, int]] = {}  # highest bit -> (reduced image, combination)
-    out: list[int] = []
-    for i, v in enumerate(bases):
+def echelon(vectors: list[int]) -> tuple[dict[int, tuple[int, int]], list[int]]:
+    """Gaussian elimination that remembers how each row was made: ``pivots`` maps a pivot's top bit
+    to (the reduced vector, the mask of input indices XORed into it); ``dependent`` holds, for each
+    input that reduced to zero, the mask of inputs whose XOR is zero (a basis of the kernel)."""
+    pivots: dict[int, tuple[int, int]] = {}
+    dependent: list[int] = []
+    for i, v in enumerate(vectors):
         combo = 1 << i
         while v:
             top = v.bit_length() - 1
@@ -49,8 +51,30 @@ def kernel(bases: list[int]) -> list[int]:
             pv, pc = pivots[top]
             v, combo = v ^ pv, combo ^ pc
         if not v:
-            out.append(combo)
+            dependent.append(combo)
+    return pivots, dependent
+
+
+def combination(pivots: dict[int, tuple[int, int]], v: int) -> int:
+    """The mask of input indices whose XOR is ``v`` (echelon's pivots); ValueError outside their span."""
+    out = 0
+    while v:
+        top = v.bit_length() - 1
+        if top not in pivots:
+            raise ValueError("not in the span")
+        pv, pc = pivots[top]
+        v, out = v ^ pv, out ^ pc
     return out
+
+
+def coordinates(basis: list[int], v: int) -> int:
+    """The coordinates of v in ``basis`` (v in its span), as a bit mask over the basis' indices."""
+    return combination(echelon(basis)[0], v)
+
+
+def kernel(bases: list[int]) -> list[int]:
+    """A basis of {x : apply(bases, x) == 0}, each x a mask over the input indices."""
+    return echelon(bases)[1]
 
 
 def rows_of(bases: list[int], nrows: int) -> list[int]:

@@ -471,7 +471,7 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     for phase in hardware.phase_indices(len(lanes), vbytes, paired):
         dirs = _independent([lanes[i] ^ lanes[phase[0]] for i in phase])
         # the vector coordinates of each direction: x = w + c, c reduced mod W
-        coords = [general.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
+        coords = [gf2.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
                   for d in dirs]
         sep = [(c >> up) for c in coords]  # coordinates at vector bits at or above its unit: other slots
         keep = [gf2.apply(dirs, k) for k in gf2.kernel(sep)] if any(sep) else dirs

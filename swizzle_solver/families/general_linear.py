@@ -85,27 +85,11 @@ class GeneralLinear(Value, LayoutBase):
 def of_columns(preimages: list[int]) -> GeneralLinear:
     """The member that sends ``preimages[j]`` (a logical offset) to offset bit j: the inverse of the
     matrix whose columns are the preimages (they must be a basis)."""
-    n = len(preimages)
-    bases = [0] * n
-    # Solve for the image of each unit vector: x = XOR of preimages[j] over the bits j of L(x).
-    pivots: dict[int, tuple[int, int]] = {}  # top bit -> (vector, combination of j's)
-    for j, v in enumerate(preimages):
-        combo = 1 << j
-        while v:
-            top = v.bit_length() - 1
-            if top not in pivots:
-                pivots[top] = (v, combo)
-                break
-            pv, pc = pivots[top]
-            v, combo = v ^ pv, combo ^ pc
-        if not v:
-            raise ValueError("the preimages are not a basis")
-    for i in range(n):
-        x, combo = 1 << i, 0
-        while x:
-            pv, pc = pivots[x.bit_length() - 1]
-            x, combo = x ^ pv, combo ^ pc
-        bases[i] = combo
+    # The image of each unit vector x is the set of j whose preimages XOR to x.
+    pivots, dependent = gf2.echelon(preimages)
+    if dependent:
+        raise ValueError("the preimages are not a basis")
+    bases = [gf2.combination(pivots, 1 << i) for i in range(len(preimages))]
     return GeneralLinear(tuple(bases))
 
 
