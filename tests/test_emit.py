@@ -16,8 +16,6 @@
 Every family is tested through its real layout class.
 """
 import re
-import shutil
-import subprocess
 import sys
 import tomllib
 import types
@@ -44,6 +42,7 @@ from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, is_pow2, log2
 from swizzle_solver.solving import solve
+from tests import compiled_c
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
@@ -148,30 +147,12 @@ def truth(p, layout):
 # --- cuda: one C program for every case --------------------------------------------------------
 
 
-def _cc():
-    return shutil.which("cc") or shutil.which("gcc")
-
-
 @pytest.fixture(scope="module")
 def c_tables(tmp_path_factory):
-    cc = _cc()
-    if cc is None:
-        pytest.skip("no C compiler (cc/gcc) installed")
-    src = ["#include <stdio.h>", "#define __host__", "#define __device__", "#define __forceinline__ inline"]
-    calls = []
-    for i, (_, p, layout) in enumerate(CASES):
-        code = emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}")
-        src.append(code)
-        calls.append(f"  for (int r = 0; r < {p.tile.rows}; ++r) for (int c = 0; c < {p.tile.cols}; ++c) "
-                     f"printf(\"%d \", swizzle_phys_{i}(r, c));\n  printf(\"\\n\");")
-    src += ["int main(void) {", *calls, "  return 0;", "}"]
-    d = tmp_path_factory.mktemp("cc")
-    (d / "t.c").write_text("\n".join(src))
-    build = subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(d / "t"), str(d / "t.c")],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    out = subprocess.run([str(d / "t")], capture_output=True, text=True, check=True).stdout.splitlines()
-    return [np.array(line.split(), dtype=np.int64) for line in out]
+    functions = [emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}")
+                 for i, (_, p, layout) in enumerate(CASES)]
+    calls = [(f"swizzle_phys_{i}", p.tile.rows, p.tile.cols) for i, (_, p, _) in enumerate(CASES)]
+    return compiled_c.tables(tmp_path_factory.mktemp("cc"), functions, calls)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)

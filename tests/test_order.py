@@ -15,8 +15,6 @@ each runs in the default tier.
 """
 import json
 import re
-import shutil
-import subprocess
 import sys
 import types
 
@@ -38,6 +36,7 @@ from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, log2
+from tests import compiled_c
 from tests.clirun import solve as proc  # in-process: the batch runs need no process
 from tests.test_cli import EXAMPLES, run
 from tests.test_schema import validate
@@ -373,24 +372,11 @@ def test_swizzle_truth_is_the_swizzle_of_the_column_major_offset():
 
 @pytest.fixture(scope="module")
 def c_tables(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler (cc/gcc) installed")
-    src = ["#include <stdio.h>", "#define __host__", "#define __device__"]
-    calls = []
-    for i, (p, layout) in enumerate(COL_CASES.values()):
-        src.append(emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}"))
-        rows, cols = p.tile.logical_shape
-        calls.append(f"  for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {cols}; ++c) "
-                     f"printf(\"%d \", swizzle_phys_{i}(r, c));\n  printf(\"\\n\");")
-    src += ["int main(void) {", *calls, "  return 0;", "}"]
-    d = tmp_path_factory.mktemp("cc")
-    (d / "t.c").write_text("\n".join(src))
-    build = subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(d / "t"), str(d / "t.c")],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    out = subprocess.run([str(d / "t")], capture_output=True, text=True, check=True).stdout.splitlines()
-    return dict(zip(COL_CASES, (np.array(line.split(), dtype=np.int64) for line in out)))
+    cases = list(COL_CASES.values())
+    functions = [emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}")
+                 for i, (p, layout) in enumerate(cases)]
+    calls = [(f"swizzle_phys_{i}", *p.tile.logical_shape) for i, (p, _) in enumerate(cases)]
+    return dict(zip(COL_CASES, compiled_c.tables(tmp_path_factory.mktemp("cc"), functions, calls)))
 
 
 @pytest.mark.parametrize("name", list(COL_CASES))

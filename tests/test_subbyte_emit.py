@@ -5,8 +5,6 @@ by its formula): the element form of element (r, c) must be 2 * (the solved layo
 byte (r, c / 2)) + c % 2, or under --order col (packed down a column) of the byte (r / 2, c), + r % 2."""
 import ast
 import re
-import shutil
-import subprocess
 import sys
 import types
 
@@ -28,6 +26,7 @@ from swizzle_solver.families.two_level import TwoLevel
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.solving import solve
+from tests import compiled_c
 
 
 def fp4(rows, cols, access, row_length=None, arch="nvidia", order="row"):
@@ -130,27 +129,12 @@ def test_every_header_says_4_bit_and_bytes(i, target):
 
 @pytest.fixture(scope="module")
 def c_tables(tmp_path_factory):
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
-        pytest.skip("no C compiler (cc/gcc) installed")
-    src = ["#include <stdio.h>", "#define __host__", "#define __device__", "#define __forceinline__ inline"]
+    functions = [emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}")
+                 for i, (_, p, layout) in enumerate(CASES)]
     calls = []
-    for i, (_, p, layout) in enumerate(CASES):
-        src.append(emit("cuda", p, layout).code.replace("swizzle_phys", f"swizzle_phys_{i}"))
-        rows, cols = p.tile.logical_shape
-        calls.append(f"  for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {cols}; ++c) "
-                     f"printf(\"%d \", swizzle_phys_{i}(r, c));\n  printf(\"\\n\");")
-        rows, cols = element_shape(p)
-        calls.append(f"  for (int r = 0; r < {rows}; ++r) for (int c = 0; c < {cols}; ++c) "
-                     f"printf(\"%d \", swizzle_phys_{i}_elem(r, c));\n  printf(\"\\n\");")
-    src += ["int main(void) {", *calls, "  return 0;", "}"]
-    d = tmp_path_factory.mktemp("cc4")
-    (d / "t.c").write_text("\n".join(src))
-    build = subprocess.run([cc, "-std=c99", "-Wall", "-Werror", "-o", str(d / "t"), str(d / "t.c")],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr
-    out = subprocess.run([str(d / "t")], capture_output=True, text=True, check=True).stdout.splitlines()
-    return [np.array(line.split(), dtype=np.int64) for line in out]
+    for i, (_, p, _) in enumerate(CASES):  # each case's byte function, then its element function
+        calls += [(f"swizzle_phys_{i}", *p.tile.logical_shape), (f"swizzle_phys_{i}_elem", *element_shape(p))]
+    return compiled_c.tables(tmp_path_factory.mktemp("cc4"), functions, calls)
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=IDS)
