@@ -11,7 +11,8 @@ the probe's kernels ask ncu for (probe/cuda.py):
 - ``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_X.sum`` = W - ideal, the ideal being one
   wavefront per phase (more for a phase of more than 128 B);
 
-X = ``ld`` for loads (LDS), ``st`` for stores (STS). ldmatrix and stmatrix (LDSM, STSM) are not
+X = ``ld`` for loads (LDS), ``st`` for stores (STS), ``ldgsts`` for cp.async (LDGSTS: ncu counts its
+shared-memory writes under their own op, not ``st``). ldmatrix and stmatrix (LDSM, STSM) are not
 counted under the ``l1tex__...`` names of any op; ncu prints them as
 ``sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum`` (``_stsm``) and the bank
 conflicts likewise, so those are their names here, as measured.
@@ -23,18 +24,21 @@ from __future__ import annotations
 import numpy as np
 
 from .model import InputError, Pattern, Problem
-from .probe.plan import one_pass
+from .probe.plan import Op, one_pass
 
 
-def ncu_op(matrices: int, store: bool) -> str:
-    """ncu's name of the shared-memory op: ld (LDS), st (STS), ldsm (LDSM), stsm (STSM)."""
-    if matrices:
-        return "stsm" if store else "ldsm"
-    return "st" if store else "ld"
+def ncu_op(op: Op) -> str:
+    """ncu's name of the shared-memory op ``op`` is counted under: ld (LDS), st (STS), ldsm (LDSM),
+    stsm (STSM), ldgsts (cp.async's LDGSTS: its shared writes are neither ld nor st)."""
+    if op.copy:
+        return "ldgsts"
+    if op.matrices:
+        return "stsm" if op.store else "ldsm"
+    return "st" if op.store else "ld"
 
 
 def l1tex(op: str) -> tuple[str, str]:
-    """(wavefronts, bank conflicts) of ``op`` in the l1tex unit's names (ld and st only)."""
+    """(wavefronts, bank conflicts) of ``op`` in the l1tex unit's names (ld, st and ldgsts only)."""
     return (f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum",
             f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum")
 
@@ -48,7 +52,7 @@ def sass(op: str) -> tuple[str, str]:
 def ncu_names(op: str) -> list[tuple[str, str]]:
     """The (wavefronts, bank conflicts) name pairs ncu may print for ``op``, DESIGN.md section
     10's first: ncu versions differ in which exist (the probe's compare groups)."""
-    return [l1tex(op), sass(op)] if op in ("ld", "st") else [sass(op)]
+    return [l1tex(op), sass(op)] if op in ("ld", "st", "ldgsts") else [sass(op)]
 
 
 def ncu_counter(problem: Problem, pattern: Pattern, table: np.ndarray) -> dict[str, int] | None:
@@ -60,5 +64,5 @@ def ncu_counter(problem: Problem, pattern: Pattern, table: np.ndarray) -> dict[s
         op, wavefronts, ideal = one_pass(pattern, problem, table)
     except InputError:
         return None
-    waves, conflicts = ncu_names(ncu_op(op.matrices, op.store))[0]
+    waves, conflicts = ncu_names(ncu_op(op))[0]
     return {waves: wavefronts, conflicts: wavefronts - ideal}

@@ -23,6 +23,9 @@ LDSM = ("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
         "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum")
 STSM = ("sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm.sum",
         "sm__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_stsm.sum")
+# cp.async (SASS LDGSTS): ncu counts its shared-memory writes under their own op, neither _op_ld nor _op_st
+LDGSTS = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+          "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum")
 
 # (rows, cols, elem_bytes, accesses, the names each access's counter has): every placement of
 # these accesses is one phase of the instruction that makes it (a block within one phase, the warp
@@ -35,6 +38,7 @@ CASES = [
     (32, 32, 4, ["row", "col"], [LD, LD]),
     (64, 64, 2, ["warp:4x8:1x8", "8x8"], [LD, LD]),
     (16, 64, 4, ["lds128:8x4", "sts32:1x32", "lds64:4x8"], [LD, ST, LD]),
+    (64, 64, 2, ["cp.async", "ldmatrix.x4"], [LDGSTS, LDSM]),
 ]
 
 
@@ -87,6 +91,19 @@ def test_a_conflicting_check_reports_its_conflicts():
         assert main(["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check", "none",
                      "--json"]) == 1
     assert json.loads(out.getvalue())["answer"]["per_access"][0]["counter"] == {LDSM[0]: 512, LDSM[1]: 448}
+
+
+def test_cp_async_is_counted_as_ldgsts_in_json_and_the_rich_report(capsys):
+    """cp.async's shared writes are LDGSTS wavefronts (ncu's _op_ldgsts), never LDS or STS ones: 64 rows
+    of one 16-byte f16 chunk at a 128-byte pitch, unswizzled: each phase of 8 lanes is 8 chunks in banks
+    0-3, 8-way (64 wavefronts for 8 phases, 56 of them conflicts)."""
+    args = ["--rows", "64", "--cols", "8", "--row-length", "64", "--dtype", "f16", "--access", "cp.async",
+            "--check", "none"]
+    assert main([*args, "--json"]) == 1
+    entry = json.loads(capsys.readouterr().out)["answer"]["per_access"][0]
+    assert entry["counter"] == {LDGSTS[0]: 64, LDGSTS[1]: 56}
+    main(args)
+    assert "(op_ldgsts): 64 wavefronts, 56 bank conflicts" in " ".join(capsys.readouterr().out.split())
 
 
 @pytest.mark.parametrize("arch", ["sm80", "sm90", "sm120"])

@@ -65,4 +65,6 @@ def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     refuse(spec, hardware, "sts")  # cp.async writes shared memory as an st.shared of its width does (NVIDIA's)
     form = cp_async_form(spec, tile)
     pattern = parse_warp_access(form, tile, hardware)
-    return replace(pattern, spec=spec.strip(), summary=f"= {form}: {pattern.summary}")
+    # its own kind: the lanes are the warp form's, the instruction is cp.async (SASS LDGSTS), whose shared
+    # writes Nsight Compute counts under _op_ldgsts (counters.py) and a probe issues as such (probe/plan.py)
+    return replace(pattern, spec=spec.strip(), kind="cp.async", summary=f"= {form}: {pattern.summary}")

@@ -67,9 +67,15 @@ def _instructions(op: str) -> str:
     return f"smsp__sass_inst_executed_op_{op}.sum"
 
 
+# the instruction counters whose names do not follow _instructions(op): LDS / STS count as shared_ld /
+# shared_st, and LDGSTS's warp instructions are smsp__inst_executed_op_ldgsts (as profiled cp.async kernels name it)
+_INSTRUCTIONS = {"ld": _instructions("shared_ld"), "st": _instructions("shared_st"),
+                 "ldgsts": "smsp__inst_executed_op_ldgsts.sum"}
+
+
 def _kind(access: ProbeAccess) -> str:
-    """ncu's name of the op: ld (LDS), st (STS), ldsm (LDSM), stsm (STSM)."""
-    return ncu_op(access.op.matrices, access.op.store)
+    """ncu's name of the op: ld (LDS), st (STS), ldsm (LDSM), stsm (STSM), ldgsts (LDGSTS: cp.async)."""
+    return ncu_op(access.op)
 
 
 def metrics(access: ProbeAccess, storage_bytes: int, reading: int = 0) -> tuple[list[dict], dict]:
@@ -81,8 +87,9 @@ def metrics(access: ProbeAccess, storage_bytes: int, reading: int = 0) -> tuple[
     own = ncu_names(kind)  # the names the report's counter uses (counters.py) first
     fill_w = 0 if access.op.store else fill_instructions(storage_bytes, WAVE)
     groups = [{w: r.wavefronts, c: r.conflicts} for w, c in own]
-    groups.append({ALL[0]: r.wavefronts + fill_w, ALL[1]: r.conflicts})  # every shared op: the fill has no conflict
-    also = {_instructions({"ld": "shared_ld", "st": "shared_st"}.get(kind, kind)): access.instructions}
+    if not access.op.copy:  # (whether ncu's every-op total holds LDGSTS is not known: not predicted)
+        groups.append({ALL[0]: r.wavefronts + fill_w, ALL[1]: r.conflicts})  # every shared op: the fill has no conflict
+    also = {_INSTRUCTIONS.get(kind, _instructions(kind)): access.instructions}
     if fill_w:
         w, c = l1tex("st")
         also.update({w: fill_w, c: 0, _instructions("shared_st"): fill_w})
@@ -111,6 +118,8 @@ def ptx(access: ProbeAccess) -> str:
     if op.matrices:
         what = "stmatrix" if op.store else "ldmatrix"
         return f"{what}.sync.aligned.m8n8.x{op.matrices}{'.trans' if op.trans else ''}.shared.b16"
+    if op.copy:
+        return f"{op.name}.L2::128B"  # as CUTLASS's SM80_CP_ASYNC_CACHEGLOBAL writes it
     return op.name
 
 
@@ -120,6 +129,9 @@ def _registers(access: ProbeAccess) -> int:
 
 def _asm(access: ProbeAccess) -> list[str]:
     """The loop body's statements for one instruction (``off``: this lane's byte offset)."""
+    if access.op.copy:  # 16 bytes of global memory (lane l's own chunk of probe_src) to this lane's chunk
+        return [f'asm volatile("{ptx(access)} [%0], [%1], {access.op.lane_bytes};" :: "r"(base + off), '
+                f'"l"(probe_src + 4 * threadIdx.x) : "memory");']
     n = _registers(access)
     vector = n > 1 or access.op.matrices
     regs = ", ".join(f"%{k + (1 if access.op.store else 0)}" for k in range(n))
@@ -162,14 +174,18 @@ def kernel_source(access: ProbeAccess) -> str:
     lines.append(f"    const int off = {name}_offsets[i * {slots} + threadIdx.x];")
     body = _asm(a)
     if op.store:
-        body = ["const unsigned value = unsigned(i) * 131u + threadIdx.x * 8u;", *body, "sum += 1;"]
+        value = [] if op.copy else ["const unsigned value = unsigned(i) * 131u + threadIdx.x * 8u;"]
+        body = [*value, *body, "sum += 1;"]
     if guard:
         lines.append("    if (off >= 0) {")
         lines += ["      " + s for s in body]
         lines.append("    }")
     else:
         lines += ["    " + s for s in body]
-    lines += ["  }", "  out[threadIdx.x] = sum;", "}", ""]
+    lines.append("  }")
+    if op.copy:  # every copy complete before the kernel ends (commits and waits for them all)
+        lines.append('  asm volatile("cp.async.wait_all;" ::: "memory");')
+    lines += ["  out[threadIdx.x] = sum;", "}", ""]
     return "\n".join(lines)
 
 
@@ -209,6 +225,9 @@ __device__ __forceinline__ void fill(unsigned base) {{
 }}
 
 __device__ __forceinline__ unsigned halves(unsigned v) {{ return (v & 0xffffu) + (v >> 16); }}
+
+// cp.async's source: 16 bytes of global memory per lane (global memory: no shared-memory traffic)
+__device__ __align__(16) unsigned probe_src[4 * 32];
 
 """
 

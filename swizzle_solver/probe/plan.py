@@ -54,6 +54,7 @@ class Op(Value):
     trans: bool = False
     addresses: int = 1  # ds_read2 / ds_write2: two addresses per lane
     checksum_bits: int = 16  # the unit summed by the load checksum: b16 elements (tr_b8: bytes, tr_b4: nibbles)
+    copy: bool = False  # a global-to-shared copy (cp.async, SASS LDGSTS): its shared side is a write, counted apart
 
 
 class Reading(Value):
@@ -163,6 +164,7 @@ def is_hip(hw: Hardware) -> bool:
     return hw.language == "HIP"
 
 
+CP_ASYNC = "cp.async.cg.shared.global"  # the 16-byte form (.cg takes only 16), as CUTLASS's SM80_CP_ASYNC_CACHEGLOBAL
 _NVIDIA_LOADS = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32",
                  16: "ld.shared.v4.b32"}
 
@@ -189,6 +191,8 @@ def op_of(p: Pattern, problem: Problem) -> Op:
             return Op(name.replace("ld.", "st.") if rule.write else name, rule.write, rule.lane_bytes)
         bits = {"ds_read_b64_tr_b8": 8, "ds_read_b64_tr_b4": 4}.get(rule.op, 16)
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
+    if p.kind == "cp.async":  # 16 bytes from global memory to each lane's chunk, bypassing L1 (.cg)
+        return Op(CP_ASYNC, True, width, copy=True)
     store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
     if is_hip(hw):
         if store:
@@ -208,7 +212,7 @@ def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bo
         rule = hw.rule(p.op)
         assert rule is not None
         return (*_rule_slots(p, rule, wave), True)
-    if p.kind in ("warp", "mma-c", "mma-a", "mma-b", "linear-layout"):
+    if p.kind in ("warp", "cp.async", "mma-c", "mma-a", "mma-b", "linear-layout"):
         lpp = hw.lanes_per_phase(op.lane_bytes)
         # a paired load's phases are two of the rule's (a linear layout with a broadcast lane bit)
         sizes = (lpp, 2 * lpp) if op.lane_bytes in hw.paired_loads and not op.store else (lpp,)

@@ -55,6 +55,8 @@ CUDA_CASES = {
     "n14-i8-row-col": "--rows 64 --cols 64 --dtype i8 --access row --access col --access 8x16 --check none",
     "n15-col-m-major": "--rows 128 --cols 32 --order col --dtype f16 --access ldmatrix.x4.trans --access 8x8",
     "n16-col-fp4": "--rows 256 --cols 64 --order col --dtype fp4 --access 32x8 --access cp.async",
+    # cp.async issued as itself (SASS LDGSTS, counted by ncu under _op_ldgsts), unswizzled: 4-way conflicts
+    "n17-cp-async": "--rows 64 --cols 64 --dtype f16 --access cp.async --access ldmatrix.x2 --check none",
 }
 
 # AMD: the instructions and MFMA operand reads of the worked examples, every cell the tables mark
@@ -83,7 +85,10 @@ SASS = {"u8": ".U8", "u16": ".U16", "b32": "", "v2.b32": ".64", "v4.b32": ".128"
 
 
 def sass_name(op: str) -> str:
-    """The SASS mnemonic of a probe's op (prediction.json's ``op``)."""
+    """The SASS mnemonic of a probe's op (prediction.json's ``op``); cp.async's LDGSTS is matched by its
+    name alone (``_named``: its qualifiers, .E.BYPASS.LTC128B.128, say the cache path)."""
+    if op == "cp.async.cg.shared.global":
+        return "LDGSTS"
     m = re.fullmatch(r"(ldmatrix|stmatrix)\.x(\d)(\.trans)?", op)
     if m:
         return f"{'LDSM' if m[1] == 'ldmatrix' else 'STSM'}.16.{'MT88' if m[3] else 'M88'}{'' if m[2] == '1' else '.' + m[2]}"
@@ -154,8 +159,9 @@ def _sass(cuda_bin: Path, binary: Path) -> dict[str, list[str]] | None:
         if m:
             kernel = m[1]
             out[kernel] = []
-        elif kernel:
-            out[kernel] += re.findall(r"\b((?:LDS|STS|LDSM|STSM|ATOMS|LDGSTS)(?:\.[A-Z0-9]+)*)\s", line)
+        elif kernel and "@!PT" not in line:  # (@!PT: never executed; ptxas pads cp.async's kernels with @!PT LDS)
+            found = re.findall(r"\b((?:LDS|STS|LDSM|STSM|ATOMS|LDGSTS)(?:\.[A-Z0-9]+)*)\s", line)
+            out[kernel] += ["LDGSTS" if x.startswith("LDGSTS") else x for x in found]
     return out
 
 
