@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -198,9 +199,31 @@ def write_cases(out: Path, todo: list[dict]) -> int:
         print(f"{'wrote' if code == 0 else 'FAILED'} {c['slug']} ({time.perf_counter() - t:.1f} s)"
               + (f": {c['error']}" if code else ""))
     (out / "cases.json").write_text(json.dumps(todo, indent=2) + "\n")
+    (out / GENERATED).write_text(json.dumps(provenance(), indent=2) + "\n")
     print(f"gpu_probe gen: {len(todo) - failed} of {len(todo)} probes in {out}; on the GPU machine, from the "
           f"checkout: python3 bench/gpu_probe.py run {out}")
     return 1 if failed else 0
+
+
+GENERATED = "generated.json"  # the commit that wrote a set's probes (the GPU machine may have no .git)
+
+
+def provenance() -> dict:
+    """What wrote the probes: the checkout's commit and whether it had uncommitted changes."""
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            return ""
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    commit = git("rev-parse", "HEAD")
+    return {"commit": commit or None, "dirty": bool(git("status", "--porcelain", "--", "swizzle_solver", "bench"))
+            if commit else None, "date": time.strftime("%Y-%m-%d", time.gmtime())}
+
+
+def sha256(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
 # --- run ------------------------------------------------------------------------------------------
@@ -228,7 +251,8 @@ def _copy(src: Path, dst: Path) -> None:
         dst.write_bytes(src.read_bytes())
 
 
-def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None, budget: float | None = None) -> int:
+def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None, budget: float | None = None,
+        build_only: bool = False) -> int:
     started = time.perf_counter()
     todo = [c for c in json.loads((out / "cases.json").read_text())
             if c.get("written") and (not only or re.search(only, c["name"]))]
@@ -239,11 +263,20 @@ def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None, b
     with ThreadPoolExecutor(jobs) as pool:
         builds = list(pool.map(lambda c: sh(["bash", "build.sh"], out / c["slug"], timeout,
                                             results / c["slug"] / "build.log"), todo))
+    if build_only:  # the dry run: every kernel compiles (nvcc for the probes' arch), nothing runs
+        failed = [c["slug"] for c, (code, _) in zip(todo, builds) if code]
+        print(f"gpu_probe run --build-only: {len(todo) - len(failed)} of {len(todo)} probes built"
+              + (f"; FAILED: {', '.join(failed)} (see {results}/<slug>/build.log)" if failed else ""))
+        return 1 if failed else 0
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    generated = json.loads((out / GENERATED).read_text()) if (out / GENERATED).is_file() else {}
     rows = []
     for c, (built, build_s) in zip(todo, builds):
         folder, keep = out / c["slug"], results / c["slug"]
-        row = {"slug": c["slug"], "name": c["name"], "build": built, "build_s": round(build_s, 1)}
+        row = {"slug": c["slug"], "name": c["name"], "args": c["args"], "build": built, "build_s": round(build_s, 1),
+               "probe_sha256": sha256(folder / "probe.cu") or sha256(folder / "probe.hip")}
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            row["layout"] = json.loads((folder / "prediction.json").read_text())["layout"]["name"]
         if budget is not None and time.perf_counter() - started > budget:
             row["run"] = "budget"  # not started: the time asked for is spent (run again with --only)
         elif built == 0:
@@ -257,13 +290,14 @@ def run(out: Path, results: Path, jobs: int, timeout: float, only: str | None, b
                    keep / "compare.txt", env)
                 with contextlib.suppress(ValueError):
                     row["kernels"] = _kernels(json.loads((keep / "compare.json").read_text()))
+        # the raw material beside the summary: what the profiler and the probe printed, and what was run
         for name in ("prediction.json", "ncu.csv", "rocprof.csv", "probe.out", "device.txt", "ncu.stderr",
-                     "rocprof.stderr"):
+                     "rocprof.stderr", "probe.cu", "probe.hip"):
             _copy(folder / name, keep / name)
         rows.append(row)
         print(f"  {c['slug']}: {_verdict(row)}", flush=True)
-        summarize(rows, results, quiet=True)  # after every probe: a run cut short still leaves its summary
-    return summarize(rows, results)
+        summarize(rows, results, quiet=True, generated=generated)  # after every probe: a run cut short keeps its summary
+    return summarize(rows, results, generated=generated)
 
 
 def _kernels(doc: dict) -> list[dict]:
@@ -273,7 +307,9 @@ def _kernels(doc: dict) -> list[dict]:
             pairs = list(r["compared"].items())
             out.append({"kernel": k["kernel"], "access": k["access"], "op": k["op"], "agree": r["agree"],
                         "checksum": k["checksum"],
-                        "counters": {m: v for m, v in pairs}})
+                        "counters": {m: v for m, v in pairs},
+                        # the calibration counters measured beside the compared pair (the fill, instruction counts)
+                        "also": dict(r.get("also", {}))})
     return out
 
 
@@ -287,7 +323,7 @@ def _verdict(row: dict) -> str:
     return {0: "agrees", 1: "DIFFERS", 2: "COMPARE FAILED (bad input)"}.get(row.get("compare", 2), "COMPARE FAILED")
 
 
-def summarize(rows: list[dict], results: Path, quiet: bool = False) -> int:
+def summarize(rows: list[dict], results: Path, quiet: bool = False, generated: dict | None = None) -> int:
     device = {}
     for row in rows:
         path = results / row["slug"] / "device.txt"
@@ -318,7 +354,8 @@ def summarize(rows: list[dict], results: Path, quiet: bool = False) -> int:
               f"{sum(1 for r in rows if r.get('compare') not in (0, 1))} failed to build, run or compare"]
     text = "\n".join(lines) + "\n"
     (results / "summary.txt").write_text(text)
-    (results / "summary.json").write_text(json.dumps({"device": device, "probes": rows}, indent=2) + "\n")
+    (results / "summary.json").write_text(json.dumps({"device": device, "generated": generated or {}, "probes": rows},
+                                                     indent=2) + "\n")
     if quiet:
         return 0
     print("\n" + text, end="")
@@ -345,10 +382,12 @@ def main() -> int:
     r.add_argument("--timeout", type=float, default=120, help="seconds per build and per run.sh (default 120)")
     r.add_argument("--budget", type=float, help="start no probe after this many seconds (the rest: NOT RUN)")
     r.add_argument("--only", help="only the cases whose name matches this regex")
+    r.add_argument("--build-only", action="store_true", help="build every probe and stop (the dry run, no GPU)")
     args = parser.parse_args()
     if args.step == "gen":
         return gen(args.out, args.only, args.amd)
-    return run(args.out, args.results or args.out / "results", args.jobs, args.timeout, args.only, args.budget)
+    return run(args.out, args.results or args.out / "results", args.jobs, args.timeout, args.only, args.budget,
+               args.build_only)
 
 
 if __name__ == "__main__":
