@@ -287,7 +287,7 @@ def gen(out: Path) -> int:
             h = hypotheses(k["offsets"], k["width"])
             table[f"{slug}/probe_a{n}"] = {**k, "slug": slug, "kernel": f"probe_a{n}",
                                            "hypotheses": {name: list(h[name]) for name in HYPOTHESES}}
-    code = gpu_probe.write_cases(out, todo)
+    code = gpu_probe.write_cases(out, todo, "bench/gpu_broadcast.py")
     (out / "hypotheses.json").write_text(json.dumps({"hypotheses": list(HYPOTHESES), "kernels": table}, indent=1)
                                          + "\n")
     (out / "README.md").write_text(readme(table))

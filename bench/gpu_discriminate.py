@@ -256,7 +256,7 @@ def gen(out: Path) -> int:
     if any(out.iterdir()):
         sys.exit(f"gpu_discriminate gen: {out} is not empty: give a new or empty folder")
     todo = cases(out / "inputs")
-    code = gpu_probe.write_cases(out, todo)
+    code = gpu_probe.write_cases(out, todo, "bench/gpu_discriminate.py")
     table = hypotheses_of(out, todo)
     (out / "hypotheses.json").write_text(json.dumps({"kernels": table}, indent=1) + "\n")
     text = plan_text(table)

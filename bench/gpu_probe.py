@@ -180,9 +180,10 @@ def gen(out: Path, only: str | None, amd: str | None = None) -> int:
     return write_cases(out, todo)
 
 
-def write_cases(out: Path, todo: list[dict]) -> int:
-    """Write each case's probe (``swizzle-solve probe ARGS --target cuda|hip -o OUT/<slug>``) and
-    OUT/cases.json, which `run` reads; 1 if one failed. Also bench/gpu_broadcast.py's writer."""
+def write_cases(out: Path, todo: list[dict], module: str = "bench/gpu_probe.py") -> int:
+    """Write each case's probe (``swizzle-solve probe ARGS --target cuda|hip -o OUT/<slug>``),
+    OUT/cases.json, which `run` reads, and OUT/generated.json (``module``, whose ``cases()`` made them,
+    and the commit); 1 if one failed. Also bench/gpu_broadcast.py's and gpu_discriminate.py's writer."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from swizzle_solver.cli import main
@@ -199,7 +200,7 @@ def write_cases(out: Path, todo: list[dict]) -> int:
         print(f"{'wrote' if code == 0 else 'FAILED'} {c['slug']} ({time.perf_counter() - t:.1f} s)"
               + (f": {c['error']}" if code else ""))
     (out / "cases.json").write_text(json.dumps(todo, indent=2) + "\n")
-    (out / GENERATED).write_text(json.dumps(provenance(), indent=2) + "\n")
+    (out / GENERATED).write_text(json.dumps({"cases": module, **provenance()}, indent=2) + "\n")
     print(f"gpu_probe gen: {len(todo) - failed} of {len(todo)} probes in {out}; on the GPU machine, from the "
           f"checkout: python3 bench/gpu_probe.py run {out}")
     return 1 if failed else 0

@@ -14,6 +14,13 @@ predicted counters are held against the measured ones:
   one (then move it out of the list, and out of docs/hardware.md) or breaks it is noticed. All
   the H100 files have none since paired loads are modelled (hardware.Hardware.pairs).
 
+Runs recorded since issue 38 keep their raw material (bench/gpu_probe.py run: each probe's ncu.csv,
+probe.out, device.txt, prediction.json, probe.cu and its hash, the generating commit), one folder per
+set under tests/data/gpu/<run>/<set>/ with its summary.json: those are replayed from the raw ncu.csv,
+read by probe-compare's own parser (``read_ncu``), not from the summary (which must say what the raw
+file says). The four files above predate that and only have summaries (docs/hardware.md, "The next
+device run"); there are no raw runs yet, and ``raw_replay`` is tested on a run made here.
+
 No GPU is needed: the measured numbers are data.
 """
 from __future__ import annotations
@@ -31,11 +38,13 @@ from swizzle_solver.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 import gpu_broadcast  # noqa: E402
+import gpu_discriminate  # noqa: E402
 import gpu_probe  # noqa: E402
 
 sys.path.pop(0)
 
 FILES = sorted((ROOT / "tests" / "data" / "gpu").glob("*.json"))
+RAW_RUNS = sorted((ROOT / "tests" / "data" / "gpu").glob("*/*/summary.json"))
 
 
 def _sign(x: float) -> int:
@@ -71,6 +80,8 @@ def _cases(doc: dict, folder: Path) -> dict[str, dict]:
     """name -> case (its args) of the module that made the file's probes."""
     if doc["cases"] == "bench/gpu_probe.py":
         found = gpu_probe.cases(gpu_probe.instruction_file(folder / "instructions.toml"))
+    elif doc["cases"] == "bench/gpu_discriminate.py":
+        found = gpu_discriminate.cases(folder / "inputs")
     else:
         assert doc["cases"] == "bench/gpu_broadcast.py", doc["cases"]
         found = gpu_broadcast.cases(folder / "phases")
@@ -178,3 +189,87 @@ def test_the_reported_counters_are_what_the_h100_measured(path: Path, tmp_path: 
             assert reported == measured, f"{probe['slug']} {k['kernel']} ({k['access']}): {reported} != {measured}"
             compared += 1
     assert compared == sum(len(p["kernels"]) for p in doc["probes"])
+
+
+# --- runs with their raw material (issue 38) ----------------------------------------------------------
+
+
+def raw_replay(summary: Path, tmp_path: Path) -> tuple[int, list[str]]:
+    """(kernels replayed, problems) of one recorded set with raw files: for every probe that ran, its
+    ncu.csv read by probe-compare's parser holds exactly the values the summary recorded, and today's
+    prediction for its case (the case's own --check, else the recorded layout) is what ncu printed."""
+    from swizzle_solver.probe.compare import read_ncu
+
+    doc = json.loads(summary.read_text())
+    cases = _cases({"cases": doc["generated"]["cases"]}, tmp_path)
+    replayed, problems = 0, []
+    for i, probe in enumerate(doc["probes"]):
+        if probe.get("compare") not in (0, 1):
+            continue  # not run (the budget) or not measured: nothing to replay
+        raw_file = summary.parent / probe["slug"] / "ncu.csv"
+        assert raw_file.is_file(), f"{probe['slug']}: measured, but its ncu.csv was not kept"
+        raw = read_ncu(raw_file.read_text())
+        args = cases[probe["name"]]["args"]
+        now = _predict(_without_check(args), probe["layout"], tmp_path / f"p{i}") if "--check" not in args else \
+            _predict(args, args[args.index("--check") + 1], tmp_path / f"p{i}")
+        for k in probe["kernels"]:
+            where = f"{probe['slug']} {k['kernel']} ({k['access']})"
+            for m, (_, recorded) in k["counters"].items():
+                got = raw.get(k["kernel"], {}).get(m)
+                if got != recorded:
+                    problems.append(f"{where}: {m} is {got} in ncu.csv, {recorded} in summary.json")
+                elif now[k["kernel"]][m] != got:
+                    problems.append(f"{where}: {m} predicted {now[k['kernel']][m]} now, measured {got}")
+            replayed += 1
+    return replayed, problems
+
+
+@pytest.mark.parametrize("summary", RAW_RUNS, ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in RAW_RUNS])
+def test_recorded_raw_runs_replay_from_the_profilers_own_output(summary: Path, tmp_path: Path):
+    replayed, problems = raw_replay(summary, tmp_path)
+    assert replayed > 0 and not problems, "\n".join(problems)
+
+
+def test_the_raw_replay_reads_ncu_csv_and_catches_a_summary_or_a_model_that_differs(tmp_path: Path):
+    """A run of two discriminating probes made here as `gpu_probe.py run` keeps it (summary.json, and per
+    probe prediction.json and an ncu.csv of what the model predicts): it replays; an ncu.csv that says
+    otherwise than its summary, or than today's model, is a problem named by kernel and metric."""
+    out, run = tmp_path / "gen", tmp_path / "run" / "discriminate"
+    todo = [c for c in gpu_discriminate.cases(out / "inputs") if c["name"].startswith((
+        "matrices: f16 64x64, Swizzle<3,3,4>", "cp.async: f16 64x8"))]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert gpu_probe.write_cases(out, todo, "bench/gpu_discriminate.py") == 0
+    probes = []
+    for c in todo:
+        doc = json.loads((out / c["slug"] / "prediction.json").read_text())
+        (run / c["slug"]).mkdir(parents=True)
+        rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
+        kernels = []
+        for n, k in enumerate(doc["kernels"]):
+            first = k["compare"][0]
+            rows += [f'"{n}","{k["kernel"]}","{m}","","{v:,}"' for m, v in first.items()]
+            kernels.append({"kernel": k["kernel"], "access": k["access"], "op": k["op"], "agree": True,
+                            "checksum": k["checksum"], "counters": {m: [v, float(v)] for m, v in first.items()}})
+        (run / c["slug"] / "ncu.csv").write_text("\n".join(rows) + "\n")
+        probes.append({"slug": c["slug"], "name": c["name"], "args": c["args"], "compare": 0,
+                       "layout": doc["layout"]["name"], "kernels": kernels})
+    summary = run / "summary.json"
+    summary.write_text(json.dumps({"device": {}, "generated": json.loads((out / "generated.json").read_text()),
+                                   "probes": probes}))
+    assert json.loads((out / "generated.json").read_text())["cases"] == "bench/gpu_discriminate.py"
+    replayed, problems = raw_replay(summary, tmp_path / "a")
+    assert replayed == 9 and problems == []
+    # the raw file of the ldmatrix.x4 kernel says what two matrices per 16-lane phase predict (64/0)
+    csv = run / todo[0]["slug"] / "ncu.csv"
+    csv.write_text(csv.read_text().replace('"probe_a2","sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm'
+                                           '.sum","","128"', '"probe_a2","sm__sass_l1tex_data_pipe_lsu_wavefronts_'
+                                           'mem_shared_op_ldsm.sum","","64"'))
+    _, problems = raw_replay(summary, tmp_path / "b")
+    assert problems == [f"{todo[0]['slug']} probe_a2 (ldmatrix.x4): sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_"
+                        f"shared_op_ldsm.sum is 64.0 in ncu.csv, 128.0 in summary.json"]
+    # and when the summary agrees with that raw file, it is the model that differs
+    probes[0]["kernels"][2]["counters"]["sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum"][1] = 64.0
+    summary.write_text(json.dumps({"device": {}, "generated": {"cases": "bench/gpu_discriminate.py"}, "probes": probes}))
+    _, problems = raw_replay(summary, tmp_path / "c")
+    assert problems == [f"{todo[0]['slug']} probe_a2 (ldmatrix.x4): sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_"
+                        f"shared_op_ldsm.sum predicted 128 now, measured 64.0"]

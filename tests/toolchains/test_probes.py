@@ -273,3 +273,33 @@ def test_hip_probe_compiles_for_its_gfx_and_issues_the_named_instruction(hip_cla
         allowed = {fill} if k["direction"] == "load" else set()
         assert {x for x in got if x != want} <= allowed, f"{case} {k['kernel']}: other LDS instructions in {got}"
         assert k["compare"] == [{"SQ_LDS_BANK_CONFLICT": k["bank_conflicts"]}]
+
+
+# --- the next device run's dry run (bench/gpu_probe.sh dry-run; docs/hardware.md, "The next device run") --
+
+
+def test_the_discriminating_probes_build_for_sm90_and_issue_their_instructions(cuda_bin, tmp_path):
+    """bench/gpu_discriminate.py's probes (issue 38) built by `gpu_probe.py run --build-only`, as the dry run
+    does, and in each kernel's SASS its own instruction exactly once (LDSM, STSM, LDS/STS of each width,
+    LDGSTS for cp.async), no other shared-memory instruction but a load kernel's fill."""
+    out = tmp_path / "d"
+    gen = subprocess.run([sys.executable, "bench/gpu_discriminate.py", "gen", str(out)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    assert gen.returncode == 0, gen.stderr
+    assert "half-warp" in gen.stdout  # the plan printed both predictions where they differ
+    env = {"PATH": f"{cuda_bin}:/usr/bin:/bin", "NVCC": str(cuda_bin / "nvcc")}
+    built = subprocess.run([sys.executable, "bench/gpu_probe.py", "run", str(out), "--build-only", "--jobs", "2"],
+                           cwd=ROOT, capture_output=True, text=True, env=env, timeout=900)
+    assert built.returncode == 0 and "11 of 11 probes built" in built.stdout, built.stdout + built.stderr
+    ops = set()
+    for folder in sorted(out.glob("[0-9][0-9]-*")):
+        sass = _sass(cuda_bin, folder / "probe")
+        if sass is None:
+            pytest.skip("no cuobjdump: the builds were checked, not the SASS")
+        for k in json.loads((folder / "prediction.json").read_text())["kernels"]:
+            got, want = sass[k["kernel"]], sass_name(k["op"])
+            assert got.count(want) == 1, (folder.name, k["kernel"], got)
+            allowed = {"STS"} if k["direction"] == "load" else set()
+            assert {x for x in got if x != want} <= allowed, (folder.name, k["kernel"], got)
+            ops.add(want)
+    assert {"LDSM.16.M88.4", "STSM.16.MT88.4", "LDGSTS", "LDS.U8", "STS.128"} <= ops, ops
