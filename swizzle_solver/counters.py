@@ -18,6 +18,8 @@ counted under the ``l1tex__...`` names of any op; ncu prints them as
 conflicts likewise, so those are their names here, as measured.
 
 AMD targets keep DESIGN.md section 9's per-instruction ``SQ_LDS_BANK_CONFLICT`` (report.cost_json).
+This module is the NVIDIA targets' profiler capability (hardware.Hardware.profiler = "swizzle_solver.counters"):
+report.py imports it, and probe/plan.py with it, only when a document asks for counters.
 """
 from __future__ import annotations
 
@@ -55,7 +57,7 @@ def ncu_names(op: str) -> list[tuple[str, str]]:
     return [l1tex(op), sass(op)] if op in ("ld", "st", "ldgsts") else [sass(op)]
 
 
-def ncu_counter(problem: Problem, pattern: Pattern, table: np.ndarray) -> dict[str, int] | None:
+def counter(problem: Problem, pattern: Pattern, table: np.ndarray) -> dict[str, int] | None:
     """``{wavefronts name: W, bank conflicts name: W - ideal}`` for one pass of ``pattern`` over the
     layout whose element table is ``table``; None where no kernel issues the access as one
     instruction (probe/plan.py refuses it: lanes of mixed widths, Blackwell's byte forms of

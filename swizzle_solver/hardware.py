@@ -168,8 +168,10 @@ class Hardware(Value):
       then costed per instruction by that op's cell); empty: the contiguous phase rule by width;
     - ``counter``: the per-instruction bank-conflict counter its profiler reports (written beside
       each access's cost as worst - lower bound), or None;
-    - ``profiler``: the profiler whose per-kernel counters each access reports for one pass over
-      the tile, in that profiler's metric names (counters.py; "ncu": Nsight Compute), or "";
+    - ``profiler``: the counter module of the profiler whose per-kernel counters each access
+      reports for one pass over the tile, in that profiler's metric names: the module whose
+      ``counter(problem, pattern, table)`` gives them ("swizzle_solver.counters": Nsight
+      Compute's), imported only when a document asks for counters; or "";
     - ``general_cosets``: the rank proof also takes phases that are cosets of XORs of offset bits
       (non-contiguous phase tables); otherwise only cosets of single offset bits;
     - ``paired_loads``: the lane widths (bytes) at which a load whose lanes repeat in pairs is
@@ -598,7 +600,7 @@ def _no_source(banks: int, ops: tuple[str, ...], note: str = _NONE) -> list[_Cel
 # 7.x; measured on an H100: docs/hardware.md, "Paired loads").
 NVIDIA = Hardware(name="nvidia", instructions=frozenset({"lds", "sts", "ldmatrix", "stmatrix", "mma-c", "mma-ab"}),
                   copy_engines=("tma",), tma_modes=("32B", "64B", "128B"), mma_operands=("ldmatrix", "wgmma"),
-                  language="CUDA", group="warp", paired_loads=(8, 16), profiler="ncu")
+                  language="CUDA", group="warp", paired_loads=(8, 16), profiler="swizzle_solver.counters")
 
 # NVIDIA generations (DESIGN.md section 14; sources in docs/hardware.md, "NVIDIA generations"): the
 # banks and phase rule are the generic target's (32 x 4 B since compute capability 5.x); what

@@ -10,7 +10,6 @@ import numpy as np
 
 from . import orient, simulate
 from .candidate import Candidate
-from .counters import ncu_counter
 from .families import every_solve, record
 from .hardware import DEFAULT
 from .layout import layout_table
@@ -124,8 +123,8 @@ def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessR
     DESIGN.md section 9), and its ``counter`` in the profiler's words: on a target whose profiler
     counts bank conflicts per instruction (hardware.Hardware.counter: AMD's SQ_LDS_BANK_CONFLICT,
     rocprof) that count for its worst instruction (worst - lower bound: the stall cycles beyond one
-    per phase); on one whose profiler is Nsight Compute (hardware.Hardware.profiler), its per-kernel
-    wavefronts and bank conflicts for one pass over the tile (DESIGN.md section 10; counters.py) on
+    per phase); on one whose profiler names a counter module (hardware.Hardware.profiler: counters.py,
+    Nsight Compute's), its per-kernel wavefronts and bank conflicts for one pass over the tile (DESIGN.md section 10) on
     the layout whose element table is ``table``. ``counters`` False: neither (layout_json)."""
     worst, lower = int(r.instruction_costs().max()), r.pattern.instruction_lower_bound
     out = {"spec": r.pattern.spec, "worst_wavefronts": worst, "total_wavefronts": r.total, "lower_bound": lower,
@@ -135,8 +134,10 @@ def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessR
         pass
     elif hw.counter is not None:
         out["counter"] = {hw.counter: worst - lower}
-    elif hw.profiler == "ncu" and table is not None:
-        counter = ncu_counter(problem, r.pattern, table)
+    elif hw.profiler and table is not None:  # the profiler's counter module, imported when first asked
+        from importlib import import_module
+
+        counter = import_module(hw.profiler).counter(problem, r.pattern, table)
         if counter is not None:
             out["counter"] = counter
     return out

@@ -113,6 +113,32 @@ def test_every_nvidia_generation_reports_ncu_counters(arch):
     assert entry["counter"] == {LD[0]: 32, LD[1]: 0}
 
 
+def counter(problem, pattern, table) -> dict:
+    """A toy profiler's counter module (this test module): what each access reports where a target names it."""
+    return {"toy_wavefronts": int(table.size), "toy_access": pattern.spec}
+
+
+def test_the_profiler_is_a_capability_naming_its_counter_module():
+    """hardware.Hardware.profiler names the module whose ``counter`` the report calls: a toy target
+    naming this module reports the toy's counters, with nothing else edited; the JSON document asks
+    for them, the rich report's terminal document only for the answer."""
+    from swizzle_solver.hardware import DEFAULT
+    from swizzle_solver.value import replace
+
+    toy = replace(DEFAULT, name="toy", profiler=__name__)
+    problem = make_problem(32, 32, ["row", "col"], elem_bytes=4)
+    problem = replace(problem, hardware=toy)
+    solution = solve(problem)
+    doc = solution_json(solution)
+    # (the element table of a 32 x 32 tile has 1024 entries under every layout)
+    assert [a["counter"] for a in doc["answer"]["per_access"]] == [
+        {"toy_wavefronts": 1024, "toy_access": s} for s in ("row", "col")]
+    assert all("counter" in a for alt in doc["alternatives"] for a in alt["per_access"])
+    terminal = solution_json(solution, terminal=True)
+    assert all("counter" in a for a in terminal["answer"]["per_access"])
+    assert not any("counter" in a for alt in terminal["alternatives"] for a in alt["per_access"])
+
+
 def test_no_counter_where_no_profiler_measures_the_model():
     """--banks / --bank-bytes make a model of their own (the tutorials' 8 banks): no profiler counts
     it, so no counter; AMD keeps section 9's per-instruction SQ_LDS_BANK_CONFLICT."""

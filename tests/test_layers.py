@@ -88,7 +88,10 @@ def test_no_import_cycle_in_the_package():
 
 def test_only_the_registries_import_by_name():
     named = {module_name(p) for p in MODULES.values() if dynamic_imports(p)}
-    assert named <= {"swizzle_solver", "swizzle_solver.families", "swizzle_solver.emit"}, named
+    # (the probe targets' registry imports its generators; report.py the counter module a hardware
+    # target names as its profiler, hardware.Hardware.profiler)
+    assert named <= {"swizzle_solver", "swizzle_solver.families", "swizzle_solver.emit", "swizzle_solver.probe.targets",
+                     "swizzle_solver.report"}, named
 
 
 def test_value_imports_nothing_from_the_package():

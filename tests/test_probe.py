@@ -154,7 +154,8 @@ def test_the_tables_issue_the_phases_the_model_counts(capsys, tmp_path, name):
     folder = probe(capsys, tmp_path, name)
     doc, offsets = prediction(folder), tables(folder)
     storage = doc["layout"]["storage_bytes"]
-    host = dict(re.findall(r'\{"(probe_a\d+)", "[^"]*", probe_a\d+, true, (\d+)u\}', (folder / "probe.cu").read_text()))
+    rows = r'\{"(probe_a\d+)", "[^"]*", probe_a\d+, true, true, (\d+)u\}'  # loads, weighted, the checksum
+    host = dict(re.findall(rows, (folder / "probe.cu").read_text()))
     for k in doc["kernels"]:
         table, width, op = offsets[k["kernel"]], k["lane_bytes"], k["op"]
         rows = [table[i:i + 32] for i in range(0, len(table), 32)]

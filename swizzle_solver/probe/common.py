@@ -142,3 +142,61 @@ elif [ $status -ne 0 ]; then
   echo "run.sh: the probe failed without the profiler (see above)" >&2; exit 1
 fi
 """
+
+
+def host_program(probe, host, wave: int) -> str:
+    """The host program of every probe target, its runtime's spelling from ``host`` (targets.Host):
+    it launches each kernel once (one block of ``wave`` lanes; the profiler replays it as often as
+    its counters need) and checks that every load read the bytes the plan says: each lane's sum of
+    the units it loaded, weighted by 2 l + 1 (the transposing AMD loads: the plain total), against
+    the sums computed from the layout's table when the probe was written. ``probe``: plan.Probe."""
+    rt = host.runtime
+    rows = []
+    for a in probe.accesses:
+        expected = checksum(a, probe.storage_bytes, wave)
+        rows.append(f"    {{\"probe_a{a.index}\", {c_string(a.spec)}, probe_a{a.index}, "
+                    f"{'true' if expected is not None else 'false'}, {'true' if weighted(a.op) else 'false'}, "
+                    f"{expected or 0}u}},")
+    guard = (f"#ifndef {host.guard}\n", "#endif\n") if host.guard else ("", "")
+    return guard[0] + f"""\
+#define CHECK(call) do {{ {rt}Error_t e_ = (call); if (e_ != {rt}Success) {{ \\
+  std::fprintf(stderr, "probe: %s failed: %s\\n", #call, {rt}GetErrorString(e_)); std::exit(2); }} }} while (0)
+
+struct Kernel {{ const char* name; const char* access; void (*fn)(unsigned*); bool loads; bool weighted; unsigned expected; }};
+static const Kernel kernels[] = {{
+""" + "\n".join(rows) + f"""
+}};
+
+// Launches each kernel once (the profiler replays it as often as its counters need) and checks that every
+// load read the bytes the plan says: each lane's sum of the units it loaded (for ldmatrix: received, by the
+// PTX fragment layout), weighted by 2 l + 1 (the transposing AMD loads: the plain total), against the sums
+// computed from the layout's table when the probe was written.
+int main(int argc, char**) {{  // any argument (run.sh's "profile"): exit 0 whatever the checksums, for the profiler
+  {host.prop} prop;
+  CHECK({rt}GetDeviceProperties(&prop, 0));
+  std::printf({host.device});
+  unsigned* out = nullptr;
+  CHECK({rt}Malloc(&out, WAVE * sizeof(unsigned)));
+  int bad = 0;
+  for (const Kernel& k : kernels) {{
+    CHECK({rt}FuncSetAttribute({host.attribute}, {rt}FuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
+    CHECK({rt}Memset(out, 0, WAVE * sizeof(unsigned)));
+    k.fn<<<1, WAVE, SMEM_BYTES>>>(out);
+    CHECK({rt}GetLastError());
+    CHECK({rt}DeviceSynchronize());
+    unsigned lanes[WAVE];
+    CHECK({rt}Memcpy(lanes, out, sizeof lanes, {rt}MemcpyDeviceToHost));
+    unsigned sum = 0;  // a lane that read another lane's bytes shows
+    for (unsigned l = 0; l < WAVE; ++l) sum += (k.weighted ? 2 * l + 1 : 1) * lanes[l];
+    if (k.loads && sum != k.expected) {{
+      std::printf("%s (%s): checksum MISMATCH %u, expected %u: the loads did not read the planned bytes\\n",
+                  k.name, k.access, sum, k.expected);
+      bad = 1;
+    }} else {{
+      std::printf("%s (%s): ran%s\\n", k.name, k.access, k.loads ? ", checksum ok" : " (stores: not read back)");
+    }}
+  }}
+  CHECK({rt}Free(out));
+  return bad && argc < 2 ? 3 : 0;  // 3: a checksum differs (run.sh still measures; probe-compare reports it)
+}}
+""" + guard[1]

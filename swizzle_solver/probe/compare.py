@@ -30,6 +30,7 @@ import re
 from pathlib import Path
 
 from ..model import InputError
+from .targets import TARGETS
 
 _KERNEL = re.compile(r"\bprobe_a(\d+)\b")
 MAX_BYTES = 64 << 20  # a measurement file of a probe is kilobytes; refuse to read a stray huge one
@@ -181,7 +182,8 @@ def _measured(folder: Path, doc: dict) -> tuple[Path, dict[str, dict[str, float]
     if not path.is_file():
         raise InputError(f"probe-compare {folder}: no {measurement}: run `bash run.sh` in the folder first "
                          f"(on the GPU), which writes it")
-    reader = read_rocprof if measurement.startswith("rocprof") else read_ncu
+    # the target's parser of its profiler's file (probe/targets.py; an unknown name: ncu's, as before)
+    reader = {t.measurement: globals()[t.reader] for t in TARGETS.values()}.get(measurement, read_ncu)
     try:
         return path, reader(_read(path))
     except InputError as err:

@@ -29,13 +29,15 @@ from __future__ import annotations
 
 from .. import __version__
 from ..counters import l1tex, ncu_names, ncu_op
-from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, fill_instructions, run_probe
+from .common import ALIGN_BYTES, c_table, comment, fill_instructions, host_program, run_probe
 from .plan import Probe, ProbeAccess
+from .targets import TARGETS
 
 WAVE = 32
 MAX_SHARED_BYTES = 232448  # sm_90: 227 KiB of dynamic shared memory per block (sm_80: 163 KiB)
 DEFAULT_ARCH = "sm_90"
-MEASUREMENT = "ncu.csv"
+MEASUREMENT = TARGETS["cuda"].measurement
+COUNTERS_NOTE = "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is ..._bank_conflicts_..._op_*.sum.)"
 README_NOTES = """\
 How the kernels are made (swizzle_solver/probe/cuda.py): one warp per kernel loops over the access's
 instructions, lane addresses from a table of byte offsets (the layout's own table), the instruction as
@@ -197,10 +199,9 @@ def _prelude(probe: Probe) -> str:
 // Build: bash build.sh (nvcc -O3 -std=c++17 -arch=$ARCH, default {DEFAULT_ARCH}); run: bash run.sh
 // Each kernel is one access: one warp loops over its instructions, lane l of instruction i at byte
 // offset aN_offsets[i * 32 + l] of the tile (the layout's table, as the simulator reads it).
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
+{TARGETS["cuda"].host.header}
 
+constexpr unsigned WAVE = {WAVE};
 constexpr unsigned STORAGE_BYTES = {probe.storage_bytes};  // the tile's shared memory, padding included
 constexpr unsigned ALIGN = {ALIGN_BYTES};  // the tile's base is aligned to this (a bank needs 128 B)
 constexpr unsigned SMEM_BYTES = STORAGE_BYTES + ALIGN;
@@ -233,53 +234,7 @@ __device__ __align__(16) unsigned probe_src[4 * 32];
 
 
 def _host(probe: Probe) -> str:
-    rows = []
-    for a in probe.accesses:
-        expected = checksum(a, probe.storage_bytes, WAVE)
-        rows.append(f"    {{\"probe_a{a.index}\", {c_string(a.spec)}, probe_a{a.index}, "
-                    f"{'true' if expected is not None else 'false'}, {expected or 0}u}},")
-    return """\
-#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \\
-  std::fprintf(stderr, "probe: %s failed: %s\\n", #call, cudaGetErrorString(e_)); std::exit(2); } } while (0)
-
-struct Kernel { const char* name; const char* access; void (*fn)(unsigned*); bool loads; unsigned expected; };
-static const Kernel kernels[] = {
-""" + "\n".join(rows) + """
-};
-
-// Launches each kernel once (ncu replays it as often as its metrics need) and checks that every
-// load read the bytes the plan says: each lane's sum of the 16-bit units it loaded (for ldmatrix:
-// received, by the PTX fragment layout), against the sums computed from the layout's table when
-// the probe was written.
-int main(int argc, char**) {  // any argument (run.sh's "profile"): exit 0 whatever the checksums, for the profiler
-  cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  std::printf("device: %s (sm_%d%d)\\n", prop.name, prop.major, prop.minor);
-  unsigned* out = nullptr;
-  CHECK(cudaMalloc(&out, 32 * sizeof(unsigned)));
-  int bad = 0;
-  for (const Kernel& k : kernels) {
-    CHECK(cudaFuncSetAttribute(k.fn, cudaFuncAttributeMaxDynamicSharedMemorySize, SMEM_BYTES));
-    CHECK(cudaMemset(out, 0, 32 * sizeof(unsigned)));
-    k.fn<<<1, 32, SMEM_BYTES>>>(out);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    unsigned lanes[32];
-    CHECK(cudaMemcpy(lanes, out, sizeof lanes, cudaMemcpyDeviceToHost));
-    unsigned sum = 0;  // each lane's sum weighted by 2 l + 1: a lane that read another's bytes shows
-    for (unsigned l = 0; l < 32; ++l) sum += (2 * l + 1) * lanes[l];
-    if (k.loads && sum != k.expected) {
-      std::printf("%s (%s): checksum MISMATCH %u, expected %u: the loads did not read the planned bytes\\n",
-                  k.name, k.access, sum, k.expected);
-      bad = 1;
-    } else {
-      std::printf("%s (%s): ran%s\\n", k.name, k.access, k.loads ? ", checksum ok" : " (stores: not read back)");
-    }
-  }
-  CHECK(cudaFree(out));
-  return bad && argc < 2 ? 3 : 0;  // 3: a checksum differs (run.sh still measures; probe-compare reports it)
-}
-"""
+    return host_program(probe, TARGETS["cuda"].host, WAVE)
 
 
 def source(probe: Probe) -> str:

@@ -27,10 +27,12 @@ import numpy as np
 from .. import __version__
 from ..hardware import Hardware
 from ..model import InputError
-from .common import ALIGN_BYTES, c_string, c_table, checksum, comment, run_probe, weighted
+from .common import ALIGN_BYTES, c_table, comment, host_program, run_probe
 from .plan import Probe, ProbeAccess
+from .targets import TARGETS
 
-MEASUREMENT = "rocprof.csv"
+MEASUREMENT = TARGETS["hip"].measurement
+COUNTERS_NOTE = "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
 CONFLICT = "SQ_LDS_BANK_CONFLICT"
 ACTIVE = "SQ_LDS_IDX_ACTIVE"
 OFFLOAD = {"rdna3": "gfx1100", "rdna4": "gfx1201"}  # a target whose name is not clang's
@@ -251,57 +253,7 @@ __device__ __forceinline__ unsigned nibbles(unsigned v) {{
 
 
 def _host(probe: Probe) -> str:
-    hw = probe.problem.hardware
-    rows = []
-    for a in probe.accesses:
-        expected = checksum(a, probe.storage_bytes, hw.wave_lanes)
-        rows.append(f"    {{\"probe_a{a.index}\", {c_string(a.spec)}, probe_a{a.index}, "
-                    f"{'true' if expected is not None else 'false'}, {'true' if weighted(a.op) else 'false'}, "
-                    f"{expected or 0}u}},")
-    return """\
-#ifndef PROBE_DEVICE_ONLY
-#define CHECK(call) do { hipError_t e_ = (call); if (e_ != hipSuccess) { \\
-  std::fprintf(stderr, "probe: %s failed: %s\\n", #call, hipGetErrorString(e_)); std::exit(2); } } while (0)
-
-struct Kernel { const char* name; const char* access; void (*fn)(unsigned*); bool loads; bool weighted; unsigned expected; };
-static const Kernel kernels[] = {
-""" + "\n".join(rows) + """
-};
-
-// Launches each kernel once and checks that every load read the bytes the plan says: each lane's sum
-// of the units it loaded, weighted by 2 l + 1 (the transposing loads: the plain total), against the
-// sums computed from the layout's table when the probe was written.
-int main(int argc, char**) {  // any argument (run.sh's "profile"): exit 0 whatever the checksums, for the profiler
-  hipDeviceProp_t prop;
-  CHECK(hipGetDeviceProperties(&prop, 0));
-  std::printf("device: %s (%s)\\n", prop.name, prop.gcnArchName);
-  unsigned* out = nullptr;
-  CHECK(hipMalloc(&out, WAVE * sizeof(unsigned)));
-  int bad = 0;
-  for (const Kernel& k : kernels) {
-    CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(k.fn), hipFuncAttributeMaxDynamicSharedMemorySize,
-                              SMEM_BYTES));
-    CHECK(hipMemset(out, 0, WAVE * sizeof(unsigned)));
-    hipLaunchKernelGGL(k.fn, dim3(1), dim3(WAVE), SMEM_BYTES, 0, out);
-    CHECK(hipGetLastError());
-    CHECK(hipDeviceSynchronize());
-    unsigned lanes[WAVE];
-    CHECK(hipMemcpy(lanes, out, sizeof lanes, hipMemcpyDeviceToHost));
-    unsigned sum = 0;
-    for (unsigned l = 0; l < WAVE; ++l) sum += (k.weighted ? 2 * l + 1 : 1) * lanes[l];
-    if (k.loads && sum != k.expected) {
-      std::printf("%s (%s): checksum MISMATCH %u, expected %u: the loads did not read the planned bytes\\n",
-                  k.name, k.access, sum, k.expected);
-      bad = 1;
-    } else {
-      std::printf("%s (%s): ran%s\\n", k.name, k.access, k.loads ? ", checksum ok" : " (stores: not read back)");
-    }
-  }
-  CHECK(hipFree(out));
-  return bad && argc < 2 ? 3 : 0;  // 3: a checksum differs (run.sh still measures; probe-compare reports it)
-}
-#endif
-"""
+    return host_program(probe, TARGETS["hip"].host, probe.problem.hardware.wave_lanes)
 
 
 def source(probe: Probe) -> str:

@@ -40,6 +40,7 @@ from ..hardware import Hardware, Rule, merge_pairs
 from ..layout import Layout, layout_table
 from ..model import InputError, Pattern, Problem
 from ..value import Value, replace
+from .targets import TARGETS, ProbeTarget, for_language
 
 MAX_SLOTS = 1 << 20  # lane slots in all the tables of one probe (4 MiB of int32): a kernel tile, not a buffer
 
@@ -158,20 +159,22 @@ def _rule_of(p: Pattern, hw: Hardware) -> Rule | None:
     return rule
 
 
-def is_hip(hw: Hardware) -> bool:
-    """The probe of ``hw`` is a HIP kernel of ds_* instructions (its kernels' language,
-    hardware.Hardware.language), else a CUDA kernel of ld/st.shared, ldmatrix and stmatrix."""
-    return hw.language == "HIP"
+def probe_target(hw: Hardware) -> ProbeTarget:
+    """The probe target of ``hw``'s kernels' language (hardware.Hardware.language; probe/targets.py)."""
+    target = for_language(hw.language)
+    if target is None:
+        raise InputError(f"--arch {hw.name} has no probe target: its kernels are {hw.language}, and a probe is "
+                         f"{' or '.join(t.language for t in TARGETS.values())}")
+    return target
 
 
 CP_ASYNC = "cp.async.cg.shared.global"  # the 16-byte form (.cg takes only 16), as CUTLASS's SM80_CP_ASYNC_CACHEGLOBAL
-_NVIDIA_LOADS = {1: "ld.shared.u8", 2: "ld.shared.u16", 4: "ld.shared.b32", 8: "ld.shared.v2.b32",
-                 16: "ld.shared.v4.b32"}
 
 
 def op_of(p: Pattern, problem: Problem) -> Op:
     """The instruction of an access: the one it names, else a load of its lane width."""
     hw = problem.hardware
+    target = probe_target(hw)
     width = int(p.lane_bytes.min())
     if int(p.lane_bytes.max()) != width:
         raise InputError(f"access {p.spec!r} mixes lane widths {sorted(set(np.unique(p.lane_bytes).tolist()))} B: one "
@@ -186,20 +189,14 @@ def op_of(p: Pattern, problem: Problem) -> Op:
     if p.op:  # an instruction of the target
         rule = hw.rule(p.op)
         assert rule is not None
-        if not is_hip(hw):  # lds128 / sts32: the PTX of that width
-            name = _NVIDIA_LOADS[rule.lane_bytes]
-            return Op(name.replace("ld.", "st.") if rule.write else name, rule.write, rule.lane_bytes)
+        if target.by_width:  # lds128 / sts32: the PTX of that width
+            return Op((target.stores if rule.write else target.loads)[rule.lane_bytes], rule.write, rule.lane_bytes)
         bits = {"ds_read_b64_tr_b8": 8, "ds_read_b64_tr_b4": 4}.get(rule.op, 16)
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
     if p.kind == "cp.async":  # 16 bytes from global memory to each lane's chunk, bypassing L1 (.cg)
         return Op(CP_ASYNC, True, width, copy=True)
     store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
-    if is_hip(hw):
-        if store:
-            return Op(f"ds_write_b{8 * width}", True, width)
-        return Op({1: "ds_read_u8", 2: "ds_read_u16"}.get(width, f"ds_read_b{8 * width}"), False, width)
-    name = _NVIDIA_LOADS[width]
-    return Op(name.replace("ld.", "st.") if store else name, store, width)
+    return Op((target.stores if store else target.loads)[width], store, width)
 
 
 def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -218,7 +215,7 @@ def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bo
         sizes = (lpp, 2 * lpp) if op.lane_bytes in hw.paired_loads and not op.store else (lpp,)
         size = p.lane_row.shape[1]
         group = max(1, wave // size)
-        if size in sizes and wave % size == 0 and p.placements % group == 0 and not is_hip(hw):
+        if size in sizes and wave % size == 0 and p.placements % group == 0 and probe_target(hw).warp_groups:
             rows = p.lane_row.reshape(-1, group * size)
             cols = p.lane_col.reshape(-1, group * size)
             return rows.astype(np.int64), cols.astype(np.int64), True

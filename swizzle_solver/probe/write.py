@@ -13,10 +13,9 @@ from .. import __version__, orient
 from ..layout import Layout
 from ..model import InputError, Problem
 from .common import ALIGN_BYTES, checksum
-from .plan import Probe, ProbeAccess, is_hip, plan
+from .plan import Probe, ProbeAccess, plan
+from .targets import TARGETS, for_language
 
-TARGETS = ("cuda", "hip")
-PROBE_TARGET = {"CUDA": "cuda", "HIP": "hip"}  # hardware.Hardware.language -> the probe that runs its kernels
 PREDICTION = "prediction.json"
 
 
@@ -36,29 +35,23 @@ def check_folder(out: str) -> Path:
 
 
 def target_module(target: str, problem: Problem):
-    """The generator of ``target`` (cuda.py, hip.py), checked against the problem's hardware."""
+    """The generator of ``target`` (probe/targets.py's module: cuda.py, hip.py), checked against the
+    problem's hardware."""
     name = target.strip().lower()
     hw = problem.hardware
     if name not in TARGETS:
-        raise InputError(f"--target {target!r}: use cuda (NVIDIA, nvcc and Nsight Compute) or hip (AMD, hipcc and "
-                         f"rocprofv3)")
-    want = PROBE_TARGET.get(hw.language)  # a probe is a kernel in the target's own language
+        raise InputError(f"--target {target!r}: use " + " or ".join(f"{t.name} ({t.about})" for t in TARGETS.values()))
+    want = for_language(hw.language)  # a probe is a kernel in the target's own language
     if want is None:
         raise InputError(f"--arch {hw.name} has no probe target: its kernels are {hw.language}, and a probe is "
-                         f"CUDA or HIP")
-    if name != want:
-        raise InputError(f"--target {name} does not run --arch {hw.name}: use --target {want}, or an --arch of "
-                         f"{'an NVIDIA' if name == 'cuda' else 'an AMD'} GPU")
+                         f"{' or '.join(t.language for t in TARGETS.values())}")
+    if name != want.name:
+        raise InputError(f"--target {name} does not run --arch {hw.name}: use --target {want.name}, or an --arch "
+                         f"whose kernels are {TARGETS[name].language} ({TARGETS[name].about.split(',')[0]})")
     if hw.fixed_banks:
         raise InputError(f"--banks/--bank-bytes set a bank model ({hw.banks} x {hw.bank_bytes} B) that no GPU has: "
                          f"a probe measures the GPU of --arch {hw.name}; drop --banks and --bank-bytes")
-    if name == "cuda":
-        from . import cuda
-
-        return cuda
-    from . import hip
-
-    return hip
+    return want.generator()
 
 
 def write_probe(problem: Problem, layout: Layout, target: str, out: str, solved: str) -> Path:
@@ -138,9 +131,7 @@ def readme(probe: Probe, module, solved: str) -> str:
         "|---|---|---|---|---|---|---|",
         *rows,
         "",
-        "(AMD: wavefronts are the phases' cycles, and bank conflicts are what SQ_LDS_BANK_CONFLICT counts.)"
-        if is_hip(probe.problem.hardware) else "(ncu: W is ..._wavefronts_..._op_*.sum, bank conflicts W - ideal is "
-        "..._bank_conflicts_..._op_*.sum.)",
+        module.COUNTERS_NOTE,
         "",
         *(["Notes:", "", *notes, ""] if notes else []),
         module.README_NOTES,
