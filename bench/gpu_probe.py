@@ -139,6 +139,13 @@ def amd_cases(arch: str) -> list[dict]:
         tile = ["--arch", hw.name, "--rows", "64", "--cols", cols, "--dtype", "u8"]
         out.append({"name": f"{hw.name} {rule.op} ({rule.confidence}) down a column, unswizzled",
                     "args": tile + ["--access", f"{rule.op}:{wave}x1", "--check", "none"], "target": "hip"})
+    for nbytes, op in hw.mfma_reads:  # an MFMA read as counted (ds_read of its width) and as compilers issue it
+        dtype = {8: "e4m3"}.get(nbytes, "f16")
+        tile = ["--arch", hw.name, "--rows", "64", "--cols", "64", "--dtype", dtype, "--check", "none"]
+        out.append({"name": f"{hw.name} mfma-a:16x16x32 {dtype} as ds_read_b{8 * nbytes} and as {op} "
+                            f"({hw.rule(op).confidence}), unswizzled",
+                    "args": tile + ["--access", "mfma-a:16x16x32", "--access", f"mfma-a:16x16x32:{op}"],
+                    "target": "hip"})
     doc = tomllib.loads((ROOT / "examples.toml").read_text())
     for i, case in enumerate(doc["case"]):
         if case.get("arch") == hw.name:

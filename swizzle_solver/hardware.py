@@ -172,6 +172,10 @@ class Hardware(Value):
       reports for one pass over the tile, in that profiler's metric names: the module whose
       ``counter(problem, pattern, table)`` gives them ("swizzle_solver.counters": Nsight
       Compute's), imported only when a document asks for counters; or "";
+    - ``mfma_reads``: where compilers issue an MFMA operand read of so many bytes per lane with
+      another instruction than the ds_read of that width, that instruction (gfx950: 8 bytes ->
+      ds_read2_b64, two K-steps per instruction, Triton's AMD backend): the operand forms are
+      counted as the ds_read of the width and also as that instruction (access.warp.compiled_reading);
     - ``general_cosets``: the rank proof also takes phases that are cosets of XORs of offset bits
       (non-contiguous phase tables); otherwise only cosets of single offset bits;
     - ``paired_loads``: the lane widths (bytes) at which a load whose lanes repeat in pairs is
@@ -205,6 +209,7 @@ class Hardware(Value):
     vector_reads: tuple[tuple[int, str], ...] = ()
     counter: str | None = None
     profiler: str = ""
+    mfma_reads: tuple[tuple[int, str], ...] = ()
     general_cosets: bool = False
     paired_loads: tuple[int, ...] = ()
     without_tma: str = ""
@@ -523,13 +528,14 @@ RDNA = frozenset({"ds_read", "ds_write"})
 CDNA = RDNA | {"mfma"}
 
 
-def _amd(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str] = RDNA
-         ) -> Callable[[], Hardware]:
+def _amd(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str] = RDNA,
+         mfma_reads: tuple[tuple[int, str], ...] = ()) -> Callable[[], Hardware]:
     """The recipe of one AMD target: its rules are built when the target is first read (TARGETS)."""
-    return lambda: _amd_target(name, wave, banks, cells, instructions)
+    return lambda: _amd_target(name, wave, banks, cells, instructions, mfma_reads)
 
 
-def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str]) -> Hardware:
+def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str],
+                mfma_reads: tuple[tuple[int, str], ...] = ()) -> Hardware:
     rules = _st64(tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells))
     if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
         rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
@@ -541,7 +547,7 @@ def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell], instructio
     return Hardware(name=name, banks=banks, wave_lanes=wave, phase_lanes=sizes, phase_sets=sets,
                     rules=rules, instructions=instructions, language="HIP", group="wave", shared="LDS",
                     vector_reads=_AMD_READS, counter="SQ_LDS_BANK_CONFLICT", general_cosets=True,
-                    without_tma=_AMD_NO_TMA)
+                    without_tma=_AMD_NO_TMA, mfma_reads=mfma_reads)
 
 
 class Targets(MutableMapping[str, Hardware]):
@@ -685,7 +691,10 @@ TARGETS = Targets({
          "unknown on CDNA4: " + _TWO_PASS + " of 16 lanes, as gfx942 (S3 L279)", "I"),
         ("ds_write2_b32", 32, 32, "32 banks (writes, S12, S7); phases unknown: " + _TWO_PASS, "I"),
         ("ds_write2_b64", 32, 16, "32 banks (writes, S12, S7); phases unknown: " + _TWO_PASS, "I"),
-    ], CDNA),
+    # Triton's AMD backend (S7 Utility.cpp, composePaddedLayoutForAsyncCopyCDNA4): "for isKContig &&
+    # kWidthBytes == 8 we do use ds_read2_b64 which uses 32 banks": an 8-byte MFMA operand read (fp8
+    # 16x16x32, 32x32x16) compiles to ds_read2_b64, two K-steps of the lane per instruction
+    ], CDNA, mfma_reads=((8, "ds_read2_b64"),)),
     "gfx1250": _amd("gfx1250", 32, 64, [
         ("ds_read_b32", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),
         ("ds_read_u8", 64, None, "S7 Triton (64 banks); phases: contiguous default", "I"),

@@ -312,3 +312,56 @@ def test_gfx12_assembler_names(arch, gfx12, name):
     b = api.problem(64, 64, [f"{name}:{wave}x1"], dtype="f16", arch=arch).patterns[0]
     assert a.op == b.op == name and a.instruction_phases == b.instruction_phases
     assert np.array_equal(a.lane_row, b.lane_row) and np.array_equal(a.lane_col, b.lane_col)
+
+
+# --- gfx950's 8-byte MFMA operand reads: ds_read_b64 counted, ds_read2_b64 what compilers issue (issue 38) ---
+
+
+def _read2_brute_force(m: int, k: int, pitch: int) -> int:
+    """Wavefronts of every ds_read2_b64 of mfma-a:MxNxK (fp8, 8 B a lane) over an unswizzled rows x pitch
+    u8 tile, written from the rule: lane l's addresses (row l % M + R, col 8 (l // M) + C) and K bytes
+    after; 8 phases: lanes 0-15, ..., 48-63 of the first addresses, then the same of the second; a phase
+    costs the most distinct 4-byte words in one of 32 banks."""
+    total = 0
+    for r0 in range(0, 64, m):
+        for c0 in range(0, pitch, 2 * k):
+            first = [(r0 + lane % m) * pitch + c0 + 8 * (lane // m) for lane in range(64)]
+            for addresses in (first, [a + k for a in first]):
+                for q in range(4):
+                    words = {(a + b) // 4 for a in addresses[16 * q:16 * q + 16] for b in range(8)}
+                    total += max(sum(1 for w in words if w % 32 == bank) for bank in range(32))
+    return total
+
+
+@pytest.mark.parametrize("shape", ["16x16x32", "32x32x16"])
+def test_gfx950_fp8_mfma_read_says_what_it_counts_and_offers_ds_read2(shape):
+    m, _, k = (int(x) for x in shape.split("x"))
+    args = ["--arch", "gfx950", "--rows", "64", "--cols", "64", "--dtype", "e4m3", "--check", "none", "--json"]
+    done = clirun.solve(*args, "--access", f"mfma-a:{shape}")
+    doc = json.loads(done.stdout)
+    (note,) = [w for w in doc["warnings"] if "compilers issue" in w]
+    assert f"is counted as ds_read_b64 (2 phase(s) of 32 lanes, 64 banks, D+M)" in note
+    assert "compilers issue ds_read2_b64" in note and "phase rule is inferred" in note
+    assert f"--access mfma-a:{shape}:ds_read2_b64 counts it that way" in note
+    # the offered form: its count from the inferred rule, against the brute force above
+    done = clirun.solve(*args, "--access", f"mfma-a:{shape}:ds_read2_b64")
+    doc = json.loads(done.stdout)
+    (access,) = doc["answer"]["per_access"]
+    assert access["total_wavefronts"] == _read2_brute_force(m, k, 64)
+    assert any(w.startswith("gfx950 ds_read2_b64: unverified") for w in doc["warnings"])
+
+
+def test_the_compiled_form_is_only_where_a_target_lists_it():
+    tile = ["--rows", "64", "--cols", "64", "--dtype", "e4m3", "-q"]
+    for arch in ("gfx942", "gfx950"):  # f16 16x16x16: 4 f16 = 8 B a lane, but only gfx950 lists it
+        done = clirun.solve("--arch", arch, *tile[:4], "--dtype", "f16", "--access", "mfma-a:16x16x16", "--json")
+        warned = any("compilers issue" in w for w in json.loads(done.stdout)["warnings"])
+        assert warned == (arch == "gfx950"), arch
+    done = clirun.solve("--arch", "gfx942", *tile, "--access", "mfma-a:16x16x32:ds_read2_b64")
+    assert done.returncode == 2 and "is ds_read_b64 (the default) on --arch gfx942, not ds_read2_b64" in done.stderr
+    done = clirun.solve("--arch", "gfx950", *tile, "--access", "mfma-b:16x16x32:ds_read_b128")
+    assert done.returncode == 2 and ":ds_read2_b64 (what compilers issue for it)" in done.stderr
+    # 16-byte reads (f16 16x16x32) are ds_read_b128 on gfx950, nothing else offered
+    done = clirun.solve("--arch", "gfx950", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access",
+                        "mfma-a:16x16x32", "--json")
+    assert not any("compilers issue" in w for w in json.loads(done.stdout)["warnings"])

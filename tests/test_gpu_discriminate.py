@@ -130,3 +130,22 @@ def test_analyze_reads_the_raw_csv_and_scores_each_hypothesis(written, tmp_path,
     hits = sum(1 for k in has if k["op"].startswith(("ldmatrix", "stmatrix"))
                or k["hypotheses"]["half-warp"] == k["hypotheses"]["model"])
     assert f"- half-warp: {hits} of {len(has)}" in out and hits >= matrix
+
+
+def test_the_docs_name_the_cells_a_rocprof_run_settles():
+    """docs/hardware.md's list of the AMD cells a rocprof run would settle is the probes gen --amd writes."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gpu_probe
+
+    sys.path.pop(0)
+    docs = (ROOT / "docs" / "hardware.md").read_text()
+    for arch in ("gfx942", "gfx950"):
+        row = next(line for line in docs.splitlines() if line.startswith(f"| {arch} | `"))
+        listed = re.findall(r"`([a-z0-9_]+)` \(([A-Za-z+]+)\)", row)
+        made = []
+        for case in gpu_probe.amd_cases(arch):
+            m = re.match(rf"{arch} (\S+) \(([^)]+)\) down a column", case["name"]) or \
+                re.match(rf"{arch} mfma-a:\S+ \S+ as \S+ and as (\S+) \(([^)]+)\)", case["name"])
+            if m:
+                made.append((m[1], m[2]))
+        assert listed == made, (arch, listed, made)

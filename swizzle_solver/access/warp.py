@@ -121,14 +121,16 @@ def other_reading(pattern: Pattern, parse, hardware: Hardware) -> list[Pattern]:
     return [replace(other, spec=f"{pattern.spec} [{rule.alternative.banks}-bank reading]")]
 
 
-_MFMA = r"^mfma-([ab]):(16x16x16|16x16x32|32x32x8|32x32x16)$"
+_MFMA = r"^mfma-([ab]):(16x16x16|16x16x32|32x32x8|32x32x16)(?::([a-z0-9_]+))?$"
 
 
 def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     """The A (or B) operand of one MFMA MxNxK, K-contiguous, read from the tile by one wave: lane l
     holds A[l % M][kl * (l // M) ... + kl - 1], kl = K * M / 64 (the AMD Matrix Instruction
     Calculator's register layout of the A and B matrices; B, stored N x K, is read alike). The
-    lane's kl elements are one ds_read of kl * elem bytes."""
+    lane's kl elements are one ds_read of kl * elem bytes; ``:OP`` names the instruction a compiler
+    issues instead where the target lists one (hardware.Hardware.mfma_reads: gfx950's 8-byte reads,
+    ds_read2_b64, ``_compiled``)."""
     match = re.match(_MFMA, text)
     if not match:
         raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
@@ -143,8 +145,43 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     if nbytes not in (4, 8, 16):
         raise InputError(f"access {spec!r}: {kl} elements of {tile.elem_bytes} B per lane is not one ds_read "
                          f"(4, 8 or 16 B): use --dtype f16/bf16 or fp8 as the instruction takes")
-    rule = instruction_rule(spec, f"ds_read_b{8 * nbytes}", tile, hardware)
-    return _lanes_as_instructions(spec, tile, hardware, rule, m, 64 // m, 1, kl, down=True)
+    plain, compiled = f"ds_read_b{8 * nbytes}", dict(hardware.mfma_reads).get(nbytes)
+    if match[3] not in (None, plain, compiled):
+        also = f" or :{compiled} (what compilers issue for it)" if compiled else ""
+        raise InputError(f"access {spec!r}: this read of {nbytes} B per lane is {plain} (the default){also} on "
+                         f"--arch {hardware.name}, not {match[3]}")
+    if compiled is not None and match[3] == compiled:
+        return _compiled(spec, tile, hardware, compiled, m, k, kl)
+    rule = instruction_rule(spec, plain, tile, hardware)
+    pattern = _lanes_as_instructions(spec, tile, hardware, rule, m, 64 // m, 1, kl, down=True)
+    if compiled is None or match[3] is not None:
+        return pattern
+    other = hardware.rule(compiled)
+    assert other is not None, compiled
+    form = f"{text.split(':')[0]}:{match[2]}:{compiled}"
+    note = (f"{spec.strip()} on --arch {hardware.name} is counted as {rule.op} ({len(rule.phases)} phase(s) of "
+            f"{len(rule.phases[0])} lanes, {rule.banks} banks, {rule.confidence}); compilers issue {compiled} for "
+            f"it (two K-steps of a lane per instruction, where the layout keeps them a constant distance apart: "
+            f"Triton's AMD backend), whose phase rule is inferred ({len(other.phases)} phase(s) of "
+            f"{len(other.phases[0])} lane addresses, {other.banks} banks, {other.confidence}): --access {form} "
+            f"counts it that way")
+    return replace(pattern, warnings=(*pattern.warnings, note))
+
+
+def _compiled(spec: str, tile: Tile, hardware: Hardware, op: str, m: int, k: int, kl: int) -> Pattern:
+    """The MFMA operand read as the two-address instruction ``op`` a compiler issues for it
+    (hardware.Hardware.mfma_reads): lane l reads row l % M at K-chunk l // M for two consecutive
+    MFMAs, its second address K elements after its first; one instruction covers M x 2K."""
+    rule = instruction_rule(spec, op, tile, hardware)
+    assert rule.addresses == 2, op
+    check_footprint(spec, m, 2 * k, tile)
+    served = hardware.for_rule(rule)
+    first = [(lane % m, kl * (lane // m), rule.lane_bytes) for lane in range(hardware.wave_lanes)]
+    request = first + [(r, c + k, b) for r, c, b in first]  # every lane's first address, then its second
+    template = served.split_request(request, rule.write)
+    summary = f"1 {op} of two MFMA K-steps ({len(template)} phases)"
+    pattern = tile_pattern(spec, "instruction", template, m, 2 * k, summary, tile, served)
+    return as_instruction(pattern, hardware, rule, len(template))
 
 
 _INSTRUCTION = r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$"

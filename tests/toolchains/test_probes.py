@@ -79,6 +79,9 @@ HIP_CASES = {
                               "--access ds_read_u16:64x1 --access ds_write_b16:64x1 --check none",
     "h09-gfx942-block": "--arch gfx942 --rows 64 --cols 64 --dtype f16 --access 8x8 --access row --check none",
     "h10-rdna4-b128": "--arch rdna4 --rows 32 --cols 64 --dtype f16 --access ds_write_b128:4x8 --access ds_read_b128:32x1",
+    # gfx950's 8-byte MFMA reads as compilers issue them (ds_read2_b64, two K-steps: offset1 = K / 8)
+    "h11-gfx950-mfma-read2": "--arch gfx950 --rows 64 --cols 64 --dtype e4m3 --access mfma-a:16x16x32:ds_read2_b64 "
+                             "--access mfma-b:32x32x16:ds_read2_b64 --access mfma-a:16x16x32 --check none",
 }
 
 SASS = {"u8": ".U8", "u16": ".U16", "b32": "", "v2.b32": ".64", "v4.b32": ".128"}
