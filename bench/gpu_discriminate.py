@@ -30,7 +30,11 @@ prediction.json's numbers: tests/test_gpu_discriminate.py checks it):
   tiles where its chunks conflict: ``model`` (16-byte writes, 8 lanes a phase) and ``half-warp`` (16
   lanes a phase) and ``warp`` (the whole warp at once).
 
-Not here (no form expresses it; issue 38): a partial warp of paired loads (lanes that sit out).
+- ``partial``: paired loads of a partial warp (lanes that sit out): a ``[[pattern]]`` phase of 16 or
+  24 lanes of 8 or 16 bytes whose lanes n and n ^ 1 share an address is issued as listed, the other
+  lanes of the warp inactive. ``model`` (the tool: a request of fewer lanes than the warp is never
+  paired, by choice, not measured) and ``active-pairs`` (NVIDIA's statement, "all active threads":
+  paired when every active lane has its partner active on the same address).
 """
 from __future__ import annotations
 
@@ -110,6 +114,24 @@ def subword_lanes(op: str) -> list[tuple[str, str, list[tuple[int, int]]]]:
     ]
 
 
+def partial_phases(path: Path) -> Path:
+    """[[pattern]] phases of partial warps whose active lanes repeat in pairs (n, n ^ 1), i8 tile."""
+    entries = []
+    for width in (16, 8):
+        per_row = ROW // width
+        for active, where in ((16, "along the rows"), (24, "along the rows"), (16, "down column 0 (one bank)")):
+            chunks = [n // 2 for n in range(active)]  # lanes n and n ^ 1: one address
+            lanes = [divmod(c, per_row) if where.startswith("along") else (c, 0) for c in chunks]
+            lanes = [(r, c * width) for r, c in lanes] if where.startswith("along") else lanes
+            entries.append((f"{width * 8}-bit loads, {active} lanes (n, n^1 share), {where}", width, lanes))
+    lines = ["# bench/gpu_discriminate.py: partial warps, a 32 x 128 i8 tile, unswizzled"]
+    for name, width, lanes in entries:
+        lines += ["", "[[pattern]]", f'name = "{name}"',
+                  "phases = [[" + ", ".join(f"[{r}, {c}, {width}]" for r, c in lanes) + "]]"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def cases(folder: Path) -> list[dict]:
     """The sets as gpu_probe cases (name, args); files they need are written into ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -126,6 +148,8 @@ def cases(folder: Path) -> list[dict]:
                 "args": [*I8, "--phases", str(_instructions(folder / "broadcast.toml",
                                                             [e for op in ops for e in broadcast_lanes(op)]))]})
     sub = [f"{d}{b}" for d in ("lds", "sts") for b in (8, 16)]
+    out.append({"name": "partial: paired loads of a partial warp", "args": [*I8, "--phases",
+                                                                          str(partial_phases(folder / "partial.toml"))]})
     out.append({"name": "subword: 8- and 16-bit lanes sharing words",
                 "args": [*I8, "--phases", str(_instructions(folder / "subword.toml",
                                                             [e for op in sub for e in subword_lanes(op)]))]})
@@ -206,7 +230,16 @@ def kernel_hypotheses(op: str, width: int, rows: list[list[int]]) -> dict[str, t
         ph = fixed(width)
         return [ph[i] + ph[i + 1] for i in range(0, len(ph), 2)] if _paired(r, width, store) else ph
 
+    def active_pairs(r):  # NVIDIA's "all active threads": partners decided among the active lanes
+        active = [n for n in range(LANES) if r[n] >= 0]
+        paired = not store and width >= 8 and len(active) < LANES and any(
+            all(r[n ^ k] >= 0 and r[n ^ k] == r[n] for n in active) for k in (1, 2))
+        ph = fixed(width)
+        return [ph[i] + ph[i + 1] for i in range(0, len(ph), 2)] if paired else model_groups(r)
+
     out = {"model": total(model_groups)}
+    if any(min(r) < 0 for r in rows) and not store and width >= 8:
+        out["active-pairs"] = total(active_pairs)
     if op.startswith("cp.async"):
         out["half-warp"] = total(lambda r: fixed(width, 16))
         out["warp"] = total(lambda r: fixed(width, 32))

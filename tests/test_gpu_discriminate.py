@@ -7,6 +7,8 @@
   and fails here.
 - The sets discriminate: on every .x2 / .x4 ldmatrix and stmatrix kernel "one matrix per phase"
   and "two matrices per 16-lane phase" predict different counts (an .x1 is one matrix: the same);
+  a partial warp of paired loads (a [[pattern]] phase of 16 or 24 lanes, issued as listed) is
+  paired under "all active threads" and not under the model's rule;
   every 8/16-bit kernel whose lanes share words has a ``bytes`` prediction that differs; the
   partial-broadcast kernels a ``no-broadcast`` one; the randomly placed cp.async chunks a
   ``half-warp`` and a ``warp`` one.
@@ -75,6 +77,8 @@ def test_the_other_sets_discriminate(written):
             assert h["bytes"] != h["model"], k
         elif k["case"].startswith("broadcast"):
             assert h["no-broadcast"] != h["model"], k
+        elif k["case"].startswith("partial"):  # the 64-bit kernels of 16 lanes are one phase either way
+            assert (h["active-pairs"] != h["model"]) == (not k["access"].startswith("64-bit loads, 16")), k
         elif op.startswith("cp.async") and "permuted" in k["case"]:
             assert len({tuple(h[x]) for x in ("model", "half-warp", "warp")}) == 3, k
 

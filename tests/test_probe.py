@@ -604,3 +604,20 @@ def test_prediction_and_compare_json_validate(capsys, tmp_path, measured):
     code, out, _ = run(capsys, "probe-compare", "--json", str(measured))
     assert code == 0
     validate(json.loads(out), "probe-compare.schema.json")
+
+
+def test_an_explicit_phase_is_issued_as_listed_a_partial_warp(capsys, tmp_path):
+    """A [[pattern]] phase of 16 lanes whose lanes n and n ^ 1 share a 16-byte chunk: the probe issues
+    the 16 lanes as listed (the repeats included, in slots 0-15) and the other 16 sit out; a request of
+    fewer lanes than the warp is never paired (docs/hardware.md), so the fixed phases: 2 phases of 8
+    lanes, 4 chunks each (1 wavefront each). Only the padding of a shorter phase is dropped."""
+    path = tmp_path / "partial.toml"
+    lanes = ", ".join(f"[0, {16 * (n // 2)}, 16]" for n in range(16))
+    path.write_text(f'[[pattern]]\nname = "partial"\nphases = [[{lanes}], [[1, 0, 16], [1, 16, 16]]]\n')
+    folder = probe(capsys, tmp_path, "partial", ["--rows", "32", "--cols", "128", "--dtype", "i8", "--phases",
+                                                 str(path), "--check", "none"])
+    (k,) = prediction(folder)["kernels"]
+    first, second = [tables(folder)["probe_a0"][i:i + 32] for i in (0, 32)]
+    assert first == [16 * (n // 2) for n in range(16)] + [-1] * 16
+    assert second == [128, 144] + [-1] * 30  # the shorter phase's padding (copies of its first lane) dropped
+    assert (k["wavefronts"], k["bank_conflicts"], k["instructions"]) == (3, 0, 2)

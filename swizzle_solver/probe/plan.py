@@ -258,7 +258,7 @@ def _block_slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarr
     instructions as it fills, in lane order)."""
     wave = hw.wave_lanes
     order = np.array([s for phase in hw.serving(p.banks).phase_indices(wave, op.lane_bytes) for s in phase])
-    first = _first_occurrences(p)
+    first = _as_listed(p) if p.kind == "phases" else _first_occurrences(p)
     count = first.sum(axis=1)  # distinct lanes of each placement
     per = -(-count // wave)  # its instructions
     start = np.concatenate(([0], np.cumsum(per)[:-1]))
@@ -270,6 +270,17 @@ def _block_slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarr
     rows[start[placement] + k // wave, order[k % wave]] = p.lane_row[placement, lane]
     cols[start[placement] + k // wave, order[k % wave]] = p.lane_col[placement, lane]
     return rows, cols
+
+
+def _as_listed(p: Pattern) -> np.ndarray:
+    """(placements, lanes) bool: an explicit phase's lanes as its file lists them, lanes on one address
+    included (as in the kernel: they may make a paired load, decided on the issued slots, ``issued``),
+    less the padding (the trailing copies of the first lane, model.Pattern): a [[pattern]] phase of
+    fewer lanes than a warp is a partial warp, the other lanes sitting out."""
+    same = (p.lane_row == p.lane_row[:, :1]) & (p.lane_col == p.lane_col[:, :1]) & (p.lane_bytes == p.lane_bytes[:, :1])
+    trailing = np.cumprod(same[:, ::-1], axis=1)[:, ::-1].astype(bool)  # in the run of lane-0 copies at the end
+    trailing[:, 0] = False
+    return ~trailing
 
 
 def _first_occurrences(p: Pattern) -> np.ndarray:
