@@ -621,3 +621,33 @@ def test_an_explicit_phase_is_issued_as_listed_a_partial_warp(capsys, tmp_path):
     assert first == [16 * (n // 2) for n in range(16)] + [-1] * 16
     assert second == [128, 144] + [-1] * 30  # the shorter phase's padding (copies of its first lane) dropped
     assert (k["wavefronts"], k["bank_conflicts"], k["instructions"]) == (3, 0, 2)
+
+
+def test_a_probe_target_is_one_registry_entry(capsys, tmp_path, monkeypatch):
+    """probe/targets.py drives --target, the language check, the ops by width and probe-compare's
+    reader, with nothing else edited: a toy target for a toy hardware target whose kernels are in the
+    toy's language (the CUDA generator and profiler, its loads spelled as the 32-bit load for every
+    width) writes a probe that issues the toy's ops, and probe-compare reads its measurement."""
+    from swizzle_solver import hardware
+    from swizzle_solver.probe import targets
+    from swizzle_solver.value import replace
+
+    monkeypatch.setitem(hardware.TARGETS, "toy-gpu", replace(hardware.DEFAULT, name="toy-gpu", language="TOY"))
+    cuda = targets.TARGETS["cuda"]
+    toy = replace(cuda, name="toy", language="TOY", about="a toy GPU", loads={**cuda.loads, 8: "ld.shared.v2.u32"})
+    monkeypatch.setitem(targets.TARGETS, "toy", toy)
+    args = ["--arch", "toy-gpu", "--rows", "32", "--cols", "32", "--dtype", "f32", "--access", "row",
+            "--access", "warp:8x4:1x2", "--check", "none"]
+    code, _, err = run(capsys, "probe", *args, "--target", "cuda", "-o", str(tmp_path / "x"))
+    assert code == 2 and "--target cuda does not run --arch toy-gpu: use --target toy" in err
+    code, _, err = run(capsys, "probe", *args, "--target", "metal", "-o", str(tmp_path / "y"))
+    assert code == 2 and "toy (a toy GPU)" in err
+    folder = tmp_path / "toy"
+    code, _, err = run(capsys, "probe", *args, "--target", "toy", "-o", str(folder))
+    assert code == 0, err
+    doc = prediction(folder)
+    assert doc["target"] == "toy" and [k["op"] for k in doc["kernels"]] == ["ld.shared.b32", "ld.shared.v2.u32"]
+    assert "ld.shared.v2.u32 {%0, %1}" in (folder / "probe.cu").read_text()
+    (folder / "ncu.csv").write_text(ncu_csv(doc))
+    code, out, _ = run(capsys, "probe-compare", str(folder))
+    assert code == 0 and out.splitlines()[-1] == "all 2 access(es) agree with the model"
