@@ -9,9 +9,12 @@ network, the package not installed: probe-compare runs from this checkout with P
 every probe in parallel (nvcc, --jobs), runs each probe's run.sh one after the other (the GPU and its
 profiler: one at a time), each under a timeout and in its own process group (a probe that fails or
 hangs stops only itself), then runs `python3 -m swizzle_solver probe-compare --json` on each. It
-writes into the results folder (default OUT/results): summary.txt (the table it prints), summary.json,
-and per case the measurement, the probe's output, the logs and the comparison. Exit 0 when every
-probe was measured and agrees with the model, 1 otherwise.
+writes into the results folder (default OUT/results): summary.txt (the table it prints), summary.json
+(with each probe's case arguments, layout, probe.cu hash and the calibration counters measured beside
+the compared pair, and ``generated``: the commit that wrote the probes), and per case the raw
+material: ncu.csv (rocprof.csv), probe.out, device.txt, prediction.json, probe.cu, the logs and the
+comparison. Exit 0 when every probe was measured and agrees with the model, 1 otherwise.
+``run --build-only`` builds every probe and stops (the dry run of a device run, no GPU).
 
 The cases (``cases()``; ``gen --amd gfx950``: ``amd_cases``, every table cell marked unverified that a
 kernel can issue, and that arch's worked examples, run with rocprofv3): the worked examples of examples.toml on the real NVIDIA bank model (the
