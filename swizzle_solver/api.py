@@ -330,6 +330,23 @@ class Checked(Value, eq=False):
         """The minimal conflict-free layout's name when the check fails and one exists, else None."""
         return self._alternative[0]
 
+    @cached_property
+    def better_name(self) -> str | None:
+        """When the check fails and no layout is conflict-free (``minimal_name`` is None): the
+        search's answer, when it leaves fewer excess wavefronts than the layout checked (the --check
+        line names it: "none conflict-free" alone hid it); None otherwise, or when the search was
+        cut short."""
+        if self.passed or self.minimal_name is not None:
+            return None
+        from .report import reported_excess
+
+        found = self.minimal
+        if found is None or found.status == "timeout":
+            return None
+        mine = reported_excess(self.problem, self.measured) if self.invalid is None else None
+        theirs = reported_excess(self.problem, found.answered.answer)
+        return found.name if mine is None or theirs < mine else None
+
     @property
     def minimal_unproven(self) -> str | None:
         """When the check fails and the search for the layout to use instead left a family that could
@@ -368,7 +385,7 @@ class Checked(Value, eq=False):
         from .report import check_json
 
         doc = check_json(self.problem, self.measured, measure_as_given(self.problem, Identity()), self.invalid,
-                         self.minimal_name, terminal, self.hint, self.minimal_unproven)
+                         self.minimal_name, terminal, self.hint, self.minimal_unproven, self.better_name)
         return with_emit(doc, self.problem, self.layout, emit)
 
 

@@ -208,8 +208,9 @@ def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet
             checked = check(layout, problem)
             line = f"{layout.name} passed"
             if not checked.passed:  # name the layout that passes (a solve of the same problem)
-                verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
-                line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+                from .outcomes import failed_check_why
+
+                line = failed_check_why(layout.name, checked.invalid, checked.minimal_name, checked.better_name)
                 line += f" (not proven: {checked.minimal_unproven})" if checked.minimal_unproven else ""
                 line += f"; {checked.hint}" if checked.hint else ""
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
@@ -643,17 +644,35 @@ def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[
         checked = check(c.check, c.problem, budget=budget)  # (the budget bounds the minimal's search only)
         status = checked.status
         ok = c.meets(checked.measured.status, checked.layout.name, usable=checked.invalid is None)
-        answer, make_doc = checked.layout.name, checked.json
+        answer, make_doc, measured = checked.layout.name, checked.json, checked.measured
     else:
         from .api import solve
 
         result = solve(c.problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=c.keep_pitch,
                        for_targets=c.for_targets)
         answer, status = result.name, result.status
-        ok, make_doc = status != "timeout" and c.meets(status, answer), result.json
-    row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}
+        ok, make_doc, measured = status != "timeout" and c.meets(status, answer), result.json, result.answered.answer
+    row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok,
+           **_outcome(c, checked if c.check is not None else None, ok, answer, measured)}
     hint = None if ok or c.check is not None or status == "timeout" else _expect_hint(c, answer)
     return (row if hint is None else {**row, "hint": hint}), make_doc
+
+
+def _outcome(c, checked, ok: bool, answer: str, measured) -> dict:
+    """The row's ``why`` (a failed check: the layout to use instead, as the --check line says it),
+    and for a config of a [case.matrix] case its outcome (outcomes.py): the accesses that conflict,
+    the excess, the fix, and the config's values."""
+    from .outcomes import conflicting, excess_of, failed_check_why
+
+    out: dict = {}
+    fix = answer if checked is None else ""
+    if checked is not None and not ok and not checked.passed:
+        fix = checked.minimal_name or checked.better_name or ""
+        out["why"] = failed_check_why(answer, checked.invalid, checked.minimal_name, checked.better_name)
+    if c.matrix is not None:
+        out.update(matrix=c.matrix, config=c.config, excess=excess_of(c.problem, measured),
+                   conflicting=conflicting(c.problem, measured), fix=fix)
+    return out
 
 
 def _expect_hint(c, answer: str) -> str | None:
