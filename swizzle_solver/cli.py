@@ -275,7 +275,8 @@ def main_command(
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
     arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia (generic), sm80, sm89, sm90, sm100, sm120, "
                              "gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 (aliases: ampere, h100, blackwell, "
-                             "rtx50, cdna3, mi300x, mi355x, gfx1100, ...)."),
+                             "rtx50, cdna3, mi300x, mi355x, gfx1100, ...); or a list, sm90,gfx942, and groups "
+                             "all, nvidia-all, amd, cdna, rdna: one layout for all (docs/hardware.md)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8, "
                                      "mma-a:m16n8k8 / mma-b:m16n8k16 (operand fragments read by ld.shared; "
@@ -328,6 +329,21 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    if _arch_list(arch, access):  # --arch A,B,... or accesses given per target (portable.py)
+        from .portable import accesses_for, arch_list
+
+        names = arch_list(arch)
+        if len(names) > 1:
+            if vectors != "given" or show or show_access is not None or svg is not None or show_phases or for_targets:
+                raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
+                                 "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --show-phases and "
+                                 "--for take one target: run them per --arch")
+            raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, list(emit),
+                                           timeout, exhaustive, keep_pitch, row_length=row_length,
+                                           elem_bytes=elem_bytes_of(dtype, elem_bytes), banks=banks,
+                                           bank_bytes=bank_bytes, phases_files=list(phases),
+                                           layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order))
+        arch, access = names[0], accesses_for(names[0], access)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), order=order)
@@ -349,6 +365,35 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def _arch_list(arch: str, access: list[str]) -> bool:
+    """Whether --arch names several targets (a list or a group) or an access is given per target."""
+    from .portable import GROUPS, split_access
+
+    return "," in arch or arch.strip().lower() in GROUPS or any(split_access(a)[0] is not None for a in access)
+
+
+def run_arch_list(names: list[str], rows: int, cols: int, access: list[str], check_layout: Optional[str],
+                  json_out: bool, quiet: bool, emit: list[str], timeout: float | None, exhaustive: bool,
+                  keep_pitch: bool, **problem_options) -> int:
+    """--arch A,B,...: the --check matrix or the joint solve over each target's own problem."""
+    from .budget import Budget
+    from .portable import problems
+    from .portable_report import run
+
+    parts = problems(names, rows, cols, access, **problem_options)
+    layout = None
+    if check_layout is not None:
+        from .names import parse_layout
+
+        layout = parse_layout(check_layout, tile=parts[0].tile)
+    targets: tuple = ()
+    if emit:
+        from .emit import parse_targets
+
+        targets = tuple(parse_targets(emit))
+    return run(parts, layout, json_out, quiet, targets, _write, Budget(timeout), exhaustive, keep_pitch)
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]
