@@ -205,7 +205,7 @@ def sweep(matrix: dict, check: str | None = None, **case) -> list[dict]:
     ``answer``, ``excess``, ``conflicting`` (the accesses that conflict, with their excess), ``fix``
     (the layout to use: the answer, or for a failed check the minimal one). ``write_csv(records,
     file)`` writes them as CSV (no pandas)."""
-    from .configs import config_name, read_matrix, shown, substituted
+    from .configs import config_name, read_matrix, substituted
     from .outcomes import conflicting, failed_check_why
     from .report import reported_excess
 
@@ -216,7 +216,7 @@ def sweep(matrix: dict, check: str | None = None, **case) -> list[dict]:
         words = {k: substituted(v, config, where) for k, v in case.items()}
         layout = substituted(check, config, where) if check is not None else None
         base = {"name": config_name(words.pop("name", "sweep"), config, where),
-                "config": tuple((k, shown(v)) for k, v in config.items())}
+                "config": tuple(config.items())}
         if layout is None:
             result = solve(**words)
             measured, answer, ok = result.answered.answer, result.name, result.conflict_free

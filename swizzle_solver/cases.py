@@ -16,7 +16,7 @@ from typing import overload
 
 from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
-from .configs import MAX_CONFIGS, Matrix, config_name, read_matrix, shown, substituted
+from .configs import MAX_CONFIGS, Matrix, config_name, read_matrix, substituted
 from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
@@ -38,7 +38,7 @@ class Case(Value, eq=False):
     for_targets: tuple[str, ...] = ()  # only layouts these emit targets express (--for)
     warning: str | None = None  # no dtype, and an access that moves another size (access.defaulted_elem_warning)
     matrix: str | None = None  # a config of a [case.matrix] case: that case's name (configs.py)
-    config: tuple[tuple[str, str], ...] = ()  # and its values, as text: (variable, value), in order
+    config: tuple[tuple[str, object], ...] = ()  # and its values: (variable, value), in order
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -156,7 +156,7 @@ def _config_case(t: dict, name: str, config: dict, path: str, allow_outside: boo
     where = f"{printable(path)}: case {name!r}"
     table = {k: substituted(v, config, where) for k, v in t.items() if k not in ("matrix", "name")}
     case = _case(table, config_name(name, config, where), path, allow_outside)
-    return replace(case, matrix=printable(name), config=tuple((k, shown(v)) for k, v in config.items()))
+    return replace(case, matrix=printable(name), config=tuple(config.items()))
 
 
 def _folded(text: str) -> str:
@@ -215,7 +215,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     _check_keys(t, where)
     t = _pitch_as_row_length(t, where)
-    access = _access_specs(t, where)
+    access = _selected(_access_specs(t, where), t.get("arch", "nvidia"), where)
     files = {key: _file_list(t, key, where) for key in ("phases", "linear_layout")}
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     _check_paths(files, base, where, allow_outside)
@@ -244,6 +244,26 @@ def _access_specs(t: dict, where: str) -> list[str]:
     if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
         raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
     return access
+
+
+def _selected(access: list[str], arch: str, where: str) -> list[str]:
+    """The specs the case's one target runs: an access given per target (``nvidia:ldmatrix.x4``,
+    ``amd:ds_read_b128:64x1``; portable.py) is the case's only when its selector selects the target,
+    so that one access list serves a matrix over ``arch``. A list of targets is the CLI's."""
+    if not any(":" in a for a in access):
+        return access
+    from .hardware import ALIASES, target
+    from .portable import accesses_for
+
+    if "," in arch or target(arch) is None:
+        raise InputError(f"{where}: arch = {arch!r}: a batch case has one target (the joint solve over several "
+                         f"is --arch A,B on the command line; a [case.matrix] arch = [...] runs each)")
+    key = arch.strip().lower()
+    mine = accesses_for(ALIASES.get(key, key), access)
+    if not mine:
+        raise InputError(f"{where}: no access of the case is given to arch {arch!r}: give one without a selector "
+                         f"or with one that selects it")
+    return mine
 
 
 def _file_list(t: dict, key: str, where: str) -> list[str]:

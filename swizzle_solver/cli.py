@@ -625,6 +625,8 @@ def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive:
 def _entry(c, row: dict, make_doc: Callable[[], dict]) -> dict:
     """The case's entry in batch --json."""
     entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+    if c.matrix is not None:  # a config of a [case.matrix] case: which, and its values
+        entry.update(matrix=c.matrix, config=dict(c.config))
     if row.get("hint"):
         entry["hint"] = row["hint"]
     return entry

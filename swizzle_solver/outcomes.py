@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import IO
 
 from .candidate import Candidate
@@ -59,7 +60,9 @@ def grouped(rows: Sequence[dict]) -> list[tuple[dict, list[dict]]]:
 
 
 def values_text(row: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in row.get("config", ()))
+    from .configs import shown
+
+    return " ".join(f"{k}={shown(v)}" for k, v in row.get("config", ()))
 
 
 RECORD_FIELDS = ("name", "ok", "status", "answer", "excess", "conflicting", "fix", "expected")
@@ -75,9 +78,12 @@ def write_csv(records: Iterable[dict], out: IO[str]) -> None:
     variables = [k for k, _ in first.get("config", ())]
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*variables, *RECORD_FIELDS])
-    for record in (first, *records):
+    from .configs import shown
+
+    for record in chain([first], records):
         values = dict(record.get("config", ()))
-        writer.writerow([*(values.get(k, "") for k in variables), *(_cell(record.get(f, "")) for f in RECORD_FIELDS)])
+        writer.writerow([*(shown(values[k]) if k in values else "" for k in variables),
+                         *(_cell(record.get(f, "")) for f in RECORD_FIELDS)])
 
 
 def _cell(value) -> str:
