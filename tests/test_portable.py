@@ -209,7 +209,7 @@ def test_text_matrix_emit_per_language_and_quiet():
     assert "hip_runtime" in text.stdout.split("--arch gfx942:")[1]
     quiet = cli(*argv, "-q")
     assert quiet.stdout == json.loads(cli(*argv, "--json").stdout)["answer"]["name"] + "\n"
-    assert cli(*argv).stdout == text.stdout.split("\n--emit cuda")[0].rstrip("\n") + "\n" or True
+    assert text.stdout.startswith(cli(*argv).stdout.rstrip("\n"))
 
 
 def test_api_solve_arch_list():
