@@ -6,6 +6,7 @@ target's language; ``--json``: the joint problem's usual document (its accesses 
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 
 from .layout import Layout
@@ -61,15 +62,16 @@ def matrix_text(views: Sequence[OnTarget]) -> str:
 
 def joint_text(joint: Joint, emit: Sequence[str] = ()) -> str:
     views = joint.targets
-    lines = [f"Joint answer for {', '.join(v.arch for v in views)}: {joint.layout.name} "
-             f"(sum of excess {sum(v.excess for v in views)}; worst/total wavefronts per access)", "",
-             matrix_text(views)]
+    lines = [f"Joint answer for {', '.join(v.arch for v in views)}: {joint.layout.name}",
+             f"sum of excess over the targets: {sum(v.excess for v in views)}; each cell: worst/total wavefronts, "
+             f"+excess", "", matrix_text(views)]
     own = [[v.arch, str(v.excess), str(v.own_excess), v.own.layout.name if v.own else "-",
             "" if v.own_unproven is None else "not proven"] for v in views]
     head = ["target", "joint", "own min", "own answer", ""]
     widths = [max(len(x[i]) for x in [head, *own]) for i in range(len(head))]
     lines += ["\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in [head, *own]), ""]
-    lines += [joint.verdict() + ("" if joint.proven else " (a search was not covered whole: not proven)"), ""]
+    lines += [textwrap.fill(joint.verdict() + ("" if joint.proven else " (a search was not covered whole: not "
+                                               "proven)"), 80, break_long_words=False, break_on_hyphens=False), ""]
     lines += code_text(views, joint.layout, emit)
     return "\n".join(lines).rstrip("\n") + "\n"
 
@@ -77,7 +79,7 @@ def joint_text(joint: Joint, emit: Sequence[str] = ()) -> str:
 def check_text(layout: Layout, views: Sequence[OnTarget]) -> str:
     bad = [v.arch for v in views if v.excess or v.measured.excess]
     verdict = f"{layout.name} passed on every target" if not bad else f"{layout.name} failed on {', '.join(bad)}"
-    return f"{layout.name} on {', '.join(v.arch for v in views)} (worst/total wavefronts per access)\n\n" \
+    return f"{layout.name} on {', '.join(v.arch for v in views)}\neach cell: worst/total wavefronts, +excess\n\n" \
         f"{matrix_text(views)}\n{verdict}\n"
 
 
