@@ -329,21 +329,11 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
-    if _arch_list(arch, access):  # --arch A,B,... or accesses given per target (portable.py)
-        from .portable import accesses_for, arch_list
-
-        names = arch_list(arch)
-        if len(names) > 1:
-            if vectors != "given" or show or show_access is not None or svg is not None or show_phases or for_targets:
-                raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
-                                 "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --show-phases and "
-                                 "--for take one target: run them per --arch")
-            raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, list(emit),
-                                           timeout, exhaustive, keep_pitch, row_length=row_length,
-                                           elem_bytes=elem_bytes_of(dtype, elem_bytes), banks=banks,
-                                           bank_bytes=bank_bytes, phases_files=list(phases),
-                                           layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order))
-        arch, access = names[0], accesses_for(names[0], access)
+    arch, access = _one_target(arch, access, rows, cols, check_layout, json_out, quiet, list(emit), timeout,
+                               exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
+                               banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
+                               layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order,
+                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets))
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), order=order)
@@ -365,6 +355,32 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout: Optional[str], json_out: bool,
+                quiet: bool, emit: list[str], timeout: float | None, exhaustive: bool, keep_pitch: bool, alone: bool,
+                **problem_options) -> tuple[str, list[str]]:
+    """The one target and its accesses; --arch A,B,... (a list or a group) runs the joint solve or
+    the --check matrix here and exits (``alone``: an option that takes one target was given)."""
+    if not _arch_list(arch, access):
+        return arch, access
+    from .portable import accesses_for, arch_list
+
+    names = arch_list(arch)
+    if len(names) == 1:  # accesses given per target, one target: the plain solve of its own
+        return names[0], accesses_for(names[0], access)
+    if alone:
+        raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
+                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --show-phases and "
+                         "--for take one target: run them per --arch")
+    raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, emit, timeout,
+                                   exhaustive, keep_pitch, **problem_options))
+
+
+def _takes_one_target(vectors: str, show: bool, show_access: Optional[str], svg: Optional[str], show_phases: bool,
+                      for_targets: list[str]) -> bool:
+    """Whether an option that takes one target was given (--vectors auto, --show, --svg, ...)."""
+    return vectors != "given" or show or show_access is not None or svg is not None or show_phases or bool(for_targets)
 
 
 def _arch_list(arch: str, access: list[str]) -> bool:

@@ -86,17 +86,7 @@ def read_matrix(table: object, where: str, budget: int = MAX_CONFIGS) -> Matrix:
     before any is built."""
     if not isinstance(table, dict) or not table:
         raise InputError(f"{where}: matrix must be a table of variables, e.g. [case.matrix] head_dim = [64, 128]")
-    variables = []
-    for name, values in table.items():
-        if name in SPECIAL:
-            continue
-        if not _NAME.match(name):
-            raise InputError(f"{where}: matrix variable {name!r} is not a name (letters, digits and _, "
-                             f"used as {{name}} in the case's values)")
-        if not isinstance(values, list) or not values or not all(_value_ok(v) for v in values):
-            raise InputError(f"{where}: matrix variable {name!r} must be a non-empty list of values, e.g. "
-                             f"{name} = [64, 128]")
-        variables.append((name, tuple(values)))
+    variables = _variables(table, where)
     include = _entries(table, "include", where)
     exclude = _entries(table, "exclude", where)
     names = [n for n, _ in variables] or sorted({k for entry in include for k in entry})
@@ -108,6 +98,22 @@ def read_matrix(table: object, where: str, budget: int = MAX_CONFIGS) -> Matrix:
         raise InputError(f"{where}: matrix makes {total:,} configs, more than the {budget:,} a batch file may "
                          f"have ({MAX_CONFIGS:,}): shorten the value lists or split the file")
     return _configs(tuple(variables), names, include, exclude, where)
+
+
+def _variables(table: dict, where: str) -> list[tuple[str, tuple]]:
+    """The matrix's variables (name, values), in the order written."""
+    variables = []
+    for name, values in table.items():
+        if name in SPECIAL:
+            continue
+        if not _NAME.match(name):
+            raise InputError(f"{where}: matrix variable {name!r} is not a name (letters, digits and _, "
+                             f"used as {{name}} in the case's values)")
+        if not isinstance(values, list) or not values or not all(_value_ok(v) for v in values):
+            raise InputError(f"{where}: matrix variable {name!r} must be a non-empty list of values, e.g. "
+                             f"{name} = [64, 128]")
+        variables.append((name, tuple(values)))
+    return variables
 
 
 def _entries(table: dict, key: str, where: str) -> list[dict]:
@@ -134,6 +140,14 @@ def _configs(variables: tuple, names: list[str], include: list[dict], exclude: l
             config = dict(zip(names, values))
             if not any(all(config[k] == v for k, v in e.items()) for e in exclude):
                 kept.append(position)
+    added = _added(variables, names, include, kept, where)
+    if variables:
+        return Matrix(variables, kept, tuple(added))
+    return Matrix(tuple((n, ()) for n in names), kept, tuple(added))
+
+
+def _added(variables: tuple, names: list[str], include: list[dict], kept: array, where: str) -> list[tuple]:
+    """The include entries, each a value per variable, that the product did not keep already."""
     added: list[tuple] = []
     for entry in include:
         missing = [n for n in names if n not in entry]
@@ -143,9 +157,7 @@ def _configs(variables: tuple, names: list[str], include: list[dict], exclude: l
         values = tuple(entry[n] for n in names)
         if values not in added and not _in_product(variables, values, kept):
             added.append(values)
-    if variables:
-        return Matrix(variables, kept, tuple(added))
-    return Matrix(tuple((n, ()) for n in names), kept, tuple(added))
+    return added
 
 
 def _in_product(variables: tuple, values: tuple, kept: array) -> bool:

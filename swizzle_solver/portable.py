@@ -177,6 +177,10 @@ class Joint(Value, eq=False):
 
     solution: object  # solving.Solution of joint_problem
     targets: tuple[OnTarget, ...]
+    # when the answer misses a target's own minimum: the joint problem's floors (floors.py), the
+    # least excess summed over the targets that any layout keeping every target's vectors whole
+    # leaves; None otherwise
+    floor: int | None = None
 
     @property
     def layout(self) -> Layout:
@@ -208,8 +212,12 @@ class Joint(Value, eq=False):
         missed = [t for t in self.targets if not t.at_minimum]
         own = "; ".join(f"{t.arch}: {t.excess} excess, its own answer {t.own.layout.name} leaves "  # type: ignore
                         f"{t.own_excess}" for t in missed)
+        total = sum(t.excess for t in self.targets)
         proof = "no single layout of the searched families reaches every target's own minimum" if self.proven \
             else "not proven that no single layout reaches every target's own minimum"
+        if self.floor is not None and self.floor == total:
+            proof = (f"no layout reaches every target's own minimum (the floors: every layout that keeps each "
+                     f"target's vectors whole leaves at least {total} in all)")
         return f"{self.layout.name} ranks first on the sum of excess over targets, but {proof} ({own})"
 
 
@@ -226,7 +234,11 @@ def solve_joint(parts: Sequence[Problem], options=None, budget=None) -> Joint:
     if total != solution.answer.excess:  # the joint problem's count is the sum of the targets' (simulator)
         raise AssertionError(f"internal error: {layout.name} leaves {solution.answer.excess} excess over the joint "
                              f"problem and {total} over the targets")
-    return Joint(solution, views)
+    if all(v.at_minimum for v in views):
+        return Joint(solution, views)
+    from .floors import floor_excess
+
+    return Joint(solution, views, floor_excess(joint))
 
 
 def check_targets(parts: Sequence[Problem], layout: Layout) -> tuple[OnTarget, ...]:

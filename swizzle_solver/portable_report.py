@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 from .layout import Layout
 from .model import Problem
@@ -19,7 +20,7 @@ def target_json(view: OnTarget, emit: Sequence[str] = ()) -> dict:
     own minimum (a solve), and the layout's code in the target's language (``emit``)."""
     from .report import cost_json, evidence_json
 
-    entry = {"arch": view.arch, "status": "conflict-free" if view.excess == 0 else "conflicts",
+    entry: dict[str, Any] = {"arch": view.arch, "status": "conflict-free" if view.excess == 0 else "conflicts",
              "excess_wavefronts": view.excess,
              "per_access": [cost_json(view.problem, r, r, counters=False) for r in view.measured.results],
              "proof": evidence_json(view.problem, view.measured)}
@@ -43,7 +44,8 @@ def joint_json(doc: dict, views: Sequence[OnTarget], joint: Joint | None, emit: 
     if joint is not None:
         doc["joint"] = {"at_every_minimum": joint.at_every_minimum, "proven": joint.proven,
                         "excess_sum": sum(v.excess for v in views),
-                        "own_minimum_sum": sum(v.own_excess or 0 for v in views), "verdict": joint.verdict()}
+                        "own_minimum_sum": sum(v.own_excess or 0 for v in views), "floor_excess": joint.floor,
+                        "verdict": joint.verdict()}
     return doc
 
 

@@ -665,15 +665,19 @@ def matrix_views(rows: list[dict]) -> list:
         views += [Text(), Wrapped(Text(f"{name}: {len(configs)} configs, {passed} passed, {len(configs) - passed} "
                                        f"failed (expected {configs[0]['expected']})", style="bold"))]
         for first, members in grouped(configs):
-            outcome = first["status"] + (f": {first['conflicting']}" if first.get("conflicting") else "")
-            fix = first.get("fix") or ""
-            fix = f"; minimal: {fix}" if fix and (not first["ok"] or first["answer"] != fix) else \
-                f"; answer: {fix}" if fix else ""
-            label = Text("ok" if first["ok"] else "FAIL", style=OK if first["ok"] else BAD)
-            count = f"{len(members)} config" + ("s" if len(members) > 1 else "")
-            views.append(Wrapped(Text.assemble(label, f"  {outcome}{fix} ({count})"), 2))
+            views.append(Wrapped(_outcome_line(first, len(members)), 2))
             views.append(Wrapped(Text("; ".join(values_text(r) for r in members), style="dim"), 6))
     return views
+
+
+def _outcome_line(first: dict, count: int) -> Text:
+    """One outcome of a matrix: ok or FAIL, the status, the accesses that conflict, the fix."""
+    outcome = first["status"] + (f": {first['conflicting']}" if first.get("conflicting") else "")
+    fix = first.get("fix") or ""
+    fix = f"; minimal: {fix}" if fix and (not first["ok"] or first["answer"] != fix) else \
+        f"; answer: {fix}" if fix else ""
+    label = Text("ok" if first["ok"] else "FAIL", style=OK if first["ok"] else BAD)
+    return Text.assemble(label, f"  {outcome}{fix} ({count} config{'s' if count > 1 else ''})")
 
 
 class BatchNarrow:

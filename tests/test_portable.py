@@ -221,3 +221,28 @@ def test_api_solve_arch_list():
     assert j.layout.name == json.loads(cli("--arch", "sm90,gfx942", "--rows", "64", "--cols", "64", "--dtype", "f16",
                                            "--access", "nvidia:ldmatrix.x4", "--access", "amd:ds_read_b128:64x1",
                                            "--json").stdout)["answer"]["name"]
+
+
+def test_no_single_layout_reaches_every_minimum_and_the_reason_is_stated():
+    """f32 rows read by columns (col) and, on NVIDIA only, by ldmatrix.x4: ldmatrix's 16-byte
+    vectors must stay whole, which costs gfx942's col read 1 wavefront that its own answer
+    (Swizzle<4,1,4>, which splits them) does not pay. The joint floors prove the sum for every
+    layout that keeps the vectors whole."""
+    from swizzle_solver.floors import floor_excess
+
+    argv = ["--arch", "sm90,gfx942", "--rows", "16", "--cols", "32", "--dtype", "f32", "--access", "col",
+            "--access", "nvidia:ldmatrix.x4"]
+    run = cli(*argv, "--json")
+    doc = json.loads(run.stdout)
+    assert run.returncode == 1
+    j = doc["joint"]
+    assert not j["at_every_minimum"] and j["proven"] and j["excess_sum"] == j["floor_excess"] == 2
+    assert j["own_minimum_sum"] == 1
+    own = {t["arch"]: t["own_minimum"] for t in doc["targets"]}
+    assert own["gfx942"]["answer"] == "Swizzle<4,1,4>" and own["gfx942"]["excess_wavefronts"] == 0
+    assert [t["at_own_minimum"] for t in doc["targets"]] == [True, False]
+    parts = portable.problems(["sm90", "gfx942"], 16, 32, ["col", "nvidia:ldmatrix.x4"], elem_bytes=4)
+    assert floor_excess(portable.joint_problem(parts)) == 2  # (the floors, computed again here)
+    text = cli(*argv, env={"COLUMNS": "200"}).stdout
+    assert "no layout reaches every target's own minimum" in " ".join(text.split())
+    assert "its own answer Swizzle<4,1,4> leaves 0" in " ".join(text.split())
