@@ -391,10 +391,14 @@ class Checked(Value, eq=False):
         """When the check fails and no layout is conflict-free (``minimal_name`` is None): the
         search's answer, when it leaves fewer excess wavefronts than the layout checked (the --check
         line names it: "none conflict-free" alone hid it); None otherwise, or when the search was
-        cut short."""
+        cut short. A layout checked at the floors (floors.py) has none better: nothing is searched."""
         if self.passed or self.minimal_name is not None:
             return None
+        from .floors import floor_excess
         from .report import reported_excess
+
+        if self.invalid is None and self.measured.excess == floor_excess(self.problem):
+            return None
 
         found = self.minimal
         if found is None or found.status == "timeout":
