@@ -120,8 +120,8 @@ def problems(names: Sequence[str], rows: int, cols: int, specs: Sequence[str], *
         try:
             out.append(make_problem(rows, cols, mine, arch=name, **kwargs))
         except InputError as err:
-            raise InputError(f"--arch {name} cannot run an access of the list ({err}); give that access to the "
-                             f"targets that have it, e.g. nvidia:ldmatrix.x4 or amd:ds_read_b128:64x1") from None
+            raise InputError(f"--arch {name}: {err}; an access that only some targets of the list can run is given to "
+                             f"them with a selector (nvidia:ldmatrix.x4, amd:ds_read_b128:64x1)") from None
     return out
 
 

@@ -179,7 +179,8 @@ def test_selectors():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["--arch", "sm90,gfx942", "--access", "ldmatrix.x4"], "--arch gfx942 cannot run"),
+    (["--arch", "sm90,gfx942", "--access", "ldmatrix.x4"], "--arch gfx942: access 'ldmatrix.x4': --arch gfx942 has no"),
+    (["--arch", "sm90,gfx942", "--access", ":8x8"], "--arch sm90: malformed access spec ':8x8'"),
     (["--arch", "sm90,gfx942", "--access", "rdna:row", "--access", "8x8"], "selects no target"),
     (["--arch", "sm90,nosuch", "--access", "8x8"], "unknown target 'nosuch'"),
     (["--arch", "sm90,,gfx942", "--access", "8x8"], "empty name"),
