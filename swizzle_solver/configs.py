@@ -97,7 +97,10 @@ def read_matrix(table: object, where: str, budget: int = MAX_CONFIGS) -> Matrix:
     if total > budget:
         raise InputError(f"{where}: matrix makes {total:,} configs, more than the {budget:,} a batch file may "
                          f"have ({MAX_CONFIGS:,}): shorten the value lists or split the file")
-    return _configs(tuple(variables), names, include, exclude, where)
+    matrix = _configs(tuple(variables), names, include, exclude, where)
+    if not len(matrix):
+        raise InputError(f"{where}: matrix has no config left: exclude removes every one (drop an exclude entry)")
+    return matrix
 
 
 def _variables(table: dict, where: str) -> list[tuple[str, tuple]]:

@@ -74,6 +74,9 @@ def test_include_and_exclude(tmp_path):
     ('"bad name" = [1]', "is not a name"),
     ("cols = [32]\nexclude = [{rows = 1}]", "'rows', which is not one of its variables"),
     ("cols = [32]\ninclude = [{}]", "include must be a list of tables"),
+    ("cols = [32]\nexclude = [{cols = 32}]", "matrix has no config left"),
+    ("cols = [[1, [2]]]", "must be a non-empty list of values"),
+    ("cols = [32]\ninclude = 3", "include must be a list of tables"),
     ("cols = [32]\ndtype2 = [1]\ninclude = [{cols = 16}]", "gives no value for 'dtype2'"),
     ("a = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nb = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nc = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
      "d = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\ne = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nf = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]",
