@@ -126,7 +126,7 @@ def test_the_table_groups_configs_by_outcome(tmp_path):
     assert "tile: 8 configs, 0 passed, 8 failed (expected check: conflict-free)" in lines
     groups = [i for i, line in enumerate(lines) if line.startswith("  FAIL")]
     assert [lines[i] for i in groups[:1]] == ["  FAIL  conflicts: 8x8 +3; minimal: Swizzle<2,3,3> (2 configs)"]
-    assert lines[groups[0] + 1].split() == "rows=16 cols=32 dtype=f16; rows=32 cols=32 dtype=f16".split()
+    assert lines[groups[0] + 1].split() == ["rows=16", "cols=32", "dtype=f16;", "rows=32", "cols=32", "dtype=f16"]
     assert len(groups) == 4 and all("(2 configs)" in lines[i] for i in groups)
     # each group's numbers are the --check of one of its configs
     one = json.loads(cli("--rows", "32", "--cols", "32", "--dtype", "f16", "--access", "8x8", "--check",
