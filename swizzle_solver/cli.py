@@ -384,7 +384,12 @@ def _takes_one_target(vectors: str, show: bool, show_access: Optional[str], svg:
 
 
 def _arch_list(arch: str, access: list[str]) -> bool:
-    """Whether --arch names several targets (a list or a group) or an access is given per target."""
+    """Whether --arch names several targets (a list or a group) or an access is given per target
+    (portable.py is imported only when it may: start-up)."""
+    from .hardware import target
+
+    if target(arch) is not None and not any(":" in a for a in access):
+        return False
     from .portable import GROUPS, split_access
 
     return "," in arch or arch.strip().lower() in GROUPS or any(split_access(a)[0] is not None for a in access)
