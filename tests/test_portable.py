@@ -51,6 +51,40 @@ def test_flashinfer_k128b_matrix_equals_the_brute_force_on_sm90_and_gfx942():
     assert [c["worst"] for c in json.loads(fixed.stdout)["matrix"]["rows"][0]["cells"]] == [1, 1]
 
 
+def _instruction_costs(arch: str, op: str, lanes: list[tuple[int, int]]) -> int:
+    """One instruction: the sum over the target's phases of ``op`` (hardware.py's table) of each
+    phase's most distinct dwords in one bank, counted here."""
+    rule = TARGETS[arch].rule(op)
+    return sum(_phase_cost([lanes[lane] for lane in phase], rule.banks) for phase in rule.phases)
+
+
+def test_flashinfer_k128b_as_the_instructions_read_it():
+    """The lanes of amd_lds.md V11: lane l on row l % 16, uint2 unit l / 16 (+ the placement's), one
+    64-lane ds_read_b64 on gfx942, one 32-lane ld.shared.v2 (lds64) on sm90. The research's
+    recomputation: 2-way per 16-lane phase, 4 extra cycles per ds_read_b64 (SQ_LDS_BANK_CONFLICT 4)."""
+    run = cli("--arch", "sm90,gfx942", "--rows", "16", "--cols", "128", "--dtype", "f16",
+              "--access", "nvidia:lds64:16x2:1x4:down", "--access", "amd:ds_read_b64:16x4:1x4:down",
+              "--check", FLASHINFER.format(m=8), "--json")
+    doc = json.loads(run.stdout)
+    cells = {r["access"]: r["cells"] for r in doc["matrix"]["rows"]}
+
+    def brute(arch: str, op: str, units: int) -> tuple[int, int]:
+        costs = [_instruction_costs(arch, op, [(8 * ((l % 16) * 32 + ((j0 + l // 16) ^ (l % 16 % 8))), 8)
+                                               for l in range(16 * units)]) for j0 in range(0, 32, units)]
+        return max(costs), sum(costs)
+
+    sm, amd = cells["lds64:16x2:1x4:down"][0], cells["ds_read_b64:16x4:1x4:down"][1]
+    assert (sm["worst"], sm["total"]) == brute("sm90", "lds64", 2) and sm["excess"] == 2
+    assert (amd["worst"], amd["total"]) == brute("gfx942", "ds_read_b64", 4) and amd["excess"] == 4
+    counter = doc["targets"][1]["per_access"][0]
+    assert counter["worst_wavefronts"] - counter["lower_bound"] == 4  # the research's 4 extra per instruction
+    joint = json.loads(cli("--arch", "sm90,gfx942", "--rows", "16", "--cols", "128", "--dtype", "f16",
+                           "--access", "nvidia:lds64:16x2:1x4:down", "--access", "amd:ds_read_b64:16x4:1x4:down",
+                           "--json").stdout)
+    assert joint["answer"]["name"] == "Swizzle<4,2,5>" and joint["joint"]["at_every_minimum"]
+    assert [t["excess_wavefronts"] for t in joint["targets"]] == [0, 0]
+
+
 def test_flashinfer_joint_answer_is_at_the_floor_on_both_targets():
     run = cli("--arch", "sm90,gfx942", "--rows", "16", "--cols", "128", "--dtype", "f16", "--access", "16x4", "--json")
     doc = json.loads(run.stdout)
