@@ -54,13 +54,13 @@ def arch_list(text: str) -> list[str]:
     names: list[str] = []
     for word in (w.strip().lower() for w in text.split(",")):
         if not word:
-            raise InputError(f"--arch {text!r}: an empty name in the list; e.g. --arch sm90,gfx942")
+            raise InputError("--arch: an empty name in the list (two commas, or one at an end); e.g. --arch sm90,gfx942")
         if word in GROUPS:
             found = [n for n in TARGETS if n != "nvidia" and _in_group(word, TARGETS[n])]
         else:
             hw = target(word)
             if hw is None:
-                raise InputError(f"--arch {text!r}: unknown target {word!r}; targets: {', '.join(TARGETS)}; groups: "
+                raise InputError(f"--arch: unknown target {word!r}; targets: {', '.join(TARGETS)}; groups: "
                                  f"{', '.join(GROUPS)}")
             found = [ALIASES.get(word, word)]
         names += [n for n in found if n not in names]

@@ -282,3 +282,19 @@ def test_no_single_layout_reaches_every_minimum_and_the_reason_is_stated():
     text = cli(*argv, env={"COLUMNS": "200"}).stdout
     assert "no layout reaches every target's own minimum" in " ".join(text.split())
     assert "its own answer Swizzle<4,1,4> leaves 0" in " ".join(text.split())
+
+
+def test_hostile_arch_lists_are_one_line_and_quick():
+    """issue 39 item 7: --arch lists. A 200 KB list of unknown names, one of 10,000 repeats (one target
+    after dedup: the plain solve), a group whose targets cannot all run an access."""
+    import time
+
+    base = ["--rows", "16", "--cols", "64", "--dtype", "f16", "--access", "8x8"]
+    start = time.monotonic()
+    run = cli("--arch", ",".join(["sm9x"] * 40_000), *base)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "unknown target 'sm9x'" in run.stderr
+    assert time.monotonic() - start < 5
+    same = cli("--arch", ",".join(["h100"] * 10_000), *base, "-q")
+    assert same.returncode == 0 and same.stdout == cli("--arch", "sm90", *base, "-q").stdout
+    lacks = cli("--arch", "all", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4")
+    assert lacks.returncode == 2 and "--arch gfx90a:" in lacks.stderr and lacks.stderr.count("\n") == 1
