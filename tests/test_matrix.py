@@ -8,6 +8,8 @@ import tracemalloc
 from itertools import product
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from swizzle_solver import configs
 from swizzle_solver.cases import case_makers
@@ -216,3 +218,39 @@ def test_sweep_records_and_csv():
     assert lines[2].startswith("64,f16,") and len(lines) == 3
     solved = sweep({"n": [16]}, rows=16, cols="{n}", dtype="f16", access=["8x8"])
     assert solved[0]["answer"] == solved[0]["fix"] and solved[0]["ok"]
+
+
+def _toml(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+_scalar = st.one_of(st.integers(-3, 300), st.sampled_from(["f16", "f32", "8x4", "row", "{n}", "x{n}y", "{zz}", "",
+                                                           "sm90", "gfx942"]), st.booleans())
+_values = st.lists(st.one_of(_scalar, st.lists(_scalar, max_size=3)), max_size=4)
+_keys = st.sampled_from(["n", "dtype", "arch", "include", "exclude", "bad name", "n2"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(matrix=st.dictionaries(_keys, st.one_of(_values, _scalar, st.lists(st.dictionaries(_keys, _scalar, max_size=2),
+                                                                            max_size=2)), max_size=4),
+       cols=st.sampled_from(['"{n}"', "32", '"{dtype}"']), dtype=st.sampled_from(['"{dtype}"', '"f16"', "7"]))
+def test_any_matrix_table_is_a_result_or_one_line(tmp_path_factory, matrix, cols, dtype):
+    """Hostile [case.matrix] tables (issue 39 item 7): exit 0/1 with a document, or exit 2 with one
+    line and nothing on stdout; never a traceback."""
+    path = tmp_path_factory.mktemp("m") / "m.toml"
+    body = "\n".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in matrix.items())
+    path.write_text(f'[[case]]\nname = "t"\nrows = 16\ncols = {cols}\ndtype = {dtype}\naccess = ["8x4"]\n'
+                    f"[case.matrix]\n{body}\n")
+    run = cli("batch", str(path), "--json")
+    if run.returncode == 2:
+        assert run.stdout == "" and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
+    else:
+        assert run.returncode in (0, 1) and json.loads(run.stdout)["cases"]
