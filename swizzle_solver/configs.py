@@ -89,14 +89,15 @@ def read_matrix(table: object, where: str, budget: int = MAX_CONFIGS) -> Matrix:
     variables = _variables(table, where)
     include = _entries(table, "include", where)
     exclude = _entries(table, "exclude", where)
-    names = [n for n, _ in variables] or sorted({k for entry in include for k in entry})
+    names = [n for n, _ in variables] or list(dict.fromkeys(k for entry in include for k in entry))
     if not names:
         raise InputError(f"{where}: matrix has no variables: give lists (head_dim = [64, 128]) or include entries")
     _known_keys(include + exclude, names, where)
     total = (prod(len(v) for _, v in variables) if variables else 0) + len(include)
     if total > budget:
-        raise InputError(f"{where}: matrix makes {total:,} configs, more than the {budget:,} a batch file may "
-                         f"have ({MAX_CONFIGS:,}): shorten the value lists or split the file")
+        left = "" if budget == MAX_CONFIGS else f"{budget:,} left of "
+        raise InputError(f"{where}: matrix makes {total:,} configs, more than the {left}{MAX_CONFIGS:,} a batch file "
+                         f"may have: shorten the value lists or split the file")
     matrix = _configs(tuple(variables), names, include, exclude, where)
     if not len(matrix):
         raise InputError(f"{where}: matrix has no config left: exclude removes every one (drop an exclude entry)")
