@@ -78,9 +78,12 @@ def joint_text(joint: Joint, emit: Sequence[str] = ()) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def check_text(layout: Layout, views: Sequence[OnTarget]) -> str:
+def check_text(layout: Layout, views: Sequence[OnTarget], invalid: str | None = None) -> str:
+    """The --check matrix and its verdict (``invalid``: why the layout is not usable on this tile)."""
     bad = [v.arch for v in views if v.excess or v.measured.excess]
     verdict = f"{layout.name} passed on every target" if not bad else f"{layout.name} failed on {', '.join(bad)}"
+    if invalid is not None:
+        verdict = f"{layout.name} is not usable: {invalid}"
     return f"{layout.name} on {', '.join(v.arch for v in views)}\neach cell: worst/total wavefronts, +excess\n\n" \
         f"{matrix_text(views)}\n{verdict}\n"
 
@@ -117,14 +120,17 @@ def run(parts: list[Problem], check_layout: Layout | None, json_out: bool, quiet
         from .api import check
 
         views = portable.check_targets(parts, check_layout)
-        passed = all(check(check_layout, p).passed for p in parts)
+        checks = [check(check_layout, p) for p in parts]
+        passed = all(c.passed for c in checks)
+        invalid = next((c.invalid for c in checks if c.invalid is not None), None)
         if json_out:
             joint_doc = check(check_layout, portable.joint_problem(parts)).json()
-            print_json(joint_json(joint_doc, views, None, emit), write)
+            print_json(joint_json(joint_doc, views, None, emit if invalid is None else ()), write)
         elif quiet:
-            write(f"{check_layout.name} {'passed' if passed else 'failed'}\n")
+            write(f"{check_layout.name} {'passed' if passed else 'failed' if invalid is None else 'not usable'}\n")
         else:
-            write(check_text(check_layout, views) + "\n".join(code_text(views, check_layout, emit)))
+            codes = code_text(views, check_layout, emit) if invalid is None else []
+            write(check_text(check_layout, views, invalid) + "\n".join(codes))
         return 0 if passed else 1
     joint = portable.solve_joint(parts, Options(table=json_out, exhaustive=exhaustive, keep_pitch=keep_pitch),
                                  budget)

@@ -298,3 +298,14 @@ def test_hostile_arch_lists_are_one_line_and_quick():
     assert same.returncode == 0 and same.stdout == cli("--arch", "sm90", *base, "-q").stdout
     lacks = cli("--arch", "all", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4")
     assert lacks.returncode == 2 and "--arch gfx90a:" in lacks.stderr and lacks.stderr.count("\n") == 1
+
+
+def test_a_layout_not_usable_is_said_so_on_the_matrix():
+    argv = ["--arch", "sm90,gfx942", "--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8",
+            "--check", "expr: r * 8 + c", "--emit", "cuda"]
+    text = cli(*argv)
+    assert text.returncode == 1 and "is not usable: it is not a bijection" in text.stdout
+    assert "passed" not in text.stdout and "--emit cuda" not in text.stdout
+    doc = json.loads(cli(*argv, "--json").stdout)
+    assert doc["status"] == "not-usable" and all("emit" not in t for t in doc["targets"])
+    assert cli(*argv, "-q").stdout == "expr: r * 8 + c not usable\n"
