@@ -113,25 +113,11 @@ def run(parts: list[Problem], check_layout: Layout | None, json_out: bool, quiet
         write, budget=None, exhaustive: bool = False, keep_pitch: bool = False) -> int:
     """The --arch list's run: the --check matrix, or the joint solve. Exit 0: conflict-free on every
     target (the check passed on every target); 1 otherwise."""
+    if check_layout is not None:
+        return run_check(parts, check_layout, json_out, quiet, emit, write)
     from . import portable
     from .solving import Options
 
-    if check_layout is not None:
-        from .api import check
-
-        views = portable.check_targets(parts, check_layout)
-        checks = [check(check_layout, p) for p in parts]
-        passed = all(c.passed for c in checks)
-        invalid = next((c.invalid for c in checks if c.invalid is not None), None)
-        if json_out:
-            joint_doc = check(check_layout, portable.joint_problem(parts)).json()
-            print_json(joint_json(joint_doc, views, None, emit if invalid is None else ()), write)
-        elif quiet:
-            write(f"{check_layout.name} {'passed' if passed else 'failed' if invalid is None else 'not usable'}\n")
-        else:
-            codes = code_text(views, check_layout, emit) if invalid is None else []
-            write(check_text(check_layout, views, invalid) + "\n".join(codes))
-        return 0 if passed else 1
     joint = portable.solve_joint(parts, Options(table=json_out, exhaustive=exhaustive, keep_pitch=keep_pitch),
                                  budget)
     if json_out:
@@ -144,3 +130,23 @@ def run(parts: list[Problem], check_layout: Layout | None, json_out: bool, quiet
     else:
         write(joint_text(joint, emit))
     return 0 if joint.conflict_free else 1
+
+
+def run_check(parts: list[Problem], layout: Layout, json_out: bool, quiet: bool, emit: Sequence[str], write) -> int:
+    """--check with several targets: the matrix; exit 0 only when the layout passes on every target.
+    A layout that is not usable on the tile says so and gets no code."""
+    from . import portable
+    from .api import check
+
+    views = portable.check_targets(parts, layout)
+    checks = [check(layout, p) for p in parts]
+    passed = all(c.passed for c in checks)
+    invalid = next((c.invalid for c in checks if c.invalid is not None), None)
+    emit = emit if invalid is None else ()
+    if json_out:
+        print_json(joint_json(check(layout, portable.joint_problem(parts)).json(), views, None, emit), write)
+    elif quiet:
+        write(f"{layout.name} {'passed' if passed else 'failed' if invalid is None else 'not usable'}\n")
+    else:
+        write(check_text(layout, views, invalid) + "\n".join(code_text(views, layout, emit)))
+    return 0 if passed else 1
