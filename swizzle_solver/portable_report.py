@@ -72,10 +72,21 @@ def joint_text(joint: Joint, emit: Sequence[str] = ()) -> str:
     head = ["target", "joint", "own min", "own answer", ""]
     widths = [max(len(x[i]) for x in [head, *own]) for i in range(len(head))]
     lines += ["\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in [head, *own]), ""]
+    lines += [textwrap.fill(f"proof on each target's own problem ({proof_words(views)}); --json: targets[].proof",
+                            80, break_long_words=False), ""]
     lines += [textwrap.fill(joint.verdict() + ("" if joint.proven else " (a search was not covered whole: not "
                                                "proven)"), 80, break_long_words=False, break_on_hyphens=False), ""]
     lines += code_text(views, joint.layout, emit)
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def proof_words(views: Sequence[OnTarget]) -> str:
+    """Each target's evidence for the layout's counts (report.evidence_json's method): the rank proof
+    of every access, or the exhaustive check."""
+    from .report import evidence_json
+
+    words = {"gf2-rank": "rank proof", "exhaustive": "exhaustive check"}
+    return ", ".join(f"{v.arch}: {words[evidence_json(v.problem, v.measured)['method']]}" for v in views)
 
 
 def check_text(layout: Layout, views: Sequence[OnTarget], invalid: str | None = None) -> str:

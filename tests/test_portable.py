@@ -243,6 +243,9 @@ def test_text_matrix_emit_per_language_and_quiet():
     assert "access" in text.stdout and "sm90" in text.stdout and "own answer" in text.stdout
     assert "--emit cuda for --arch sm90:" in text.stdout and "--emit cuda for --arch gfx942:" in text.stdout
     assert "hip_runtime" in text.stdout.split("--arch gfx942:")[1]
+    methods = [t["proof"]["method"] for t in json.loads(cli(*argv, "--json").stdout)["targets"]]
+    words = {"gf2-rank": "rank proof", "exhaustive": "exhaustive check"}
+    assert f"(sm90: {words[methods[0]]}, gfx942: {words[methods[1]]})" in " ".join(text.stdout.split())
     quiet = cli(*argv, "-q")
     assert quiet.stdout == json.loads(cli(*argv, "--json").stdout)["answer"]["name"] + "\n"
     assert text.stdout.startswith(cli(*argv).stdout.rstrip("\n"))
@@ -309,3 +312,21 @@ def test_a_layout_not_usable_is_said_so_on_the_matrix():
     doc = json.loads(cli(*argv, "--json").stdout)
     assert doc["status"] == "not-usable" and all("emit" not in t for t in doc["targets"])
     assert cli(*argv, "-q").stdout == "expr: r * 8 + c not usable\n"
+
+
+def test_hardware_md_shows_what_the_tool_prints():
+    """docs/hardware.md's --arch examples (section "Several targets at once") are the tool's output."""
+    import re
+    import shlex
+
+    from tests.clirun import ROOT
+
+    text = (ROOT / "docs" / "hardware.md").read_text()
+    section = text[text.index("## Several targets at once"):text.index("## Probes")]
+    blocks = re.findall(r"```console\n\$ (.*?)```", section, re.S)
+    assert len(blocks) == 2
+    for block in blocks:
+        lines = block.split("\n")
+        n = next(i for i, line in enumerate(lines) if not line.endswith("\\"))
+        argv = shlex.split(" ".join(line.rstrip("\\") for line in lines[:n + 1]))[1:]
+        assert cli(*argv).stdout == "\n".join(lines[n + 1:])
