@@ -254,3 +254,19 @@ def test_any_matrix_table_is_a_result_or_one_line(tmp_path_factory, matrix, cols
         assert run.stdout == "" and run.stderr.count("\n") == 1 and "Traceback" not in run.stderr
     else:
         assert run.returncode in (0, 1) and json.loads(run.stdout)["cases"]
+
+
+def test_ci_md_shows_what_the_llama_sweep_prints():
+    """docs/ci.md's grouped table (lines elided with ...) is the real run's, line for line, in a pipe
+    of 80 columns."""
+    import re
+
+    from tests.clirun import ROOT
+
+    text = (ROOT / "docs" / "ci.md").read_text()
+    shown = re.search(r"that have it under it:\n\n```\n(.*?)```", text, re.S).group(1).splitlines()
+    real = cli("batch", str(ROOT / "examples" / "llama-fattn-sweep.toml"), env={"COLUMNS": "80"}).stdout.splitlines()
+    real = [line for line in real if line.strip()]
+    kept = [line for line in shown if line.strip() != "..."]
+    assert all(line in real for line in kept) and kept[0] == real[0] and kept[-1] == real[-1]
+    assert [real.index(line) for line in kept] == sorted(real.index(line) for line in kept)
