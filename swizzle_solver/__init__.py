@@ -8,7 +8,8 @@ The API names are loaded on first use, so `import swizzle_solver` (the CLI's pat
 """
 __version__ = "0.1.0"
 
-_API = {"solve": "api", "check": "api", "problem": "api", "Result": "api", "Checked": "api",
+_API = {"solve": "api", "check": "api", "problem": "api", "Result": "api", "Checked": "api", "sweep": "api",
+        "write_csv": "outcomes",
         "Problem": "model", "InputError": "model",
         "TARGETS": "emit"}
 __all__ = ["__version__", *_API]

@@ -154,6 +154,8 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
     depends on the time)."""
     if problem_ is not None and kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
+    if problem_ is None and not isinstance(kwargs.get("arch", "nvidia"), str):
+        return solve_targets(budget=budget, exhaustive=exhaustive, keep_pitch=keep_pitch, **kwargs)
     targets: tuple[str, ...] = ()
     if for_targets:
         from .emit import parse_targets, refuse_unavailable
@@ -176,6 +178,60 @@ def solve(problem_: Problem | None = None, /, *, budget: Budget | None = None, t
     if table:
         tabled.full()
     return Result(tabled.answered, tabled)
+
+
+def solve_targets(*, arch, budget: Budget | None = None, exhaustive: bool = False, keep_pitch: bool = False,
+                  **kwargs):
+    """solve(..., arch=["sm90", "gfx942"]): the joint answer over several targets (portable.py), a
+    ``portable.Joint``: ``layout``, ``at_every_minimum``, ``verdict()``, and ``targets`` (each
+    target's counts and own minimum). ``arch`` is a list of names and groups (or one comma-separated
+    string); an access may be given per target (``"nvidia:ldmatrix.x4"``)."""
+    from .portable import arch_list, problems, solve_joint
+
+    names = arch_list(",".join(arch) if not isinstance(arch, str) else arch)
+    rows, cols, access = kwargs.pop("rows"), kwargs.pop("cols"), kwargs.pop("access", ())
+    access = [access] if isinstance(access, str) else list(access)
+    dtype, elem_bytes = kwargs.pop("dtype", None), kwargs.pop("elem_bytes", None)
+    parts = problems(names, rows, cols, access, elem_bytes=elem_bytes_of(dtype, elem_bytes),
+                     elem_bits=elem_bits_of(dtype), phases_files=list(kwargs.pop("phases", ())), **kwargs)
+    return solve_joint(parts, Options(table=False, exhaustive=exhaustive, keep_pitch=keep_pitch), budget)
+
+
+def sweep(matrix: dict, check: str | None = None, **case) -> list[dict]:
+    """Every config of a kernel template, solved (or ``check``-ed) one after the other: one record
+    per config, as batch's ``[case.matrix]`` makes them (configs.py): ``matrix`` maps variables to
+    value lists (and ``include``/``exclude``), ``case`` gives solve's keywords, any value holding
+    ``{var}``. A record: ``name``, ``config`` ((variable, value) pairs), ``ok``, ``status``,
+    ``answer``, ``excess``, ``conflicting`` (the accesses that conflict, with their excess), ``fix``
+    (the layout to use: the answer, or for a failed check the minimal one). ``write_csv(records,
+    file)`` writes them as CSV (no pandas)."""
+    from .configs import config_name, read_matrix, substituted
+    from .outcomes import conflicting, failed_check_why
+    from .report import reported_excess
+
+    where = "sweep"
+    grid = read_matrix(matrix, where)
+    records = []
+    for config in grid:
+        words = {k: substituted(v, config, where) for k, v in case.items()}
+        layout = substituted(check, config, where) if check is not None else None
+        base = {"name": config_name(words.pop("name", "sweep"), config, where),
+                "config": tuple(config.items())}
+        if layout is None:
+            result = solve(**words)
+            measured, answer, ok = result.answered.answer, result.name, result.conflict_free
+            record = {"ok": ok, "status": result.status, "answer": answer, "fix": answer}
+        else:
+            checked = _check_layout(layout, **words)
+            measured, answer, ok = checked.measured, checked.layout.name, checked.passed
+            fix = "" if ok else checked.minimal_name or checked.better_name or ""
+            record = {"ok": ok, "status": checked.status, "answer": answer, "fix": fix,
+                      **({} if ok else {"why": failed_check_why(answer, checked.invalid, checked.minimal_name,
+                                                                checked.better_name)})}
+        prob = result.problem if layout is None else checked.problem
+        records.append({**base, **record, "excess": reported_excess(prob, measured),
+                        "conflicting": conflicting(prob, measured)})
+    return records
 
 
 @lru_cache(maxsize=64)
@@ -330,6 +386,27 @@ class Checked(Value, eq=False):
         """The minimal conflict-free layout's name when the check fails and one exists, else None."""
         return self._alternative[0]
 
+    @cached_property
+    def better_name(self) -> str | None:
+        """When the check fails and no layout is conflict-free (``minimal_name`` is None): the
+        search's answer, when it leaves fewer excess wavefronts than the layout checked (the --check
+        line names it: "none conflict-free" alone hid it); None otherwise, or when the search was
+        cut short. A layout checked at the floors (floors.py) has none better: nothing is searched."""
+        if self.passed or self.minimal_name is not None:
+            return None
+        from .floors import floor_excess
+        from .report import reported_excess
+
+        if self.invalid is None and self.measured.excess == floor_excess(self.problem):
+            return None
+
+        found = self.minimal
+        if found is None or found.status == "timeout":
+            return None
+        mine = reported_excess(self.problem, self.measured) if self.invalid is None else None
+        theirs = reported_excess(self.problem, found.answered.answer)
+        return found.name if mine is None or theirs < mine else None
+
     @property
     def minimal_unproven(self) -> str | None:
         """When the check fails and the search for the layout to use instead left a family that could
@@ -368,7 +445,7 @@ class Checked(Value, eq=False):
         from .report import check_json
 
         doc = check_json(self.problem, self.measured, measure_as_given(self.problem, Identity()), self.invalid,
-                         self.minimal_name, terminal, self.hint, self.minimal_unproven)
+                         self.minimal_name, terminal, self.hint, self.minimal_unproven, self.better_name)
         return with_emit(doc, self.problem, self.layout, emit)
 
 
@@ -390,6 +467,9 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: B
         layout = parse_layout(layout, "layout", tile=problem_.tile)
     measured, why = measure_check(problem_, layout)
     return Checked(problem_, measured, why, budget)
+
+
+_check_layout = check  # (sweep's keyword ``check`` hides the function there)
 
 
 def with_emit(doc: dict, prob: Problem, layout: Layout, targets: Iterable[str]) -> dict:

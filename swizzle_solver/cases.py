@@ -6,20 +6,25 @@ a kernel uses (``check``, like --check), which must then be usable and reach ``e
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
+from itertools import accumulate
 from pathlib import Path
+from typing import overload
 
 from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
 from .access.inputfile import load_toml, printable, read_text
+from .configs import MAX_CONFIGS, Matrix, config_name, read_matrix, substituted
 from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
-from .value import Value
+from .value import Value, replace
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
         "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for",
-        "order"}
+        "order", "matrix"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -32,6 +37,8 @@ class Case(Value, eq=False):
     keep_pitch: bool = False  # only layouts of the given row length (--keep-pitch)
     for_targets: tuple[str, ...] = ()  # only layouts these emit targets express (--for)
     warning: str | None = None  # no dtype, and an access that moves another size (access.defaulted_elem_warning)
+    matrix: str | None = None  # a config of a [case.matrix] case: that case's name (configs.py)
+    config: tuple[tuple[str, object], ...] = ()  # and its values: (variable, value), in order
 
     def meets(self, status: str, answer: str, usable: bool = True) -> bool:
         """A search's answer (or, with ``check``, the checked layout and whether it is usable)."""
@@ -54,18 +61,58 @@ def load_cases(path: str, only: str | None = None, allow_outside: bool = False) 
     return [make() for make in _makers(path, only, allow_outside)]
 
 
-def case_makers(path: str, only: str | None = None, allow_outside: bool = False) -> list[Callable[[], Case]]:
+def case_makers(path: str, only: str | None = None, allow_outside: bool = False) -> Makers:
     """load_cases for batch: every case is compiled now (a bad one fails before anything is
     printed) and dropped, and compiled again when its maker is called, so that a batch holds one
     compiled case at a time: a case's access patterns take up to megabytes, and a file may have
-    thousands of cases (its files are then read twice)."""
+    thousands of cases (its files are then read twice). A ``[case.matrix]`` case is its configs,
+    each made from the matrix when asked for (configs.py): none is held."""
     makers = _makers(path, only, allow_outside)
     for make in makers:
         make()
     return makers
 
 
-def _makers(path: str, only: str | None, allow_outside: bool) -> list[Callable[[], Case]]:
+class Makers(Sequence):
+    """The cases of a file in order, each a maker (a function of no arguments that compiles it),
+    made on demand: a plain case is its table, a ``[case.matrix]`` case one entry per config."""
+
+    def __init__(self, entries: list[tuple[dict, str, Matrix | None]], path: str, allow_outside: bool):
+        self.entries, self.path, self.allow_outside = entries, path, allow_outside
+        self.starts = list(accumulate((len(m) if m is not None else 1 for _, _, m in entries), initial=0))
+
+    def __len__(self) -> int:
+        return self.starts[-1]
+
+    @overload
+    def __getitem__(self, i: int) -> Callable[[], Case]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Callable[[], Case]]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        e = bisect_right(self.starts, i) - 1
+        table, name, matrix = self.entries[e]
+        if matrix is None:
+            return partial(_case, table, name, self.path, self.allow_outside)
+        return partial(_config_case, table, name, matrix.config(i - self.starts[e]), self.path, self.allow_outside)
+
+    def names(self) -> Iterator[str]:
+        """Every case's name, in order, without compiling any."""
+        for _table, name, matrix in self.entries:
+            if matrix is None:
+                yield name
+            else:
+                where = f"{printable(self.path)}: case {name!r}"
+                yield from (printable(config_name(name, config, where)) for config in matrix)
+
+
+def _makers(path: str, only: str | None, allow_outside: bool) -> Makers:
     text = read_text(path, "examples file")
     doc = load_toml(text, printable(path))
     tables = doc.get("case")
@@ -79,10 +126,38 @@ def _makers(path: str, only: str | None, allow_outside: bool) -> list[Callable[[
         if name in seen:
             raise InputError(f"{path}: two cases are named {name!r}; give every case its own name")
         seen.add(name)
-    if only is not None:
-        only = select_case(names, only, path)
-    return [partial(_case, table, name, path, allow_outside)
-            for table, name in zip(tables, names) if only is None or name == only]
+    entries, left = [], MAX_CONFIGS
+    for table, name in zip(tables, names):
+        matrix = None
+        if "matrix" in table:
+            matrix = read_matrix(table["matrix"], f"{printable(path)}: case {name!r}", left)
+            left -= len(matrix)
+        entries.append((table, name, matrix))
+    makers = Makers(entries, path, allow_outside)
+    if only is None:
+        return makers
+    all_names = list(makers.names())
+    only = select_case(all_names, only, path)
+    return Makers([_only(makers, all_names.index(only))], path, allow_outside)
+
+
+def _only(makers: Makers, i: int) -> tuple[dict, str, Matrix | None]:
+    """The one entry of ``makers`` that makes its i-th case (a config: a matrix of that config alone)."""
+    e = bisect_right(makers.starts, i) - 1
+    table, name, matrix = makers.entries[e]
+    if matrix is None:
+        return table, name, None
+    values = tuple(matrix.config(i - makers.starts[e]).values())
+    return table, name, Matrix(matrix.variables, array("I"), (values,))
+
+
+def _config_case(t: dict, name: str, config: dict, path: str, allow_outside: bool = False) -> Case:
+    """One config of a ``[case.matrix]`` case: the table with the config's values substituted."""
+    where = f"{printable(path)}: case {name!r}"
+    table = {k: substituted(v, config, where) for k, v in t.items() if k not in ("matrix", "name")}
+    case = _case(table, config_name(name, config, where), path, allow_outside)
+    return replace(case, matrix=printable(name), config=tuple(config.items()))
+
 
 def _folded(text: str) -> str:
     return " ".join(text.lower().split())
@@ -140,7 +215,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     _check_keys(t, where)
     t = _pitch_as_row_length(t, where)
-    access = _access_specs(t, where)
+    access = _selected(_access_specs(t, where), t.get("arch", "nvidia"), where)
     files = {key: _file_list(t, key, where) for key in ("phases", "linear_layout")}
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     _check_paths(files, base, where, allow_outside)
@@ -169,6 +244,26 @@ def _access_specs(t: dict, where: str) -> list[str]:
     if not isinstance(access, list) or not all(isinstance(a, str) for a in access):
         raise InputError(f"{where}: access must be a list of specs, e.g. access = [\"8x4\", \"row\"]")
     return access
+
+
+def _selected(access: list[str], arch: str, where: str) -> list[str]:
+    """The specs the case's one target runs: an access given per target (``nvidia:ldmatrix.x4``,
+    ``amd:ds_read_b128:64x1``; portable.py) is the case's only when its selector selects the target,
+    so that one access list serves a matrix over ``arch``. A list of targets is the CLI's."""
+    if not any(":" in a for a in access):
+        return access
+    from .hardware import ALIASES, target
+    from .portable import accesses_for
+
+    if "," in arch or target(arch) is None:
+        raise InputError(f"{where}: arch = {arch!r}: a batch case has one target (the joint solve over several "
+                         f"is --arch A,B on the command line; a [case.matrix] arch = [...] runs each)")
+    key = arch.strip().lower()
+    mine = accesses_for(ALIASES.get(key, key), access)
+    if not mine:
+        raise InputError(f"{where}: no access of the case is given to arch {arch!r}: give one without a selector "
+                         f"or with one that selects it")
+    return mine
 
 
 def _file_list(t: dict, key: str, where: str) -> list[str]:

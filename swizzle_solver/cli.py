@@ -208,8 +208,9 @@ def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet
             checked = check(layout, problem)
             line = f"{layout.name} passed"
             if not checked.passed:  # name the layout that passes (a solve of the same problem)
-                verdict = "failed" if checked.invalid is None else f"not usable: {checked.invalid}"
-                line = f"{layout.name} {verdict}; minimal: {checked.minimal_name or 'none conflict-free'}"
+                from .outcomes import failed_check_why
+
+                line = failed_check_why(layout.name, checked.invalid, checked.minimal_name, checked.better_name)
                 line += f" (not proven: {checked.minimal_unproven})" if checked.minimal_unproven else ""
                 line += f"; {checked.hint}" if checked.hint else ""
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
@@ -274,7 +275,8 @@ def main_command(
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
     arch: str = typer.Option("nvidia", "--arch", help="Target: nvidia (generic), sm80, sm89, sm90, sm100, sm120, "
                              "gfx90a, gfx942, gfx950, gfx1250, rdna3, rdna4 (aliases: ampere, h100, blackwell, "
-                             "rtx50, cdna3, mi300x, mi355x, gfx1100, ...)."),
+                             "rtx50, cdna3, mi300x, mi355x, gfx1100, ...); or a list, sm90,gfx942, and groups "
+                             "all, nvidia-all, amd, cdna, rdna: one layout for all (docs/hardware.md)."),
     access: List[str] = typer.Option([], "--access", help="MxN, MxN:s, row, col, with optional vB; or warp-level: "
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8, "
                                      "mma-a:m16n8k8 / mma-b:m16n8k16 (operand fragments read by ld.shared; "
@@ -327,6 +329,11 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    arch, access = _one_target(arch, access, rows, cols, check_layout, json_out, quiet, list(emit), timeout,
+                               exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
+                               banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
+                               layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order,
+                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets))
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), order=order)
@@ -348,6 +355,66 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout: Optional[str], json_out: bool,
+                quiet: bool, emit: list[str], timeout: float | None, exhaustive: bool, keep_pitch: bool, alone: bool,
+                **problem_options) -> tuple[str, list[str]]:
+    """The one target and its accesses; --arch A,B,... (a list or a group) runs the joint solve or
+    the --check matrix here and exits (``alone``: an option that takes one target was given)."""
+    if not _arch_list(arch, access):
+        return arch, access
+    from .portable import accesses_for, arch_list
+
+    names = arch_list(arch)
+    if len(names) == 1:  # accesses given per target, one target: the plain solve of its own
+        return names[0], accesses_for(names[0], access)
+    if alone:
+        raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
+                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --show-phases and "
+                         "--for take one target: run them per --arch")
+    raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, emit, timeout,
+                                   exhaustive, keep_pitch, **problem_options))
+
+
+def _takes_one_target(vectors: str, show: bool, show_access: Optional[str], svg: Optional[str], show_phases: bool,
+                      for_targets: list[str]) -> bool:
+    """Whether an option that takes one target was given (--vectors auto, --show, --svg, ...)."""
+    return vectors != "given" or show or show_access is not None or svg is not None or show_phases or bool(for_targets)
+
+
+def _arch_list(arch: str, access: list[str]) -> bool:
+    """Whether --arch names several targets (a list or a group) or an access is given per target
+    (portable.py is imported only when it may: start-up)."""
+    from .hardware import target
+
+    if target(arch) is not None and not any(":" in a for a in access):
+        return False
+    from .portable import GROUPS, split_access
+
+    return "," in arch or arch.strip().lower() in GROUPS or any(split_access(a)[0] is not None for a in access)
+
+
+def run_arch_list(names: list[str], rows: int, cols: int, access: list[str], check_layout: Optional[str],
+                  json_out: bool, quiet: bool, emit: list[str], timeout: float | None, exhaustive: bool,
+                  keep_pitch: bool, **problem_options) -> int:
+    """--arch A,B,...: the --check matrix or the joint solve over each target's own problem."""
+    from .budget import Budget
+    from .portable import problems
+    from .portable_report import run
+
+    parts = problems(names, rows, cols, access, **problem_options)
+    layout = None
+    if check_layout is not None:
+        from .names import parse_layout
+
+        layout = parse_layout(check_layout, tile=parts[0].tile)
+    targets: tuple = ()
+    if emit:
+        from .emit import parse_targets
+
+        targets = tuple(parse_targets(emit))
+    return run(parts, layout, json_out, quiet, targets, _write, Budget(timeout), exhaustive, keep_pitch)
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]
@@ -579,6 +646,8 @@ def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive:
 def _entry(c, row: dict, make_doc: Callable[[], dict]) -> dict:
     """The case's entry in batch --json."""
     entry = {"name": c.name, "ok": row["ok"], "result": make_doc()}
+    if c.matrix is not None:  # a config of a [case.matrix] case: which, and its values
+        entry.update(matrix=c.matrix, config=dict(c.config))
     if row.get("hint"):
         entry["hint"] = row["hint"]
     return entry
@@ -643,17 +712,35 @@ def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[
         checked = check(c.check, c.problem, budget=budget)  # (the budget bounds the minimal's search only)
         status = checked.status
         ok = c.meets(checked.measured.status, checked.layout.name, usable=checked.invalid is None)
-        answer, make_doc = checked.layout.name, checked.json
+        answer, make_doc, measured = checked.layout.name, checked.json, checked.measured
     else:
         from .api import solve
 
         result = solve(c.problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=c.keep_pitch,
                        for_targets=c.for_targets)
         answer, status = result.name, result.status
-        ok, make_doc = status != "timeout" and c.meets(status, answer), result.json
-    row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok}
+        ok, make_doc, measured = status != "timeout" and c.meets(status, answer), result.json, result.answered.answer
+    row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok,
+           **_outcome(c, checked if c.check is not None else None, ok, answer, measured)}
     hint = None if ok or c.check is not None or status == "timeout" else _expect_hint(c, answer)
     return (row if hint is None else {**row, "hint": hint}), make_doc
+
+
+def _outcome(c, checked, ok: bool, answer: str, measured) -> dict:
+    """The row's ``why`` (a failed check: the layout to use instead, as the --check line says it),
+    and for a config of a [case.matrix] case its outcome (outcomes.py): the accesses that conflict,
+    the excess, the fix, and the config's values."""
+    from .outcomes import conflicting, excess_of, failed_check_why
+
+    out: dict = {}
+    fix = answer if checked is None else ""
+    if checked is not None and not ok and not checked.passed:
+        fix = checked.minimal_name or checked.better_name or ""
+        out["why"] = failed_check_why(answer, checked.invalid, checked.minimal_name, checked.better_name)
+    if c.matrix is not None:
+        out.update(matrix=c.matrix, config=c.config, excess=excess_of(c.problem, measured),
+                   conflicting=conflicting(c.problem, measured), fix=fix)
+    return out
 
 
 def _expect_hint(c, answer: str) -> str | None:

@@ -534,6 +534,8 @@ def _check_verdict(doc: dict) -> Text:
                "for its proof)" if chk.get("minimal") else
                "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
                "\nminimal: none (no layout of the searched families is conflict-free)")
+    if chk.get("better"):
+        minimal += f"; the search's best, {chk['better']}, leaves fewer excess wavefronts"
     if chk.get("minimal_unproven"):
         minimal += f", NOT proven minimal ({chk['minimal_unproven']})"
     if chk.get("hint"):
@@ -632,15 +634,50 @@ def print_batch(rows: list[dict], console: Console | None = None) -> None:
     """One line per case; the case's name (free text, often long) comes last, so on a narrow terminal
     only it runs over."""
     console = console or Console()
+    plain = [r for r in rows if "matrix" not in r]
     cells = [[Text("ok" if r["ok"] else "FAIL", style=OK if r["ok"] else BAD), r["answer"], r["status"],
-              r["expected"], r["name"]] for r in rows]
+              r["expected"], r["name"]] for r in plain]
     failed = sum(not r["ok"] for r in rows)
-    hints = [Wrapped(Text(f"{r['name']}: {r['hint']}", style=BAD)) for r in rows if r.get("hint")]
+    hints = [Wrapped(Text(f"{r['name']}: {r[key]}", style=BAD)) for r in plain for key in ("why", "hint") if r.get(key)]
     header = ["ok", "answer", "status", "expected", "case"]
-    batch: Table | BatchNarrow = table("Batch", header, cells)
-    if columns([header, *cells])[0].cell_len + 2 > console.width:
-        batch = BatchNarrow(cells)
-    console.print(Group(batch, *hints, Text(f"{len(rows) - failed} passed, {failed} failed")), crop=False)
+    parts: list = []
+    if plain:
+        batch: Table | BatchNarrow = table("Batch", header, cells)
+        if columns([header, *cells])[0].cell_len + 2 > console.width:
+            batch = BatchNarrow(cells)
+        parts += [batch, *hints]
+    parts += matrix_views(rows)
+    console.print(Group(*parts, Text(f"{len(rows) - failed} passed, {failed} failed")), crop=False)
+
+
+def matrix_views(rows: list[dict]) -> list:
+    """Each [case.matrix] case's configs grouped by outcome (outcomes.grouped): the outcome (ok,
+    status, the accesses that conflict and their excess, the fix), then the configs that have it."""
+    from .outcomes import grouped, values_text
+
+    by_case: dict[str, list[dict]] = {}
+    for r in rows:
+        if "matrix" in r:
+            by_case.setdefault(r["matrix"], []).append(r)
+    views: list = []
+    for name, configs in by_case.items():
+        passed = sum(r["ok"] for r in configs)
+        views += [Text(), Wrapped(Text(f"{name}: {len(configs)} configs, {passed} passed, {len(configs) - passed} "
+                                       f"failed (expected {configs[0]['expected']})", style="bold"))]
+        for first, members in grouped(configs):
+            views.append(Wrapped(_outcome_line(first, len(members)), 2))
+            views.append(Wrapped(Text("; ".join(values_text(r) for r in members), style="dim"), 6))
+    return views
+
+
+def _outcome_line(first: dict, count: int) -> Text:
+    """One outcome of a matrix: ok or FAIL, the status, the accesses that conflict, the fix."""
+    outcome = first["status"] + (f": {first['conflicting']}" if first.get("conflicting") else "")
+    fix = first.get("fix") or ""
+    fix = f"; minimal: {fix}" if fix and (not first["ok"] or first["answer"] != fix) else \
+        f"; answer: {fix}" if fix else ""
+    label = Text("ok" if first["ok"] else "FAIL", style=OK if first["ok"] else BAD)
+    return Text.assemble(label, f"  {outcome}{fix} ({count} config{'s' if count > 1 else ''})")
 
 
 class BatchNarrow:

@@ -411,10 +411,12 @@ def check_status(ranked: Candidate, why: str | None) -> str:
 
 def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: str | None,
                minimal: str | None = None, terminal: bool = False, hint: str | None = None,
-               minimal_unproven: str | None = None) -> dict:
+               minimal_unproven: str | None = None, better: str | None = None) -> dict:
     """``minimal``: when the check fails, the minimal conflict-free layout the search finds (or None);
     ``minimal_unproven``: why that (or that none is conflict-free) is not proven (the document has
     ``check.minimal_unproven`` only then, so that the documents of proven answers keep their shape);
+    ``better``: when no layout is conflict-free, the search's answer that leaves fewer excess
+    wavefronts than the layout checked (``check.better``, only then);
     ``terminal``: as in solution_json; ``hint``: what else the failure means (api.Checked.hint). A
     layout that is not usable gets no code: its answer claims no
     target (``tma_mode`` null, ``expressible_in`` empty) and --emit adds none (api.with_emit)."""
@@ -428,7 +430,8 @@ def check_json(problem: Problem, ranked: Candidate, baseline: Candidate, why: st
         "warnings": problem_warnings(problem),
         "status": check_status(ranked, why),
         "check": {"layout": ranked.layout.name, "passed": passed, "invalid": why, "minimal": minimal,
-                  "hint": hint, **({"minimal_unproven": minimal_unproven} if minimal_unproven else {})},
+                  "hint": hint, **({"minimal_unproven": minimal_unproven} if minimal_unproven else {}),
+                  **({"better": better} if better else {})},
         "answer": answer,
         "alternatives": [],
         "proof": evidence_json(problem, ranked),

@@ -84,19 +84,29 @@ def test_the_check_says_when_none_conflict_free_is_not_proven(random_lanes, monk
 
 def test_a_floor_proof_ends_the_search(monkeypatch):
     """4x2, 8x2v4 and col on 32 x 32 f32: the floors leave an excess no layout keeping the vectors
-    whole avoids, so no layout is conflict-free, and the check searches nothing to say so."""
+    whole avoids, so no layout is conflict-free, and the check searches nothing to say so; the
+    search runs only to name a better layout (issue 34 item 4), which a layout at the floors has not."""
     from swizzle_solver.floors import floor_excess
+
+    kwargs = {"rows": 32, "cols": 32, "dtype": "f32", "access": ["4x2", "8x2v4", "col"]}
+    floor = floor_excess(api.problem(**kwargs))
+    best = api.solve(**kwargs)
+    assert floor > 0 and best.answered.answer.excess == floor
 
     def no_solve(*args, **kwargs):
         raise AssertionError("the check searched")
 
-    kwargs = {"rows": 32, "cols": 32, "dtype": "f32", "access": ["4x2", "8x2v4", "col"]}
-    assert floor_excess(api.problem(**kwargs)) > 0
     monkeypatch.setattr(api, "solve", no_solve)
-    found = api.check("none", **kwargs)
+    found = api.check(best.layout, **kwargs)  # at the floors: nothing better, nothing searched
     assert not found.passed and found.minimal_name is None and found.minimal_unproven is None
+    assert found.better_name is None
     doc = found.json()
-    assert doc["check"]["minimal"] is None and doc["proof"]["optimal_over_all_layouts"] is False
+    assert doc["check"]["minimal"] is None and "better" not in doc["check"]
+    assert doc["proof"]["optimal_over_all_layouts"] is True
+    monkeypatch.undo()
+    plain = api.check("none", **kwargs)  # above the floors: the search names the better layout
+    assert plain.minimal_name is None and plain.better_name == best.name
+    assert plain.json()["proof"]["optimal_over_all_layouts"] is False
 
 
 def test_a_failing_check_names_the_solve_answer():

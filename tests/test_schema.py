@@ -280,3 +280,23 @@ def test_the_validator_rejects_what_the_schema_forbids():
     broken = json.loads(json.dumps(doc))
     del broken["search"]
     assert errors(broken, schema, schema)
+
+
+def test_arch_list_documents_validate():
+    """--arch with several targets (issue 37): the joint solve's and the --check matrix's documents,
+    --emit included, against the solution schema (targets, matrix, joint)."""
+    argv = ["--arch", "sm90,gfx942", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access",
+            "nvidia:ldmatrix.x4", "--access", "amd:ds_read_b128:64x1", "--json"]
+    code, doc = cli_json(*argv, "--emit", "cuda")
+    assert code == 0 and doc["joint"]["at_every_minimum"] and "emit" in doc["targets"][1]
+    validate(doc)
+    code, doc = cli_json(*argv, "--check", "none")
+    assert code == 1 and "joint" not in doc and doc["matrix"]["rows"][1]["cells"][0] is None
+    validate(doc)
+
+
+def test_a_matrix_batch_validates():
+    code, doc = cli_json("batch", str(ROOT / "examples" / "llama-fattn-sweep.toml"))
+    assert code == 1 and len(doc["cases"]) == 32
+    assert doc["cases"][0]["config"] == {"head_dim": 64, "dtype": "f16", "arch": "sm80"}
+    validate(doc, "batch.schema.json")
