@@ -31,6 +31,25 @@ def printable(text: str) -> str:
                    for c in text)
 
 
+def printable_only(text: str, what: str) -> str:
+    """``text`` when every character in it is printable (the ASCII space included); else bad input
+    naming the first other one. A layout's text in the kernel's notation is its name, printed as
+    given in -q, the report's tables, --svg, --json and CI output: a line break, a control or
+    format character (``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1f``, NUL, ESC, U+2028, a bidi
+    override) would split a line that scripts read as one, forge a CI workflow command or make the
+    SVG ill-formed, so it is refused where the text comes in, never escaped on the way out."""
+    if text.isprintable():
+        return text
+    at = next(i for i, c in enumerate(text) if not c.isprintable())
+    import unicodedata
+
+    char = text[at]
+    kind = unicodedata.name(char, "") or ("a line break" if char in "\n\r\v\f\x1c\x1d\x1e\x85" else
+                                         "a tab" if char == "\t" else "a control character")
+    raise InputError(f"{what} holds {printable(char)} ({kind.lower()}) at character {at + 1}: write it on "
+                     f"one line, in printable characters (spaces, not tabs or line breaks)")
+
+
 def read_text(path: str, what: str) -> str:
     """The text of the regular file ``path``; ``what`` names it in messages (e.g. "phases file")."""
     return decode(read_bytes(path, what), f"{what} {printable(path)}")
