@@ -198,13 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     if cases is not None:
         printed, summary_text = _cases(file, shown, lines, cases, commands)
     else:
-        message = next((m for m in run.stderr.splitlines() if m.startswith("swizzle-solve: error")), None)
-        if message is None:  # no line of batch's own: it died (a traceback's last line says how)
-            last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
-            message = f"swizzle-solve: error: batch stopped without its document ({last})"
-            commands.append(annotation("error", shown, None, "swizzle-solve error", message))
-            code = code if code not in (0, 1) else 2
-        printed, summary_text = [], f"### swizzle-solve batch {_cell(shown)}: bad input\n\n{_cell(message)}\n\n"
+        printed, summary_text, code = [], *_bad_input(run, shown, commands)
     problem = write_summary(os.environ.get("GITHUB_STEP_SUMMARY"), summary_text)
     if problem is not None:
         sys.stderr.write(f"swizzle-solve: error: {plain(problem)}\n")
@@ -216,6 +210,19 @@ def main(argv: list[str] | None = None) -> int:
     for command in commands:
         print(command)
     return code
+
+
+def _bad_input(run: subprocess.CompletedProcess, shown: str, commands: list[str]) -> tuple[str, int]:
+    """The summary of a batch that printed no document, and the exit status: batch's own (2: bad
+    input, already annotated), or 2 with an annotation saying so when it died without a line."""
+    message = next((m for m in run.stderr.splitlines() if m.startswith("swizzle-solve: error")), None)
+    code = run.returncode
+    if message is None:  # no line of batch's own: it died (a traceback's last line says how)
+        last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
+        message = f"swizzle-solve: error: batch stopped without its document ({last})"
+        commands.append(annotation("error", shown, None, "swizzle-solve error", message))
+        code = code if code not in (0, 1) else 2
+    return f"### swizzle-solve batch {_cell(shown)}: bad input\n\n{_cell(message)}\n\n", code
 
 
 def write_summary(target: str | None, text: str) -> str | None:
