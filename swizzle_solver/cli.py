@@ -692,7 +692,9 @@ def _write(text: str) -> None:
 def _warn(message: str | None) -> None:
     """One line on stderr that does not stop the run (stdout, which scripts parse, is unchanged)."""
     if message is not None and sys.stderr is not None:
-        sys.stderr.write(f"swizzle-solve: warning: {message}\n")
+        from .access.inputfile import printable  # one line, as every message (docs/cli.md)
+
+        sys.stderr.write(f"swizzle-solve: warning: {printable(message)}\n")
 
 
 def _fail(message: str) -> int:

@@ -179,8 +179,26 @@ FILES = ["README.md", "build.sh", "prediction.json", "probe.cu", "run.sh"]
 def test_a_folder_1000_levels_deep_is_written(tmp_path):
     """Path.mkdir(parents=True) recursed once per level: RecursionError at 1,000."""
     out = tmp_path.joinpath(*["e"] * 1000)
-    code, stdout, stderr = probe(out)
-    assert code == 0 and stderr == "" and sorted(os.listdir(out)) == FILES
+    try:
+        code, stdout, stderr = probe(out)
+        assert code == 0 and stderr == "" and sorted(os.listdir(out)) == FILES
+    finally:  # shutil.rmtree (pytest's clean-up of old temporary folders) recurses once per level too
+        remove_deep(tmp_path / "e")
+
+
+def remove_deep(top: Path) -> None:
+    """Remove the folder ``top`` however deep, one level at a time."""
+    levels, stack = [], [top] if top.exists() else []
+    while stack:  # (os.walk and shutil.rmtree recurse in Python 3.11)
+        here = stack.pop()
+        levels.append(here)
+        for entry in os.scandir(here):
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            else:
+                os.unlink(entry.path)
+    for folder in reversed(levels):
+        folder.rmdir()
 
 
 def test_a_full_disk_leaves_nothing_and_names_the_disk(tmp_path, monkeypatch):
