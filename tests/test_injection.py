@@ -236,3 +236,14 @@ def test_a_summary_it_cannot_write_is_one_line(capsys, monkeypatch, tmp_path, wh
     (line,) = err.splitlines()
     assert line.startswith("swizzle-solve: error: cannot append the job summary to GITHUB_STEP_SUMMARY=")
     assert line.endswith("set it to a writable file, or unset it")
+
+
+def test_batch_table_and_list_show_a_case_name_escaped(tmp_path):
+    """The pre-commit hook, GitLab, make and CMake show batch's table: a name with CR, ESC (a
+    GitLab section starts with ESC [0K) and U+2028 stays on its row, escaped."""
+    (tmp_path / "c.toml").write_text('[[case]]\nname = "a\\rb\\u001b[0Ksection_start:1:x\\u2028d"\nrows = 16\n'
+                                     'cols = 16\ndtype = "f16"\naccess = ["8x8"]\n')
+    for args in (["batch", "c.toml"], ["batch", "c.toml", "--list"]):
+        result = run(args, cwd=tmp_path)
+        assert result.returncode == 0 and all(line.isprintable() for line in result.stdout.splitlines())
+        assert "a\\rb\\x1b[0Ksection_start:1:x\\u2028d" in result.stdout
