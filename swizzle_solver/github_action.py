@@ -230,8 +230,9 @@ def write_summary(target: str | None, text: str) -> str | None:
     wrong, as a message naming the problem and the fix, or None."""
     if not target:
         return None
-    try:
-        with open(target, "a", encoding="utf-8") as f:
+    try:  # (non-blocking: a FIFO without a reader is refused rather than waited on)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o666)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
             f.write(text)
     except (OSError, ValueError) as err:  # ValueError: a NUL in the name
         reason = getattr(err, "strerror", None) or str(err)

@@ -14,6 +14,7 @@ anything but the text it is (issue 39 item 1; docs/cli.md "Text from the input")
 Files: tests/data/hostile/action/ and text/ (README there).
 """
 import json
+import os
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -206,26 +207,28 @@ def test_a_batch_that_died_without_its_document_is_one_annotation(capsys, monkey
     assert "batch stopped without its document" in out and "bad input" in summary
 
 
-@pytest.mark.parametrize("where", ["a directory", "a missing folder", "/dev/full", "read-only"])
+@pytest.mark.parametrize("where", ["a directory", "a missing folder", "/dev/full", "read-only", "a FIFO"])
 def test_a_summary_it_cannot_write_is_one_line(capsys, monkeypatch, tmp_path, where):
     """B8: GITHUB_STEP_SUMMARY a directory, in a missing folder, full or on a read-only file system
     was a traceback after the per-case lines (exit 1 when every case passed). Now: exit 2, one line
     naming the variable, the reason and the fix, nothing on stdout."""
     (tmp_path / "c.toml").write_text((HOSTILE / "action" / "error-entry.toml").read_text())
     target = {"a directory": tmp_path / "d", "a missing folder": tmp_path / "no" / "s.md", "/dev/full": Path("/dev/full"),
-              "read-only": tmp_path / "ro.md"}[where]
+              "read-only": tmp_path / "ro.md", "a FIFO": tmp_path / "fifo"}[where]
+    if where == "a FIFO":  # without a reader: refused, not waited on
+        os.mkfifo(target)
     if where == "a directory":
         target.mkdir()
     if where == "/dev/full" and not target.exists():
         pytest.skip("no /dev/full here")
     if where == "read-only":
-        real_open = open
+        real_open = os.open
 
-        def read_only(path, mode="r", *a, **k):
-            if str(path) == str(target) and "a" in mode:
+        def read_only(path, flags, *a, **k):
+            if str(path) == str(target) and flags & os.O_WRONLY:
                 raise OSError(30, "Read-only file system", str(path))
-            return real_open(path, mode, *a, **k)
-        monkeypatch.setattr("builtins.open", read_only)
+            return real_open(path, flags, *a, **k)
+        monkeypatch.setattr(os, "open", read_only)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(github_action, "run_batch", lambda f, o: subprocess.CompletedProcess(
         [], 1, stdout=(HOSTILE / "action" / "error-entry.json").read_text(), stderr=""))
