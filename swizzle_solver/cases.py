@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
-from .access.inputfile import load_toml, printable, read_text
+from .access.inputfile import inert, load_toml, printable, read_text
 from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
@@ -83,6 +83,12 @@ def _makers(path: str, only: str | None, allow_outside: bool) -> list[Callable[[
         only = select_case(names, only, path)
     return [partial(_case, table, name, path, allow_outside)
             for table, name in zip(tables, names) if only is None or name == only]
+
+def shown_name(name: str) -> str:
+    """A case's name as batch prints it (table, --list, JSON, messages): one printable line holding
+    nothing a CI runner would run (``printable``, ``inert``)."""
+    return inert(printable(name))
+
 
 def _folded(text: str) -> str:
     return " ".join(text.lower().split())
@@ -158,7 +164,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None
     given = "dtype" in t or "elem_bytes" in t
     warning = None if given else defaulted_elem_warning(access, 'dtype = "{}"')
-    return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
+    return Case(shown_name(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
 
 
 def _access_specs(t: dict, where: str) -> list[str]:

@@ -32,7 +32,8 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .access.inputfile import printable
+from .access.inputfile import inert, printable
+from .cases import shown_name
 from .model import InputError
 
 # A [[case]] header line: the line a case's annotation points at.
@@ -78,11 +79,7 @@ def plain(text: str) -> str:
     it starts with ``::`` after blanks, or holds ``##[`` anywhere (actions/runner ActionCommand
     TryParseV2 and TryParse); those become ``\\x3a:`` and ``##\\x5b``, Python's escapes of ':' and
     '[', as printable writes control characters."""
-    text = printable(text).replace("##[", "##\\x5b")
-    blanks = len(text) - len(text.lstrip(" "))
-    if text.startswith("::", blanks):
-        text = f"{text[:blanks]}\\x3a{text[blanks + 1:]}"
-    return text
+    return inert(printable(text))
 
 
 def annotation(level: str, file: str, line: int | None, title: str, message: str) -> str:
@@ -136,9 +133,9 @@ def summary(file: str, rows: list[dict], lines: dict[str, int]) -> str:
 
 def _line_named(message: str, lines: dict[str, int]) -> int | None:
     """The line of the case a message names (batch quotes it: case 'NAME', the name as the file
-    has it while the file is read, as batch prints it once the cases run)."""
+    has it while the file is read, as batch prints it once the cases run: cases.shown_name)."""
     for name, line in lines.items():
-        if f"case {name!r}" in message or f"case {printable(name)!r}" in message:
+        if inert(f"case {name!r}") in message or f"case {shown_name(name)!r}" in message:
             return line
     return None
 
@@ -244,12 +241,12 @@ def write_summary(target: str | None, text: str) -> str | None:
 def _cases(file: str, shown: str, lines: dict[str, int], cases: list[dict],
            commands: list[str]) -> tuple[list[str], str]:
     """Each case's verdict line and the count (to print), an error annotation per failed case added
-    to ``commands``, and the job summary's text. batch names the cases as ``printable`` shows them."""
+    to ``commands``, and the job summary's text. batch names the cases as cases.shown_name does."""
     try:
         expected = _expectations(file)
     except (InputError, OSError, ValueError):  # the file changed since batch read it: the verdicts stand
         expected = {}
-    at = {printable(name): line for name, line in lines.items()}
+    at = {shown_name(name): line for name, line in lines.items()}
     rows = [verdict(e, expected.get(e["name"], "-")) for e in cases]
     printed = []
     for r in rows:

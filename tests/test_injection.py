@@ -195,7 +195,7 @@ def test_an_entry_with_error_is_annotated(capsys, monkeypatch, tmp_path):
     assert own_annotations(out, "c.toml") == [("error", "11")]
     assert "FAIL  crashed ##\\x5bstop-commands]t (line 11): case 'crashed" in out
     assert "stopped with an internal error (Died" in out and "1 passed, 1 failed" in out
-    assert "| **FAIL** | crashed ##\\[stop-commands\\]t | 11 | - | error |" in summary
+    assert "| **FAIL** | crashed ##\\\\x5bstop-commands\\]t | 11 | - | error |" in summary
 
 
 @pytest.mark.parametrize("doc", ["cut-document.json", None])
@@ -250,3 +250,28 @@ def test_batch_table_and_list_show_a_case_name_escaped(tmp_path):
         result = run(args, cwd=tmp_path)
         assert result.returncode == 0 and all(line.isprintable() for line in result.stdout.splitlines())
         assert "a\\rb\\x1b[0Ksection_start:1:x\\u2028d" in result.stdout
+
+
+@pytest.mark.parametrize("text", ["table:a ::error::b.csv", "table:x##[stop-commands]y.csv", "table: ::warning::z.csv",
+                                  "cute: composition(cute :: Swizzle<1,3,3>{}, Layout<Shape<_16,_16>,Stride<_16,_1>>{})"])
+def test_a_notation_a_runner_would_read_as_a_command_is_bad_input(text):
+    """A report wraps a long name at a blank, so ' ::' could start a line of the log; '##[' is a
+    command anywhere in it. Both are refused in a notation's text; cute::X (no blank) is fine."""
+    line = assert_input_error(run([*TILE, "--check", text]), "--check holds", "CI runner")
+    assert runner_commands(line) == [] and github_action.plain(line) == line
+
+
+def test_names_and_messages_are_inert(tmp_path):
+    """A case name cannot be refused: batch shows it with '##[' and a '::' after a blank escaped,
+    in the table, --list, JSON and messages; an error line quoting a hostile --check is inert."""
+    (tmp_path / "c.toml").write_text('[[case]]\nname = "a ::error::x ##[add-mask]y"\nrows = 16\ncols = 16\n'
+                                     'dtype = "f16"\naccess = ["8x8"]\n')
+    shown = "a \\x3a:error::x ##\\x5badd-mask]y"
+    for args in (["batch", "c.toml"], ["batch", "c.toml", "--list"], ["batch", "c.toml", "--json"]):
+        result = run(args, cwd=tmp_path)
+        assert result.returncode == 0 and runner_commands(result.stdout) == []
+        assert shown in (json.loads(result.stdout)["cases"][0]["name"] if "--json" in args else result.stdout)
+    line = assert_input_error(run([*TILE, "--check", "##[stop-commands]x"]), "is not a layout name")
+    assert runner_commands(line) == [] and "##\\x5bstop-commands]x" in line
+    assert run([*TILE, "--check", "cute: composition(cute::Swizzle<1,3,3>{}, cute::Layout<cute::Shape<_16,_16>,"
+                                  "cute::Stride<_16,_1>>{})", "-q"]).returncode == 0

@@ -31,15 +31,33 @@ def printable(text: str) -> str:
                    for c in text)
 
 
+# What a CI runner reads as a command inside a log line (GitHub Actions: actions/runner's
+# ActionCommand, TryParseV2 and TryParse): `::` where a line starts (after blanks, and a report may
+# wrap a long name at any blank), and `##[` anywhere (the old syntax).
+_COMMAND = re.compile(r"##\[|(?:(?<=\s)|^)::")
+
+
+def inert(text: str) -> str:
+    """``text`` (printable) with nothing a CI runner would run: ``##[`` becomes ``##\\x5b`` and a
+    ``::`` at the start or after a blank ``\\x3a:``, the Python escapes of '[' and ':', as
+    ``printable`` writes control characters. Text that holds neither is returned unchanged."""
+    return _COMMAND.sub(lambda m: "##\\x5b" if m[0] == "##[" else "\\x3a:", text)
+
+
 def printable_only(text: str, what: str) -> str:
-    """``text`` when every character in it is printable (the ASCII space included); else bad input
-    naming the first other one. A layout's text in the kernel's notation is its name, printed as
+    """``text`` when every character in it is printable (the ASCII space included) and it holds
+    nothing ``inert`` would change; else bad input naming the first such character or sequence. A layout's text in the kernel's notation is its name, printed as
     given in -q, the report's tables, --svg, --json and CI output: a line break, a control or
     format character (``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1f``, NUL, ESC, U+2028, a bidi
     override) would split a line that scripts read as one, forge a CI workflow command or make the
     SVG ill-formed, so it is refused where the text comes in, never escaped on the way out."""
     if text.isprintable():
-        return text
+        command = _COMMAND.search(text)
+        if command is None:
+            return text
+        raise InputError(f"{what} holds {command[0]!r} at character {command.start() + 1}, which a CI runner "
+                         f"(GitHub Actions) reads as a command in its log: write '::' right after a name (cute::X), "
+                         f"and no '##[' (rename such a table file)")
     at = next(i for i, c in enumerate(text) if not c.isprintable())
     import unicodedata
 
