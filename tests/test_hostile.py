@@ -258,3 +258,15 @@ def test_a_folder_name_with_a_line_break_is_printed_on_one_line(tmp_path):
     code, stdout, _ = probe(out)
     assert code == 0 and out.is_dir() and len(stdout.splitlines()) == 3
     assert "p\\n::error::forged/run.sh" in stdout.splitlines()[-1]
+
+
+def test_a_prediction_cannot_print_a_ci_command(folder):
+    """prediction.json may come from a pull request: its text fields are shown inert."""
+    doc = json.loads((folder / "prediction.json").read_text())
+    doc["kernels"][0]["access"] = "x ::error::forged ##[stop-commands]t"
+    doc["layout"]["name"] = "::warning::y"
+    (folder / "prediction.json").write_text(json.dumps(doc))
+    text, _ = compare(folder)
+    assert text.returncode == 0 and "##[" not in text.stdout
+    assert not any(line.lstrip().startswith("::") or " ::" in line for line in text.stdout.splitlines())
+    assert "x \\x3a:error::forged ##\\x5bstop-commands]t" in text.stdout

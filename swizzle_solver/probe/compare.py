@@ -34,7 +34,7 @@ import math
 import re
 from pathlib import Path
 
-from ..access.inputfile import check_depth, printable
+from ..access.inputfile import check_depth, inert, printable
 from ..model import InputError
 
 _KERNEL = re.compile(r"\bprobe_a(\d+)\b")
@@ -289,9 +289,9 @@ def _value(x: float | int) -> str:
 def text(result: dict) -> str:
     """The comparison as the terminal shows it: a plain table (fits any width; no colour)."""
     device = result["device"]
-    lines = [printable(f"probe {result['folder']} ({result['target']}, layout {result['layout']})")]
+    lines = [_shown(f"probe {result['folder']} ({result['target']}, layout {result['layout']})")]
     if device:
-        lines.append(printable("measured on: " + ", ".join(f"{k} {v}" for k, v in device.items())))
+        lines.append(_shown("measured on: " + ", ".join(f"{k} {v}" for k, v in device.items())))
     table: list[tuple[str, ...]] = [("kernel", "access", "counter", "predicted", "measured", "")]
     for k in result["kernels"]:
         table += _kernel_rows(k)
@@ -299,8 +299,14 @@ def text(result: dict) -> str:
     for row in table:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2]),
                  row[3].rjust(widths[3]), row[4].rjust(widths[4]), row[5]]
-        lines.append(printable("  ".join(cells).rstrip()))
-    return "\n".join(lines + [printable(v) for v in _verdicts(result["kernels"])]) + "\n"
+        lines.append(_shown("  ".join(cells).rstrip()))
+    return "\n".join(lines + [_shown(v) for v in _verdicts(result["kernels"])]) + "\n"
+
+
+def _shown(line: str) -> str:
+    """A line of the table: the folder's files may hold anything (docs/cli.md, "Text from the
+    input"): one printable line, no CI command."""
+    return inert(printable(line))
 
 
 def _kernel_rows(k: dict) -> list[tuple[str, ...]]:
