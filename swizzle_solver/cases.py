@@ -11,7 +11,7 @@ from functools import partial
 from pathlib import Path
 
 from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
-from .access.inputfile import inert, load_toml, printable, read_text
+from .access.inputfile import load_toml, printable, read_text
 from .layout import Layout
 from .model import InputError, Problem
 from .names import compared, expect_problem, parse_layout
@@ -86,8 +86,8 @@ def _makers(path: str, only: str | None, allow_outside: bool) -> list[Callable[[
 
 def shown_name(name: str) -> str:
     """A case's name as batch prints it (table, --list, JSON, messages): one printable line holding
-    nothing a CI runner would run (``printable``, ``inert``)."""
-    return inert(printable(name))
+    nothing a CI runner would run (``printable``)."""
+    return printable(name)
 
 
 def _folded(text: str) -> str:

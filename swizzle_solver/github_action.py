@@ -32,7 +32,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .access.inputfile import inert, printable
+from .access.inputfile import printable
 from .cases import shown_name
 from .model import InputError
 
@@ -79,7 +79,7 @@ def plain(text: str) -> str:
     it starts with ``::`` after blanks, or holds ``##[`` anywhere (actions/runner ActionCommand
     TryParseV2 and TryParse); those become ``\\x3a:`` and ``##\\x5b``, Python's escapes of ':' and
     '[', as printable writes control characters."""
-    return inert(printable(text))
+    return printable(text)
 
 
 def annotation(level: str, file: str, line: int | None, title: str, message: str) -> str:
@@ -135,7 +135,7 @@ def _line_named(message: str, lines: dict[str, int]) -> int | None:
     """The line of the case a message names (batch quotes it: case 'NAME', the name as the file
     has it while the file is read, as batch prints it once the cases run: cases.shown_name)."""
     for name, line in lines.items():
-        if inert(f"case {name!r}") in message or f"case {shown_name(name)!r}" in message:
+        if printable(f"case {name!r}") in message or f"case {shown_name(name)!r}" in message:
             return line
     return None
 

@@ -22,13 +22,14 @@ MAX_DEPTH = 32  # a phases file nests 6 levels, a linear layout 4, examples.toml
 
 
 def printable(text: str) -> str:
-    """``text`` safe for a terminal, JSON and XML: every character that is not printable (control
-    characters and escape sequences, line breaks, format characters, lone surrogates) becomes its
-    Python escape, e.g. ``\\x1b``; printable text is returned unchanged."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                   for c in text)
+    """``text`` safe for a terminal, JSON, XML and a CI log: every character that is not printable
+    (control characters and escape sequences, line breaks, format characters, lone surrogates)
+    becomes its Python escape, e.g. ``\\x1b``, and what a CI runner reads as a command is escaped
+    too (``inert``); printable text without such a command is returned unchanged."""
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                       for c in text)
+    return inert(text)
 
 
 # What a CI runner reads as a command inside a log line (GitHub Actions: actions/runner's

@@ -103,15 +103,15 @@ def probe_command(
     from .write import PREDICTION
 
     doc = json.loads((path / PREDICTION).read_text())
-    from ..access.inputfile import inert, printable
+    from ..access.inputfile import printable
 
-    lines = [f"wrote {inert(printable(str(path)))}: layout {layout.name}, {len(doc['kernels'])} kernel(s) "
+    lines = [f"wrote {printable(str(path))}: layout {layout.name}, {len(doc['kernels'])} kernel(s) "
              f"({', '.join(sorted(p.name for p in path.iterdir()))})"]
     for k in doc["kernels"]:
         reading = f" {k['reading']}" if k["reading"] else ""
         lines.append(f"  {k['kernel']}  {k['access']}{reading}: {k['instructions']} x {k['op']}, predicted "
                      f"{k['wavefronts']} wavefronts, {k['bank_conflicts']} bank conflicts")
-    shown = inert(printable(str(path)))  # a folder's name may hold anything: one line, no CI command
+    shown = printable(str(path))  # a folder's name may hold anything: one line, no CI command
     lines.append(f"on the GPU: bash {shown}/run.sh && swizzle-solve probe-compare {shown}")
     sys.stdout.write("\n".join(lines) + "\n")
 

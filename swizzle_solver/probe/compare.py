@@ -34,7 +34,7 @@ import math
 import re
 from pathlib import Path
 
-from ..access.inputfile import check_depth, inert, printable
+from ..access.inputfile import check_depth, printable
 from ..model import InputError
 
 _KERNEL = re.compile(r"\bprobe_a(\d+)\b")
@@ -306,7 +306,7 @@ def text(result: dict) -> str:
 def _shown(line: str) -> str:
     """A line of the table: the folder's files may hold anything (docs/cli.md, "Text from the
     input"): one printable line, no CI command."""
-    return inert(printable(line))
+    return printable(line)
 
 
 def _kernel_rows(k: dict) -> list[tuple[str, ...]]:
