@@ -270,3 +270,20 @@ def test_a_prediction_cannot_print_a_ci_command(folder):
     assert text.returncode == 0 and "##[" not in text.stdout
     assert not any(line.lstrip().startswith("::") or " ::" in line for line in text.stdout.splitlines())
     assert "x \\x3a:error::forged ##\\x5bstop-commands]t" in text.stdout
+
+
+def test_an_os_error_on_a_file_names_the_file_not_stdout():
+    """B11's message: any OSError that escaped a command was 'cannot write the output (...): check
+    where stdout goes'. One that names a file (stdout's never do) now names it (entry.py)."""
+    import subprocess
+    import sys
+
+    code = ("import swizzle_solver.cli as c\n"
+            "def fails(*a):\n    raise OSError(28, 'No space left on device', '/data/out\\n::x')\n"
+            "c.main = fails\nfrom swizzle_solver.entry import main\nraise SystemExit(main())\n")
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)})
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr == ("swizzle-solve: error: cannot use /data/out\\n::x (No space left on device): check that "
+                          "path, its folder and the space on its disk\n")
