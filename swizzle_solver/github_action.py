@@ -32,7 +32,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from .access.inputfile import printable
+from .access.inputfile import escaped, printable
 from .cases import shown_name
 from .model import InputError
 
@@ -68,8 +68,9 @@ def line_of_name(text: str) -> dict[str, int]:
 def _escaped(text: str, prop: bool = False) -> str:
     """GitHub's workflow-command escaping (``@actions/core``'s escapeData and escapeProperty): %, CR
     and LF always; ':' and ',' also in a property. Other control characters then become their
-    Python escapes (``printable``), so the command is one line a terminal shows as written."""
-    out = printable(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+    Python escapes (``escaped``), so the command is one line a terminal shows as written. (The
+    runner reads the old syntax, ``##[``, only in a line that is not a ``::`` command.)"""
+    out = escaped(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
     return out.replace(":", "%3A").replace(",", "%2C") if prop else out
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from swizzle_solver import github_action
-from swizzle_solver.access.inputfile import printable, printable_only
+from swizzle_solver.access.inputfile import escaped, printable, printable_only
 from swizzle_solver.model import InputError
 from tests.clirun import solve
 
@@ -275,3 +275,53 @@ def test_names_and_messages_are_inert(tmp_path):
     assert runner_commands(line) == [] and "##\\x5bstop-commands]x" in line
     assert run([*TILE, "--check", "cute: composition(cute::Swizzle<1,3,3>{}, cute::Layout<cute::Shape<_16,_16>,"
                                   "cute::Stride<_16,_1>>{})", "-q"]).returncode == 0
+
+
+# --- properties over any text (hypothesis: the slow tier) ---------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+# Text rich in what matters: the command syntaxes, blanks, '%', line breaks and other controls.
+HOSTILE_TEXT = st.lists(st.one_of(st.sampled_from(["::", "##[", "]", " ", "%", "%0A", "\r", "\n", "\t", ":", ",",
+                                                   "\x1b", "\u2028", "error", "stop-commands", "\\"]),
+                                  st.text(max_size=3)), max_size=30).map("".join)
+
+
+def unescape_data(data: str) -> str:
+    """actions/runner ActionCommand.UnescapeData, in its order."""
+    return data.replace("%0D", "\r").replace("%0A", "\n").replace("%25", "%")
+
+
+def unescape_property(value: str) -> str:
+    """actions/runner ActionCommand.UnescapeProperty, in its order."""
+    return value.replace("%0D", "\r").replace("%0A", "\n").replace("%3A", ":").replace("%2C", ",").replace("%25", "%")
+
+
+@settings(max_examples=300, deadline=None)
+@given(HOSTILE_TEXT)
+def test_printable_and_plain_lines_hold_no_command(text):
+    for line in (printable(text), github_action.plain(text)):
+        assert line.isprintable() and "\n" not in line and runner_commands(line) == []
+    assert printable(printable(text)) == printable(text)  # what batch printed is printed again unchanged
+
+
+@settings(max_examples=300, deadline=None)
+@given(HOSTILE_TEXT, HOSTILE_TEXT)
+def test_an_annotation_is_one_command_that_reads_back(name, message):
+    """Whatever a file name, a title and a message hold, the annotation is one line the runner
+    parses as one error command on that file, whose message reads back as the text given (its
+    control characters other than CR and LF shown as Python escapes)."""
+    line = github_action.annotation("error", name, 3, name, message)
+    assert "\n" not in line and "\r" not in line and runner_commands(line) == [line]
+    head, _, data = line[2:].partition("::")
+    assert head.startswith("error ") and "::" not in head
+    fields = dict(p.split("=", 1) for p in head[len("error "):].split(","))
+    assert set(fields) == {"file", "line", "title"} and fields["line"] == "3"
+    assert unescape_property(fields["file"]) == unescape_property(fields["title"]) == shown(name)
+    assert unescape_data(data) == shown(message)
+
+
+def shown(text: str) -> str:
+    """What an annotation shows of ``text``: CR and LF as they are, other controls escaped."""
+    return "".join(c if c in "\r\n" else escaped(c) for c in text)

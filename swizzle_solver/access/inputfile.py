@@ -26,10 +26,16 @@ def printable(text: str) -> str:
     (control characters and escape sequences, line breaks, format characters, lone surrogates)
     becomes its Python escape, e.g. ``\\x1b``, and what a CI runner reads as a command is escaped
     too (``inert``); printable text without such a command is returned unchanged."""
-    if not text.isprintable():
-        text = "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
-                       for c in text)
-    return inert(text)
+    return inert(escaped(text))
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character that is not printable written as its Python escape (``\\n``,
+    ``\\x1b``, ``\\u2028``); printable text is returned unchanged."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
+                   for c in text)
 
 
 # What a CI runner reads as a command inside a log line (GitHub Actions: actions/runner's
