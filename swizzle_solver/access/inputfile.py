@@ -53,11 +53,14 @@ def inert(text: str) -> str:
 
 def printable_only(text: str, what: str) -> str:
     """``text`` when every character in it is printable (the ASCII space included) and it holds
-    nothing ``inert`` would change; else bad input naming the first such character or sequence. A layout's text in the kernel's notation is its name, printed as
-    given in -q, the report's tables, --svg, --json and CI output: a line break, a control or
-    format character (``\\r``, ``\\v``, ``\\f``, ``\\x1c``-``\\x1f``, NUL, ESC, U+2028, a bidi
-    override) would split a line that scripts read as one, forge a CI workflow command or make the
-    SVG ill-formed, so it is refused where the text comes in, never escaped on the way out."""
+    nothing ``inert`` would change; else bad input naming the first such character or sequence.
+
+    A layout's text in the kernel's notation is its name, printed as given in -q, the report's
+    tables, --svg, --json and CI output: a line break, a control or format character (``\\r``,
+    ``\\v``, ``\\f``, ``\\x1c``-``\\x1f``, NUL, ESC, U+2028, a bidi override) would split a line
+    that scripts read as one or make the SVG ill-formed, and ``##[`` or a ``::`` after a blank
+    would be a CI workflow command once a report wraps the name there; so it is refused where the
+    text comes in, never escaped on the way out."""
     if text.isprintable():
         command = _COMMAND.search(text)
         if command is None:
