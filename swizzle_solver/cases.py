@@ -159,6 +159,12 @@ def _config_case(t: dict, name: str, config: dict, path: str, allow_outside: boo
     return replace(case, matrix=printable(name), config=tuple(config.items()))
 
 
+def shown_name(name: str) -> str:
+    """A case's name as batch prints it (table, --list, JSON, messages): one printable line holding
+    nothing a CI runner would run (``printable``)."""
+    return printable(name)
+
+
 def _folded(text: str) -> str:
     return " ".join(text.lower().split())
 
@@ -233,7 +239,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None
     given = "dtype" in t or "elem_bytes" in t
     warning = None if given else defaulted_elem_warning(access, 'dtype = "{}"')
-    return Case(printable(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
+    return Case(shown_name(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
 
 
 def _access_specs(t: dict, where: str) -> list[str]:

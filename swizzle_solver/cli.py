@@ -779,11 +779,13 @@ def _write(text: str) -> None:
 def _warn(message: str | None) -> None:
     """One line on stderr that does not stop the run (stdout, which scripts parse, is unchanged)."""
     if message is not None and sys.stderr is not None:
-        sys.stderr.write(f"swizzle-solve: warning: {message}\n")
+        from .access.inputfile import printable  # one line, no CI command, as every message (docs/cli.md)
+
+        sys.stderr.write(f"swizzle-solve: warning: {printable(message)}\n")
 
 
 def _fail(message: str) -> int:
-    from .access.inputfile import printable  # one line, no terminal escapes, whatever the input held
+    from .access.inputfile import printable  # one line, no terminal escapes nor CI commands
 
     message = printable(message)
     if len(message) > 2000:  # a value quoted from a huge input: keep the start and the fix at the end

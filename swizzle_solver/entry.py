@@ -111,7 +111,12 @@ def _main() -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
-    except OSError as err:  # stdout full (> /dev/full) or failing
+    except OSError as err:  # stdout full (> /dev/full) or failing; or a file a command made or read
+        if err.filename is not None:  # not stdout, whose errors name no file: say which and why
+            from .access.inputfile import printable
+
+            return _end(EXIT_INPUT, f"cannot use {printable(str(err.filename))} ({err.strerror or err}): check that "
+                                    f"path, its folder and the space on its disk")
         return _end(EXIT_INPUT, f"cannot write the output ({err.strerror or err}): check where stdout goes")
 
 

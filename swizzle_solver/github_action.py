@@ -12,7 +12,15 @@ into an annotation on that line of the file (in the job and in a pull request's 
 With ``GITHUB_STEP_SUMMARY`` set (as it is in a GitHub job) it appends a Markdown table of every
 case to that file. Bad input (batch's exit 2) becomes one error annotation, on the line of the case
 its message names when it names one; batch's warnings become warning annotations. The exit status
-is batch's: 0 every case met its expectation, 1 a case failed, 2 bad input.
+is batch's: 0 every case met its expectation, 1 a case failed, 2 bad input (also a
+``GITHUB_STEP_SUMMARY`` that cannot be written: one line on stderr, nothing on stdout).
+
+Everything printed comes from files a pull request can change (case names, file names, layouts), so
+none of it may be read by the runner as a command (docs/cli.md, "Text from the input"): a
+workflow command's message and properties are escaped as GitHub's toolkit (``@actions/core``)
+escapes them, and every other line is one printable line in which the runner finds no command (it
+takes a line whose first non-blank characters are ``::``, or any line holding ``##[``, the old
+syntax). The summary is Markdown whose cells are HTML- and Markdown-escaped.
 """
 from __future__ import annotations
 
@@ -23,6 +31,10 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+from .access.inputfile import escaped, printable
+from .cases import shown_name
+from .model import InputError
 
 # A [[case]] header line: the line a case's annotation points at.
 _HEADER = r"\s*\[\[\s*case\s*\]\]\s*(#.*)?"
@@ -54,9 +66,21 @@ def line_of_name(text: str) -> dict[str, int]:
 
 
 def _escaped(text: str, prop: bool = False) -> str:
-    """GitHub's workflow-command escaping: %, CR and LF always; ':' and ',' also in a property."""
-    out = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """GitHub's workflow-command escaping (``@actions/core``'s escapeData and escapeProperty): %, CR
+    and LF always; ':' and ',' also in a property. Other control characters then become their
+    Python escapes (``escaped``), so the command is one line a terminal shows as written. (The
+    runner reads the old syntax, ``##[``, only in a line that is not a ``::`` command.)"""
+    out = escaped(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
     return out.replace(":", "%3A").replace(",", "%2C") if prop else out
+
+
+def plain(text: str) -> str:
+    """A log line that is not a workflow command, whatever ``text`` holds: one printable line
+    (``printable``) in which the runner finds no command. The runner reads a line as a command when
+    it starts with ``::`` after blanks, or holds ``##[`` anywhere (actions/runner ActionCommand
+    TryParseV2 and TryParse); those become ``\\x3a:`` and ``##\\x5b``, Python's escapes of ':' and
+    '[', as printable writes control characters."""
+    return printable(text)
 
 
 def annotation(level: str, file: str, line: int | None, title: str, message: str) -> str:
@@ -67,7 +91,12 @@ def annotation(level: str, file: str, line: int | None, title: str, message: str
 
 def verdict(entry: dict, expected: str) -> dict:
     """A batch --json entry as the summary shows it: answer, status (``not usable`` for a checked
-    layout that is not a layout of this tile), the expectation, and why it failed."""
+    layout that is not a layout of this tile), the expectation, and why it failed. An entry with
+    ``error`` in place of ``result`` (a case that stopped with an internal error, or whose worker
+    died: docs/json.md) fails with that error as its reason."""
+    if "result" not in entry:
+        return {"name": entry["name"], "ok": False, "answer": "-", "status": "error", "expected": expected,
+                "why": str(entry.get("error", "no result"))}
     result = entry["result"]
     check = result.get("check")
     answer, status = result["answer"]["name"], result["status"]
@@ -83,9 +112,11 @@ def verdict(entry: dict, expected: str) -> dict:
 
 
 def _cell(text: str) -> str:
-    """A Markdown table cell: HTML-escaped (layout names have < and >), pipes escaped, one line."""
-    text = " ".join(text.split()).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("|", "\\|")
+    """A Markdown table cell: one printable line, HTML-escaped (layout names have < and >), pipes
+    and Markdown's emphasis, code and link characters backslash-escaped (shown as written: a case
+    name cannot add a link, an image or formatting to the job's page)."""
+    text = printable(" ".join(text.split())).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return re.sub(r"([\\|*_`\[\]~])", r"\\\1", text)
 
 
 def summary(file: str, rows: list[dict], lines: dict[str, int]) -> str:
@@ -102,9 +133,10 @@ def summary(file: str, rows: list[dict], lines: dict[str, int]) -> str:
 
 
 def _line_named(message: str, lines: dict[str, int]) -> int | None:
-    """The line of the case a message names (batch quotes it: case 'NAME')."""
+    """The line of the case a message names (batch quotes it: case 'NAME', the name as the file
+    has it while the file is read, as batch prints it once the cases run: cases.shown_name)."""
     for name, line in lines.items():
-        if f"case {name!r}" in message:
+        if printable(f"case {name!r}") in message or f"case {shown_name(name)!r}" in message:
             return line
     return None
 
@@ -123,15 +155,27 @@ def _expectations(file: str) -> dict[str, str]:
 
 
 def _messages(stderr: str, file: str, lines: dict[str, int]) -> list[str]:
-    """batch's error and warning lines as annotations (and on stderr, as batch wrote them)."""
+    """batch's error and warning lines as annotations."""
     out = []
     for text in stderr.splitlines():
-        sys.stderr.write(text + "\n")
         found = re.match(_PREFIX, text)
         if found:
             message = text[found.end():]
             out.append(annotation(found[1], file, _line_named(message, lines), f"swizzle-solve {found[1]}", message))
     return out
+
+
+def _cases_of(run: subprocess.CompletedProcess) -> list[dict] | None:
+    """The entries of batch's --json document, or None when it printed none whole (it stopped with
+    bad input, or died: its stderr says why)."""
+    if run.returncode not in (0, 1) or not run.stdout:
+        return None
+    try:
+        cases = json.loads(run.stdout)["cases"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    ok = isinstance(cases, list) and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in cases)
+    return cases if ok else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,39 +187,78 @@ def main(argv: list[str] | None = None) -> int:
     shown = os.path.relpath(file) if os.path.isabs(file) and Path(file).resolve().is_relative_to(Path.cwd()) else file
     try:
         text = Path(file).read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the name
         text = ""  # batch says why in its own words
     lines = line_of_name(text)
     run = run_batch(file, options)
     commands = _messages(run.stderr, shown, lines)
-    if run.returncode in (0, 1) and run.stdout:
-        summary_text = _cases(file, shown, lines, json.loads(run.stdout)["cases"], commands)
+    cases, code = _cases_of(run), run.returncode
+    if cases is not None:
+        printed, summary_text = _cases(file, shown, lines, cases, commands)
     else:
-        message = next((m for m in run.stderr.splitlines() if m.startswith("swizzle-solve: error")), "no output")
-        summary_text = f"### swizzle-solve batch {_cell(shown)}: bad input\n\n{_cell(message)}\n\n"
+        printed, summary_text, code = [], *_bad_input(run, shown, commands)
+    problem = write_summary(os.environ.get("GITHUB_STEP_SUMMARY"), summary_text)
+    if problem is not None:
+        sys.stderr.write(f"swizzle-solve: error: {plain(problem)}\n")
+        return 2
+    for text in run.stderr.splitlines():
+        sys.stderr.write(plain(text) + "\n")
+    for text in printed:
+        print(plain(text))
     for command in commands:
         print(command)
-    target = os.environ.get("GITHUB_STEP_SUMMARY")
-    if target:
-        with open(target, "a", encoding="utf-8") as f:
-            f.write(summary_text)
-    return run.returncode
+    return code
 
 
-def _cases(file: str, shown: str, lines: dict[str, int], cases: list[dict], commands: list[str]) -> str:
-    """Print each case's verdict and the count, add an error annotation per failed case to
-    ``commands``; the job summary's text."""
-    expected = _expectations(file)
+def _bad_input(run: subprocess.CompletedProcess, shown: str, commands: list[str]) -> tuple[str, int]:
+    """The summary of a batch that printed no document, and the exit status: batch's own (2: bad
+    input, already annotated), or 2 with an annotation saying so when it died without a line."""
+    message = next((m for m in run.stderr.splitlines() if m.startswith("swizzle-solve: error")), None)
+    code = run.returncode
+    if message is None:  # no line of batch's own: it died (a traceback's last line says how)
+        last = (run.stderr.strip().splitlines() or [f"exit {run.returncode}"])[-1]
+        message = f"swizzle-solve: error: batch stopped without its document ({last})"
+        commands.append(annotation("error", shown, None, "swizzle-solve error", message))
+        code = code if code not in (0, 1) else 2
+    return f"### swizzle-solve batch {_cell(shown)}: bad input\n\n{_cell(message)}\n\n", code
+
+
+def write_summary(target: str | None, text: str) -> str | None:
+    """Append ``text`` to the job summary file ``target`` (none when unset or empty); what went
+    wrong, as a message naming the problem and the fix, or None."""
+    if not target:
+        return None
+    try:  # (non-blocking: a FIFO without a reader is refused rather than waited on)
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o666)
+        with os.fdopen(fd, "a", encoding="utf-8") as f:
+            f.write(text)
+    except (OSError, ValueError) as err:  # ValueError: a NUL in the name
+        reason = getattr(err, "strerror", None) or str(err)
+        return (f"cannot append the job summary to GITHUB_STEP_SUMMARY={target!r} ({reason}): set it to a "
+                f"writable file, or unset it")
+    return None
+
+
+def _cases(file: str, shown: str, lines: dict[str, int], cases: list[dict],
+           commands: list[str]) -> tuple[list[str], str]:
+    """Each case's verdict line and the count (to print), an error annotation per failed case added
+    to ``commands``, and the job summary's text. batch names the cases as cases.shown_name does."""
+    try:
+        expected = _expectations(file)
+    except (InputError, OSError, ValueError):  # the file changed since batch read it: the verdicts stand
+        expected = {}
+    at = {shown_name(name): line for name, line in lines.items()}
     rows = [verdict(e, expected.get(e["name"], "-")) for e in cases]
+    printed = []
     for r in rows:
-        where = f" (line {lines[r['name']]})" if r["name"] in lines else ""
-        print(f"{'ok  ' if r['ok'] else 'FAIL'}  {r['name']}{where}" + ("" if r["ok"] else f": {r['why']}"))
+        where = f" (line {at[r['name']]})" if r["name"] in at else ""
+        printed.append(f"{'ok  ' if r['ok'] else 'FAIL'}  {r['name']}{where}" + ("" if r["ok"] else f": {r['why']}"))
         if not r["ok"]:
-            commands.append(annotation("error", shown, lines.get(r["name"]), "swizzle-solve: case failed",
+            commands.append(annotation("error", shown, at.get(r["name"]), "swizzle-solve: case failed",
                                        f"{r['name']}: {r['why']}"))
     failed = sum(not r["ok"] for r in rows)
-    print(f"{len(rows) - failed} passed, {failed} failed")
-    return summary(shown, rows, lines)
+    printed.append(f"{len(rows) - failed} passed, {failed} failed")
+    return printed, summary(shown, rows, at)
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ def parse_layout(text: str, what: str = "--check", tile: Tile | None = None, bas
     s = text.strip()
     from .notation import is_notation
 
-    if is_notation(s):
-        return _notation(s, what, tile, base, allow_outside)
+    if is_notation(s):  # its text is its name, printed as given: one printable line (docs/cli.md)
+        from .access.inputfile import printable_only
+
+        return _notation(printable_only(s, what), what, tile, base, allow_outside)
     try:
         return parse_name(s)
     except BadName as err:

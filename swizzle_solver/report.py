@@ -222,12 +222,13 @@ def collision_json(problem: Problem, ranked: Candidate, index: int) -> dict | No
     if d is not None:
         (r0, c0, _), words0, _ = lanes[0]
         r1, c1 = divmod((r0 * tile.row_length + c0) ^ d, tile.row_length)
-        words1 = next(words for (r, c, _), words, _ in lanes if (r, c) == (r1, c1))
-        w0, w1 = words0[0], words1[0]  # the first word of each unit: same position, same slot
-        bank = hardware.bank(w0)
-        # the proof's witness, checked by the simulator: different words of one bank
-        assert w0 != w1 and hardware.bank(w1) == bank, (ranked.layout.name, result.pattern.spec, d)
-        return {"bank": bank, "a": _lane(tile, r0, c0, w0), "b": _lane(tile, r1, c1, w1)}
+        words1 = next((words for (r, c, _), words, _ in lanes if (r, c) == (r1, c1)), None)
+        # the proof's witness, when the simulator confirms it: different words of one bank. It does
+        # for every usable layout; one that splits the vectors (not usable, checked as given) maps
+        # a vector's elements apart, so the GF(2) view of whole units need not hold: search instead
+        if words1 is not None and words0[0] != words1[0] and hardware.bank(words1[0]) == hardware.bank(words0[0]):
+            w0, w1 = words0[0], words1[0]  # the first word of each unit: same position, same slot
+            return {"bank": hardware.bank(w0), "a": _lane(tile, r0, c0, w0), "b": _lane(tile, r1, c1, w1)}
     # (position, bank) -> (lane, word) first seen; the position counts only for 12-byte lanes, whose
     # k-th dwords compete only with each other (simulate.pattern_costs)
     by_position = result.pattern.vector_bytes & (result.pattern.vector_bytes - 1) != 0
@@ -262,7 +263,10 @@ def evidence_json(problem: Problem, ranked: Candidate) -> dict:
                                for (r, c, nb), _, banks in simulate.bank_list(
                                    problem.tile, problem.hardware, p, phys, result.worst_placement)]}}
         matrix = bank_matrix(problem.tile, problem.hardware, p, bases)
-        if matrix is not None:
+        if matrix is not None and matrix.wavefronts != result.worst:  # (issue 39, B7)
+            entry["gf2_unavailable"] = ("the layout does not keep the vectors whole, so the GF(2) view of whole "
+                                        "units does not describe it: the exhaustive count is the proof")
+        elif matrix is not None:
             entry["gf2"] = matrix_json(matrix, problem.tile)
         elif p.vector_bytes & (p.vector_bytes - 1):  # ds_read_b96: say why there is no rank proof
             entry["gf2_unavailable"] = (f"{p.vector_bytes}-byte lanes are not a power of two bytes, so a phase is "

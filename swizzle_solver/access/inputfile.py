@@ -22,13 +22,60 @@ MAX_DEPTH = 32  # a phases file nests 6 levels, a linear layout 4, examples.toml
 
 
 def printable(text: str) -> str:
-    """``text`` safe for a terminal, JSON and XML: every character that is not printable (control
-    characters and escape sequences, line breaks, format characters, lone surrogates) becomes its
-    Python escape, e.g. ``\\x1b``; printable text is returned unchanged."""
+    """``text`` safe for a terminal, JSON, XML and a CI log: every character that is not printable
+    (control characters and escape sequences, line breaks, format characters, lone surrogates)
+    becomes its Python escape, e.g. ``\\x1b``, and what a CI runner reads as a command is escaped
+    too (``inert``); printable text without such a command is returned unchanged."""
+    return inert(escaped(text))
+
+
+def escaped(text: str) -> str:
+    """``text`` with every character that is not printable written as its Python escape (``\\n``,
+    ``\\x1b``, ``\\u2028``); printable text is returned unchanged."""
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode("ascii")
                    for c in text)
+
+
+# What a CI runner reads as a command inside a log line (GitHub Actions: actions/runner's
+# ActionCommand, TryParseV2 and TryParse): `::` where a line starts (after blanks, and a report may
+# wrap a long name at any blank), and `##[` anywhere (the old syntax).
+_COMMAND = re.compile(r"##\[|(?:(?<=\s)|^)::")
+
+
+def inert(text: str) -> str:
+    """``text`` (printable) with nothing a CI runner would run: ``##[`` becomes ``##\\x5b`` and a
+    ``::`` at the start or after a blank ``\\x3a:``, the Python escapes of '[' and ':', as
+    ``printable`` writes control characters. Text that holds neither is returned unchanged."""
+    return _COMMAND.sub(lambda m: "##\\x5b" if m[0] == "##[" else "\\x3a:", text)
+
+
+def printable_only(text: str, what: str) -> str:
+    """``text`` when every character in it is printable (the ASCII space included) and it holds
+    nothing ``inert`` would change; else bad input naming the first such character or sequence.
+
+    A layout's text in the kernel's notation is its name, printed as given in -q, the report's
+    tables, --svg, --json and CI output: a line break, a control or format character (``\\r``,
+    ``\\v``, ``\\f``, ``\\x1c``-``\\x1f``, NUL, ESC, U+2028, a bidi override) would split a line
+    that scripts read as one or make the SVG ill-formed, and ``##[`` or a ``::`` after a blank
+    would be a CI workflow command once a report wraps the name there; so it is refused where the
+    text comes in, never escaped on the way out."""
+    if text.isprintable():
+        command = _COMMAND.search(text)
+        if command is None:
+            return text
+        raise InputError(f"{what} holds {command[0]!r} at character {command.start() + 1}, which a CI runner "
+                         f"(GitHub Actions) reads as a command in its log: write '::' right after a name (cute::X), "
+                         f"and no '##[' (rename such a table file)")
+    at = next(i for i, c in enumerate(text) if not c.isprintable())
+    import unicodedata
+
+    char = text[at]
+    kind = unicodedata.name(char, "") or ("a line break" if char in "\n\r\v\f\x1c\x1d\x1e\x85" else
+                                         "a tab" if char == "\t" else "a control character")
+    raise InputError(f"{what} holds {printable(char)} ({kind.lower()}) at character {at + 1}: write it on "
+                     f"one line, in printable characters (spaces, not tabs or line breaks)")
 
 
 def read_text(path: str, what: str) -> str:

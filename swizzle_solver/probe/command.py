@@ -103,13 +103,16 @@ def probe_command(
     from .write import PREDICTION
 
     doc = json.loads((path / PREDICTION).read_text())
-    lines = [f"wrote {path}: layout {layout.name}, {len(doc['kernels'])} kernel(s) "
+    from ..access.inputfile import printable
+
+    lines = [f"wrote {printable(str(path))}: layout {layout.name}, {len(doc['kernels'])} kernel(s) "
              f"({', '.join(sorted(p.name for p in path.iterdir()))})"]
     for k in doc["kernels"]:
         reading = f" {k['reading']}" if k["reading"] else ""
         lines.append(f"  {k['kernel']}  {k['access']}{reading}: {k['instructions']} x {k['op']}, predicted "
                      f"{k['wavefronts']} wavefronts, {k['bank_conflicts']} bank conflicts")
-    lines.append(f"on the GPU: bash {path}/run.sh && swizzle-solve probe-compare {path}")
+    shown = printable(str(path))  # a folder's name may hold anything: one line, no CI command
+    lines.append(f"on the GPU: bash {shown}/run.sh && swizzle-solve probe-compare {shown}")
     sys.stdout.write("\n".join(lines) + "\n")
 
 

@@ -18,6 +18,10 @@ the output says which. probe.out (the probe's own run, written by run.sh) adds e
 checksum: a mismatch (the loads did not read the planned bytes) fails the kernel.
 
 Exit 0: every kernel agrees; 1: one differs; 2: bad input (one line on stderr, nothing on stdout).
+Both files may be anything (a damaged folder, a hand edit, a hostile pull request): prediction.json
+must have the shape ``probe`` writes (types checked, nesting capped, NaN refused), a measured value
+must be a finite number (``nan``, ``inf`` or a number past a double is refused: --json stays JSON),
+and every text shown is ``printable``.
 Nothing here imports z3 or solves: it runs on a GPU machine (numpy, typer and rich, no z3) from the
 checkout, ``PYTHONPATH=. python3 -m swizzle_solver probe-compare DIR``.
 """
@@ -26,9 +30,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from pathlib import Path
 
+from ..access.inputfile import check_depth, printable
 from ..model import InputError
 from .targets import TARGETS
 
@@ -42,17 +48,61 @@ def load_prediction(folder: Path) -> dict:
         raise InputError(f"probe-compare {folder}: not a folder: give the folder `swizzle-solve probe -o` wrote")
     if not path.is_file():
         raise InputError(f"probe-compare {folder}: no prediction.json: give the folder `swizzle-solve probe -o` wrote")
+    text = _read(path)
+    check_depth(text, str(path))  # a 2,000-deep document would exhaust json's recursion
     try:
-        doc = json.loads(_read(path))
-    except ValueError as err:
-        raise InputError(f"{path}: not JSON ({err}): write the probe again") from None
+        doc = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as err:
+        raise InputError(f"{path}: not JSON ({str(err)[:200]}): write the probe again") from None
     if not isinstance(doc, dict) or doc.get("schema_version") != 1 or not isinstance(doc.get("kernels"), list):
         raise InputError(f"{path}: not a probe prediction (schema_version 1 with kernels): write the probe again")
-    for k in doc["kernels"]:
-        if not (isinstance(k, dict) and isinstance(k.get("kernel"), str) and isinstance(k.get("compare"), list)
-                and all(isinstance(g, dict) for g in k["compare"]) and isinstance(k.get("also", {}), dict)):
-            raise InputError(f"{path}: a kernel entry lacks kernel/compare: write the probe again")
+    wrong = _wrong_top(doc) or next((w for k in doc["kernels"] if (w := _wrong_kernel(k))), None)
+    if wrong:
+        raise InputError(f"{path}: {wrong}: not as `swizzle-solve probe` writes it; write the probe again")
     return doc
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _is_count(v) -> bool:
+    """A predicted counter value: a finite number (JSON's true and false are not)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _wrong_top(doc: dict) -> str | None:
+    """What is wrong with prediction.json's own fields (those probe-compare reads), or None."""
+    measurement, layout = doc.get("measurement", {}), doc.get("layout", {})
+    if not isinstance(measurement, dict) or not isinstance(measurement.get("file", "ncu.csv"), str):
+        return "measurement is not {\"file\": NAME}"
+    if not isinstance(layout, dict) or not isinstance(layout.get("name", ""), str):
+        return "layout is not {\"name\": TEXT}"
+    if not isinstance(doc.get("target", ""), str):
+        return "target is not text"
+    return None
+
+
+def _wrong_kernel(k) -> str | None:
+    """What is wrong with one entry of prediction.json's kernels, or None."""
+    if not isinstance(k, dict) or not isinstance(k.get("kernel"), str) or not re.fullmatch(r"probe_a\d+", k["kernel"]):
+        return "a kernel entry has no kernel name probe_a<N>"
+    name = k["kernel"]
+    if not all(isinstance(k.get(f, ""), str) for f in ("access", "reading", "op")):
+        return f"{name}: access, reading or op is not text"
+    if not isinstance(k.get("notes", []), list) or not all(isinstance(n, str) for n in k.get("notes", [])):
+        return f"{name}: notes is not a list of text"
+    return _wrong_counters(name, k.get("compare"), k.get("also", {}))
+
+
+def _wrong_counters(name: str, groups, also) -> str | None:
+    """What is wrong with a kernel's predicted counters (compare: groups of them; also), or None."""
+    if not isinstance(groups, list) or not all(isinstance(g, dict) for g in groups) or not isinstance(also, dict):
+        return f"{name}: compare is not a list of {{counter: value}} (with also one such object)"
+    if not all(_is_count(v) for g in groups for v in g.values()) or \
+            not all(v is None or _is_count(v) for v in also.values()):
+        return f"{name}: a predicted counter value is not a finite number"
+    return None
 
 
 def _read(path: Path) -> str:
@@ -65,7 +115,9 @@ def _read(path: Path) -> str:
 
 
 def number(text: str) -> float | None:
-    """A counter value as the profilers print it ("1,024", "64", "0.00", "n/a": None)."""
+    """A counter value as the profilers print it ("1,024", "64", "0.00", "n/a": None). nan, inf
+    and numbers past a double are returned as the float they read as (not finite): a counter
+    compared or shown that is not finite is refused (``_finite``)."""
     t = text.strip().strip('"').replace(",", "").replace("\u202f", "").replace(" ", "")
     try:
         value = float(t)
@@ -79,9 +131,18 @@ def kernel_of(name: str) -> str | None:
     return f"probe_a{m[1]}" if m else None
 
 
+def _csv_rows(text: str) -> list[list[str]]:
+    """The rows of a CSV text; a cell above the csv module's limit (128 KiB) or another defect
+    that stops the reader is bad input."""
+    try:
+        return list(csv.reader(io.StringIO(text)))
+    except csv.Error as err:
+        raise InputError(f"not the CSV a profiler writes ({err}); run `bash run.sh` again") from None
+
+
 def read_ncu(text: str) -> dict[str, dict[str, float]]:
     """kernel -> metric -> value from ncu's --csv output (either layout)."""
-    rows = [r for r in csv.reader(io.StringIO(text)) if r and not r[0].startswith("==")]
+    rows = [r for r in _csv_rows(text) if r and not r[0].startswith("==")]
     header_at = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
     if header_at is None:
         raise InputError("no \"Kernel Name\" header: not ncu --csv output (run.sh writes it)")
@@ -121,16 +182,21 @@ def _ncu_by_columns(header: list[str], body: list[list[str]]) -> dict[str, dict[
 
 def read_rocprof(text: str) -> dict[str, dict[str, float]]:
     """kernel -> counter -> summed value from rocprofv3's counter collection CSV."""
-    rows = list(csv.DictReader(io.StringIO(text)))
-    if not rows or not {"Kernel_Name", "Counter_Name", "Counter_Value"} <= set(rows[0]):
+    rows = _csv_rows(text)
+    header = [h.strip().lstrip("\ufeff") for h in rows[0]] if rows else []
+    columns = ("Kernel_Name", "Counter_Name", "Counter_Value")
+    if not set(columns) <= set(header):
         raise InputError("no Kernel_Name, Counter_Name and Counter_Value columns: not rocprofv3's counter "
                          "collection CSV (run.sh writes it)")
+    at = [header.index(c) for c in columns]
     out: dict[str, dict[str, float]] = {}
-    for r in rows:
-        kernel, v = kernel_of(r["Kernel_Name"] or ""), number(r["Counter_Value"] or "")
+    for r in rows[1:]:
+        if len(r) <= max(at):  # a row cut short (a profiler that stopped mid-line): not a measurement
+            continue
+        kernel, counter, v = kernel_of(r[at[0]]), r[at[1]].strip(), number(r[at[2]])
         if kernel and v is not None:
             counters = out.setdefault(kernel, {})
-            counters[r["Counter_Name"].strip()] = counters.get(r["Counter_Name"].strip(), 0.0) + v
+            counters[counter] = counters.get(counter, 0.0) + v
     return out
 
 
@@ -176,7 +242,7 @@ def compare(folder: Path) -> dict:
 def _measured(folder: Path, doc: dict) -> tuple[Path, dict[str, dict[str, float]]]:
     """The profiler's file that prediction.json names, and its counters by kernel."""
     measurement = doc.get("measurement", {}).get("file", "ncu.csv")
-    if not isinstance(measurement, str) or "/" in measurement or measurement.startswith("."):
+    if not isinstance(measurement, str) or "/" in measurement or "\0" in measurement or measurement.startswith("."):
         raise InputError(f"{folder / 'prediction.json'}: measurement.file {measurement!r} is not a file name")
     path = folder / measurement
     if not path.is_file():
@@ -184,8 +250,9 @@ def _measured(folder: Path, doc: dict) -> tuple[Path, dict[str, dict[str, float]
                          f"(on the GPU), which writes it")
     # the target's parser of its profiler's file (probe/targets.py; an unknown name: ncu's, as before)
     reader = {t.measurement: globals()[t.reader] for t in TARGETS.values()}.get(measurement, read_ncu)
+    text = _read(path)
     try:
-        return path, reader(_read(path))
+        return path, reader(text)
     except InputError as err:
         raise InputError(f"{path}: {err}") from None
 
@@ -210,6 +277,10 @@ def _reading(entry: dict, got: dict[str, float] | None, path: Path) -> dict:
     rows = [(m, v, got[m]) for m, v in group.items()]
     others = [(m, v) for g in entry["compare"] if g is not group for m, v in g.items() if m not in group]
     also = [(m, v, got[m]) for m, v in [*others, *entry.get("also", {}).items()] if m in got]
+    for m, _, g in rows + also:
+        if not math.isfinite(g):
+            raise InputError(f"{path}: {entry['kernel']}'s counter {printable(m)} reads {g}, not a count: the profiler "
+                             f"or the file is broken; run `bash run.sh` again")
     return {"reading": entry.get("reading", ""), "agree": all(p == g for _, p, g in rows), "compared": rows,
             "also": also}
 
@@ -221,9 +292,9 @@ def _value(x: float | int) -> str:
 def text(result: dict) -> str:
     """The comparison as the terminal shows it: a plain table (fits any width; no colour)."""
     device = result["device"]
-    lines = [f"probe {result['folder']} ({result['target']}, layout {result['layout']})"]
+    lines = [_shown(f"probe {result['folder']} ({result['target']}, layout {result['layout']})")]
     if device:
-        lines.append("measured on: " + ", ".join(f"{k} {v}" for k, v in device.items()))
+        lines.append(_shown("measured on: " + ", ".join(f"{k} {v}" for k, v in device.items())))
     table: list[tuple[str, ...]] = [("kernel", "access", "counter", "predicted", "measured", "")]
     for k in result["kernels"]:
         table += _kernel_rows(k)
@@ -231,8 +302,14 @@ def text(result: dict) -> str:
     for row in table:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1]), row[2].ljust(widths[2]),
                  row[3].rjust(widths[3]), row[4].rjust(widths[4]), row[5]]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines + _verdicts(result["kernels"])) + "\n"
+        lines.append(_shown("  ".join(cells).rstrip()))
+    return "\n".join(lines + [_shown(v) for v in _verdicts(result["kernels"])]) + "\n"
+
+
+def _shown(line: str) -> str:
+    """A line of the table: the folder's files may hold anything (docs/cli.md, "Text from the
+    input"): one printable line, no CI command."""
+    return printable(line)
 
 
 def _kernel_rows(k: dict) -> list[tuple[str, ...]]:

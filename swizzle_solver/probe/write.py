@@ -2,14 +2,21 @@
 
 The folder holds the target's source, build.sh, run.sh, prediction.json (what the model predicts
 for every kernel, in the profiler's counter names) and a README. It is written only into a new or
-empty folder, and only after every check has passed, so bad input writes nothing.
+empty folder, and only after every check has passed, so bad input writes nothing. The files are
+written into a temporary sibling folder, renamed to the folder's name at the end: a disk that fills
+up, a read-only file system or a signal leaves no half-written probe (and no parent folder it made).
 """
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import secrets
+import shutil
 from pathlib import Path
 
 from .. import __version__, orient
+from ..access.inputfile import printable
 from ..layout import Layout
 from ..model import InputError, Problem
 from .common import ALIGN_BYTES, checksum
@@ -21,16 +28,22 @@ PREDICTION = "prediction.json"
 
 def check_folder(out: str) -> Path:
     """The output folder: new (created with its parents) or empty; anything else is bad input."""
-    path = Path(out)
-    if path.exists() or path.is_symlink():
+    path, shown = Path(out), printable(out)
+    try:
+        there = path.exists() or path.is_symlink()
+    except (OSError, ValueError) as err:  # a name too long, a NUL (ValueError), a loop of links
+        reason = getattr(err, "strerror", None) or "not a path"
+        raise InputError(f"-o {shown}: {reason}: give a new or empty folder") from None
+    if there:
         if not path.is_dir():
-            raise InputError(f"-o {out}: exists and is not a folder: give a new or empty folder")
+            raise InputError(f"-o {shown}: exists and is not a folder: give a new or empty folder")
         try:
             if any(path.iterdir()):
-                raise InputError(f"-o {out}: the folder is not empty: give a new or empty folder "
+                raise InputError(f"-o {shown}: the folder is not empty: give a new or empty folder "
                                  f"(a probe never overwrites files)")
-        except PermissionError:
-            raise InputError(f"-o {out}: cannot read the folder: give a new or empty folder you can write") from None
+        except OSError:
+            raise InputError(f"-o {shown}: cannot read the folder: give a new or empty folder you can "
+                             f"write") from None
     return path
 
 
@@ -68,12 +81,64 @@ def write_probe(problem: Problem, layout: Layout, target: str, out: str, solved:
     files = module.files(probe)
     files[PREDICTION] = json.dumps(prediction(probe, module, target.strip().lower()), indent=2) + "\n"
     files["README.md"] = readme(probe, module, solved)
-    path.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (path / name).write_text(text)
-        if name.endswith(".sh"):
-            (path / name).chmod(0o755)
+    made: list[Path] = []
+    try:
+        final = path.resolve() if path.is_symlink() else path  # a link to an empty folder: its target
+        made = _parents(final.parent)
+        _write_whole(final, files)
+    except OSError as err:
+        for folder in reversed(made):  # the parents this run made, deepest first, as they were
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise InputError(f"-o {printable(out)}: cannot write the probe folder ({err.strerror or err}): give a new or "
+                         f"empty folder you can write, on a file system with space") from None
     return path
+
+
+def _parents(folder: Path) -> list[Path]:
+    """Make ``folder`` and its missing parents, outermost first, one level at a time (Path.mkdir
+    and os.makedirs recurse once per level: 1,000 levels exhaust Python's stack); the folders made."""
+    missing = []
+    while not folder.exists():
+        missing.append(folder)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    made = []
+    for f in reversed(missing):
+        f.mkdir()
+        made.append(f)
+    return made
+
+
+def _write_whole(final: Path, files: dict[str, str]) -> None:
+    """Write ``files`` into a temporary folder beside ``final`` and rename it to ``final`` (which is
+    new or an empty folder, whose mode it keeps): the probe appears whole or not at all."""
+    mode = final.stat().st_mode & 0o7777 if final.is_dir() else None
+    temp = _temporary(final.parent)
+    try:
+        for name, text in files.items():
+            (temp / name).write_text(text)
+            if name.endswith(".sh"):
+                (temp / name).chmod(0o755)
+        if mode is not None:
+            temp.chmod(mode)
+        os.replace(temp, final)  # atomic; replaces an empty folder
+    except BaseException:
+        shutil.rmtree(temp, ignore_errors=True)
+        raise
+
+
+def _temporary(parent: Path) -> Path:
+    """A new folder in ``parent`` with a short random name (the probe's own name may be as long as a
+    name can be), made with the mode a new folder gets (the umask applies, as to ``mkdir``)."""
+    while True:
+        temp = parent / f".probe-{secrets.token_hex(6)}"
+        try:
+            temp.mkdir()
+            return temp
+        except FileExistsError:
+            continue
 
 
 def prediction(probe: Probe, module, target: str) -> dict:
