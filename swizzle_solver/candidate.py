@@ -64,9 +64,24 @@ def storage_bytes(problem: Problem, layout) -> int:
     return layout.storage(problem.tile) * problem.tile.elem_bytes
 
 
+def per_instruction(problem: Problem) -> bool:
+    """Whether some access is instruction-level with several phases per instruction: its excess is
+    then per instruction (simulate.AccessResult.excess), which the searches' fast paths (per-phase
+    counts: lane differences, one placement's GF(2) rank, z3, the floors) only bound from below."""
+    return any(p.instruction_phases > 1 for p in problem.patterns)
+
+
 def found(problem: Problem, excess: int, layout, checked: Sound | None = None) -> Candidate:
     """A layout a search found with ``excess`` (not yet measured by the simulator); ``checked``:
-    its soundness check, when the search ran it (kept slim, without its table)."""
+    its soundness check, when the search ran it (kept slim, without its table).
+
+    A search's ``excess`` is per phase; where the output's unit is per instruction
+    (``per_instruction``) and the layout has conflicts, the two can differ, so the layout is
+    measured now and ranks by the count the document reports (0 is 0 in both units)."""
+    if excess and per_instruction(problem):
+        whole = sound(problem.tile, layout, problem.patterns) if checked is None else checked
+        if whole is not None:
+            return measure(problem, whole)
     return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout),
                      sound=None if checked is None else checked.slim())
 

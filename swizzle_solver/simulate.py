@@ -177,7 +177,19 @@ class AccessResult(Value):
 
     @property
     def excess(self) -> int:
-        return self.worst - self.pattern.lower_bound
+        """Wavefronts above the lower bound in the unit the output reports, the one measure every
+        search ranks by: per instruction (the sum over its phases, DESIGN.md section 9) for
+        instruction-level forms, else per phase. Each phase costs at least its lower bound, so the
+        per-phase excess (``worst - lower_bound``, what the search's fast paths bound) is never
+        above it, and both are 0 together."""
+        if self.pattern.instruction_phases <= 1:
+            return self.worst - self.pattern.lower_bound
+        return self.instruction_worst - self.pattern.instruction_lower_bound
+
+    @property
+    def instruction_worst(self) -> int:
+        """The worst instruction's cost (the worst phase's for forms that are not instruction-level)."""
+        return int(self.instruction_costs().max())
 
     def instruction_costs(self) -> np.ndarray:
         """Cost of each instruction (DESIGN.md section 9): the sum over its phases; for forms
