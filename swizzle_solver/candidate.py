@@ -16,7 +16,7 @@ from .families import FAMILY_RANK
 from .layout import Layout, layout_table
 from .model import Problem
 from .soundness import Sound, sound, verify
-from .value import Value, field
+from .value import Value, field, frozen_json
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
@@ -98,6 +98,17 @@ class FamilyReport(Value, frozen=False):
     covered: str = ""  # how the family was covered, in words (the bounds, or the SMT constraints)
     smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
     searched: bool = True  # False: skipped, as no member can rank before the answer found (``covered`` says why)
+
+
+class FrozenReport(FamilyReport, frozen=True):  # type: ignore[misc]  # (Value: frozen after building)
+    """A family's report once shared (the API's cache, api.frozen): any assignment raises."""
+
+
+def frozen_report(report: FamilyReport) -> FamilyReport:
+    """``report`` as a read-only FrozenReport, its z3 record read-only too."""
+    if isinstance(report, FrozenReport):
+        return report
+    return FrozenReport(**{**vars(report), "smt": frozen_json(report.smt)})
 
 
 class Unsearched(Value):

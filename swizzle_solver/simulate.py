@@ -8,7 +8,7 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 """
 from __future__ import annotations
 
-import contextlib
+import threading
 import weakref
 from collections.abc import Callable
 
@@ -231,21 +231,24 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
 # (a table is never changed in place: layout_table builds a new one for every layout).
 _GATHERS: list[tuple[weakref.ref, Pattern, int, np.ndarray]] = []
 GATHERS_KEPT = 8
+_GATHERS_LOCK = threading.Lock()  # threads share the list (the API is safe from threads)
 
 
 def _remember(tile: Tile, pattern: Pattern, phys: np.ndarray, got: np.ndarray) -> None:
-    _GATHERS.append((weakref.ref(phys), pattern, tile.elem_bytes, got))
-    del _GATHERS[:-GATHERS_KEPT]
+    with _GATHERS_LOCK:
+        _GATHERS.append((weakref.ref(phys), pattern, tile.elem_bytes, got))
+        del _GATHERS[:-GATHERS_KEPT]
 
 
 def _gathered(tile: Tile, pattern: Pattern, phys: np.ndarray) -> np.ndarray | None:
-    """The gather ``admissible`` made of this pattern's lane elements under this very table, if kept."""
-    for entry in list(_GATHERS):  # (a copy: another thread may change the list)
-        table, kept, elem_bytes, got = entry
-        if kept is pattern and table() is phys and elem_bytes == tile.elem_bytes:
-            with contextlib.suppress(ValueError):
-                _GATHERS.remove(entry)
-            return got
+    """The gather ``admissible`` made of this pattern's lane elements under this very table, if
+    kept (taken out: each gather serves one measurement). A table is one thread's (each solve
+    builds its own), so a gather found is of the table asked for."""
+    with _GATHERS_LOCK:
+        for k, (table, kept, elem_bytes, got) in enumerate(_GATHERS):
+            if kept is pattern and table() is phys and elem_bytes == tile.elem_bytes:
+                del _GATHERS[k]
+                return got
     return None
 
 
