@@ -219,11 +219,16 @@ def half_written(task: tuple[str, int]) -> int:
 
 @pytest.mark.parametrize("job", [dies_once, half_written], ids=["killed", "half-written"])
 def test_a_dead_workers_case_is_run_again_alone_and_the_run_ends(tmp_path, job):
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
     outcomes = list(jobs.in_order(job, [(str(tmp_path), n) for n in range(8)], 2))
     assert outcomes == [(True, n * n) for n in range(8)]
     assert sorted(p.name for p in tmp_path.iterdir())  # a worker did die
+    assert not [p for p in multiprocessing.active_children() if p not in before and p.is_alive()]
 
 
+@pytest.mark.slow
 def test_no_worker_is_left_and_no_lock_is_shared(tmp_path):
     """After a run with deaths, every worker has ended (nothing waits at shutdown on what a dead
     worker held: each worker has its own pipe)."""
