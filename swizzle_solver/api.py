@@ -24,7 +24,7 @@ from .candidate import Candidate
 from .layout import Layout
 from .model import Problem
 from .solving import Options, Solution
-from .value import Value, field, replace
+from .value import FrozenError, Value, field, replace
 
 if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is asked for
     from .bankmap import BankMap
@@ -50,23 +50,45 @@ class Tabled:
     """One solved problem as the API keeps it: the answer (``answered``, solving.solve with
     table=None), and the solution with its candidates table, built on first use and kept (a caller
     that wants the answer never pays for the report). Shared by every Result of the problem that
-    the cache (memo.py) hands out."""
+    the cache (memo.py) hands out, and by threads: read-only (assignment raises FrozenError), its
+    solutions frozen (``frozen``), the table built once under a lock."""
+
+    __slots__ = ("answered", "_options", "_full", "_lock")
+    answered: Solution
+    _options: Options
+    _full: Solution | None
+    _lock: Any
 
     def __init__(self, answered: Solution, options: Options):
-        self.answered = answered
-        self._options = options  # the solve's options, to build the table when it was not built with it
-        self._full: Solution | None = answered if answered.table is not None else None
+        import threading
+
+        answered = frozen(answered)
+        for name, value in (("answered", answered), ("_options", options), ("_lock", threading.Lock()),
+                            ("_full", answered if answered.table is not None else None)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenError(f"cannot assign to {name!r}: a solved problem is shared with the cache")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenError(f"cannot delete {name!r}: a solved problem is shared with the cache")
 
     def full(self) -> Solution:
         if self._full is None:
-            full = solving.solve(self.answered.problem, replace(self._options, table=True))
-            answered = self.answered.answer
-            if full.answer.layout != answered.layout or full.answer.excess != answered.excess:
-                raise AssertionError(f"internal error: the answer is {answered.layout.name} (excess {answered.excess}), "
-                                     f"the solve with its table says {full.answer.layout.name} "
-                                     f"(excess {full.answer.excess})")
-            self._full = full
+            with self._lock:
+                if self._full is None:
+                    object.__setattr__(self, "_full", frozen(self._with_table()))
+        assert self._full is not None
         return self._full
+
+    def _with_table(self) -> Solution:
+        full = solving.solve(self.answered.problem, replace(self._options, table=True))
+        answered = self.answered.answer
+        if full.answer.layout != answered.layout or full.answer.excess != answered.excess:
+            raise AssertionError(f"internal error: the answer is {answered.layout.name} (excess {answered.excess}), "
+                                 f"the solve with its table says {full.answer.layout.name} "
+                                 f"(excess {full.answer.excess})")
+        return full
 
 
 class Result(Value, eq=False):
@@ -261,7 +283,7 @@ def _solved(problem_: Problem | None, kwargs: dict, chosen: dict[str, Any]) -> T
     tabled = memo.SOLVED.get(key)
     if tabled is None:
         options = _options(**chosen)
-        tabled = Tabled(sealed(solving.solve(problem_, options)), options)
+        tabled = Tabled(solving.solve(problem_, options), options)
         memo.SOLVED.put(key, tabled)
     return tabled
 
@@ -301,6 +323,20 @@ def sealed(solution: Solution) -> Solution:
     for c in (solution.answer, solution.at_given_pitch, solution.unrestricted):
         for r in c.results if c is not None else ():
             seal(r.costs)
+    return solution
+
+
+def frozen(solution: Solution) -> Solution:
+    """The solution as the cache shares it: its arrays read-only (``sealed``), its candidates
+    table's lists and family reports read-only (solving.frozen_table, LazyTable.freeze); the
+    records on the way (Solution, Candidate, Problem, layouts) are frozen values already."""
+    from .solving import LazyTable, Table, frozen_table
+
+    solution = sealed(solution)
+    if isinstance(solution.table, LazyTable):
+        solution.table.freeze()
+    elif isinstance(solution.table, Table):
+        solution = replace(solution, table=frozen_table(solution.table))
     return solution
 
 

@@ -16,7 +16,7 @@ from .families import FAMILY_RANK
 from .layout import Layout, layout_table
 from .model import Problem
 from .soundness import Sound, sound, verify
-from .value import Value, field
+from .value import Value, field, frozen_json
 
 KEEP_PER_FAMILY = 3  # the answer's runners-up shown in the table, per family
 
@@ -64,9 +64,24 @@ def storage_bytes(problem: Problem, layout) -> int:
     return layout.storage(problem.tile) * problem.tile.elem_bytes
 
 
+def per_instruction(problem: Problem) -> bool:
+    """Whether some access is instruction-level with several phases per instruction: its excess is
+    then per instruction (simulate.AccessResult.excess), which the searches' fast paths (per-phase
+    counts: lane differences, one placement's GF(2) rank, z3, the floors) only bound from below."""
+    return any(p.instruction_phases > 1 for p in problem.patterns)
+
+
 def found(problem: Problem, excess: int, layout, checked: Sound | None = None) -> Candidate:
     """A layout a search found with ``excess`` (not yet measured by the simulator); ``checked``:
-    its soundness check, when the search ran it (kept slim, without its table)."""
+    its soundness check, when the search ran it (kept slim, without its table).
+
+    A search's ``excess`` is per phase; where the output's unit is per instruction
+    (``per_instruction``) and the layout has conflicts, the two can differ, so the layout is
+    measured now and ranks by the count the document reports (0 is 0 in both units)."""
+    if excess and per_instruction(problem):
+        whole = sound(problem.tile, layout, problem.patterns) if checked is None else checked
+        if whole is not None:
+            return measure(problem, whole)
     return Candidate(excess, layout, storage_bytes=storage_bytes(problem, layout),
                      sound=None if checked is None else checked.slim())
 
@@ -83,6 +98,17 @@ class FamilyReport(Value, frozen=False):
     covered: str = ""  # how the family was covered, in words (the bounds, or the SMT constraints)
     smt: dict | None = None  # the SMT engine's record (smt.SmtResult.proof)
     searched: bool = True  # False: skipped, as no member can rank before the answer found (``covered`` says why)
+
+
+class FrozenReport(FamilyReport, frozen=True):  # type: ignore[misc]  # (Value: frozen after building)
+    """A family's report once shared (the API's cache, api.frozen): any assignment raises."""
+
+
+def frozen_report(report: FamilyReport) -> FamilyReport:
+    """``report`` as a read-only FrozenReport, its z3 record read-only too."""
+    if isinstance(report, FrozenReport):
+        return report
+    return FrozenReport(**{**vars(report), "smt": frozen_json(report.smt)})
 
 
 class Unsearched(Value):

@@ -66,6 +66,22 @@ def vector_runs(problem: Problem, q) -> tuple[np.ndarray, np.ndarray] | None:
 
 def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Floor:
     """The floor the vectors of ``q`` (``runs``: their vector_runs) put on pattern ``p``."""
+    counts, slots = _vector_counts(problem, p, q, runs)
+    placement, position = np.unravel_index(int(counts.argmax()), counts.shape)
+    most = int(counts[placement, position])
+    return Floor(-(-most // slots), q.spec, q.vector_bytes, slots, most, int(position))
+
+
+def placement_floors(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The floor the vectors of ``q`` put on each placement (phase) of ``p``: ceil(n / S) with n the
+    most vectors that phase touches at one word position (``floor_of`` is the highest)."""
+    counts, slots = _vector_counts(problem, p, q, runs)
+    return -(-counts.max(axis=1) // slots)
+
+
+def _vector_counts(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, int]:
+    """Per placement of ``p`` and word position: the distinct vectors of ``q`` it touches there;
+    and S, the chunks one wavefront serves at one position."""
     tile, hardware = problem.tile, problem.hardware.serving(p.banks)
     bb, v = hardware.bank_bytes, q.vector_bytes
     geometry = hardware.geometry(tile.elem_bytes, v)  # a vector is a unit (v > bb: vector_runs)
@@ -83,11 +99,7 @@ def floor_of(problem: Problem, p, q, runs: tuple[np.ndarray, np.ndarray]) -> Flo
     new[:, 1:] = key[:, 1:] != key[:, :-1]
     new &= key >= 0
     slot = key % positions + (np.arange(n) * positions)[:, None]
-    counts = np.bincount(slot[new], minlength=n * positions).reshape(n, positions)
-    placement, position = np.unravel_index(int(counts.argmax()), counts.shape)
-    most = int(counts[placement, position])
-    slots = geometry.slots
-    return Floor(-(-most // slots), q.spec, v, slots, most, int(position))
+    return np.bincount(slot[new], minlength=n * positions).reshape(n, positions), geometry.slots
 
 
 _FLOORS: weakref.WeakKeyDictionary[Problem, tuple] = weakref.WeakKeyDictionary()
@@ -114,5 +126,31 @@ def targets(problem: Problem) -> dict:
 
 
 def floor_excess(problem: Problem) -> int:
-    """The least total excess (sum over patterns of worst - lower bound) any admissible layout leaves."""
-    return sum(worst - p.lower_bound for p, worst in targets(problem).items())
+    """The least total excess (sum over patterns of worst - lower bound, in the unit the output
+    reports: simulate.AccessResult.excess) any admissible layout leaves. For an instruction-level
+    pattern the unit is one instruction: each of its phases costs at least that phase's own floor
+    (and its lower bound), so the least is the worst instruction's sum of them."""
+    total = 0
+    for p, worst in targets(problem).items():
+        if p.instruction_phases <= 1 or worst == p.lower_bound:
+            total += worst - p.lower_bound
+        else:
+            total += _instruction_floor(problem, p)
+    return total
+
+
+_INSTRUCTION_FLOORS: weakref.WeakKeyDictionary[Problem, dict] = weakref.WeakKeyDictionary()
+
+
+def _instruction_floor(problem: Problem, p) -> int:
+    """The least excess of instruction-level pattern ``p`` per instruction: the most, over its
+    instructions, of the sum over their phases of (the phase's floor - its lower bound)."""
+    known = _INSTRUCTION_FLOORS.setdefault(problem, {})
+    if p not in known:
+        each = np.full(p.placements, p.lower_bound, dtype=np.int64)
+        for q in problem.patterns:
+            runs = vector_runs(problem, q)
+            if runs is not None:
+                each = np.maximum(each, placement_floors(problem, p, q, runs))
+        known[p] = int((each - p.lower_bound).reshape(-1, p.instruction_phases).sum(axis=1).max())
+    return known[p]

@@ -111,10 +111,9 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
 
 def reported_excess(problem: Problem, ranked: Candidate) -> int:
     """A measured layout's excess as the output reports it: per instruction for instruction-level
-    accesses (the unit of per_access, cost_json), else the search's per phase."""
-    if not any(p.instruction_phases for p in problem.patterns):
-        return ranked.excess
-    return sum(int(r.instruction_costs().max()) - r.pattern.instruction_lower_bound for r in ranked.results)
+    accesses (the unit of per_access, cost_json), else per phase; the search ranks by the same
+    (simulate.AccessResult.excess)."""
+    return ranked.excess
 
 
 def cost_json(problem: Problem, r: simulate.AccessResult, base: simulate.AccessResult,
@@ -181,7 +180,7 @@ def _witness(problem: Problem, ranked: Candidate) -> dict:
     """Where a family's best member conflicts: its first access above the lower bound, and a collision there."""
     i = next(i for i, res in enumerate(ranked.results) if res.excess)
     return {"layout": ranked.layout.name, "access": ranked.results[i].pattern.spec,
-            "worst_wavefronts": ranked.results[i].worst, "collision": collision_json(problem, ranked, i)}
+            "worst_wavefronts": ranked.results[i].instruction_worst, "collision": collision_json(problem, ranked, i)}
 
 
 def search_json(f) -> dict:

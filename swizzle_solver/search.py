@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .budget import Budget
-from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, found, measure, vector_elems
+from .candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, found, measure, per_instruction, vector_elems
 from .families import apply_many, base
 from .layout import Family, Layout
 from .model import Problem, Tile
@@ -239,7 +239,9 @@ class _FamilySearch:
         if self.admit is not None and not self.admit(layout):
             return
         self.report.evaluated += 1
-        if not any(self.exact):  # every pattern is simulated whole anyway: measured (the table's recheck is then done)
+        if not any(self.exact) or per_instruction(problem):
+            # every pattern is simulated whole anyway (the table's recheck is then done), or the
+            # excess is per instruction, which the per-phase worsts only bound: measured
             self.kept.append(measure(problem, checked))
         else:
             measured = [int(w) if x else simulated_worst(problem, layout, p)

@@ -8,7 +8,7 @@ by bank; the most distinct words in one bank is the number of wavefronts.
 """
 from __future__ import annotations
 
-import contextlib
+import threading
 import weakref
 from collections.abc import Callable
 
@@ -177,7 +177,19 @@ class AccessResult(Value):
 
     @property
     def excess(self) -> int:
-        return self.worst - self.pattern.lower_bound
+        """Wavefronts above the lower bound in the unit the output reports, the one measure every
+        search ranks by: per instruction (the sum over its phases, DESIGN.md section 9) for
+        instruction-level forms, else per phase. Each phase costs at least its lower bound, so the
+        per-phase excess (``worst - lower_bound``, what the search's fast paths bound) is never
+        above it, and both are 0 together."""
+        if self.pattern.instruction_phases <= 1:
+            return self.worst - self.pattern.lower_bound
+        return self.instruction_worst - self.pattern.instruction_lower_bound
+
+    @property
+    def instruction_worst(self) -> int:
+        """The worst instruction's cost (the worst phase's for forms that are not instruction-level)."""
+        return int(self.instruction_costs().max())
 
     def instruction_costs(self) -> np.ndarray:
         """Cost of each instruction (DESIGN.md section 9): the sum over its phases; for forms
@@ -219,21 +231,24 @@ def admissible(tile: Tile, pattern: Pattern, phys: np.ndarray) -> bool:
 # (a table is never changed in place: layout_table builds a new one for every layout).
 _GATHERS: list[tuple[weakref.ref, Pattern, int, np.ndarray]] = []
 GATHERS_KEPT = 8
+_GATHERS_LOCK = threading.Lock()  # threads share the list (the API is safe from threads)
 
 
 def _remember(tile: Tile, pattern: Pattern, phys: np.ndarray, got: np.ndarray) -> None:
-    _GATHERS.append((weakref.ref(phys), pattern, tile.elem_bytes, got))
-    del _GATHERS[:-GATHERS_KEPT]
+    with _GATHERS_LOCK:
+        _GATHERS.append((weakref.ref(phys), pattern, tile.elem_bytes, got))
+        del _GATHERS[:-GATHERS_KEPT]
 
 
 def _gathered(tile: Tile, pattern: Pattern, phys: np.ndarray) -> np.ndarray | None:
-    """The gather ``admissible`` made of this pattern's lane elements under this very table, if kept."""
-    for entry in list(_GATHERS):  # (a copy: another thread may change the list)
-        table, kept, elem_bytes, got = entry
-        if kept is pattern and table() is phys and elem_bytes == tile.elem_bytes:
-            with contextlib.suppress(ValueError):
-                _GATHERS.remove(entry)
-            return got
+    """The gather ``admissible`` made of this pattern's lane elements under this very table, if
+    kept (taken out: each gather serves one measurement). A table is one thread's (each solve
+    builds its own), so a gather found is of the table asked for."""
+    with _GATHERS_LOCK:
+        for k, (table, kept, elem_bytes, got) in enumerate(_GATHERS):
+            if kept is pattern and table() is phys and elem_bytes == tile.elem_bytes:
+                del _GATHERS[k]
+                return got
     return None
 
 

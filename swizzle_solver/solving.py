@@ -12,18 +12,19 @@ the package loads lazily under that name.)
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .budget import Budget
-from .candidate import Candidate, FamilyReport, Unsearched, measure_as_given, ranked, recheck
+from .candidate import Candidate, FamilyReport, Unsearched, frozen_report, measure_as_given, ranked, recheck
 from .families import FAMILY_RANK
 from .families.identity import Identity
 from .layout import Family, Layout, layout_table
 from .model import Problem
 from .search import first_conflict_free, search_families
 from .soundness import soundness
-from .value import Value, replace
+from .value import FrozenError, FrozenList, Value, replace
 
 if TYPE_CHECKING:  # narrower.py is imported only for a padded tile (start-up)
     from .narrower import PitchSearch
@@ -92,20 +93,47 @@ class Solution(Value):
 class LazyTable:
     """A Table whose runners-up are measured on first read (``_table(..., lazy=True)``): their
     re-checks by the simulator cost as much as the search that found them, and a caller that wants
-    only the answer (the API) never reads them. The families' reports are known already."""
+    only the answer (the API) never reads them. The families' reports are known already.
+
+    Threads may read one at once (the API's cache shares it): the first builds the table, under a
+    lock, the others wait for it. Once ``freeze`` is called (api.frozen: it is about to be shared)
+    nothing in it can be changed: its attributes, its lists and the reports refuse assignment."""
+
+    __slots__ = ("families", "_args", "_built", "_lock", "_frozen")
+    families: list[FamilyReport]
+    _args: tuple | None
+    _built: Table | None
+    _lock: Any
+    _frozen: bool
 
     def __init__(self, problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport]):
-        self.families = reports
-        self._args: tuple | None = (problem, answer, found, reports)
-        self._built: Table | None = None
+        for name, value in (("families", reports), ("_args", (problem, answer, found, reports)), ("_built", None),
+                            ("_lock", threading.Lock()), ("_frozen", False)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if self._frozen:
+            raise FrozenError(f"cannot assign to {name!r}: the table is shared (a copy: result.solution)")
+        object.__setattr__(self, name, value)
+
+    def freeze(self) -> LazyTable:
+        with self._lock:
+            object.__setattr__(self, "families", FrozenList(frozen_report(f) for f in self.families))
+            if self._built is not None:
+                object.__setattr__(self, "_built", frozen_table(self._built))
+            object.__setattr__(self, "_frozen", True)
+        return self
 
     def built(self) -> Table:
-        if self._built is None:
-            assert self._args is not None
-            built = _table(*self._args)
-            assert isinstance(built, Table)
-            self._built, self._args = built, None
-        return self._built
+        with self._lock:
+            if self._built is None:
+                assert self._args is not None
+                built = _table(*self._args)
+                assert isinstance(built, Table)
+                object.__setattr__(self, "_built", frozen_table(built) if self._frozen else built)
+                object.__setattr__(self, "_args", None)
+            assert self._built is not None
+            return self._built
 
     @property
     def alternatives(self) -> list[Candidate]:
@@ -114,6 +142,12 @@ class LazyTable:
     @property
     def baseline(self) -> Candidate:
         return self.built().baseline
+
+
+def frozen_table(table: Table) -> Table:
+    """``table`` with its lists and reports read-only (api.frozen: shared by the cache)."""
+    return Table(FrozenList(table.alternatives), FrozenList(frozen_report(f) for f in table.families),
+                 table.baseline)
 
 
 def _table(problem: Problem, answer: Candidate, found: list[Candidate], reports: list[FamilyReport],

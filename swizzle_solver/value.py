@@ -180,3 +180,42 @@ def replace(value: V, **changes: Any) -> V:
 def fields(value: Value | type[Value]) -> tuple[str, ...]:
     """The names of a value type's fields, in order."""
     return value._fields
+
+
+# --- read-only containers: what a cache shares with every caller (api.py, memo.py) ----------------
+
+
+def _refused(self, *args: Any, **kwargs: Any) -> Any:
+    raise FrozenError(f"a {type(self).__name__} is read-only: it is shared (copy it to change it)")
+
+
+class FrozenList(list):
+    """A list that refuses every change: a cached result's runners-up and family reports. Still a
+    ``list`` (json.dumps writes it, isinstance holds)."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refused
+    append = extend = insert = pop = remove = clear = sort = reverse = _refused
+
+    def __reduce__(self):  # (a plain list when pickled: batch --jobs sends results between processes)
+        return (list, (list(self),))
+
+
+class FrozenDict(dict):
+    """A dict that refuses every change (a family report's z3 record, shared by the cache)."""
+
+    __slots__ = ()
+    __setitem__ = __delitem__ = __ior__ = _refused
+    pop = popitem = clear = update = setdefault = _refused
+
+    def __reduce__(self):
+        return (dict, (dict(self),))
+
+
+def frozen_json(value: Any) -> Any:
+    """A JSON value (dicts, lists, scalars) made read-only all the way down."""
+    if isinstance(value, dict):
+        return FrozenDict((k, frozen_json(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return FrozenList(frozen_json(v) for v in value)
+    return value

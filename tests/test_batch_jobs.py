@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import signal
 import subprocess
@@ -183,3 +184,142 @@ def test_ctrl_c_ends_the_run_and_its_workers(cases, signum, code):
         time.sleep(0.1)
     else:
         pytest.fail("a worker outlived the run")
+
+
+# --- issue 39: any worker death, at any moment, ends in a complete document (or 130/143) ---------
+
+
+def dies_once(task: tuple[str, int]) -> int:
+    """A worker's job: the first time item ``n`` is worked on (a marker file says so), its process
+    is killed with SIGKILL in the middle of it; the run again alone answers."""
+    folder, n = task
+    marker = Path(folder) / f"died-{n}"
+    if n % 3 == 1 and not marker.exists():
+        marker.write_text("")
+        os.kill(os.getpid(), signal.SIGKILL)
+    return n * n
+
+
+def half_written(task: tuple[str, int]) -> int:
+    """A worker's job: the first time, the process writes the start of a result frame (a length
+    of 1000 bytes, 10 of them) to its pipe to the parent, then dies: a result cut short."""
+    import struct
+
+    folder, n = task
+    marker = Path(folder) / f"half-{n}"
+    if n == 3 and not marker.exists():
+        marker.write_text("")
+        for fd in os.listdir("/proc/self/fd"):  # the worker's socket: its pipe to the parent
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
+                    os.write(int(fd), struct.pack("!i", 1000) + b"x" * 10)
+        os._exit(0)
+    return n * n
+
+
+@pytest.mark.parametrize("job", [dies_once, half_written], ids=["killed", "half-written"])
+def test_a_dead_workers_case_is_run_again_alone_and_the_run_ends(tmp_path, job):
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    outcomes = list(jobs.in_order(job, [(str(tmp_path), n) for n in range(8)], 2))
+    assert outcomes == [(True, n * n) for n in range(8)]
+    assert sorted(p.name for p in tmp_path.iterdir())  # a worker did die
+    assert not [p for p in multiprocessing.active_children() if p not in before and p.is_alive()]
+
+
+@pytest.mark.slow
+def test_no_worker_is_left_and_no_lock_is_shared(tmp_path):
+    """After a run with deaths, every worker has ended (nothing waits at shutdown on what a dead
+    worker held: each worker has its own pipe)."""
+    import multiprocessing
+
+    before = set(multiprocessing.active_children())
+    outcomes = list(jobs.in_order(dies_once, [(str(tmp_path), n) for n in range(10)], 3))
+    assert [v for _, v in outcomes] == [n * n for n in range(10)]
+    left = [p for p in multiprocessing.active_children() if p not in before and p.is_alive()]
+    assert not left
+
+
+KILL_CASES = "".join(
+    f'[[case]]\nname = "m{i}"\nrows = 128\ncols = 120\ndtype = "f16"\naccess = ["8x1", "8x16", "col"]\n\n' if i in (3, 7)
+    else f'[[case]]\nname = "q{i}"\nrows = 64\ncols = 64\ndtype = "f16"\naccess = ["ldmatrix.x4", "row"]\n\n'
+    for i in range(10))
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (its workers, and the fork server they are forked from)."""
+    parent_of = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parent_of[int(d)] = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    out, frontier = [], [pid]
+    while frontier:
+        kids = [k for k, p in parent_of.items() if p in frontier]
+        out += kids
+        frontier = kids
+    return out
+
+
+def command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def kill_runs(tmp_path: Path, runs: int, seed: int) -> list[str]:
+    """``runs`` runs of batch --json --jobs 2, each with one worker (or, sometimes, every worker)
+    killed at a random moment: what went outside the contract (a hang, a partial document, another
+    exit code)."""
+    import random
+
+    rng = random.Random(seed)
+    path = tmp_path / "kill.toml"
+    path.write_text(KILL_CASES)
+    argv = [sys.executable, "-m", "swizzle_solver", "batch", str(path), "--json"]
+    reference = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    start = time.monotonic()
+    subprocess.run([*argv, "--jobs", "2"], cwd=ROOT, capture_output=True, timeout=300)
+    took = time.monotonic() - start
+    wrong = []
+    for trial in range(runs):
+        child = subprocess.Popen([*argv, "--jobs", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True, start_new_session=True)
+        time.sleep(rng.uniform(0.1, took))
+        below = descendants(child.pid)
+        servers = [p for p in below if "forkserver" in command(p)]
+        workers = [p for p in below if p not in servers and "resource_tracker" not in command(p)]
+        draw = rng.random()
+        victims = workers if draw < 0.2 else servers if draw < 0.3 else rng.sample(workers, min(1, len(workers)))
+        for victim in victims:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(victim, signal.SIGKILL)
+        try:
+            out, err = child.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.communicate()
+            wrong.append(f"trial {trial}: hung ({len(victims)} killed)")
+            continue
+        if "Traceback" in err:
+            wrong.append(f"trial {trial}: a traceback: {err[-400:]}")
+        elif child.returncode in (130, 143):
+            continue
+        elif child.returncode != reference.returncode:
+            wrong.append(f"trial {trial}: exit {child.returncode}: {err[-300:]}")
+        else:
+            doc = json.loads(out)  # a complete document: every case, each with its answer or an error
+            names = [c["name"] for c in doc["cases"]]
+            if names != [c["name"] for c in json.loads(reference.stdout)["cases"]]:
+                wrong.append(f"trial {trial}: cases {names}")
+            elif out != reference.stdout and not all("error" in c or c in json.loads(reference.stdout)["cases"]
+                                                      for c in doc["cases"]):
+                wrong.append(f"trial {trial}: another document")
+    return wrong
+
+
+@pytest.mark.slow
+def test_a_hundred_workers_killed_at_random_end_with_the_whole_document(tmp_path):
+    assert kill_runs(tmp_path, 100, 2039) == []

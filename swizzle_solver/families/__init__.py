@@ -12,6 +12,7 @@ row-interleave, padding) only when first asked for (start-up: a plain solve neve
 from __future__ import annotations
 
 import importlib
+import threading
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -53,44 +54,56 @@ _UNSEARCHED: list[Family | Lazy] = [Lazy("given", 99, "given", stage="never")]
 FAMILY_RANK: dict[str, int] = {e.name: e.rank for e in _ENTRIES}
 
 
+# Threads share the registry (the API is safe from threads, docs/python-api.md): a lazy entry is
+# replaced by its record under this lock, by the first thread to load it; the others find the
+# record. Re-entrant: a family's module may read the registry while it is imported (padding).
+_LOCK = threading.RLock()
+
+
 def register(entry: Family | Lazy) -> None:
     """Add a family (a toy one in a test, or one of a plug-in) at its rank."""
-    _ENTRIES.append(entry)
-    _ENTRIES.sort(key=lambda e: e.rank)
-    FAMILY_RANK.clear()
-    FAMILY_RANK.update((e.name, e.rank) for e in _ENTRIES)
+    with _LOCK:
+        _ENTRIES.append(entry)
+        _ENTRIES.sort(key=lambda e: e.rank)
+        FAMILY_RANK.clear()
+        FAMILY_RANK.update((e.name, e.rank) for e in _ENTRIES)
 
 
 def unregister(name: str) -> None:
-    _ENTRIES[:] = [e for e in _ENTRIES if e.name != name]
-    FAMILY_RANK.pop(name, None)
+    with _LOCK:
+        _ENTRIES[:] = [e for e in _ENTRIES if e.name != name]
+        FAMILY_RANK.pop(name, None)
 
 
 def _load(entry: Family | Lazy) -> Family:
     if isinstance(entry, Family):
         return entry
-    found = importlib.import_module(f"{__name__}.{entry.module}").FAMILY_RECORD
-    _ENTRIES[_ENTRIES.index(entry)] = found
-    return found
+    with _LOCK:
+        found = importlib.import_module(f"{__name__}.{entry.module}").FAMILY_RECORD
+        for i, e in enumerate(_ENTRIES):  # (another thread may have replaced it already)
+            if e is entry or (isinstance(e, Lazy) and e.name == entry.name):
+                _ENTRIES[i] = found
+        return found
 
 
 def records(stage: str | None = None) -> Iterator[Family]:
     """The families' records in rank order (of one stage), importing a later family's module only
     when the iteration reaches it."""
-    for entry in _ENTRIES:
+    for entry in list(_ENTRIES):  # (a copy: register may sort the list while another thread walks it)
         if stage is None or entry.stage == stage:
             yield _load(entry)
 
 
 def record(name: str) -> Family:
     """The record of the family named ``name`` (KeyError if none)."""
-    for entry in _ENTRIES:
+    for entry in list(_ENTRIES):
         if entry.name == name:
             return _load(entry)
     for i, entry in enumerate(_UNSEARCHED):
         if entry.name == name:
             if isinstance(entry, Lazy):
-                entry = _UNSEARCHED[i] = importlib.import_module(f"{__name__}.{entry.module}").FAMILY_RECORD
+                with _LOCK:
+                    entry = _UNSEARCHED[i] = importlib.import_module(f"{__name__}.{entry.module}").FAMILY_RECORD
             return entry
     raise KeyError(name)
 

@@ -203,7 +203,7 @@ def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candida
     found = _by_z3(problem, budget, later, terms, report) if engine == "smt" else \
         _enumerated(later.oracle, budget, terms, report)
     kept = [found_candidate(problem, oracle.excess, found)] if found is not None else []
-    report.best_excess = oracle.excess if found is not None else None
+    report.best_excess = kept[0].excess if kept else None  # (per instruction, measured: candidate.found)
     return kept, report
 
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..budget import Budget, smt_limits
-from ..candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, measure, vector_elems
+from ..candidate import KEEP_PER_FAMILY, Candidate, FamilyReport, best, measure, per_instruction, vector_elems
 from ..candidate import found as found_candidate
 from ..layout import LATER, Family, columns, partial_block_invalid
 from ..model import Problem, Tile
@@ -315,6 +315,9 @@ def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None 
     failures = failures_many(oracle, members) if failures is None else failures
     missed = failures > 0 if missed is None else missed
     kept: list[tuple[int, int, Candidate]] = []  # (excess, member, measured), best first
+    # a member off a target per phase leaves one more than the least; per instruction (the unit
+    # ranked, candidate.per_instruction) only the least is known of it
+    above = 0 if per_instruction(problem) else 1
     sound = 0
     check = QuickSoundness(problem)
     # (failures, order): members come in family order (pairs), so a stable sort on the
@@ -326,7 +329,7 @@ def _best_effort(oracle: XorOracle, members: Pairs, failures: np.ndarray | None 
             continue
         sound += 1
         # (excess, order) of this member is at least (least + 1, i) when it missed a target
-        cannot_enter = len(kept) == KEEP_PER_FAMILY and missed[i] and kept[-1][:2] <= (oracle.excess + 1, i)
+        cannot_enter = len(kept) == KEEP_PER_FAMILY and missed[i] and kept[-1][:2] <= (oracle.excess + above, i)
         if not cannot_enter:
             measured = measure(problem, checked)
             kept = sorted([*kept, (measured.excess, i, measured)], key=lambda t: t[:2])[:KEEP_PER_FAMILY]
@@ -372,9 +375,24 @@ def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candida
         extent = f"cut by the time limit after {len(members)} of" if cut else "enumerated all"
         report.covered = (f"{extent} {report.candidates} distinct pairs of admissible CuTe swizzles, each tested "
                           f"on {oracle.covered()}")
-    kept = [found_candidate(problem, oracle.excess, lay) for lay in found] or _best_effort(oracle, members, failures, missed)
+    kept = _kept(oracle, members, found, failures, missed)
     report.best_excess = kept[0].excess if kept else None
     return kept, report
+
+
+def _kept(oracle: XorOracle, members: Pairs, found: list, failures: np.ndarray | None,
+          missed: np.ndarray | None) -> list[Candidate]:
+    """The family's best: the members ``found`` at every target, else the best effort. Where the
+    excess is per instruction (the unit ranked: candidate.per_instruction) and those found leave
+    more than the least, a member off a target per phase may leave less: the best effort joins."""
+    problem = oracle.problem
+    kept = [found_candidate(problem, oracle.excess, lay) for lay in found]
+    if not kept:
+        return _best_effort(oracle, members, failures, missed)
+    if per_instruction(problem) and kept[0].excess > oracle.excess:
+        more = [c for c in _best_effort(oracle, members, failures, missed) if all(c.layout != k.layout for k in kept)]
+        kept = best([*kept, *more], KEEP_PER_FAMILY)
+    return kept
 
 
 FAMILY_RECORD = Family(

@@ -134,7 +134,7 @@ def _is_other_reading(p: Pattern, q: Pattern) -> bool:
 def _access(index: int, p: Pattern, others: list[Pattern], problem: Problem, table: np.ndarray) -> ProbeAccess:
     tile, hw = problem.tile, problem.hardware
     op = op_of(p, problem)
-    rows, cols, grouped = _slots(p, op, hw)
+    rows, cols, grouped, _ = _slots(p, op, hw)
     offsets = np.where(rows >= 0, table[np.maximum(rows, 0), np.maximum(cols, 0)] * tile.elem_bytes, -1)
     readings, notes = [], []
     for q in [p, *others]:
@@ -199,16 +199,19 @@ def op_of(p: Pattern, problem: Problem) -> Op:
     return Op((target.stores if store else target.loads)[width], store, width)
 
 
-def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bool]:
-    """(rows, cols, grouped): the slots of every instruction; grouped when each instruction is a
-    group of the pattern's own phases (then the re-split must give them back exactly)."""
+def _slots(p: Pattern, op: Op, hw: Hardware, compact: bool = False) -> tuple[np.ndarray, np.ndarray, bool, np.ndarray | None]:
+    """(rows, cols, grouped, slot_ids): the slots of every instruction; grouped when each
+    instruction is a group of the pattern's own phases (then the re-split must give them back
+    exactly). ``compact`` (one_pass, which needs no kernel's addresses): an access of fewer active
+    lanes than a wave keeps only the columns of the slots it uses, ``slot_ids`` naming each
+    column's slot (None: every slot, in order)."""
     wave = hw.wave_lanes
     if op.matrices:
-        return (*_matrix_slots(p, wave), True)
+        return (*_matrix_slots(p, wave), True, None)
     if p.op:
         rule = hw.rule(p.op)
         assert rule is not None
-        return (*_rule_slots(p, rule, wave), True)
+        return (*_rule_slots(p, rule, wave), True, None)
     if p.kind in ("warp", "cp.async", "mma-c", "mma-a", "mma-b", "linear-layout"):
         lpp = hw.lanes_per_phase(op.lane_bytes)
         # a paired load's phases are two of the rule's (a linear layout with a broadcast lane bit)
@@ -218,8 +221,9 @@ def _slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray, bo
         if size in sizes and wave % size == 0 and p.placements % group == 0 and probe_target(hw).warp_groups:
             rows = p.lane_row.reshape(-1, group * size)
             cols = p.lane_col.reshape(-1, group * size)
-            return rows.astype(np.int64), cols.astype(np.int64), True
-    return (*_block_slots(p, op, hw), False)
+            return rows.astype(np.int64), cols.astype(np.int64), True, None
+    rows, cols, slot_ids = _block_slots(p, op, hw, compact)
+    return rows, cols, False, slot_ids
 
 
 def _matrix_slots(p: Pattern, wave: int) -> tuple[np.ndarray, np.ndarray]:
@@ -252,10 +256,11 @@ def _rule_slots(p: Pattern, rule: Rule, wave: int) -> tuple[np.ndarray, np.ndarr
     return rows, cols
 
 
-def _block_slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarray]:
+def _block_slots(p: Pattern, op: Op, hw: Hardware, compact: bool = False) -> tuple[np.ndarray, np.ndarray,
+                                                                                   np.ndarray | None]:
     """Each placement its own instruction(s): its distinct lanes in the slots of the hardware's
     phases for that width, first phase first (a placement of more lanes than a wave: as many
-    instructions as it fills, in lane order)."""
+    instructions as it fills, in lane order). ``compact``: only the slots used (_slots)."""
     wave = hw.wave_lanes
     order = np.array([s for phase in hw.serving(p.banks).phase_indices(wave, op.lane_bytes) for s in phase])
     first = _as_listed(p) if p.kind == "phases" else _first_occurrences(p)
@@ -265,11 +270,16 @@ def _block_slots(p: Pattern, op: Op, hw: Hardware) -> tuple[np.ndarray, np.ndarr
     rank = np.cumsum(first, axis=1) - 1  # a distinct lane's position among its placement's
     placement, lane = np.nonzero(first)
     k = rank[placement, lane]
-    rows = np.full((int(per.sum()), wave), -1, np.int64)
-    cols = np.full((int(per.sum()), wave), -1, np.int64)
-    rows[start[placement] + k // wave, order[k % wave]] = p.lane_row[placement, lane]
-    cols[start[placement] + k // wave, order[k % wave]] = p.lane_col[placement, lane]
-    return rows, cols
+    # (int32 where every row and column fits: a 1-byte access of the largest tile is 512 Ki
+    # instructions of one active slot in 32, and these are the largest arrays of its report)
+    kind = np.int32 if max(int(p.lane_row.max()), int(p.lane_col.max())) < 1 << 30 else np.int64
+    width = min(wave, int(count.max())) if compact else wave
+    column = np.arange(wave) if compact else order  # the column of the k-th slot filled
+    rows = np.full((int(per.sum()), width), -1, kind)
+    cols = np.full((int(per.sum()), width), -1, kind)
+    rows[start[placement] + k // wave, column[k % wave]] = p.lane_row[placement, lane]
+    cols[start[placement] + k // wave, column[k % wave]] = p.lane_col[placement, lane]
+    return rows, cols, (order[:width] if compact and width < wave else None)
 
 
 def _as_listed(p: Pattern) -> np.ndarray:
@@ -310,29 +320,22 @@ class Issued(Value, eq=False):
     instructions: int
 
 
-def issued(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Hardware, rule: Rule | None) -> Issued:
+def issued(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Hardware, rule: Rule | None,
+           slot_ids: np.ndarray | None = None) -> Issued:
     """The phases of every instruction as the model serves them: ldmatrix / stmatrix: one phase per
     matrix (lanes 8i .. 8i + 7); an instruction of the target: the rule's slot sets; any other: the
     target's phases for the width. An instruction whose slots are all active and make a paired
     load (hardware.Hardware.pairs, decided on these slots as the hardware does): those sets two by
-    two. Phases without an active slot are dropped."""
-    slots = rows.shape[1]
-    if op.matrices:
-        sets = [list(range(8 * i, 8 * i + 8)) for i in range(op.matrices)]
-    elif rule is not None:
-        sets = [list(s) for s in rule.phases]
-    else:
-        sets = hw.serving(p.banks).phase_indices(slots, op.lane_bytes)
-    paired = _paired(rows, cols, op, hw)
-    widest = max(len(m) for m in (merge_pairs(sets) if paired.any() else sets))
-    parts = []  # (instruction, phase index, rows, cols) for the unpaired, then the paired instructions
-    for which, groups in ((np.nonzero(~paired)[0], sets), (np.nonzero(paired)[0], merge_pairs(sets) if paired.any() else [])):
-        for k, members in enumerate(groups):
-            r = np.full((len(which), widest), -1, np.int64)
-            c = np.full((len(which), widest), -1, np.int64)
-            r[:, :len(members)] = rows[which][:, members]
-            c[:, :len(members)] = cols[which][:, members]
-            parts.append((which, np.full(len(which), k), r, c))
+    two. Phases without an active slot are dropped. ``slot_ids``: the slot of each column, when
+    the columns are only the slots used (_slots' ``compact``)."""
+    sets = _phase_sets(op, p, hw, rule, rows.shape[1] if slot_ids is None else hw.wave_lanes)
+    paired = _paired(rows, cols, op, hw) if slot_ids is None else np.zeros(rows.shape[0], bool)
+    sets = _in_use(rows, sets, slot_ids)
+    pairs = merge_pairs(sets) if paired.any() else []
+    widest = max(1, *(len(m) for m in sets + pairs))
+    parts = [_part(rows, cols, which, k, members, widest)  # the unpaired instructions' phases, then the paired ones'
+             for which, groups in ((np.nonzero(~paired)[0], sets), (np.nonzero(paired)[0], pairs))
+             for k, members in enumerate(groups) if members]
     instruction = np.concatenate([x[0] for x in parts])
     index = np.concatenate([x[1] for x in parts])
     out_r = np.concatenate([x[2] for x in parts])
@@ -340,6 +343,42 @@ def issued(rows: np.ndarray, cols: np.ndarray, op: Op, p: Pattern, hw: Hardware,
     keep = (out_r >= 0).any(axis=1)
     order = np.lexsort((index[keep], instruction[keep]))  # instruction by instruction, its phases in order
     return Issued(out_r[keep][order], out_c[keep][order], instruction[keep][order], rows.shape[0])
+
+
+def _in_use(rows: np.ndarray, sets: list[list[int]], slot_ids: np.ndarray | None) -> list[list[int]]:
+    """Each phase's columns of ``rows``: its slots (``slot_ids``: the slot of each column, when the
+    columns are only the slots used; then no instruction is a paired load, as not every slot is
+    active) that are active in some instruction. A slot inactive in every instruction is left out
+    of every phase (it moves nothing: the phases' costs and ideals are those of their active
+    slots), so the phases are only as wide as their widest active part: one byte per instruction
+    is one column, not 32."""
+    if slot_ids is not None:
+        column = {int(slot): j for j, slot in enumerate(slot_ids)}
+        sets = [[column[m] for m in members if m in column] for members in sets]
+    used: np.ndarray = np.asarray((rows >= 0).any(axis=0))
+    return [[m for m in members if used[m]] for members in sets]
+
+
+def _phase_sets(op: Op, p: Pattern, hw: Hardware, rule: Rule | None, slots: int) -> list[list[int]]:
+    """The slots of each phase of one instruction: ldmatrix / stmatrix one per matrix, an
+    instruction of the target its rule's sets, any other the target's phases for the width."""
+    if op.matrices:
+        return [list(range(8 * i, 8 * i + 8)) for i in range(op.matrices)]
+    if rule is not None:
+        return [list(s) for s in rule.phases]
+    return [list(s) for s in hw.serving(p.banks).phase_indices(slots, op.lane_bytes)]
+
+
+def _part(rows: np.ndarray, cols: np.ndarray, which: np.ndarray, k: int, members: list[int],
+          widest: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(instruction, phase index, rows, cols) of phase ``k`` (its slots ``members``) of the
+    instructions ``which``, each phase ``widest`` slots wide (-1 beyond its own)."""
+    r = np.full((len(which), widest), -1, np.int64)
+    c = np.full((len(which), widest), -1, np.int64)
+    at = np.ix_(which, np.asarray(members, np.int64))
+    r[:, :len(members)] = rows[at]
+    c[:, :len(members)] = cols[at]
+    return which, np.full(len(which), k), r, c
 
 
 def _paired(rows: np.ndarray, cols: np.ndarray, op: Op, hw: Hardware) -> np.ndarray:
@@ -378,8 +417,10 @@ def one_pass(p: Pattern, problem: Problem, table: np.ndarray) -> tuple[Op, int, 
     known = _ISSUED.get(p)
     if known is None or known[0] != hw:  # the instructions and their phases do not depend on the layout
         op = op_of(p, problem)
-        rows, cols, _ = _slots(p, op, hw)
-        known = _ISSUED[p] = (hw, op, *_phase_lanes(p, p, issued(rows, cols, op, p, hw, _rule_of(p, hw)), problem))
+        rows, cols, _, slot_ids = _slots(p, op, hw, compact=True)
+        phases = issued(rows, cols, op, p, hw, _rule_of(p, hw), slot_ids)
+        del rows, cols
+        known = _ISSUED[p] = (hw, op, *_phase_lanes(p, p, phases, problem))
     _, op, served, ideal = known
     costs = _costs(served, problem, table)
     return op, int(costs.sum()), int(ideal.sum())
