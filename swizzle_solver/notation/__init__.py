@@ -38,7 +38,7 @@ PREFIXES = ("expr", "bytes", "cute", "triton", "table")
 _PREFIX = r"(?is)\s*(expr|bytes|cute|triton|table)\s*:(.*)"
 _RECIPE = r"(?i)\s*(32|64|128)\s*b\s*"
 _MODE = NAME_PATTERN  # a TMA mode by its cuda.h name: 128B_ATOM_32B, CU_TENSOR_MAP_SWIZZLE_64B, ...
-_BYTE_SWIZZLE = r"(?s)\s*(?:cute::)?Swizzle\s*<\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*>\s*(?:\{\s*\})?\s*"
+_BYTE_SWIZZLE = r"(?as)\s*(?:cute::)?Swizzle\s*<\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*>\s*(?:\{\s*\})?\s*"
 
 
 def is_notation(text: str) -> bool:

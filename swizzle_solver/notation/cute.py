@@ -42,7 +42,7 @@ from .expr import NotationError
 
 MAX_TEXT = 4000
 MAX_DEPTH = 24
-_TOKEN = r"(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
+_TOKEN = r"(?a)(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
 _QUALIFIERS = {"cute", "cutlass", "GMMA", "UMMA", "SM90", "SM100", "std"}
 
 # sizeof of the element types a GMMA atom names (CUTLASS's names, and CUDA's)
@@ -239,14 +239,14 @@ def _meaning(name: str, args: list | None, call: bool, col: int):
 
 def _bare_meaning(name: str):
     """A name written without arguments: _N, an empty tuple, a major order, or a type's name (None: none)."""
-    m = re.fullmatch(r"_(\d{1,9})", name)
+    m = re.fullmatch(r"(?a)_(\d{1,9})", name)
     if m:
         return int(m[1])
     if name in _TUPLES:
         return ()
     if name in ("LayoutLeft", "GenColMajor", "LayoutRight", "GenRowMajor"):
         return Major(name in ("LayoutRight", "GenRowMajor"))
-    if re.fullmatch(r"[A-Za-z_][\w:]*", name) and name not in _KNOWN:
+    if re.fullmatch(r"(?a)[A-Za-z_][\w:]*", name) and name not in _KNOWN:
         return TypeName(name)  # an element type (a GMMA atom's T), or a Major::K
     return None
 

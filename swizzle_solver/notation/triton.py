@@ -39,7 +39,7 @@ from .expr import NotationError
 
 MAX_TEXT = 4000
 MAX_DEPTH = 8
-_TOKEN = r"(#[A-Za-z_][\w.]*)|(-?\d+)|([A-Za-z_][\w.]*)|([<>{}\[\](),=:+])"
+_TOKEN = r"(?a)(#[A-Za-z_][\w.]*)|(-?\d+)|([A-Za-z_][\w.]*)|([<>{}\[\](),=:+])"
 
 
 class Triton(Value, eq=False):
