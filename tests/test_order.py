@@ -544,3 +544,42 @@ def test_column_panels_are_row_panels_of_the_users_tile():
     assert "2 row panels of 64 rows (128 B down each column)" in emit("cute", p, layout).code
     tma = emit("tma", p, layout).code
     assert "box: 64 elements down a column x 16 columns" in tma and "box i loads rows [64 * i" in tma
+
+
+ORIENTATION_WORDS = [  # (case, target, the user's words, the stored tile's words they replace): every comment
+    ("padding, a power of two", "cute", "plain column-major, columns 12 elements apart", "plain row-major"),
+    ("plain padded", "cute", "columns 8 elements apart (no padding", "rows 8 elements apart"),
+    ("padding, a power of two", "cute", "spare element(s) per column", "spare element(s) per row"),
+    ("padding, a power of two", "tma", "padding element(s) per column", "padding element(s) per row"),
+    ("xor-cols, padded", "cute", "spare per column", "spare per row"),
+    ("plain padded", "cute", "the given column length is", "the given row length is"),
+    ("gmma, two atoms each way", "cute", "2 row panels of 64 rows (128 B down each column)", "column panels"),
+    ("gmma, two atoms each way", "cute-dsl", "2 row panels of 64 rows", "column panels"),
+    ("xor-cols, padded", "cute", "a row XOR per column on", "a column XOR per row"),
+    ("xor-cols, padded", "cute", "(columns on a power-of-two pitch)", "(rows on a power-of-two pitch)"),
+    ("xor-cols, padded", "cute", "(column bits onto row bits)", "(row bits onto column bits)"),
+    ("bands", "cute", "a permutation of columns in bands", "a permutation of rows in bands"),
+    ("bands", "cute", "column c = (", "row c = ("),
+    ("sw128 f16 M-major", "triton", "row XOR (vec * ((column / perPhase) % maxPhase)), dim 0 (r) contiguous",
+     "column XOR (vec"),
+    ("sw128 f16 M-major", "tma", "box outer extent: 64 columns (at most 256 per box: load wider tiles", "64 rows ("),
+    ("gmma, two atoms each way", "tma", "box: 64 elements down a column x 16 columns", "x 16 rows"),
+    ("gmma, two atoms each way", "tma", "one per row panel", "one per column panel"),
+    ("gmma, two atoms each way", "tma", "box i loads rows [", "box i loads columns ["),
+    ("gmma, two atoms each way", "tma", "columns per box at most 256 (load wider tiles", "rows per box at most 256"),
+    ("sw128 f16 M-major", "tma", "8 columns of 128 B", "8 rows of 128 B"),
+]
+
+
+@pytest.mark.parametrize("name, target, users, stored", ORIENTATION_WORDS,
+                         ids=[f"{n}-{t}-{u[:24]}" for n, t, u, _ in ORIENTATION_WORDS])
+def test_every_orientation_comment_says_the_users_words(name, target, users, stored):
+    """Each comment an emitter writes about the stored tile's rows, column panels or boxes, said of the
+    user's column-major tile (a stored row is a column of it): the exact words, one case per comment
+    (test_comments_speak_of_the_users_tile only lists words that must not remain)."""
+    extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
+             "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+    p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
+    code = emit(target, p, layout).code
+    assert users in code and stored not in code
