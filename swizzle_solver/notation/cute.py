@@ -41,6 +41,8 @@ from . import expr
 from .expr import NotationError
 
 MAX_TEXT = 4000
+ORDER = 2  # this notation's place in the lists of notations
+WHAT = "a CuTe layout"
 MAX_DEPTH = 24
 _TOKEN = r"(?a)(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
 _QUALIFIERS = {"cute", "cutlass", "GMMA", "UMMA", "SM90", "SM100", "std"}
@@ -488,3 +490,8 @@ def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], 
         strides.append(d * s)
     rest = -(-cotarget // strides[-1])
     return shapes + [rest], strides
+
+
+def read(body: str, base=None, allow_outside: bool = True) -> Cute:
+    """The notation's entry (notation/__init__.py): ``cute: body``."""
+    return parse(body)

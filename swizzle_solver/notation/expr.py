@@ -20,7 +20,11 @@ import re
 
 import numpy as np
 
-from ..model import is_pow2, log2
+from ..model import Tile, is_pow2, log2
+from ..value import Value
+
+ORDER = 0  # this notation's place in the lists of notations (the schema's enum, messages)
+WHAT = "element offsets"  # what its text gives, in the report's words
 
 MAX_TEXT = 4000  # characters of one expression: a layout is a line of C, not a program
 MAX_OPERATORS = 256  # each is one numpy pass over the tile (up to 2^19 elements)
@@ -410,3 +414,44 @@ def _exact_below(top: int, d: int, m: int, s: int) -> bool:
     if q >= 1:
         worst = max(worst, (q - 1) * e + (d - 1) * m)
     return worst < 1 << s
+
+
+# --- the `expr:` notation: the tree's value over the tile -----------------------------------------
+
+
+class Expression(Value):
+    """``expr:`` (element offsets) or ``bytes:`` (byte offsets): one expression tree."""
+
+    notation: str
+    node: tuple
+    as_written = True
+
+    @property
+    def unit(self) -> str:
+        return "byte" if self.notation == "bytes" else "element"
+
+    def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
+        r, c = coordinates(tile)
+        values = evaluate(self.node, r, c)
+        return values, self.node, misaligned(tile, values) if self.unit == "byte" else None
+
+
+def read(body: str, base=None, allow_outside: bool = True) -> Expression:
+    """``expr: E``: element offsets as a C expression in r and c."""
+    return Expression("expr", parse(body))
+
+
+def coordinates(tile: Tile) -> tuple[np.ndarray, np.ndarray]:
+    """r (a column of rows) and c (a row of columns), int64, broadcasting to the tile."""
+    return np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+
+
+def misaligned(tile: Tile, byte_offsets: np.ndarray) -> str | None:
+    """A byte offset that is not a multiple of the element size: the element would straddle two."""
+    e = tile.elem_bytes
+    bad = np.broadcast_to(np.asarray(byte_offsets) % e != 0, (tile.rows, tile.cols))
+    if not bad.any():
+        return None
+    r, c = np.unravel_index(int(np.argmax(bad)), bad.shape)
+    value = int(np.broadcast_to(byte_offsets, bad.shape)[r, c])
+    return f"element ({r}, {c}) is at byte {value}, not a multiple of its {e} bytes (it would straddle two elements)"

@@ -21,6 +21,8 @@ from .expr import NotationError
 
 MAX_ELEMENTS = 1 << 19  # the largest tile (512 KiB of 1-byte elements)
 MAX_OFFSET = 1 << 40
+ORDER = 4  # this notation's place in the lists of notations
+WHAT = "a table of element offsets"
 
 
 class Table(Value, eq=False):
@@ -132,4 +134,9 @@ def _rows(rows, where: str) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
-__all__ = ["NotationError", "Table", "load"]
+def read(body: str, base: Path | None = None, allow_outside: bool = True) -> Table:
+    """The notation's entry (notation/__init__.py): ``table:FILE``."""
+    return load(body.strip(), base, allow_outside)
+
+
+__all__ = ["NotationError", "Table", "load", "read"]
