@@ -9,10 +9,13 @@ this target.
 """
 from __future__ import annotations
 
+import re
+
 from ..layout import Layout
 from ..model import Problem
 from .common import MAX_TABLE, Snippet, header, table_body
 from .recognise import swizzled_rows
+from .views import byte_of, element_note, formula
 
 TARGET = "cuda"
 TITLE = "CUDA / C"
@@ -71,3 +74,17 @@ def _c(problem: Problem, layout: Layout, body: str) -> Snippet:
 
 # The function's form in each language (hardware.Hardware.language); any other: _c.
 _IN = {"CUDA": _cuda, "HIP": _hip}
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    per = 8 // tile.elem_bits
+    declared = re.search(r"^(.*)int swizzle_phys\(int r, int c\) \{$", snippet.code, re.M)
+    byte, part = byte_of(tile)
+    if not snippet.expressible or declared is None:
+        return f"{element_note(tile, '//')}\n{formula(tile, '//')}"
+    return (f"{element_note(tile, '//')} swizzle_phys_elem(r, c); the element's byte is\n"
+            f"// smem[swizzle_phys_elem(r, c) / {per}], its part {part} of that byte as the kernel packs them\n"
+            f"{declared[1]}int swizzle_phys_elem(int r, int c) {{\n"
+            f"  return {per} * swizzle_phys({byte}) + {part};\n}}")

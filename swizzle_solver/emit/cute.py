@@ -7,11 +7,14 @@ are the composition of their swizzle atom.
 """
 from __future__ import annotations
 
+import re
+
 from ..layout import Layout
 from ..model import Problem, Tile
 from ..value import replace
 from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_columns, swizzled_rows, tma_width
+from .views import TYPES, args_of, commented_code, cpp_layouts_up, element_note, formula, rule, swapped, swizzles_up
 
 TARGET = "cute"
 TITLE = "CuTe (C++)"
@@ -213,3 +216,50 @@ def _nested(tile: Tile, pitch: int, chain, head: str) -> Snippet:
         expr = f"cute::make_composed_layout(SmemSwizzle{i}{{}}, cute::_0{{}},\n    {expr})"
     lines.append(f"auto smem_layout = {expr};")
     return Snippet("cute", "\n".join(lines), True)
+
+
+def in_user_order(problem: Problem, body: str) -> str:
+    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
+    out, i = [], 0
+    for m in re.finditer(r"cute::Layout<", body):
+        if m.start() < i:
+            continue
+        before = body[max(0, m.start() - 40):m.start()]
+        args, end = args_of(body, m.end() - 1, "<", ">")
+        if re.search(r"make_composed_layout\(\s*$", before) or len(args) != 2:  # an outer map of offsets: kept
+            continue
+        (shape, stride), rewritten = args, []
+        for part in (shape, stride):
+            k = part.index("<")
+            inner, _ = args_of(part, k, "<", ">")
+            rewritten.append(f"{part[:k]}<{swapped(inner) if len(inner) == 2 else ', '.join(inner)}>")
+        out.append(body[i:m.start()] + f"cute::Layout<{rewritten[0]},{rewritten[1]}>")
+        i = end
+    body = "".join(out) + body[i:]
+    return re.sub(r"cute::tile_to_shape\(cute::GMMA::Layout_K_(SW\d+)_Atom<T>\{\},(\s*)"
+                  r"cute::Shape<cute::Int<(\d+)>, cute::Int<(\d+)>>\{\}\)",
+                  r"cute::tile_to_shape(cute::GMMA::Layout_MN_\1_Atom<T>{},\2"
+                  r"cute::Shape<cute::Int<\4>, cute::Int<\3>>{}, cute::Step<cute::_2, cute::_1>{})", body)
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    per = 8 // tile.elem_bits
+    if not snippet.expressible:
+        return f"{element_note(tile, '//')}\n{formula(tile, '//')}"
+    code = "\n".join(line for line in snippet.code.splitlines()[1:]
+                     if not line.lstrip().startswith("//") or commented_code(line))
+    code = re.sub(r"using T = [^;]*;.*", f"using T4 = cutlass::float_e2m1_t;  // your 4-bit type: {TYPES}", code)
+    code = code.replace("<T>", "<T4>")
+    code = re.sub(r"\bsmem_layout\b", "smem_layout_4bit", code)
+    code = re.sub(r"\bSmemSwizzle(\d*)\b", r"SmemSwizzle\1_4bit", code)
+    code = swizzles_up(cpp_layouts_up(code, per), per)
+    # tile_to_shape's (rows, cols) of the atom over the 4-bit type: the packed dimension counts elements now
+    # (the columns of a K-major atom's tile, the rows of an MN-major one's: --order col)
+    code = re.sub(r"(tile_to_shape\(cute::GMMA::Layout_(K|MN)_\w+<T4>\{\},\s*cute::Shape<cute::Int<)(\d+)(>, cute::Int<)"
+                  r"(\d+)(>>)", lambda m: f"{m[1]}{int(m[3]) * (per if m[2] == 'MN' else 1)}{m[4]}"
+                                      f"{int(m[5]) * (per if m[2] == 'K' else 1)}{m[6]}", code)
+    return (f"{element_note(tile, '//')} {rule('Swizzle<B,M+1,S>')}; CuTe indexes a tensor of a 4-bit type by "
+            f"element:\n"
+            f"{code}")

@@ -5,10 +5,12 @@ from ..layout import Layout
 from ..model import Problem, Tile
 from .common import Snippet, cannot_cute, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzled_columns, swizzled_rows
+from .views import code_lines, doubled_calls, element_note, formula, py_tuple, rule, swizzles_up, transposed_calls
 
 TARGET = "cute-dsl"
 TITLE = "CuTe DSL (Python)"
 ORDER = 1  # place in the --emit list
+COMMENT = "#"  # its comments (the sub-byte view's default note)
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
@@ -51,3 +53,20 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
 
 def _dsl_layout(tile: Tile, pitch: int) -> str:
     return f"cute.make_layout(({tile.rows}, {tile.cols}), stride=({pitch}, 1))"
+
+
+def in_user_order(problem: Problem, body: str) -> str:
+    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
+    return transposed_calls(body, "cute.make_layout", "stride=")
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    per = 8 // tile.elem_bits
+    if not snippet.expressible:
+        return f"{element_note(tile, '#')}\n{formula(tile, '#')}"
+    code = "\n".join(line for line in code_lines(snippet.code, "#").splitlines() if line.startswith("smem_layout"))
+    code = code.replace("smem_layout =", "smem_layout_4bit =")
+    code = swizzles_up(doubled_calls(code, "cute.make_layout", per, py_tuple), per)
+    return f"{element_note(tile, '#')} {rule('make_swizzle(B, M+1, S)')}:\n{code}"

@@ -6,16 +6,20 @@ The ``layout`` package is not in the ``mojo`` wheel: it comes with the MAX Mojo 
 """
 from __future__ import annotations
 
+import re
+
 from ..layout import Layout
 from ..model import Problem, Tile
 from ..value import replace
 from .common import Snippet, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzled_rows, tma_width, why_not_swizzle
+from .views import code_lines, doubled_calls, element_note, formula, int_tuple, rule, swizzles_up, transposed_calls
 
 LIBS = "# needs the MAX Mojo libraries for `layout` (pip install max-mojo-libs, or max); Mojo 1.x"
 TARGET = "mojo"
 TITLE = "Mojo"
 ORDER = 4  # place in the --emit list
+COMMENT = "#"  # its comments (the sub-byte view's default note)
 MOJO_DTYPES = (1, 2, 4, 8)  # element sizes of Mojo's DTypes, which make_swizzle[dtype, TensorMapSwizzle] takes
 
 
@@ -79,3 +83,27 @@ def _panels(tile: Tile, panels, head: str, tma: bool) -> Snippet:
         *([f"# the same swizzle: make_swizzle[dtype, TensorMapSwizzle.SWIZZLE_{panels.width}B](), with\n"
            "#   from layout.tma_async import TensorMapSwizzle"] if tma else [])]),
         True)
+
+
+def in_user_order(problem: Problem, body: str) -> str:
+    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
+    return transposed_calls(body, "Layout", "")
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    per = 8 // tile.elem_bits
+    if not snippet.expressible:
+        return f"{element_note(tile, '#')}\n{formula(tile, '#')}"
+    code = "\n".join(line for line in code_lines(snippet.code, "#").splitlines() if line.startswith("comptime"))
+    code = re.sub(r"\b(smem_swizzle|smem_layout|panel_layout)\b", r"\1_4bit", code)
+    code = swizzles_up(doubled_calls(code, "Layout", per, int_tuple), per)
+    found = swizzled_rows(tile, layout)
+    where = ""
+    if found is not None and "smem_swizzle_4bit" in code and "panel_layout_4bit" not in code:
+        major, minor = ("c", "r") if tile.col_major else ("r", "c")
+        where = f"\n# element (r, c) is at smem_swizzle_4bit({major} * {found[0] * per} + {minor})"
+    elif "panel_layout_4bit" in code:
+        where = "\n# element (r, c) is at smem_swizzle_4bit(lay(IntTuple(r, c))), with var lay = materialize[panel_layout_4bit]()"
+    return f"{element_note(tile, '#')} {rule('Swizzle(B, M+1, S)')}:\n{code}{where}"

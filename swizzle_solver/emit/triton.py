@@ -11,6 +11,8 @@ no XOR), so a swizzle on padded rows stays inexpressible on every target.
 """
 from __future__ import annotations
 
+import re
+
 from ..layout import Layout
 from ..model import Problem, Tile, is_pow2
 from .common import Snippet, header
@@ -24,10 +26,12 @@ from .recognise import (
     tma_width,
     triton_swizzled_params,
 )
+from .views import byte_of
 
 TARGET = "triton"
 TITLE = "Triton"
 ORDER = 3  # place in the --emit list
+COMMENT = "#"  # its comments
 
 # Triton's backend for each language of kernels (hardware.Hardware.language): the NVIDIA one is
 # Triton's default (no note); the others are named in the snippet's head.
@@ -104,3 +108,25 @@ def _triton_why(tile: Tile, layout: Layout) -> str:
         return (f"the {spare} spare element(s) per row are padding mixed with a swizzle: "
                 f"no swizzled, padded or linear encoding says both")
     return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"
+
+
+def in_user_order(problem: Problem, body: str) -> str:
+    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
+    body = re.sub(r"order = \[1, 0\]", "order = [0, 1]", body)
+    body = body.replace("order=[1, 0]", "order=[0, 1]").replace(", [1, 0])", ", [0, 1])")
+    body = body.replace("transposed = false", "transposed = true").replace(", rank=2)", ", rank=2, transposed=True)")
+    body = re.sub(r"shape = \[(\d+), (\d+)\]", r"shape = [\2, \1]", body)
+    body = re.sub(r"\]\], \[(\d+), (\d+)\], \[0, 1\]\)", r"]], [\2, \1], [0, 1])", body)
+
+    def bases(m: re.Match) -> str:
+        return re.sub(r"\[(\d+), (\d+)\]", r"[\2, \1]", m[0])
+
+    return re.sub(r"(offset = |offset_bases=)\[\[.*?\]\]", bases, body)
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    return (f"# {tile.elem_bits}-bit elements: Triton holds them packed, {8 // tile.elem_bits} a byte, in an 8-bit "
+            f"tensor (tl.dot_scaled's e2m1 operands are uint8), so the encoding above is of that packed tensor, "
+            f"{' x '.join(map(str, tile.logical_shape))}, as written: element (r, c) is its byte ({byte_of(tile)[0]})")
