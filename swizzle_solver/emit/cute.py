@@ -8,10 +8,10 @@ are the composition of their swizzle atom.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from ..forms.cute import Atom, Composed, Ref, Swizzle, Tiled, swizzle_upcast
+from ..forms.cute import Atom, Composed, Declared, Ref, Swizzle, Tiled, in_view, swizzle_upcast, upcast_records
 from ..forms.cute import Layout as CuteLayout
+from ..forms.cute import render as render_in
 from ..layout import Layout
 from ..model import Problem, Tile
 from ..value import Value, replace
@@ -45,7 +45,7 @@ class Using(Value):
     def upcast(self, per: int) -> Using:
         return Using(Ref(self.name).upcast(per).name, swizzle_upcast(self.swizzle, per))
 
-    def cpp(self) -> str:
+    def text(self, syntax: str) -> str:
         return f"using {self.name} = cute::{self.swizzle.name};"
 
 
@@ -61,44 +61,18 @@ class ElementType(Value):
     def upcast(self, per: int) -> ElementType:
         return ElementType(self.elem_bytes, 8 // per)
 
-    def cpp(self) -> str:
+    def text(self, syntax: str) -> str:
         if self.bits:
             return f"using T{self.bits} = cutlass::float_e2m1_t;  // your {self.bits}-bit type: {TYPES}"
         return f"using T = {CPP_TYPE[self.elem_bytes]};  // your element type: {CPP_TYPES[self.elem_bytes]}"
 
 
-class Declared(Value):
-    """``auto NAME = VALUE;`` (``commented``: an alternative, each line commented out)."""
-
-    name: str
-    value: Any  # a forms.cute record: Layout, Composed or Tiled
-    commented: bool = False
-
-    def transpose(self) -> Declared:
-        return Declared(self.name, self.value.transpose(), self.commented)
-
-    def upcast(self, per: int) -> Declared:
-        return Declared(Ref(self.name).upcast(per).name, self.value.upcast(per), self.commented)
-
-    def cpp(self) -> str:
-        text = f"auto {self.name} = {self.value.cpp()};"
-        return "\n".join("// " + line for line in text.splitlines()) if self.commented else text
-
-
 Line = str | Using | ElementType | Declared  # (a str: a comment, or code that is no CuTe record)
-
-
-def render(lines: Sequence[Line]) -> str:
-    return "\n".join(line if isinstance(line, str) else line.cpp() for line in lines)
-
-
 Form = tuple[list[Line], bool]  # the snippet's lines (the header first) and whether it expresses the layout
 
 
-def _in_view(tile: Tile, lines: list[Line]) -> list[Line]:
-    """The stored tile's lines in the user's view: under --order col each record transposed (the
-    comments and r, c: emit/views.py)."""
-    return [line if isinstance(line, str) else line.transpose() for line in lines] if tile.col_major else lines
+def render(lines: Sequence[Line]) -> str:
+    return render_in(list(lines), "cpp")
 
 
 def _layout(tile: Tile, pitch: int | None = None) -> CuteLayout:
@@ -108,7 +82,7 @@ def _layout(tile: Tile, pitch: int | None = None) -> CuteLayout:
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
     lines, expressible = form(problem, layout)
-    return Snippet("cute", render(_in_view(problem.tile, lines)), expressible)
+    return Snippet("cute", render(in_view(problem.tile.col_major, lines)), expressible)
 
 
 def form(problem: Problem, layout: Layout) -> Form:
@@ -287,7 +261,7 @@ def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     if not expressible:
         return f"{element_note(tile, '//')}\n{formula(tile, '//')}"
     per = 8 // tile.elem_bits
-    code = [line.upcast(per) for line in _in_view(tile, lines) if not isinstance(line, str)]
+    code = upcast_records(in_view(tile.col_major, lines), per)
     return (f"{element_note(tile, '//')} {rule('Swizzle<B,M+1,S>')}; CuTe indexes a tensor of a 4-bit type by "
             f"element:\n"
             f"{render(code)}")

@@ -53,9 +53,8 @@ packed, two a byte, in an 8-bit tensor; a TMA map of packed 4-bit data (CU_TENSO
 """
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from ..layout import Layout
 from ..model import Problem, Tile
@@ -123,60 +122,6 @@ def in_user_rc(code: str) -> str:
     return code
 
 
-
-
-
-
-def args_of(text: str, start: int, open_: str, close: str) -> tuple[list[str], int]:
-    """The top-level comma-separated arguments of the bracket that opens at ``text[start]``, and the
-    index just after its closing bracket."""
-    depth, args, begin = 0, [], start + 1
-    for i in range(start, len(text)):
-        ch = text[i]
-        if ch in open_:
-            depth += 1
-        elif ch in close:
-            depth -= 1
-            if depth == 0:
-                args.append(text[begin:i])
-                return args, i + 1
-        elif ch == "," and depth == 1:
-            args.append(text[begin:i])
-            begin = i + 1
-    raise ValueError(f"unbalanced {open_!r} in emitted code")
-
-
-def swapped(pair: list[str]) -> str:
-    """Two arguments exchanged, each keeping its own spacing."""
-    a, b = pair
-    return f"{a[:len(a) - len(a.lstrip())]}{b.strip()}, {a.strip()}"
-
-
-
-
-def transposed_calls(body: str, call: str, keyword: str) -> str:
-    """Each ``call(shape, stride)`` (or ``call(shape, keyword=stride)``) with both modes exchanged."""
-    out, i = [], 0
-    for m in re.finditer(re.escape(call) + r"\(", body):
-        if m.start() < i:
-            continue
-        args, end = args_of(body, m.end() - 1, "(", ")")
-        if len(args) != 2:
-            continue
-        parts = []
-        for a in args:
-            lead = a[:len(a) - len(a.lstrip())]
-            a = a.strip()
-            key = a[:len(keyword)] if keyword and a.startswith(keyword) else ""
-            tup = a[len(key):]
-            k = tup.index("(")
-            inner, _ = args_of(tup, k, "(", ")")
-            parts.append(f"{lead}{key}{tup[:k]}({swapped(inner) if len(inner) == 2 else ', '.join(inner)})")
-        out.append(body[i:m.start()] + f"{call}({parts[0]},{parts[1]})")
-        i = end
-    return "".join(out) + body[i:]
-
-
 TYPES = "cutlass::float_e2m1_t, cutlass::int4b_t or cutlass::uint4b_t"
 
 
@@ -216,96 +161,7 @@ def formula(tile: Tile, comment: str) -> str:
     return f"{comment}   phys_elem(r, c) = {per} * phys({byte}) + {part}  (phys: the byte layout above)"
 
 
-def code_lines(code: str, comment: str) -> str:
-    """The declarations of a snippet (its lines that are not comments), as one text."""
-    return "\n".join(line for line in code.splitlines()[1:] if not line.lstrip().startswith(comment))
-
-
 # --- the doubling rule on the code of each notation -------------------------------------------------------
-
-
-def leaves(shape, stride) -> Iterator[tuple[int, int]]:
-    if isinstance(shape, tuple):
-        for s, d in zip(shape, stride, strict=True):
-            yield from leaves(s, d)
-    else:
-        yield shape, stride
-
-
-def doubled(pairs: list[tuple[int, int]], per: int) -> list[tuple[int, int]]:
-    """Each (extent, stride) leaf of a layout of byte offsets as a leaf of element offsets: the
-    unit-stride leaf (the lowest column bits) takes ``per`` times the extent, every other stride
-    ``per`` times the stride."""
-    return [(s * per, 1) if d == 1 else (s, d * per) for s, d in pairs]
-
-
-def swizzles_up(code: str, per: int) -> str:
-    """Swizzle<B,M,S> (C++), Swizzle(B, M, S) (Mojo), make_swizzle(B, M, S) (CuTe DSL) with M + log2(per)."""
-    up = per.bit_length() - 1
-
-    def base(m: re.Match) -> str:
-        return f"{m[1]}{m[2]}{m[3]}{int(m[4]) + up}{m[5]}"
-
-    return re.sub(r"(Swizzle<|Swizzle\(|make_swizzle\()(\d+)(,\s*)(\d+)(,\s*-?\d+[>)])", base, code)
-
-
-def cpp_layouts_up(code: str, per: int) -> str:
-    """Each cute::Layout<Shape, Stride> with its leaves doubled (its Int<n> in order: shape, then stride)."""
-    out, i = [], 0
-    for m in re.finditer(r"cute::Layout<", code):
-        if m.start() < i:
-            continue
-        args, end = args_of(code, m.end() - 1, "<", ">")
-        shape = [int(n) for n in re.findall(r"cute::Int<(\d+)>", args[0])]
-        stride = [int(n) for n in re.findall(r"cute::Int<(\d+)>", args[1])]
-        pairs = doubled(list(zip(shape, stride, strict=True)), per)
-        shape_text = ints_replaced(args[0], [s for s, _ in pairs])
-        stride_text = ints_replaced(args[1], [d for _, d in pairs])
-        out.append(code[i:m.start()] + f"cute::Layout<{shape_text},{stride_text}>")
-        i = end
-    return "".join(out) + code[i:]
-
-
-def ints_replaced(text: str, values: list[int]) -> str:
-    """``text`` with its cute::Int<n> replaced by ``values``, in order."""
-    given = iter(values)
-    return re.sub(r"cute::Int<\d+>", lambda _: f"cute::Int<{next(given)}>", text)
-
-
-def doubled_calls(code: str, call: str, per: int, render: Callable[[object], str]) -> str:
-    """Each ``call(shape, stride)`` (tuples, or Mojo's IntTuple) with its leaves doubled."""
-    out, i = [], 0
-    for m in re.finditer(re.escape(call) + r"\(", code):
-        if m.start() < i:
-            continue
-        args, end = args_of(code, m.end() - 1, "(", ")")
-        if len(args) != 2:
-            continue
-        shape_text, stride_text = (a.strip() for a in args)
-        keyword = "stride=" if stride_text.startswith("stride=") else ""
-        shape = ast.literal_eval(shape_text.replace("IntTuple", ""))
-        stride = ast.literal_eval(stride_text[len(keyword):].replace("IntTuple", ""))
-        pairs = doubled(list(leaves(shape, stride)), per)
-        new_shape = rebuild(shape, iter(s for s, _ in pairs))
-        new_stride = rebuild(stride, iter(d for _, d in pairs))
-        out.append(code[i:m.start()] + f"{call}({render(new_shape)}, {keyword}{render(new_stride)})")
-        i = end
-    return "".join(out) + code[i:]
-
-
-def rebuild(tree, values: Iterator[int]):
-    return tuple(rebuild(t, values) for t in tree) if isinstance(tree, tuple) else next(values)
-
-
-def py_tuple(tree) -> str:
-    return f"({', '.join(py_tuple(t) for t in tree)})" if isinstance(tree, tuple) else str(tree)
-
-
-def int_tuple(tree) -> str:
-    return f"IntTuple({', '.join(int_tuple(t) for t in tree)})" if isinstance(tree, tuple) else str(tree)
-
-
-
 
 
 def rule(swizzle: str) -> str:
@@ -313,7 +169,3 @@ def rule(swizzle: str) -> str:
             f"and every other stride x2)")
 
 
-def commented_code(line: str) -> bool:
-    """A declaration given commented out (CuTe's element-level alternative of a GMMA atom)."""
-    text = line.lstrip()[2:].lstrip()
-    return text.startswith(("auto smem_layout", "cute::"))

@@ -25,8 +25,8 @@ Views (forms/__init__.py):
   ``per`` times its extent and every other leaf ``per`` times its stride; GMMA's atoms over a 4-bit
   type are the byte atoms with ``per`` times the elements along the contiguous dimension.
 
-Printers: ``cpp`` (C++), for the three languages that write CuTe (C++ here; the CuTe DSL and Mojo in
-their emit modules from the same records).
+Printers: ``cpp`` (C++), ``dsl`` (CUTLASS's Python DSL) and ``mojo`` (Mojo's ``layout`` package), the
+three languages that write CuTe; ``Declared`` and ``render``: a snippet's lines of text and records.
 """
 from __future__ import annotations
 
@@ -46,6 +46,11 @@ def _leaves(shape: Any, stride: Any) -> list[tuple[int, int]]:
 def _rebuilt(tree: Any, values: list[int]) -> Any:
     """``tree``'s structure with its leaves taken from ``values`` in order (consumed)."""
     return tuple(_rebuilt(t, values) for t in tree) if isinstance(tree, tuple) else values.pop(0)
+
+
+def _tuple(t: Any, call: str = "") -> str:
+    """A shape or stride as a Python tuple (``call=""``: the CuTe DSL) or Mojo's ``IntTuple(...)``."""
+    return f"{call}({', '.join(_tuple(x, call) for x in t)})" if isinstance(t, tuple) else str(t)
 
 
 def _ints(t: Any, kind: str) -> str:
@@ -72,6 +77,12 @@ class Layout(Value):
         hierarchical = isinstance(self.shape, tuple) and any(isinstance(m, tuple) for m in self.shape)
         gap = "\n                 " if hierarchical else " "
         return f"cute::Layout<{_ints(self.shape, 'Shape')},{gap}{_ints(self.stride, 'Stride')}>{{}}"
+
+    def dsl(self) -> str:
+        return f"cute.make_layout({_tuple(self.shape)}, stride={_tuple(self.stride)})"
+
+    def mojo(self) -> str:
+        return f"Layout({_tuple(self.shape, 'IntTuple')}, {_tuple(self.stride, 'IntTuple')})"
 
 
 class Ref(Value):
@@ -117,6 +128,11 @@ class Composed(Value):
         lead = "\n    " if isinstance(self.outer, Layout) else ""
         return f"cute::make_composed_layout({lead}{_outer_cpp(self.outer)}, cute::_0{{}},\n    {self.inner.cpp()})"
 
+    def dsl(self) -> str:
+        """The DSL's composed layout: a swizzle over an affine layout (it takes no other inner layout)."""
+        sw = self.outer
+        return f"cute.make_composed_layout(cute.make_swizzle({sw.B}, {sw.M}, {sw.S}), 0, {self.inner.dsl()})"
+
 
 class Atom(Value):
     """GMMA's swizzle atom of shared memory (cute/atom/mma_traits_sm90_gmma.hpp)."""
@@ -155,4 +171,48 @@ class Tiled(Value):
                 f"    cute::Shape<cute::Int<{rows}>, cute::Int<{cols}>>{{}}{step})")
 
 
-__all__ = ["Atom", "Composed", "Layout", "Ref", "Swizzle", "Tiled", "swizzle_upcast"]
+# --- the code a snippet declares ---------------------------------------------------------------
+
+
+class Declared(Value):
+    """A declaration of a record: ``auto NAME = VALUE;`` (C++; ``commented``: an alternative, each line
+    commented out), ``NAME = VALUE`` (the CuTe DSL), ``comptime NAME = VALUE`` (Mojo). Its views
+    are its value's; upcast, its name says so (``smem_layout_4bit``)."""
+
+    name: str
+    value: Any  # a Layout, Composed or Tiled
+    commented: bool = False
+
+    def transpose(self) -> Declared:
+        return Declared(self.name, self.value.transpose(), self.commented)
+
+    def upcast(self, per: int) -> Declared:
+        return Declared(Ref(self.name).upcast(per).name, self.value.upcast(per), self.commented)
+
+    def text(self, syntax: str) -> str:
+        if syntax == "dsl":
+            return f"{self.name} = {self.value.dsl()}"
+        if syntax == "mojo":
+            return f"comptime {self.name} = {self.value.mojo()}"
+        text = f"auto {self.name} = {self.value.cpp()};"
+        return "\n".join("// " + line for line in text.splitlines()) if self.commented else text
+
+
+def in_view(col_major: bool, lines: list) -> list:
+    """A snippet's lines (text, or records with transpose()) in the user's view: under --order col each
+    record transposed (its comments and r, c: emit/views.py)."""
+    return [line if isinstance(line, str) else line.transpose() for line in lines] if col_major else lines
+
+
+def upcast_records(lines: list, per: int) -> list:
+    """The records of a snippet's lines, upcast (its comments dropped: the byte form said them)."""
+    return [line.upcast(per) for line in lines if not isinstance(line, str)]
+
+
+def render(lines: list, syntax: str) -> str:
+    """Lines of text and records, printed in ``syntax`` ("cpp", "dsl", "mojo")."""
+    return "\n".join(line if isinstance(line, str) else line.text(syntax) for line in lines)
+
+
+__all__ = ["Atom", "Composed", "Declared", "Layout", "Ref", "Swizzle", "Tiled", "in_view", "render", "swizzle_upcast",
+           "upcast_records"]
