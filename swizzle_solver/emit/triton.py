@@ -11,8 +11,9 @@ no XOR), so a swizzle on padded rows stays inexpressible on every target.
 """
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
+from ..forms.triton import Nvmma, Padded, SharedLinear, Swizzled
 from ..layout import Layout
 from ..model import Problem, Tile, is_pow2
 from .common import Snippet, header
@@ -36,6 +37,7 @@ COMMENT = "#"  # its comments
 # Triton's backend for each language of kernels (hardware.Hardware.language): the NVIDIA one is
 # Triton's default (no note); the others are named in the snippet's head.
 BACKENDS = {"CUDA": "", "HIP": "Triton's AMD backend"}
+Encoding = Swizzled | Nvmma | Padded | SharedLinear
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
@@ -50,40 +52,40 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         head += (f"\n# for {backend} (--arch {hardware.name}: {hardware.shared}, {hardware.wave_lanes}-lane "
                  f"{hardware.group}s): the layout of ttgl.allocate_shared_memory")
     gl = "import triton.experimental.gluon.language as ttgl  # Gluon; the MLIR attribute is given beside it"
+    view = _view(tile)
     parts = []
     params = triton_swizzled_params(tile, layout)
     if params is not None:
-        vec, per_phase, max_phase = params
+        swizzled = view(Swizzled(*params))
         parts.append(f"# swizzled shared encoding: column XOR (vec * ((row / perPhase) % maxPhase))\n"
-                     f"#   #ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-                     f"order = [1, 0]}}>\n"
-                     f"smem_layout = ttgl.SwizzledSharedLayout(vec={vec}, per_phase={per_phase}, "
-                     f"max_phase={max_phase}, order=[1, 0])")
+                     f"#   {swizzled.mlir()}\nsmem_layout = {swizzled.gluon()}")
     width = tma_width(*_swizzle_stored(tile, layout))
     if width and tile.rows % 8 == 0 and f"{width}B" in hardware.tma_modes:  # NVMMA: the wgmma/TMA encoding
+        nvmma = view(Nvmma(width, 8 * tile.elem_bytes))
         parts.append(f"# = the {width}-byte NVMMA (TMA/wgmma) encoding: vec {16 // tile.elem_bytes}, perPhase "
                      f"{128 // width}, maxPhase {width // 16}; buffer aligned to {128 * (width // 16)} B\n"
-                     f"#   #ttg.nvmma_shared<{{swizzlingByteWidth = {width}, transposed = false, "
-                     f"elementBitWidth = {8 * tile.elem_bytes}}}>\n"
-                     f"nvmma_layout = ttgl.NVMMASharedLayout(swizzle_byte_width={width}, "
-                     f"element_bitwidth={8 * tile.elem_bytes}, rank=2)")
+                     f"#   {nvmma.mlir()}\nnvmma_layout = {nvmma.gluon()}")
     if parts:
         return Snippet("triton", "\n".join([head, gl] + parts), True)
     pad = padding_of(tile, layout)
     if pad is not None:
         interval, padding = pad
+        padded = view(Padded(interval, padding, (tile.rows, tile.cols)))
         return Snippet("triton", "\n".join([
             head, gl, f"# padded shared encoding: {padding} spare element(s) after every {interval}",
-            f"#   #ttg.padded_shared<[{interval}:+{padding}] {{order = [1, 0], shape = [{tile.rows}, {tile.cols}]}}>",
-            f"smem_layout = ttgl.PaddedSharedLayout.with_identity_for([[{interval}, {padding}]], "
-            f"[{tile.rows}, {tile.cols}], [1, 0])"]), True)
+            f"#   {padded.mlir()}", f"smem_layout = {padded.gluon()}"]), True)
     bases = linear_offset_bases(tile, layout)
     if bases is not None:
+        linear = view(SharedLinear(tuple((r, c) for r, c in bases)))
         return Snippet("triton", "\n".join([
             head, gl, f"# not a swizzled{'/NVMMA' if hardware.tma_modes else ''} shape: a shared linear layout; offset bit i -> [row, col]",
-            f"#   #ttg.shared_linear<{{offset = {bases}}}, alignment = 16>",
-            f"smem_layout = ttgl.SharedLinearLayout(offset_bases={bases})"]), True)
+            f"#   {linear.mlir()}", f"smem_layout = {linear.gluon()}"]), True)
     return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
+
+
+def _view(tile: Tile) -> Callable[[Encoding], Encoding]:
+    """An encoding of the stored tile in the user's view: transposed under --order col (forms/triton.py)."""
+    return (lambda encoding: encoding.transpose()) if tile.col_major else (lambda encoding: encoding)
 
 
 def _swizzle_stored(tile: Tile, layout: Layout):
@@ -108,20 +110,6 @@ def _triton_why(tile: Tile, layout: Layout) -> str:
         return (f"the {spare} spare element(s) per row are padding mixed with a swizzle: "
                 f"no swizzled, padded or linear encoding says both")
     return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"
-
-
-def in_user_order(problem: Problem, body: str) -> str:
-    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
-    body = re.sub(r"order = \[1, 0\]", "order = [0, 1]", body)
-    body = body.replace("order=[1, 0]", "order=[0, 1]").replace(", [1, 0])", ", [0, 1])")
-    body = body.replace("transposed = false", "transposed = true").replace(", rank=2)", ", rank=2, transposed=True)")
-    body = re.sub(r"shape = \[(\d+), (\d+)\]", r"shape = [\2, \1]", body)
-    body = re.sub(r"\]\], \[(\d+), (\d+)\], \[0, 1\]\)", r"]], [\2, \1], [0, 1])", body)
-
-    def bases(m: re.Match) -> str:
-        return re.sub(r"\[(\d+), (\d+)\]", r"[\2, \1]", m[0])
-
-    return re.sub(r"(offset = |offset_bases=)\[\[.*?\]\]", bases, body)
 
 
 def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
