@@ -2,8 +2,6 @@
 names it, where the target's TMA has it (hardware.Hardware.tma_modes)."""
 from __future__ import annotations
 
-import re
-
 from ..hardware import TARGETS, Hardware
 from ..layout import Layout
 from ..model import Problem
@@ -160,9 +158,16 @@ def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     if not snippet.expressible:
         return ""
     per = 8 // tile.elem_bits
-    box = re.search(r"box inner extent:? (\d+) elements|box: (\d+) elements", snippet.code)
-    inner = int(box[1] or box[2]) if box else tile.cols
+    inner = _box_inner(tile, layout)
     return (f"// {tile.elem_bits}-bit elements, packed: tensorDataType = CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B (cuda.h, "
             f"CUDA 12.8+: 16 x U4 in 8 bytes, no gaps), whose globalDim[0] and boxDim[0] count elements: boxDim[0] = "
             f"{inner * per} elements = the {inner} B above, and the swizzle moves those bytes as written "
             f"(16U4_ALIGN16B is the padded image: --dtype b4x16_p64)")
+
+
+def _box_inner(tile, layout: Layout) -> int:
+    """The box's inner extent in elements, as emit writes it: a column panel's (the mode's span), else
+    the whole row."""
+    stored, inner = as_stored(tile, layout)
+    found = tma_mode_of(stored, inner) if not row_pitch(tile, layout) else None
+    return MODES[found[0]].span // tile.elem_bytes if found is not None and found[1] else tile.cols
