@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver import api
 from swizzle_solver.access import make_problem
-from swizzle_solver.emit import emit
+from swizzle_solver.emit import TARGETS, emit
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
@@ -521,7 +521,7 @@ STORED_WORDS = re.compile(r"column panels|\brows \d+ elements apart|spare per ro
                           r"column XOR per row|permutation of rows|loads columns|\d+ rows of \d+ B|plain row-major")
 
 
-@pytest.mark.parametrize("target", ["cute", "cute-dsl", "mojo", "cuda", "triton", "tma", "umma"])
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", [*COL_CASES, "panels, padded", "xor-cols, padded", "bands"])
 def test_comments_speak_of_the_users_tile(name, target):
     """Under --order col a snippet's comments say the user's orientation: a stored row is a column of
@@ -583,3 +583,32 @@ def test_every_orientation_comment_says_the_users_words(name, target, users, sto
     p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
     code = emit(target, p, layout).code
     assert users in code and stored not in code
+
+
+VIEWS = {  # the four views of a stored tile, on a target with a TMA and tcgen05 (sm100) and on AMD
+    "row": make_problem(64, 64, ["8x8"], None, 2, arch="sm100"),
+    "col": make_problem(64, 64, ["8x8"], None, 2, arch="sm100", order="col"),
+    "fp4": make_problem(64, 128, ["8x32"], None, 1, arch="sm100", elem_bits=4),
+    "col fp4": make_problem(128, 64, ["32x8"], None, 1, arch="sm100", elem_bits=4, order="col"),
+    "gfx942 col": make_problem(64, 64, ["8x8"], None, 2, arch="gfx942", order="col"),
+}
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_target_serves_every_view(target, view):
+    """Every registered target (pygments' test_formatter_public_api, over emit's registry): each view
+    of a Swizzle<3,3,3> (or its byte form) answered with a snippet of that target whose header names
+    the user's tile, deterministic, and for sub-byte elements an element form; a refusal says why."""
+    p = VIEWS[view]
+    layout = Swizzle(3, 3, 3) if not p.tile.elem_bits else Swizzle(3, 4, 3)
+    snippet = emit(target, p, layout)
+    assert snippet.target == target and snippet == emit(target, p, layout)
+    head, _, body = snippet.code.partition("\n")
+    rows, cols = p.tile.logical_shape
+    per = 8 // p.tile.elem_bits if p.tile.elem_bits else 1
+    shape = f"{rows * per} x {cols}" if p.tile.col_major else f"{rows} x {cols * per}"
+    assert layout.name in head and shape in head and ("column-major" in head) == p.tile.col_major
+    assert body.strip()
+    if p.tile.elem_bits and snippet.expressible and target != "triton":  # (Triton holds the packed bytes as written)
+        assert f"in {p.tile.elem_bits}-bit elements" in body or f"{p.tile.elem_bits}-bit elements, packed" in body
