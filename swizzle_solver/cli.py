@@ -53,6 +53,10 @@ class _App(TyperGroup):
 
                 names = [t + "".join(f" (or {a})" for a, to in ALIASES.items() if to == t) for t in TARGETS]
                 param.help = param.help.replace("{targets}", ", ".join(names))
+            if isinstance(param, TyperOption) and param.help and "{notations}" in param.help:
+                from .notation import prefixes
+
+                param.help = param.help.replace("{notations}", ", ".join(f"{p}:" for p in prefixes()))
         super().format_help(ctx, formatter)
 
 
@@ -293,7 +297,7 @@ def main_command(
                                      help="Show the hardware phases of each access's first placement."),
     check_layout: Optional[str] = typer.Option(None, "--check", help="Check one layout: none, Swizzle<B,M,S>, "
                                                "B,M,S, XorCols<B,M,a>, 'A then B', any answer's name; the kernel's "
-                                               "own: 'expr: r * 72 + c', bytes:, cute:, triton:, table:FILE; or "
+                                               "own, e.g. 'expr: r * 72 + c' (notations: {notations}); or "
                                                "128B, 64B, 32B (the TMA mode)."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
@@ -301,8 +305,8 @@ def main_command(
                                     "cannot rank before an answer already found."),
     keep_pitch: bool = typer.Option(False, "--keep-pitch", help="Only layouts of the given row length (no padding "
                                     "added or dropped)."),
-    for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: cute, "
-                                           "cute-dsl, cuda, triton, mojo, tma, umma (sm100); repeatable."),
+    for_targets: List[str] = typer.Option([], "--for", help="Only layouts this target expresses exactly: "
+                                           "{targets}; repeatable."),
     json_out: bool = typer.Option(False, "--json", help="Print only JSON (schema_version 1)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print one line: the answer (then --emit's code, if asked)."),
     emit: List[str] = typer.Option([], "--emit", help="Code for {targets} or all; "

@@ -47,10 +47,14 @@ def parse_layout(text: str, what: str = "--check", tile: Tile | None = None, bas
 
 
 def _notation(text: str, what: str, tile: Tile | None, base: Path | None, allow_outside: bool) -> Layout:
-    from .notation import NotationError, parse_notation, shown
+    from .notation import NotationError, read, recipe, shown
 
     try:
-        layout = parse_notation(text, tile, base, allow_outside)
+        layout = recipe(text, tile)
+        if layout is None:  # a notation's text: checked as written (the given family)
+            from .families.given import Given
+
+            layout = Given(text.strip(), read(text, base, allow_outside))
         if tile is not None:
             layout.invalid(tile)  # evaluated now (and remembered): undefined on the tile is bad input
     except NotationError as err:

@@ -54,6 +54,13 @@ def emit_targets() -> list[str]:
     return list(emit.TARGETS)
 
 
+def notations() -> list[str]:
+    """Every --check notation's prefix (a module of notation/), in their ORDER."""
+    from .notation import prefixes
+
+    return list(prefixes())
+
+
 def tma_modes() -> list[str | None]:
     """Every mode a hardware target's TMA has, in target order, then null (no TMA mode)."""
     from .hardware import TARGETS
@@ -73,6 +80,7 @@ PARTS: tuple[tuple[tuple[str | int, ...], Callable[[], list[Any]]], ...] = (
     (("$defs", "layout", "properties", "expressible_in", "items", "enum"), emit_targets),
     (("$defs", "search", "properties", "for", "anyOf", 1, "properties", "targets", "items", "enum"), emit_targets),
     (("$defs", "layout", "properties", "tma_mode", "enum"), tma_modes),
+    (("$defs", "layout", "properties", "given", "properties", "notation", "enum"), notations),
 )
 
 

@@ -196,3 +196,117 @@ def test_a_new_target_with_a_tma_lists_its_modes(monkeypatch):
         hardware.Hardware(name="bad", tma_modes=("64B",))
     with pytest.raises(ValueError, match="unknown capabilities"):
         hardware.Hardware(name="bad", instructions=frozenset({"ldmatrix.m16n16"}))
+
+
+# A new language, both ways: a --check notation (one module in notation/, named by its prefix) and an
+# --emit target (one module in emit/). Neither says anything about --order col or 4-bit elements: the
+# views every target gets (emit/views.py) serve them.
+TOY_NOTATION = '''"""`swz: B,M,S`: CuTe's Swizzle<B,M,S> on the element offset r * row_length + c (a toy notation)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ..model import Tile
+from ..value import Value
+from . import expr
+from .expr import NotationError
+
+ORDER = 9
+WHAT = "a toy swizzle"
+
+
+class Swz(Value):
+    B: int
+    M: int
+    S: int
+    notation = "swz"
+    unit = "element"
+    as_written = False
+    storage_level = True  # of the stored offset: under --order col, c * row_length + r (as bytes:Swizzle<...>)
+
+    def evaluate(self, tile: Tile):
+        node = expr.swizzle_node(expr.linear((expr.R, tile.row_length), (expr.C, 1)), self.B, self.M, self.S)
+        r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+        return expr.evaluate(node, r, c), node, None
+
+
+def read(body: str, base=None, allow_outside: bool = True) -> Swz:
+    m = re.fullmatch(r"\\s*([0-9]{1,2})\\s*,\\s*([0-9]{1,2})\\s*,\\s*(-?[0-9]{1,2})\\s*", body)
+    if not m:
+        raise NotationError("swz: takes B,M,S (three integers)", 1)
+    return Swz(int(m[1]), int(m[2]), int(m[3]))
+'''
+
+TOY_PYTHON = '''"""--emit numpy: the layout as a Python function of (r, c) (a toy target)."""
+from __future__ import annotations
+
+from ..layout import Layout
+from ..model import Problem
+from .common import Snippet, header
+
+TARGET = "numpy"
+TITLE = "Python / numpy"
+ORDER = 9
+COMMENT = "#"
+
+
+def emit(problem: Problem, layout: Layout) -> Snippet:
+    expression = layout.expression(problem.tile)
+    head = header(problem, layout, "#")
+    if expression is None:
+        return Snippet("numpy", f"{head}\\n# cannot express: the layout has no closed form", False)
+    return Snippet("numpy", f"{head}\\ndef swizzle_phys(r, c):\\n    return {expression}", True)
+'''
+
+
+def test_a_language_is_one_module_each_way(tmp_path):
+    """issue 33: a notation and an emit target added as one module each, with no other edit, go
+    through --check, --emit, --order col, --dtype fp4, --json (valid under the schema generated from
+    the copy's registries, refused by the stale one), batch and --help."""
+    import pycute
+
+    shutil.copytree(ROOT / "swizzle_solver", tmp_path / "swizzle_solver", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "docs" / "schema", tmp_path / "docs" / "schema")
+    (tmp_path / "swizzle_solver" / "notation" / "swz.py").write_text(TOY_NOTATION)  # the only two changes
+    (tmp_path / "swizzle_solver" / "emit" / "numpy.py").write_text(TOY_PYTHON)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], cwd=tmp_path, capture_output=True,
+                              text=True, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+    made = subprocess.run([sys.executable, "-m", "swizzle_solver.schema", "--stdout"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    schema = json.loads(made.stdout)
+    stale = json.loads((ROOT / "docs" / "schema" / "solution.schema.json").read_text())
+    tile = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8"]
+    # --check in the new notation: the rich report says what it is, the JSON is valid (and not under the stale schema)
+    report = run(*tile, "--check", "swz: 3,3,3")
+    assert report.returncode == 0 and "a toy swizzle, checked as written" in report.stdout, report.stderr
+    doc = json.loads(run(*tile, "--check", "swz: 3,3,3", "--json", "--emit", "all").stdout)
+    assert doc["answer"]["given"]["notation"] == "swz" and "numpy" in doc["answer"]["expressible_in"]
+    assert errors(doc, schema, schema) == [] and errors(doc, stale, stale)
+    bad = run(*tile, "--check", "swz: 3,3")
+    assert bad.returncode == 2 and bad.stdout == "" and "column 5: swz: takes B,M,S" in bad.stderr
+    # --order col: the new target's function is of the user's (r, c) (pycute: the swizzle of the column-major offset)
+    col = json.loads(run(*tile, "--order", "col", "--check", "swz: 3,3,3", "--json", "--emit", "numpy").stdout)
+    scope: dict = {}
+    exec(col["answer"]["emit"]["numpy"], scope)  # noqa: S102 (the toy's own output)
+    sw = pycute.Swizzle(3, 3, 3)
+    assert all(scope["swizzle_phys"](r, c) == sw(c * 64 + r) for r in range(64) for c in range(64))
+    assert "box" not in col["answer"]["emit"]["numpy"]  # (no other target's note)
+    assert errors(col, schema, schema) == []
+    # 4-bit elements: the packed bytes' function, then the element identity in the target's comments
+    fp4 = run("--rows", "16", "--cols", "64", "--dtype", "fp4", "--access", "8x8", "--json", "--emit", "numpy")
+    assert fp4.returncode in (0, 1) and "Traceback" not in fp4.stderr, fp4.stderr
+    code = json.loads(fp4.stdout)["answer"]["emit"]["numpy"]
+    assert "#   phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2" in code and "//" not in code
+    # batch, with both
+    (tmp_path / "cases.toml").write_text('[[case]]\nname = "toy"\nrows = 64\ncols = 64\ndtype = "f16"\n'
+                                         'access = ["8x8"]\ncheck = "swz: 3,3,3"\nfor = ["numpy"]\n')
+    batch = run("batch", str(tmp_path / "cases.toml"), "--json")
+    assert batch.returncode == 0 and '"swz"' in batch.stdout, batch.stderr
+    # --help names both, from the registries
+    help_text = " ".join(run("--help").stdout.split())
+    assert "table:, swz:" in help_text and "umma (or tcgen05), numpy;" in help_text

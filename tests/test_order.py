@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver import api
 from swizzle_solver.access import make_problem
-from swizzle_solver.emit import emit
+from swizzle_solver.emit import TARGETS, emit
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.families.identity import Identity
@@ -521,7 +521,7 @@ STORED_WORDS = re.compile(r"column panels|\brows \d+ elements apart|spare per ro
                           r"column XOR per row|permutation of rows|loads columns|\d+ rows of \d+ B|plain row-major")
 
 
-@pytest.mark.parametrize("target", ["cute", "cute-dsl", "mojo", "cuda", "triton", "tma", "umma"])
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", [*COL_CASES, "panels, padded", "xor-cols, padded", "bands"])
 def test_comments_speak_of_the_users_tile(name, target):
     """Under --order col a snippet's comments say the user's orientation: a stored row is a column of
@@ -544,3 +544,71 @@ def test_column_panels_are_row_panels_of_the_users_tile():
     assert "2 row panels of 64 rows (128 B down each column)" in emit("cute", p, layout).code
     tma = emit("tma", p, layout).code
     assert "box: 64 elements down a column x 16 columns" in tma and "box i loads rows [64 * i" in tma
+
+
+ORIENTATION_WORDS = [  # (case, target, the user's words, the stored tile's words they replace): every comment
+    ("padding, a power of two", "cute", "plain column-major, columns 12 elements apart", "plain row-major"),
+    ("plain padded", "cute", "columns 8 elements apart (no padding", "rows 8 elements apart"),
+    ("padding, a power of two", "cute", "spare element(s) per column", "spare element(s) per row"),
+    ("padding, a power of two", "tma", "padding element(s) per column", "padding element(s) per row"),
+    ("xor-cols, padded", "cute", "spare per column", "spare per row"),
+    ("plain padded", "cute", "the given column length is", "the given row length is"),
+    ("gmma, two atoms each way", "cute", "2 row panels of 64 rows (128 B down each column)", "column panels"),
+    ("gmma, two atoms each way", "cute-dsl", "2 row panels of 64 rows", "column panels"),
+    ("xor-cols, padded", "cute", "a row XOR per column on", "a column XOR per row"),
+    ("xor-cols, padded", "cute", "(columns on a power-of-two pitch)", "(rows on a power-of-two pitch)"),
+    ("xor-cols, padded", "cute", "(column bits onto row bits)", "(row bits onto column bits)"),
+    ("bands", "cute", "a permutation of columns in bands", "a permutation of rows in bands"),
+    ("bands", "cute", "column c = (", "row c = ("),
+    ("sw128 f16 M-major", "triton", "row XOR (vec * ((column / perPhase) % maxPhase)), dim 0 (r) contiguous",
+     "column XOR (vec"),
+    ("sw128 f16 M-major", "tma", "box outer extent: 64 columns (at most 256 per box: load wider tiles", "64 rows ("),
+    ("gmma, two atoms each way", "tma", "box: 64 elements down a column x 16 columns", "x 16 rows"),
+    ("gmma, two atoms each way", "tma", "one per row panel", "one per column panel"),
+    ("gmma, two atoms each way", "tma", "box i loads rows [", "box i loads columns ["),
+    ("gmma, two atoms each way", "tma", "columns per box at most 256 (load wider tiles", "rows per box at most 256"),
+    ("sw128 f16 M-major", "tma", "8 columns of 128 B", "8 rows of 128 B"),
+]
+
+
+@pytest.mark.parametrize("name, target, users, stored", ORIENTATION_WORDS,
+                         ids=[f"{n}-{t}-{u[:24]}" for n, t, u, _ in ORIENTATION_WORDS])
+def test_every_orientation_comment_says_the_users_words(name, target, users, stored):
+    """Each comment an emitter writes about the stored tile's rows, column panels or boxes, said of the
+    user's column-major tile (a stored row is a column of it): the exact words, one case per comment
+    (test_comments_speak_of_the_users_tile only lists words that must not remain)."""
+    extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
+             "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+    p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
+    code = emit(target, p, layout).code
+    assert users in code and stored not in code
+
+
+VIEWS = {  # the four views of a stored tile, on a target with a TMA and tcgen05 (sm100) and on AMD
+    "row": make_problem(64, 64, ["8x8"], None, 2, arch="sm100"),
+    "col": make_problem(64, 64, ["8x8"], None, 2, arch="sm100", order="col"),
+    "fp4": make_problem(64, 128, ["8x32"], None, 1, arch="sm100", elem_bits=4),
+    "col fp4": make_problem(128, 64, ["32x8"], None, 1, arch="sm100", elem_bits=4, order="col"),
+    "gfx942 col": make_problem(64, 64, ["8x8"], None, 2, arch="gfx942", order="col"),
+}
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_target_serves_every_view(target, view):
+    """Every registered target (pygments' test_formatter_public_api, over emit's registry): each view
+    of a Swizzle<3,3,3> (or its byte form) answered with a snippet of that target whose header names
+    the user's tile, deterministic, and for sub-byte elements an element form; a refusal says why."""
+    p = VIEWS[view]
+    layout = Swizzle(3, 3, 3) if not p.tile.elem_bits else Swizzle(3, 4, 3)
+    snippet = emit(target, p, layout)
+    assert snippet.target == target and snippet == emit(target, p, layout)
+    head, _, body = snippet.code.partition("\n")
+    rows, cols = p.tile.logical_shape
+    per = 8 // p.tile.elem_bits if p.tile.elem_bits else 1
+    shape = f"{rows * per} x {cols}" if p.tile.col_major else f"{rows} x {cols * per}"
+    assert layout.name in head and shape in head and ("column-major" in head) == p.tile.col_major
+    assert body.strip()
+    if p.tile.elem_bits and snippet.expressible and target != "triton":  # (Triton holds the packed bytes as written)
+        assert f"in {p.tile.elem_bits}-bit elements" in body or f"{p.tile.elem_bits}-bit elements, packed" in body

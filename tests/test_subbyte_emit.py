@@ -1,4 +1,4 @@
-"""Emitted code for tiles of 4-bit elements (emit/subbyte.py): each target's code of the packed bytes, then
+"""Emitted code for tiles of 4-bit elements (emit/views.py and each target's in_elements): each target's code of the packed bytes, then
 its form in the kernel's elements, evaluated as tests/test_emit.py and tests/test_order.py evaluate the
 byte forms (C compiled and run, CuTe through pycute, the CuTe DSL executed against pycute, Mojo's Swizzle
 by its formula): the element form of element (r, c) must be 2 * (the solved layout's byte offset of the

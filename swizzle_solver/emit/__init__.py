@@ -43,6 +43,7 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -52,7 +53,7 @@ from ..layout import Layout
 from ..model import InputError, Problem
 from .common import Snippet
 
-_SHARED = {"common", "recognise", "order", "subbyte"}  # the modules of this package that are not targets
+_SHARED = {"common", "recognise", "views"}  # the modules of this package that are not targets
 
 Emitter = Callable[[Problem, Layout], Snippet]
 
@@ -109,8 +110,6 @@ def refuse_unavailable(targets, hardware: Hardware, option: str = "--for") -> No
     """Bad input when a target ``--for`` asks for cannot store a layout on ``hardware`` at all (its
     module's ``unavailable(hardware)``: ``tma`` on a target without a TMA, ``umma`` without tcgen05):
     one line naming the targets that can. A target without that function is available everywhere."""
-    import sys
-
     _, _, _, emitters = _registry()
     for target in targets:
         unavailable = getattr(sys.modules[emitters[target].__module__], "unavailable", None)
@@ -123,15 +122,17 @@ def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
     targets, _, _, emitters = _registry()
     if target not in emitters:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
+    module = sys.modules[emitters[target].__module__]
     snippet = emitters[target](problem, layout)
     if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
-        from .order import for_col
+        from .views import for_col
 
-        snippet = for_col(target, problem, snippet)
+        snippet = for_col(getattr(module, "in_user_order", None), problem, snippet)
     if problem.tile.elem_bits:  # sub-byte elements: the code of the packed bytes (user's (r, c)), then in the elements
-        from .subbyte import for_packed
+        from .views import for_packed
 
-        snippet = for_packed(target, problem, layout, snippet)
+        snippet = for_packed(getattr(module, "in_elements", None), getattr(module, "COMMENT", "//"), problem, layout,
+                             snippet)
     return snippet
 
 

@@ -24,19 +24,19 @@ class Snippet(Value):
 
 def header(problem: Problem, layout: Layout, comment: str) -> str:
     t = problem.tile
-    if t.elem_bits and t.col_major:  # packed down a column: r counts bytes (emit/order.py, then emit/subbyte.py)
+    if t.elem_bits and t.col_major:  # packed down a column: r counts bytes (emit/views.py: the user's order, then the elements)
         per = 8 // t.elem_bits
         rows, cols = t.logical_shape
         return (f"{comment} {layout.name}: {rows * per} x {cols} tile of {t.elem_bits}-bit elements, {per} a byte down "
                 f"a column, column-major (--order col), solved as its packed bytes: in the code below an element is a "
                 f"byte ({rows} x {cols}, byte (r, c) at c * {t.row_length} + r before the layout; r counts bytes, the "
                 f"element row / {per}; offsets in bytes)")
-    if t.elem_bits:  # sub-byte: the code addresses the packed bytes; emit/subbyte.py adds the element form
+    if t.elem_bits:  # sub-byte: the code addresses the packed bytes; emit/views.py adds the element form
         per = 8 // t.elem_bits
         return (f"{comment} {layout.name}: {t.rows} x {t.cols * per} tile of {t.elem_bits}-bit elements, {per} a byte, "
                 f"solved as its packed bytes: in the code below an element is a byte ({t.rows} x {t.cols}, row length "
                 f"{t.row_length}; c counts bytes, the element column / {per}; offsets in bytes)")
-    if t.col_major:  # the user's tile, and how it is stored (emit/order.py turns the rest into its (r, c))
+    if t.col_major:  # the user's tile, and how it is stored (emit/views.py turns the rest into its (r, c))
         rows, cols = t.logical_shape
         return (f"{comment} {layout.name}: {rows} x {cols} tile of {t.elem_bytes}-byte elements, column-major "
                 f"(--order col): element (r, c) at c * {t.row_length} + r before the layout (offsets in elements)")

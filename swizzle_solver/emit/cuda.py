@@ -13,6 +13,7 @@ from ..layout import Layout
 from ..model import Problem
 from .common import MAX_TABLE, Snippet, header, table_body
 from .recognise import swizzled_rows
+from .views import byte_of, element_note, formula
 
 TARGET = "cuda"
 TITLE = "CUDA / C"
@@ -43,7 +44,7 @@ def _cuda(problem: Problem, layout: Layout, body: str) -> Snippet:
     code = (f"{header(problem, layout, '//')}\n"
             f"// phys(r, c): the physical element offset of element (r, c); index smem[phys(r, c)].\n"
             f"// Align the buffer to {problem.hardware.wavefront_bytes} bytes so that offsets and banks agree.\n"
-            f"static inline __host__ __device__ int swizzle_phys(int r, int c) {{\n{body}\n}}")
+            f"{QUALIFIERS['CUDA']}int swizzle_phys(int r, int c) {{\n{body}\n}}")
     return Snippet("cuda", code, True)
 
 
@@ -55,7 +56,7 @@ def _hip(problem: Problem, layout: Layout, body: str) -> Snippet:
         f"// swizzle_phys(r, c): the physical element offset of element (r, c) in the __shared__ (LDS) tile;\n"
         f"// index lds[swizzle_phys(r, c)], the buffer aligned to {hardware.wavefront_bytes} bytes so that offsets "
         f"and banks agree.\n"
-        f"static __host__ __device__ __forceinline__ int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
+        f"{QUALIFIERS['HIP']}int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
 
 
 def _c(problem: Problem, layout: Layout, body: str) -> Snippet:
@@ -66,8 +67,25 @@ def _c(problem: Problem, layout: Layout, body: str) -> Snippet:
         f"// C for --arch {hardware.name} (its kernels: {hardware.language}): swizzle_phys(r, c) is the physical\n"
         f"// element offset of element (r, c) in the {hardware.shared} tile; align the buffer to "
         f"{hardware.wavefront_bytes} bytes.\n"
-        f"static inline int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
+        f"{QUALIFIERS[None]}int swizzle_phys(int r, int c) {{\n{body}\n}}"), True)
 
 
 # The function's form in each language (hardware.Hardware.language); any other: _c.
 _IN = {"CUDA": _cuda, "HIP": _hip}
+# How each declares it (None: plain C)
+QUALIFIERS = {"CUDA": "static inline __host__ __device__ ", "HIP": "static __host__ __device__ __forceinline__ ",
+              None: "static inline "}
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    per = 8 // tile.elem_bits
+    byte, part = byte_of(tile)
+    if not snippet.expressible:  # (no function: a table above the size pasted)
+        return f"{element_note(tile, '//')}\n{formula(tile, '//')}"
+    declared = QUALIFIERS[problem.hardware.language if problem.hardware.language in _IN else None]
+    return (f"{element_note(tile, '//')} swizzle_phys_elem(r, c); the element's byte is\n"
+            f"// smem[swizzle_phys_elem(r, c) / {per}], its part {part} of that byte as the kernel packs them\n"
+            f"{declared}int swizzle_phys_elem(int r, int c) {{\n"
+            f"  return {per} * swizzle_phys({byte}) + {part};\n}}")

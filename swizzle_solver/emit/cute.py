@@ -7,11 +7,17 @@ are the composition of their swizzle atom.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..forms.cute import Atom, Composed, Declared, Ref, Swizzle, Tiled, in_view, swizzle_upcast, upcast_records
+from ..forms.cute import Layout as CuteLayout
+from ..forms.cute import render as render_in
 from ..layout import Layout
 from ..model import Problem, Tile
-from ..value import replace
-from .common import CPP_TYPES, Snippet, cannot_cute, cpp_layout, header, no_closed_form, plain, rows_apart
+from ..value import Value, replace
+from .common import CPP_TYPES, Snippet, cannot_cute, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_columns, swizzled_rows, tma_width
+from .views import TYPES, element_note, formula, rule
 
 TARGET = "cute"
 TITLE = "CuTe (C++)"
@@ -24,7 +30,63 @@ CPP_TYPE = {1: "cute::uint8_t", 2: "cute::half_t", 4: "float", 8: "double"}
 GMMA_ATOM = {32: "Layout_K_SW32_Atom", 64: "Layout_K_SW64_Atom", 128: "Layout_K_SW128_Atom"}
 
 
+# --- the code a snippet declares: lines of text (comments) and declarations of CuTe records ------------
+
+
+class Using(Value):
+    """``using NAME = cute::Swizzle<B,M,S>;``"""
+
+    name: str
+    swizzle: Swizzle
+
+    def transpose(self) -> Using:
+        return self
+
+    def upcast(self, per: int) -> Using:
+        return Using(Ref(self.name).upcast(per).name, swizzle_upcast(self.swizzle, per))
+
+    def text(self, syntax: str) -> str:
+        return f"using {self.name} = cute::{self.swizzle.name};"
+
+
+class ElementType(Value):
+    """``using T = ...;``: the element type a GMMA atom is instantiated with (``T4``: sub-byte)."""
+
+    elem_bytes: int
+    bits: int = 0  # 4: the 4-bit types
+
+    def transpose(self) -> ElementType:
+        return self
+
+    def upcast(self, per: int) -> ElementType:
+        return ElementType(self.elem_bytes, 8 // per)
+
+    def text(self, syntax: str) -> str:
+        if self.bits:
+            return f"using T{self.bits} = cutlass::float_e2m1_t;  // your {self.bits}-bit type: {TYPES}"
+        return f"using T = {CPP_TYPE[self.elem_bytes]};  // your element type: {CPP_TYPES[self.elem_bytes]}"
+
+
+Line = str | Using | ElementType | Declared  # (a str: a comment, or code that is no CuTe record)
+Form = tuple[list[Line], bool]  # the snippet's lines (the header first) and whether it expresses the layout
+
+
+def render(lines: Sequence[Line]) -> str:
+    return render_in(list(lines), "cpp")
+
+
+def _layout(tile: Tile, pitch: int | None = None) -> CuteLayout:
+    """The tile's rows ``pitch`` (default: the row length) apart: (R, C) : (P, 1)."""
+    return CuteLayout((tile.rows, tile.cols), (pitch or tile.row_length, 1))
+
+
 def emit(problem: Problem, layout: Layout) -> Snippet:
+    lines, expressible = form(problem, layout)
+    return Snippet("cute", render(in_view(problem.tile.col_major, lines)), expressible)
+
+
+def form(problem: Problem, layout: Layout) -> Form:
+    """The stored tile's code: its lines, and whether it expresses the layout."""
     tile, modes = problem.tile, problem.hardware.tma_modes
     head = header(problem, layout, "//")
     shaped = _shaped(tile, layout, modes, head)
@@ -36,31 +98,28 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     return _row_swizzle(tile, layout, modes, head, *found)
 
 
-def _shaped(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str) -> Snippet | None:
+def _shaped(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str) -> Form | None:
     """The layouts CuTe writes as a shape rather than a swizzle: padded rows, column panels (each
     a swizzle atom), rows permuted in bands; None for any other."""
     pitch = row_pitch(tile, layout)
     if pitch:
-        return Snippet("cute", f"{head}\n{plain(tile, pitch, '//')}\n"
-                               f"auto smem_layout = {cpp_layout(tile, pitch)};", True)
+        return [head, plain(tile, pitch, "//"), Declared("smem_layout", _layout(tile, pitch))], True
     panels = panels_of(tile, layout)
     if panels is not None:
-        atom_form = f"{panels.width}B" in modes and tile.elem_bytes in CPP_TYPE
-        return _panels(tile, panels, head) if atom_form else Snippet("cute", "\n".join([
-            head, f"// {tile.cols // panels.panel_cols(tile)} column panels of {panels.panel_cols(tile)} elements, "
-                  f"each the swizzle {panels.atom(tile).name}",
-            f"auto smem_layout = cute::composition(cute::{panels.atom(tile).name}{{}},\n    {panel_layout(tile, panels)});"]),
-            True)
+        if f"{panels.width}B" in modes and tile.elem_bytes in CPP_TYPE:
+            return _panels(tile, panels, head)
+        return [head, f"// {tile.cols // panels.panel_cols(tile)} column panels of {panels.panel_cols(tile)} elements, "
+                      f"each the swizzle {panels.atom(tile).name}",
+                Declared("smem_layout", Composed(panels.atom(tile), panel_layout(tile, panels)))], True
     bands = row_bands(tile, layout)
     if bands is not None:
-        return Snippet("cute", "\n".join([
-            head, "// a permutation of rows in bands: a hierarchical layout, row r = (r0, r1, band) with "
-                  f"r0 < {bands[0][0]}, r1 < {bands[0][1]}",
-            f"auto smem_layout = {hier_layout(tile, *bands)};"]), True)
+        return [head, "// a permutation of rows in bands: a hierarchical layout, row r = (r0, r1, band) with "
+                      f"r0 < {bands[0][0]}, r1 < {bands[0][1]}",
+                Declared("smem_layout", CuteLayout((bands[0], tile.cols), (bands[1], 1)))], True
     return None
 
 
-def _not_a_row_swizzle(tile: Tile, layout: Layout, head: str) -> Snippet:
+def _not_a_row_swizzle(tile: Tile, layout: Layout, head: str) -> Form:
     """A layout that is no swizzle of the rows: a chain of swizzles, a swizzle of the columns, or
     (not CuTe's) a functor computing the offset."""
     chain = swizzle_chain(tile, layout)
@@ -70,18 +129,17 @@ def _not_a_row_swizzle(tile: Tile, layout: Layout, head: str) -> Snippet:
     if columns:
         return _columns(tile, *columns, head)
     if (missing := no_closed_form(tile, layout, "//")) is not None:
-        return Snippet("cute", f"{head}\n{cannot_cute(tile, layout, '//')}\n{missing}", False)
-    why = cannot_cute(tile, layout, "//")
-    return Snippet("cute", f"{head}\n{why}\n"
-                           f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
-                           f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
-                           f"    return {layout.expression(tile)};\n  }}\n}};", False)
+        return [head, cannot_cute(tile, layout, "//"), missing], False
+    return [head, cannot_cute(tile, layout, "//"),
+            f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
+            f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
+            f"    return {layout.expression(tile)};\n  }}\n}};"], False
 
 
-def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, pitch: int, sw) -> Snippet:
+def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, pitch: int, sw) -> Form:
     """A swizzle ``sw`` of the offset r * pitch + c: the GMMA atom where a TMA/GMMA width has one,
     else the element-level composition."""
-    lines = [head]
+    lines: list[Line] = [head]
     if pitch != tile.row_length:
         lines.append(f"// {rows_apart(tile, pitch)}, then {sw.name} on the offset r * {pitch} + c")
     elif layout.cute_swizzle() is None:
@@ -89,30 +147,28 @@ def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, 
     byte = sw.byte_level(tile.elem_bytes)
     width = tma_width(replace(tile, row_length=pitch), sw)
     if width and tile.rows % 8 == 0 and f"{width}B" in modes and tile.elem_bytes in CPP_TYPE:  # make_tma_copy's, GMMA's first
-        return Snippet("cute", "\n".join(lines + _gmma_atom(tile, pitch, sw, byte, width)), True)
-    lines += [f"using SmemSwizzle = cute::{sw.name};",
-              f"auto smem_layout = cute::composition(SmemSwizzle{{}},\n    {cpp_layout(tile, pitch)});",
+        return lines + _gmma_atom(tile, pitch, sw, byte, width), True
+    lines += [Using("SmemSwizzle", sw), Declared("smem_layout", Composed(Ref("SmemSwizzle"), _layout(tile, pitch))),
               f"// byte form: {byte.name} on byte offsets"]
     mode = sw.tma_mode(tile.elem_bytes) if pitch == tile.row_length else None
     if mode in modes and mode not in ("32B", "64B", "128B") and tile.row_length * tile.elem_bytes == 128:
         lines.append(wide_atom_note(byte, mode, tile.elem_bytes))
-    return Snippet("cute", "\n".join(lines), True)
+    return lines, True
 
 
-def _gmma_atom(tile: Tile, pitch: int, sw, byte, width: int) -> list[str]:
+def _gmma_atom(tile: Tile, pitch: int, sw, byte, width: int) -> list[Line]:
     """The lines of a swizzle that is the ``width``-byte TMA/GMMA one: the GMMA atom tiled to the
     shape, and the same layout as an element-level swizzle (commented)."""
     return [f"// byte form {byte.name} = the {width}B TMA/GMMA swizzle; for make_tma_copy and GMMA, the atom:",
-            f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
-            f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",
-            f"    cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>{{}});",
+            ElementType(tile.elem_bytes),
+            Declared("smem_layout", Tiled(Atom("K", f"SW{width}", "T"), (tile.rows, tile.cols))),
             "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
             "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == "
             "phys(r, c)",
             "// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] "
             f"({tma_note(sw)}):",
-            *_commented(f"auto smem_layout = cute::composition(cute::{sw.name}{{}},\n    "
-                        f"{cpp_layout(tile, pitch)});")]
+            Declared("smem_layout", Composed(sw, _layout(tile, pitch)), commented=True)]
+
 
 def wide_atom_note(byte, mode: str, elem_bytes: int) -> str:
     """What CuTe does with a Blackwell TMA mode of 32- or 64-byte atoms (byte form ``byte``):
@@ -128,31 +184,27 @@ def wide_atom_note(byte, mode: str, elem_bytes: int) -> str:
             f"asserts B = 2 for M = 6): encode the tensor map with CU_TENSOR_MAP_SWIZZLE_{mode} (--emit tma)")
 
 
-def panel_layout(tile: Tile, panels) -> str:
+def panel_layout(tile: Tile, panels) -> CuteLayout:
     """The panels' element layout before the swizzle: ((R), (w, n)) : ((w), (1, R * w))."""
     w = panels.panel_cols(tile)
-    n = tile.cols // w
-    return (f"cute::Layout<cute::Shape<cute::Int<{tile.rows}>, cute::Shape<cute::Int<{w}>, cute::Int<{n}>>>,\n"
-            f"                 cute::Stride<cute::Int<{w}>, cute::Stride<cute::Int<1>, cute::Int<{tile.rows * w}>>>>{{}}")
+    return CuteLayout((tile.rows, (w, tile.cols // w)), (w, (1, tile.rows * w)))
 
 
-def _panels(tile: Tile, panels, head: str) -> Snippet:
+def _panels(tile: Tile, panels, head: str) -> Form:
     """The GMMA atom tiled over the tile (make_tma_copy-ready, through a shared-memory pointer), then
     the same layout on element offsets (for plain integer indexing)."""
     w, width = panels.panel_cols(tile), panels.width
     atom = panels.atom(tile)
-    return Snippet("cute", "\n".join([
+    return [
         head,
         f"// {tile.cols // w} column panels of {w} elements ({width} B), each the {width}B swizzle atom "
         f"(byte form {atom.byte_level(tile.elem_bytes).name}); for make_tma_copy and GMMA:",
-        f"using T = {CPP_TYPE[tile.elem_bytes]};  // your element type: {CPP_TYPES[tile.elem_bytes]}",
-        f"auto smem_layout = cute::tile_to_shape(cute::GMMA::{GMMA_ATOM[width]}<T>{{}},",
-        f"    cute::Shape<cute::Int<{tile.rows}>, cute::Int<{tile.cols}>>{{}});",
+        ElementType(tile.elem_bytes),
+        Declared("smem_layout", Tiled(Atom("K", f"SW{width}", "T"), (tile.rows, tile.cols))),
         "// index it through a shared-memory pointer (the atom swizzles byte addresses), e.g.",
         "//   auto sA = cute::make_tensor(cute::make_smem_ptr(smem), smem_layout);  // &sA(r, c) - smem == phys(r, c)",
         f"// the same layout as an element-level swizzle, also for plain smem[smem_layout(r, c)] ({tma_note(atom)}):",
-        *_commented(f"auto smem_layout = cute::composition(cute::{atom.name}{{}},\n    {panel_layout(tile, panels)});")]),
-        True)
+        Declared("smem_layout", Composed(atom, panel_layout(tile, panels)), commented=True)], True
 
 
 def takes_for_tma(sw) -> bool:
@@ -172,44 +224,44 @@ def tma_note(sw) -> str:
             f"{sw.name} as byte-level and takes only Swizzle<B,4,3>, the form on 1-byte elements")
 
 
-def _commented(code: str) -> list[str]:
-    """An alternative declaration, commented out line by line."""
-    return ["// " + line for line in code.splitlines()]
-
-
-def hier_layout(tile: Tile, shape: tuple[int, ...], stride: tuple[int, ...]) -> str:
-    """((s0, s1, s2), C) : ((d0, d1, d2), 1) as a static CuTe layout."""
-    ints = lambda xs: ", ".join(f"cute::Int<{x}>" for x in xs)  # noqa: E731
-    return (f"cute::Layout<cute::Shape<cute::Shape<{ints(shape)}>, cute::Int<{tile.cols}>>,\n"
-            f"                 cute::Stride<cute::Stride<{ints(stride)}>, cute::Int<1>>>{{}}")
-
-
-def _columns(tile: Tile, pitch: int, pow2: int, sw, head: str) -> Snippet:
+def _columns(tile: Tile, pitch: int, pow2: int, sw, head: str) -> Form:
     """A per-row column XOR on rows ``pitch`` apart: rows laid ``pow2`` apart (a power of two, so
     row bits are offset bits), the swizzle moves row bits onto column bits, and a layout maps the
     offset back to rows ``pitch`` apart: make_composed_layout(back, 0, composition(sw, rows))."""
-    ints = lambda *xs: ", ".join(f"cute::Int<{x}>" for x in xs)  # noqa: E731
     padded = f" (padded: {pitch - tile.cols} spare per row)" if pitch > tile.cols else ""
-    return Snippet("cute", "\n".join([
+    back = CuteLayout((pow2, tile.rows), (1, pitch))  # a map of offsets: kept under --order col
+    return [
         head,
         f"// a column XOR per row on rows {pitch} elements apart{padded}: (r, c) -> r * {pow2} + c (rows on a "
         f"power-of-two pitch), {sw.name} (row bits onto column bits), then i -> i % {pow2} + (i / {pow2}) * {pitch} "
         f"(back to the pitch)",
-        f"using SmemSwizzle = cute::{sw.name};",
-        "auto smem_layout = cute::make_composed_layout(",
-        f"    cute::Layout<cute::Shape<{ints(pow2, tile.rows)}>, cute::Stride<{ints(1, pitch)}>>{{}}, cute::_0{{}},",
-        f"    cute::composition(SmemSwizzle{{}}, {cpp_layout(tile, pow2)}));"]), True)
+        Using("SmemSwizzle", sw),
+        Declared("smem_layout", Composed(back, Composed(Ref("SmemSwizzle"), _layout(tile, pow2), broken=False),
+                                         call="make_composed_layout"))], True
 
 
-def _nested(tile: Tile, pitch: int, chain, head: str) -> Snippet:
+def _nested(tile: Tile, pitch: int, chain, head: str) -> Form:
     """Swizzles applied in turn to r * pitch + c: each composed around the previous (C++ CuTe
     evaluates a nested composed layout; the CuTe DSL does not take one)."""
     where = "" if pitch == tile.row_length else f", {rows_apart(tile, pitch)}"
-    lines = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to r * {pitch} + c{where}: "
-                   f"nested composed layouts (C++ CuTe; the CuTe DSL takes one swizzle only)"]
-    lines += [f"using SmemSwizzle{i} = cute::{sw.name};" for i, sw in enumerate(chain, 1)]
-    expr = f"cute::composition(SmemSwizzle1{{}},\n    {cpp_layout(tile, pitch)})"
+    lines: list[Line] = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to r * {pitch} + c{where}: "
+                               f"nested composed layouts (C++ CuTe; the CuTe DSL takes one swizzle only)"]
+    lines += [Using(f"SmemSwizzle{i}", sw) for i, sw in enumerate(chain, 1)]
+    value = Composed(Ref("SmemSwizzle1"), _layout(tile, pitch))
     for i in range(2, len(chain) + 1):
-        expr = f"cute::make_composed_layout(SmemSwizzle{i}{{}}, cute::_0{{}},\n    {expr})"
-    lines.append(f"auto smem_layout = {expr};")
-    return Snippet("cute", "\n".join(lines), True)
+        value = Composed(Ref(f"SmemSwizzle{i}"), value, call="make_composed_layout")
+    return lines + [Declared("smem_layout", value)], True
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: the same declarations upcast to the elements (forms/cute.py), in the user's
+    view; the comments of the byte form are not repeated."""
+    tile = problem.tile
+    lines, expressible = form(problem, layout)
+    if not expressible:
+        return f"{element_note(tile, '//')}\n{formula(tile, '//')}"
+    per = 8 // tile.elem_bits
+    code = upcast_records(in_view(tile.col_major, lines), per)
+    return (f"{element_note(tile, '//')} {rule('Swizzle<B,M+1,S>')}; CuTe indexes a tensor of a 4-bit type by "
+            f"element:\n"
+            f"{render(code)}")

@@ -143,3 +143,31 @@ def _panels(problem: Problem, name: str, head: str) -> Snippet:
         f"// box i loads columns [{w} * i, {w} * i + {w}) to smem + i * {panel_bytes} B (panels stored one after another)",
         "// rows per box at most 256 (load taller tiles as several boxes per panel)",
         _alignment(mode), *_needs(mode)]), True, name)
+
+
+def in_user_order(problem: Problem, body: str) -> str:
+    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
+    rows, cols = problem.tile.logical_shape
+    return (f"// --order col: stored column by column, so the box's inner dimension (boxDim[0]) runs down a column "
+            f"of the tile ({rows} elements of r) and its outer one across the {cols} columns\n{body}")
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    if not snippet.expressible:
+        return ""
+    per = 8 // tile.elem_bits
+    inner = _box_inner(tile, layout)
+    return (f"// {tile.elem_bits}-bit elements, packed: tensorDataType = CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B (cuda.h, "
+            f"CUDA 12.8+: 16 x U4 in 8 bytes, no gaps), whose globalDim[0] and boxDim[0] count elements: boxDim[0] = "
+            f"{inner * per} elements = the {inner} B above, and the swizzle moves those bytes as written "
+            f"(16U4_ALIGN16B is the padded image: --dtype b4x16_p64)")
+
+
+def _box_inner(tile, layout: Layout) -> int:
+    """The box's inner extent in elements, as emit writes it: a column panel's (the mode's span), else
+    the whole row."""
+    stored, inner = as_stored(tile, layout)
+    found = tma_mode_of(stored, inner) if not row_pitch(tile, layout) else None
+    return MODES[found[0]].span // tile.elem_bytes if found is not None and found[1] else tile.cols

@@ -11,6 +11,9 @@ no XOR), so a swizzle on padded rows stays inexpressible on every target.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from ..forms.triton import Nvmma, Padded, SharedLinear, Swizzled
 from ..layout import Layout
 from ..model import Problem, Tile, is_pow2
 from .common import Snippet, header
@@ -24,14 +27,17 @@ from .recognise import (
     tma_width,
     triton_swizzled_params,
 )
+from .views import byte_of
 
 TARGET = "triton"
 TITLE = "Triton"
 ORDER = 3  # place in the --emit list
+COMMENT = "#"  # its comments
 
 # Triton's backend for each language of kernels (hardware.Hardware.language): the NVIDIA one is
 # Triton's default (no note); the others are named in the snippet's head.
 BACKENDS = {"CUDA": "", "HIP": "Triton's AMD backend"}
+Encoding = Swizzled | Nvmma | Padded | SharedLinear
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
@@ -46,40 +52,40 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         head += (f"\n# for {backend} (--arch {hardware.name}: {hardware.shared}, {hardware.wave_lanes}-lane "
                  f"{hardware.group}s): the layout of ttgl.allocate_shared_memory")
     gl = "import triton.experimental.gluon.language as ttgl  # Gluon; the MLIR attribute is given beside it"
+    view = _view(tile)
     parts = []
     params = triton_swizzled_params(tile, layout)
     if params is not None:
-        vec, per_phase, max_phase = params
+        swizzled = view(Swizzled(*params))
         parts.append(f"# swizzled shared encoding: column XOR (vec * ((row / perPhase) % maxPhase))\n"
-                     f"#   #ttg.swizzled_shared<{{vec = {vec}, perPhase = {per_phase}, maxPhase = {max_phase}, "
-                     f"order = [1, 0]}}>\n"
-                     f"smem_layout = ttgl.SwizzledSharedLayout(vec={vec}, per_phase={per_phase}, "
-                     f"max_phase={max_phase}, order=[1, 0])")
+                     f"#   {swizzled.mlir()}\nsmem_layout = {swizzled.gluon()}")
     width = tma_width(*_swizzle_stored(tile, layout))
     if width and tile.rows % 8 == 0 and f"{width}B" in hardware.tma_modes:  # NVMMA: the wgmma/TMA encoding
+        nvmma = view(Nvmma(width, 8 * tile.elem_bytes))
         parts.append(f"# = the {width}-byte NVMMA (TMA/wgmma) encoding: vec {16 // tile.elem_bytes}, perPhase "
                      f"{128 // width}, maxPhase {width // 16}; buffer aligned to {128 * (width // 16)} B\n"
-                     f"#   #ttg.nvmma_shared<{{swizzlingByteWidth = {width}, transposed = false, "
-                     f"elementBitWidth = {8 * tile.elem_bytes}}}>\n"
-                     f"nvmma_layout = ttgl.NVMMASharedLayout(swizzle_byte_width={width}, "
-                     f"element_bitwidth={8 * tile.elem_bytes}, rank=2)")
+                     f"#   {nvmma.mlir()}\nnvmma_layout = {nvmma.gluon()}")
     if parts:
         return Snippet("triton", "\n".join([head, gl] + parts), True)
     pad = padding_of(tile, layout)
     if pad is not None:
         interval, padding = pad
+        padded = view(Padded(interval, padding, (tile.rows, tile.cols)))
         return Snippet("triton", "\n".join([
             head, gl, f"# padded shared encoding: {padding} spare element(s) after every {interval}",
-            f"#   #ttg.padded_shared<[{interval}:+{padding}] {{order = [1, 0], shape = [{tile.rows}, {tile.cols}]}}>",
-            f"smem_layout = ttgl.PaddedSharedLayout.with_identity_for([[{interval}, {padding}]], "
-            f"[{tile.rows}, {tile.cols}], [1, 0])"]), True)
+            f"#   {padded.mlir()}", f"smem_layout = {padded.gluon()}"]), True)
     bases = linear_offset_bases(tile, layout)
     if bases is not None:
+        linear = view(SharedLinear(tuple((r, c) for r, c in bases)))
         return Snippet("triton", "\n".join([
             head, gl, f"# not a swizzled{'/NVMMA' if hardware.tma_modes else ''} shape: a shared linear layout; offset bit i -> [row, col]",
-            f"#   #ttg.shared_linear<{{offset = {bases}}}, alignment = 16>",
-            f"smem_layout = ttgl.SharedLinearLayout(offset_bases={bases})"]), True)
+            f"#   {linear.mlir()}", f"smem_layout = {linear.gluon()}"]), True)
     return Snippet("triton", "\n".join([head, "# cannot express in Triton: " + _triton_why(tile, layout)]), False)
+
+
+def _view(tile: Tile) -> Callable[[Encoding], Encoding]:
+    """An encoding of the stored tile in the user's view: transposed under --order col (forms/triton.py)."""
+    return (lambda encoding: encoding.transpose()) if tile.col_major else (lambda encoding: encoding)
 
 
 def _swizzle_stored(tile: Tile, layout: Layout):
@@ -104,3 +110,11 @@ def _triton_why(tile: Tile, layout: Layout) -> str:
         return (f"the {spare} spare element(s) per row are padding mixed with a swizzle: "
                 f"no swizzled, padded or linear encoding says both")
     return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    return (f"# {tile.elem_bits}-bit elements: Triton holds them packed, {8 // tile.elem_bits} a byte, in an 8-bit "
+            f"tensor (tl.dot_scaled's e2m1 operands are uint8), so the encoding above is of that packed tensor, "
+            f"{' x '.join(map(str, tile.logical_shape))}, as written: element (r, c) is its byte ({byte_of(tile)[0]})")

@@ -30,6 +30,7 @@ from ..layout import Layout
 from ..model import Problem, Tile
 from .common import CPP_TYPES, Snippet, header
 from .recognise import layout_table
+from .views import TYPES
 
 TARGET = "umma"
 ALIASES = ("tcgen05",)
@@ -140,3 +141,28 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
         f"    cute::Shape<cute::Int<{shape[0]}>, cute::Int<{shape[1]}>>{{}});  // (MN, K)",
         f"// descriptor (PTX ISA 9.7.16.4.1): layout type {type_name} ({type_value}), SBO {sbo} B (encoded "
         f"{sbo >> 4}), {lbo_text}; start address aligned to {align} B", *also]), True)
+
+
+def in_user_order(problem: Problem, body: str) -> str:
+    """--order col: this target's code of the stored tile, said of the user's (r, c) (emit/views.py)."""
+    rows, cols = problem.tile.logical_shape
+    return (f"// --order col: stored column by column, so the canonical layout below is the stored tile's: its "
+            f"rows are the tile's {cols} columns (c) and its columns the {rows} elements of r down each\n{body}")
+
+
+def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
+    """Sub-byte elements: what this target's code of the packed bytes is in the elements (emit/views.py)."""
+    tile = problem.tile
+    per = 8 // tile.elem_bits
+    if not snippet.expressible:
+        return ""
+    major, mode = canonical_of(tile, layout)[0]  # the form the snippet above gives
+    atom = ATOMS[major, mode][4]
+    # the tile's columns are the elements: K-major (MN = rows, K = columns), MN-major (MN = columns, K = rows)
+    mn, k = (tile.rows, tile.cols * per) if major == "K" else (tile.cols * per, tile.rows)
+    return (f"// {tile.elem_bits}-bit elements, packed {per} a byte (tcgen05.mma kind::mxf4 / kind::mxf4nvf4; "
+            f"kind::f8f6f4 reads 4-bit operands padded: --dtype b4x16_p64): the descriptor above as it is (its "
+            f"addresses and strides are bytes); in CuTe over the 4-bit type, the same atom on twice the columns:\n"
+            f"using T4 = cutlass::float_e2m1_t;  // your 4-bit type: {TYPES}\n"
+            f"auto smem_layout_4bit = cute::tile_to_shape(cute::UMMA::{atom}<T4>{{}},\n"
+            f"    cute::Shape<cute::Int<{mn}>, cute::Int<{k}>>{{}});  // (MN, K) in elements")

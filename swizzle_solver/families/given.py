@@ -221,8 +221,9 @@ def xor_expression(tile: Tile, bases: list[int]) -> str:
 
 def _code_rows(answer: dict, problem: dict) -> list[tuple[str, str]]:
     given = answer["given"]
-    what = {"expr": "element offsets", "bytes": "byte offsets", "cute": "a CuTe layout",
-            "triton": "a Triton shared encoding", "table": "a table of element offsets"}[given["notation"]]
+    from ..notation import what as notation_what
+
+    what = notation_what(given["notation"])
     rows = [("given", f"{given['text']}  ({what}, checked as written)")]
     if answer["expression"] is None:
         rows.append(("C", f"no closed form: {given['expression_unavailable']}; --emit cuda gives the table"))

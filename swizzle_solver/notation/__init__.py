@@ -22,130 +22,91 @@ Nothing here calls Python's ``eval``; every parser is linear in its input and bo
 """
 from __future__ import annotations
 
+import importlib
 import re
+from functools import cache
 from pathlib import Path
-
-import numpy as np
+from types import ModuleType
+from typing import Any
 
 from ..layout import Layout
 from ..model import InputError, Tile
 from ..tma_modes import NAME_PATTERN
-from ..value import Value
-from . import expr
 from .expr import NotationError
 
-PREFIXES = ("expr", "bytes", "cute", "triton", "table")
-_PREFIX = r"(?is)\s*(expr|bytes|cute|triton|table)\s*:(.*)"
 _RECIPE = r"(?i)\s*(32|64|128)\s*b\s*"
 _MODE = NAME_PATTERN  # a TMA mode by its cuda.h name: 128B_ATOM_32B, CU_TENSOR_MAP_SWIZZLE_64B, ...
-_BYTE_SWIZZLE = r"(?s)\s*(?:cute::)?Swizzle\s*<\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*,\s*(-?\d{1,3})\s*>\s*(?:\{\s*\})?\s*"
+_PREFIX = r"(?s)\s*([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)"  # a word and a colon: the notation is the module of that name
+
+PREFIXES: tuple[str, ...]  # every notation's prefix, in the modules' ORDER (module __getattr__ below)
+
+
+@cache
+def _names() -> frozenset[str]:
+    """The notations: every module of this package is the notation of its name (``cute.py`` reads
+    ``cute:``), with ``read(body, base, allow_outside)``, ``WHAT`` (what the text gives, in the
+    report's words) and ``ORDER``; a new notation is a new module. Listed without importing them
+    (pkgutil reads the folder), so that telling a notation from a family's name costs no import."""
+    import pkgutil
+
+    return frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def module(prefix: str) -> ModuleType:
+    """The module of the notation ``prefix`` (imported on first use)."""
+    return importlib.import_module(f"{__name__}.{prefix}")
+
+
+@cache
+def prefixes() -> tuple[str, ...]:
+    """Every notation's prefix in ORDER (imports them all: the schema, messages)."""
+    return tuple(sorted(_names(), key=lambda name: (module(name).ORDER, name)))
+
+
+def what(prefix: str) -> str:
+    """What a notation's text gives, in the report's words ("element offsets", "a CuTe layout")."""
+    return str(module(prefix).WHAT)
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: PREFIXES, made on first read
+    if name == "PREFIXES":
+        return prefixes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _prefixed(text: str) -> re.Match | None:
+    """``prefix: body`` for a notation's prefix (any case), else None."""
+    m = re.match(_PREFIX, text)
+    return m if m is not None and m[1].lower() in _names() else None
 
 
 def is_notation(text: str) -> bool:
     """Text that names a layout in a notation or a recipe (not a family's name)."""
-    return bool(re.match(r"(?i)\s*(expr|bytes|cute|triton|table)\s*:", text) or re.fullmatch(_RECIPE, text)
-                or re.fullmatch(_MODE, text))
+    return bool(_prefixed(text) or re.fullmatch(_RECIPE, text) or re.fullmatch(_MODE, text))
 
 
-def parse_notation(text: str, tile: Tile | None = None, base: Path | None = None,
-                   allow_outside: bool = True) -> Layout:
-    """The layout ``text`` names (``is_notation``). ``tile``: the problem's (a recipe needs it; a
-    notation is then evaluated at once, so that a layout undefined on the tile is bad input here);
-    ``base``: the folder ``table:`` paths are read from (default the working directory), and without
-    ``allow_outside`` nothing outside it. NotationError (syntax, with its column) or InputError."""
-    recipe = re.fullmatch(_RECIPE, text)
-    if recipe:
-        return tma_recipe(f"{recipe[1]}B", tile)
+def recipe(text: str, tile: Tile | None = None) -> Layout | None:
+    """The TMA mode's layout a recipe names (``128B``, ``128B_ATOM_32B``, ...) for the tile, or None
+    when ``text`` is no recipe."""
+    found = re.fullmatch(_RECIPE, text)
+    if found:
+        return tma_recipe(f"{found[1]}B", tile)
     mode = re.fullmatch(_MODE, text)
-    if mode:
-        return tma_recipe(mode[1].upper(), tile)
-    m = re.match(_PREFIX, text)
+    return tma_recipe(mode[1].upper(), tile) if mode else None
+
+
+def read(text: str, base: Path | None = None, allow_outside: bool = True) -> Any:
+    """What ``prefix: body`` reads (``is_notation``, no recipe): the notation module's source (a
+    ``families.given.Source``; names.py makes it the ``Given`` layout). ``base``: the folder
+    ``table:`` paths are read from (default the working directory), and without ``allow_outside``
+    nothing outside it. NotationError (syntax, with its column, counted in the whole text) or
+    InputError."""
+    m = _prefixed(text)
     assert m, text
     try:
-        return _parse(m[1].lower(), m[2], text, base, allow_outside)
+        return module(m[1].lower()).read(m[2], base, allow_outside)
     except NotationError as err:  # columns count in the whole text given, its prefix included
         raise err.shifted(m.start(2)) from None
-
-
-def _parse(notation: str, body: str, text: str, base: Path | None, allow_outside: bool) -> Layout:
-    if notation in ("expr", "bytes"):
-        sw = re.fullmatch(_BYTE_SWIZZLE, body) if notation == "bytes" else None
-        source: object = ByteSwizzle(*map(int, sw.groups())) if sw else Expression(notation, expr.parse(body))
-    elif notation == "cute":
-        from .cute import parse as parse_cute
-
-        source = parse_cute(body)
-    elif notation == "triton":
-        from .triton import parse as parse_triton
-
-        source = parse_triton(body)
-    else:
-        from .table import load
-
-        source = load(body.strip(), base, allow_outside)
-    from ..families.given import Given
-
-    return Given(text.strip(), source)  # type: ignore[arg-type]  # (each source is a given.Source)
-
-
-class Expression(Value):
-    """``expr:`` (element offsets) or ``bytes:`` (byte offsets): one expression tree."""
-
-    notation: str
-    node: tuple
-    as_written = True
-
-    @property
-    def unit(self) -> str:
-        return "byte" if self.notation == "bytes" else "element"
-
-    def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
-        r, c = coordinates(tile)
-        values = expr.evaluate(self.node, r, c)
-        return values, self.node, misaligned(tile, values) if self.unit == "byte" else None
-
-
-class ByteSwizzle(Value):
-    """``bytes:Swizzle<B,M,S>``: CuTe's swizzle of the byte offset (r * row_length + c) * elem_bytes,
-    as TMA and GMMA apply it; on elements it is Swizzle<B, M - log2(elem_bytes), S> when M is at
-    least log2(elem_bytes), else it moves bytes inside elements (not usable)."""
-
-    B: int
-    M: int
-    S: int
-    notation = "bytes"
-    unit = "byte"
-    as_written = False
-    storage_level = True  # a swizzle of the stored offset: under --order col, c * row_length + r (families/given.py)
-
-    def __post_init__(self):
-        if self.B < 0 or self.M < 0 or abs(self.S) < self.B or max(self.B, self.M, abs(self.S)) > 31:
-            raise NotationError(f"Swizzle<{self.B},{self.M},{self.S}> is not a CuTe swizzle (CuTe needs B >= 0, "
-                                f"M >= 0 and |S| >= B; bits above 31 are no shared-memory offset)")
-
-    def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
-        node = expr.swizzle_node(expr.mul(expr.linear((expr.R, tile.row_length), (expr.C, 1)), expr.num(tile.elem_bytes))
-                            if tile.elem_bytes > 1 else expr.linear((expr.R, tile.row_length), (expr.C, 1)),
-                            self.B, self.M, self.S)
-        r, c = coordinates(tile)
-        values = expr.evaluate(node, r, c)
-        return values, node, misaligned(tile, values)
-
-
-def coordinates(tile: Tile) -> tuple[np.ndarray, np.ndarray]:
-    """r (a column of rows) and c (a row of columns), int64, broadcasting to the tile."""
-    return np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
-
-
-def misaligned(tile: Tile, byte_offsets: np.ndarray) -> str | None:
-    """A byte offset that is not a multiple of the element size: the element would straddle two."""
-    e = tile.elem_bytes
-    bad = np.broadcast_to(np.asarray(byte_offsets) % e != 0, (tile.rows, tile.cols))
-    if not bad.any():
-        return None
-    r, c = np.unravel_index(int(np.argmax(bad)), bad.shape)
-    value = int(np.broadcast_to(byte_offsets, bad.shape)[r, c])
-    return f"element ({r}, {c}) is at byte {value}, not a multiple of its {e} bytes (it would straddle two elements)"
 
 
 def tma_recipe(name: str, tile: Tile | None) -> Layout:
@@ -183,4 +144,4 @@ def shown(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["PREFIXES", "NotationError", "is_notation", "parse_notation", "shown"]
+__all__ = ["PREFIXES", "NotationError", "is_notation", "module", "prefixes", "read", "recipe", "shown", "what"]

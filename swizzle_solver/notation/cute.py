@@ -35,14 +35,17 @@ from typing import Any
 
 import numpy as np
 
+from ..forms.cute import Atom, Composed, Layout, Swizzle, Tiled
 from ..model import Tile, is_pow2, log2
 from ..value import Value
 from . import expr
 from .expr import NotationError
 
 MAX_TEXT = 4000
+ORDER = 2  # this notation's place in the lists of notations
+WHAT = "a CuTe layout"
 MAX_DEPTH = 24
-_TOKEN = r"(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
+_TOKEN = r"(?a)(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
 _QUALIFIERS = {"cute", "cutlass", "GMMA", "UMMA", "SM90", "SM100", "std"}
 
 # sizeof of the element types a GMMA atom names (CUTLASS's names, and CUDA's)
@@ -58,7 +61,8 @@ ATOMS = {"INTER": (0, 128), "SW32": (1, 256), "SW64": (2, 512), "SW128": (3, 102
 
 
 # --- values ----------------------------------------------------------------------------------
-# Integers are ints; tuples (shapes, strides, steps) are Python tuples; the rest are these records.
+# Integers are ints; tuples (shapes, strides, steps) are Python tuples; layouts are forms/cute.py's records
+# (one set for reading and writing CuTe), the rest these.
 
 
 class Major(Value):
@@ -67,34 +71,6 @@ class Major(Value):
 
 class TypeName(Value):
     name: str
-
-
-class Layout(Value):
-    shape: object  # int or nested tuple
-    stride: object  # congruent with shape
-
-
-class Swizzle(Value):
-    B: int
-    M: int
-    S: int
-
-
-class Composed(Value):
-    swizzle: Swizzle
-    inner: object  # a Layout, Composed, Tiled or Atom
-
-
-class Tiled(Value):
-    block: object
-    shape: tuple
-    order: tuple  # the order value of each mode (make_ordered_layout)
-
-
-class Atom(Value):
-    major: str  # "K" or "MN"
-    mode: str  # INTER, SW32, SW64, SW128
-    type_name: str  # as written; TYPE_BYTES says its size, else it is the tile's element
 
 
 class Cute(Value):
@@ -239,14 +215,14 @@ def _meaning(name: str, args: list | None, call: bool, col: int):
 
 def _bare_meaning(name: str):
     """A name written without arguments: _N, an empty tuple, a major order, or a type's name (None: none)."""
-    m = re.fullmatch(r"_(\d{1,9})", name)
+    m = re.fullmatch(r"(?a)_(\d{1,9})", name)
     if m:
         return int(m[1])
     if name in _TUPLES:
         return ()
     if name in ("LayoutLeft", "GenColMajor", "LayoutRight", "GenRowMajor"):
         return Major(name in ("LayoutRight", "GenRowMajor"))
-    if re.fullmatch(r"[A-Za-z_][\w:]*", name) and name not in _KNOWN:
+    if re.fullmatch(r"(?a)[A-Za-z_][\w:]*", name) and name not in _KNOWN:
         return TypeName(name)  # an element type (a GMMA atom's T), or a Major::K
     return None
 
@@ -387,7 +363,7 @@ def _build(layout, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int
         return _build(atom_layout(layout, tile), tile, row, col)
     if isinstance(layout, Composed):
         inner, shape = _build(layout.inner, tile, row, col)
-        sw = layout.swizzle
+        sw = layout.outer
         return expr.swizzle_node(inner, sw.B, sw.M, sw.S), shape
     if isinstance(layout, Tiled):
         return _tiled_node(layout, tile, row, col)
@@ -447,7 +423,7 @@ def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tu
     block = atom_layout(t.block, tile) if isinstance(t.block, Atom) else t.block
     if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
         inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
-        return expr.swizzle_node(inner, block.swizzle.B, block.swizzle.M, block.swizzle.S), size
+        return expr.swizzle_node(inner, block.outer.B, block.outer.M, block.outer.S), size
     assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
     (s0, d0), (s1, d1) = _two_modes(*_appended(block.shape, block.stride))
     b0, b1 = prod(_flat(s0)), prod(_flat(s1))
@@ -488,3 +464,8 @@ def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], 
         strides.append(d * s)
     rest = -(-cotarget // strides[-1])
     return shapes + [rest], strides
+
+
+def read(body: str, base=None, allow_outside: bool = True) -> Cute:
+    """The notation's entry (notation/__init__.py): ``cute: body``."""
+    return parse(body)

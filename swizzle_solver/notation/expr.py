@@ -20,7 +20,11 @@ import re
 
 import numpy as np
 
-from ..model import is_pow2, log2
+from ..model import Tile, is_pow2, log2
+from ..value import Value
+
+ORDER = 0  # this notation's place in the lists of notations (the schema's enum, messages)
+WHAT = "element offsets"  # what its text gives, in the report's words
 
 MAX_TEXT = 4000  # characters of one expression: a layout is a line of C, not a program
 MAX_OPERATORS = 256  # each is one numpy pass over the tile (up to 2^19 elements)
@@ -113,7 +117,7 @@ def linear(*terms: tuple[Node, int]) -> Node:
 
 # --- parsing ---------------------------------------------------------------------------------
 
-_TOKEN = r"(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()])"
+_TOKEN = r"(?a)(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()])"
 BINARY = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "&": 5, "^": 4, "|": 3}
 
 
@@ -227,7 +231,16 @@ def evaluate(node: Node, r: np.ndarray, c: np.ndarray, where: str = "") -> np.nd
     """The node's value at every (r, c) (int64 arrays that broadcast); NotationError where C would
     be undefined or differ from the value: a division by zero, a negative operand of / or %, a
     shift by a negative amount or by 62 or more, a value of 2^62 or more. ``where`` ends the
-    message (e.g. " in the CuTe layout")."""
+    message (e.g. " in the CuTe layout").
+
+    A tree is a DAG: a swizzle uses its operand twice (``x ^ ((x >> S) & mask)``), so nested
+    swizzles share subtrees, 2^n paths for n levels. Each node is evaluated once (memo by node
+    identity, for this call), so the time is linear in the number of distinct nodes, which is linear
+    in the text a notation was read from."""
+    return _evaluate(node, r, c, where, {})
+
+
+def _evaluate(node: Node, r: np.ndarray, c: np.ndarray, where: str, memo: dict[int, np.ndarray]) -> np.ndarray:
     kind = node[0]
     if kind == "num":
         return np.asarray(node[1], dtype=np.int64)
@@ -235,11 +248,19 @@ def evaluate(node: Node, r: np.ndarray, c: np.ndarray, where: str = "") -> np.nd
         return r
     if kind == "c":
         return c
-    if kind == "un":
-        a = evaluate(node[2], r, c, where)
+    done = memo.get(id(node))
+    if done is None:
+        done = memo[id(node)] = _operation(node, r, c, where, memo)
+    return done
+
+
+def _operation(node: Node, r: np.ndarray, c: np.ndarray, where: str, memo: dict[int, np.ndarray]) -> np.ndarray:
+    """The value of a unary or binary node (evaluate), its operands through ``memo``."""
+    if node[0] == "un":
+        a = _evaluate(node[2], r, c, where, memo)
         return -a if node[1] == "-" else ~a if node[1] == "~" else a
     op, col = node[1], node[4]
-    a, b = evaluate(node[2], r, c, where), evaluate(node[3], r, c, where)
+    a, b = _evaluate(node[2], r, c, where, memo), _evaluate(node[3], r, c, where, memo)
 
     def refuse(bad, what: str) -> None:
         bad = np.asarray(bad)
@@ -372,11 +393,65 @@ def _magic(a: Node, d: int, r, c) -> tuple[int, int] | None:
     top = int(values.max()) if values.size else 0
     if top < 0 or int(values.min()) < 0:
         return None
-    xs = np.arange(top + 1, dtype=np.int64)
     for s in range(max(1, top.bit_length()), 31):
         m = -(-(1 << s) // d)
         if top * m >= 1 << 31:
             return None
-        if np.array_equal((xs * m) >> s, xs // d):
+        if _exact_below(top, d, m, s):
             return m, s
     return None
+
+
+def _exact_below(top: int, d: int, m: int, s: int) -> bool:
+    """Whether (x * m) >> s == x // d for every 0 <= x <= top, m = ceil(2^s / d), in O(1) (no table
+    of the values: its size would be the offset's value, not the tile's). With x = q d + t (t < d) and
+    m d = 2^s + e, x m = q 2^s + (q e + t m), so the two agree exactly when q e + t m < 2^s; that
+    sum grows with q and t, so the largest is at x = top (q = top // d, t = top % d) or at the last
+    x before it with t = d - 1 (q = top // d - 1)."""
+    e = m * d - (1 << s)
+    q, t = divmod(top, d)
+    worst = q * e + t * m
+    if q >= 1:
+        worst = max(worst, (q - 1) * e + (d - 1) * m)
+    return worst < 1 << s
+
+
+# --- the `expr:` notation: the tree's value over the tile -----------------------------------------
+
+
+class Expression(Value):
+    """``expr:`` (element offsets) or ``bytes:`` (byte offsets): one expression tree."""
+
+    notation: str
+    node: tuple
+    as_written = True
+
+    @property
+    def unit(self) -> str:
+        return "byte" if self.notation == "bytes" else "element"
+
+    def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
+        r, c = coordinates(tile)
+        values = evaluate(self.node, r, c)
+        return values, self.node, misaligned(tile, values) if self.unit == "byte" else None
+
+
+def read(body: str, base=None, allow_outside: bool = True) -> Expression:
+    """``expr: E``: element offsets as a C expression in r and c."""
+    return Expression("expr", parse(body))
+
+
+def coordinates(tile: Tile) -> tuple[np.ndarray, np.ndarray]:
+    """r (a column of rows) and c (a row of columns), int64, broadcasting to the tile."""
+    return np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+
+
+def misaligned(tile: Tile, byte_offsets: np.ndarray) -> str | None:
+    """A byte offset that is not a multiple of the element size: the element would straddle two."""
+    e = tile.elem_bytes
+    bad = np.broadcast_to(np.asarray(byte_offsets) % e != 0, (tile.rows, tile.cols))
+    if not bad.any():
+        return None
+    r, c = np.unravel_index(int(np.argmax(bad)), bad.shape)
+    value = int(np.broadcast_to(byte_offsets, bad.shape)[r, c])
+    return f"element ({r}, {c}) is at byte {value}, not a multiple of its {e} bytes (it would straddle two elements)"

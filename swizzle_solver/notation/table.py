@@ -21,6 +21,8 @@ from .expr import NotationError
 
 MAX_ELEMENTS = 1 << 19  # the largest tile (512 KiB of 1-byte elements)
 MAX_OFFSET = 1 << 40
+ORDER = 4  # this notation's place in the lists of notations
+WHAT = "a table of element offsets"
 
 
 class Table(Value, eq=False):
@@ -64,7 +66,32 @@ def load(path: str, base: Path | None = None, allow_outside: bool = True) -> Tab
     return Table(path, offsets)
 
 
+def _declared(data: bytes, where: str) -> None:
+    """The .npy header's shape, checked before any array is made: a header may declare any number
+    of elements (10^11 in 128 bytes), and numpy allocates what it declares before it finds the
+    data short. The file's problem is named, not the memory it would take."""
+    from numpy.lib import format as npy_format
+
+    stream = io.BytesIO(data)
+    try:
+        version = npy_format.read_magic(stream)
+        read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+        shape, _, dtype = read(stream)
+    except (ValueError, OSError, EOFError) as err:
+        raise InputError(f"{where} is not a .npy array of integers ({printable(str(err))[:120]})") from None
+    if len(shape) != 2:
+        raise InputError(f"{where}: the array must have two dimensions (rows, cols), not {len(shape)}")
+    elements = shape[0] * shape[1]
+    if elements > MAX_ELEMENTS:
+        raise InputError(f"{where}: its header declares {shape[0]} x {shape[1]} = {elements} offsets, above the "
+                         f"{MAX_ELEMENTS} of the largest tile")
+    if len(data) - stream.tell() < elements * dtype.itemsize:
+        raise InputError(f"{where}: its header declares {shape[0]} x {shape[1]} offsets of {dtype.itemsize} bytes, "
+                         f"but the file holds {len(data) - stream.tell()} bytes of data (cut short?)")
+
+
 def _npy(data: bytes, where: str) -> np.ndarray:
+    _declared(data, where)
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
     except (ValueError, OSError, EOFError) as err:
@@ -107,4 +134,9 @@ def _rows(rows, where: str) -> np.ndarray:
     return np.array(rows, dtype=np.int64)
 
 
-__all__ = ["NotationError", "Table", "load"]
+def read(body: str, base: Path | None = None, allow_outside: bool = True) -> Table:
+    """The notation's entry (notation/__init__.py): ``table:FILE``."""
+    return load(body.strip(), base, allow_outside)
+
+
+__all__ = ["NotationError", "Table", "load", "read"]

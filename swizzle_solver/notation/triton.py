@@ -39,7 +39,9 @@ from .expr import NotationError
 
 MAX_TEXT = 4000
 MAX_DEPTH = 8
-_TOKEN = r"(#[A-Za-z_][\w.]*)|(-?\d+)|([A-Za-z_][\w.]*)|([<>{}\[\](),=:+])"
+ORDER = 3  # this notation's place in the lists of notations
+WHAT = "a Triton shared encoding"
+_TOKEN = r"(?a)(#[A-Za-z_][\w.]*)|(-?\d+)|([A-Za-z_][\w.]*)|([<>{}\[\](),=:+])"
 
 
 class Triton(Value, eq=False):
@@ -398,3 +400,8 @@ def _check_padded_and_linear(kind: str, params: dict) -> None:
         params["offset"] = [tuple(b) for b in bases]
     if any(b != [0, 0] for b in params.get("block", []) or []):
         raise NotationError("block bases move between CTAs; the tile is one CTA's: give block = []")
+
+
+def read(body: str, base=None, allow_outside: bool = True) -> Triton:
+    """The notation's entry (notation/__init__.py): ``triton: body``."""
+    return parse(body)

@@ -1,4 +1,4 @@
-"""The 4-bit element forms of `--emit cute` (emit/subbyte.py) compiled by nvcc with CuTe's headers and run on
+"""The 4-bit element forms of `--emit cute` (emit/views.py and each target's in_elements) compiled by nvcc with CuTe's headers and run on
 the host: each `smem_layout_4bit` a sub-byte snippet declares (its code, and the commented element-level
 alternative), over `cutlass::float_e2m1_t` (the GMMA and UMMA atoms upcast to 4-bit elements by CuTe
 itself), must give every element (r, c) the offset 2 * (the solved byte layout at its byte) + its half.
