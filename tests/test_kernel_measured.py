@@ -50,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from nvidia_banks import WARP, instruction_cost, matrix_cost
 
 import swizzle_solver
 
@@ -57,7 +58,6 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "gpu"
 PTX = DATA / "ptx"
 INDEX = json.loads((PTX / "probes.json").read_text())
-WARP = 32
 kernel = getattr(swizzle_solver, "kernel", None)
 needs_kernel = pytest.mark.skipif(kernel is None, reason="swizzle_solver.kernel (issue 32's PTX reader) is not "
                                   "in this checkout: merge it, then this guard goes")
@@ -102,32 +102,7 @@ def fill_instances(storage_bytes: int) -> int:
     return -(-words // WARP)
 
 
-# --- an independent bank counter (docs/hardware.md's NVIDIA rules) ------------------------------------
-
-
-def phase_cost(starts: list[int], width: int) -> tuple[int, int]:
-    """(wavefronts, ideal) of lanes served together: the most distinct 4-byte words in one of the 32
-    banks; at least one wavefront per 128 distinct bytes."""
-    words = {(a + b) // 4 for a in starts for b in range(width)}
-    per_bank: dict[int, int] = defaultdict(int)
-    for w in words:
-        per_bank[w % 32] += 1
-    nbytes = len({a + b for a in starts for b in range(width)})
-    return max(per_bank.values()), max(1, -(-nbytes // 128))
-
-
-def lane_phases(row: np.ndarray, width: int, load: bool) -> list[list[int]]:
-    """One warp instruction's lanes (byte offsets, -1: inactive) as the groups served together:
-    4-byte lanes or less all 32, 8-byte lanes 16 by lane id, 16-byte lanes 8; a load by the whole
-    warp in which every lane reads what lane n^1 (or n^2) reads: the phases merged two by two."""
-    active = [int(a) for a in row]
-    size = {1: 32, 2: 32, 4: 32, 8: 16, 16: 8}[width]
-    whole = all(a >= 0 for a in active)
-    if load and width in (8, 16) and whole and any(all(active[n] == active[n ^ k] for n in range(WARP))
-                                                   for k in (1, 2)):
-        size *= 2
-    groups = [[a for a in active[i:i + size] if a >= 0] for i in range(0, WARP, size)]
-    return [g for g in groups if g]
+# --- the independent count (tests/nvidia_banks.py) ------------------------------------------------------
 
 
 def brute_force(text: str, kernel_name: str, instruction: str) -> tuple[int, int, int]:
@@ -135,21 +110,17 @@ def brute_force(text: str, kernel_name: str, instruction: str) -> tuple[int, int
     table = offsets(text, kernel_name)
     instances = wavefronts = ideal = 0
     matrix = re.fullmatch(r"(ld|st)matrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16", instruction)
+    op = re.fullmatch(r"(ld|st)\.shared\.(u8|u16|b32|v2\.b32|v4\.b32)", instruction)
+    assert matrix or op, instruction
     for row in table:
-        if matrix:  # each 8 x 16-byte matrix is a phase: its row addresses are lanes 8i .. 8i+7
-            groups = [[int(a) for a in row[8 * i:8 * i + 8]] for i in range(int(matrix.group(2)))]
-            width = 16
+        lanes = [int(a) for a in row]
+        if matrix:  # ldmatrix/stmatrix are .sync.aligned: every lane executes them
+            w, i = matrix_cost(lanes, int(matrix.group(2)))
+        elif any(a >= 0 for a in lanes):  # (a warp whose lanes all sit out does not issue it)
+            w, i = instruction_cost(lanes, LANE_BYTES[op.group(2)], op.group(1) == "ld")
         else:
-            op = re.fullmatch(r"(ld|st)\.shared\.(u8|u16|b32|v2\.b32|v4\.b32)", instruction)
-            assert op, instruction
-            width = LANE_BYTES[op.group(2)]
-            groups = lane_phases(row, width, op.group(1) == "ld")
-        if not groups:
             continue
-        instances += 1
-        for g in groups:
-            w, i = phase_cost(g, width)
-            wavefronts, ideal = wavefronts + w, ideal + i
+        instances, wavefronts, ideal = instances + 1, wavefronts + w, ideal + i
     return instances, wavefronts, wavefronts - ideal
 
 
