@@ -1,0 +1,421 @@
+"""Real kernels from source (issue 32's acceptance): cuda-samples' transposes and SGEMM_CUDA's kernels
+1-10 (tests/data/kernels/*.cu, compiled to the committed .ptx by bench/kernel_corpus.py), each
+shared-memory instruction `swizzle_solver.kernel` counts held to a per-lane brute force written here
+from the kernel's own index lines, counted by tests/nvidia_banks.py (NVIDIA's rules, not the
+package's simulator).
+
+How the brute force meets the report. Each access below is a statement of the .cu (the substring
+of its first line within its kernel, and how many lines it spans) with the element offset it
+touches for every thread of the CTA, once per execution in source order (the unrolled loops'
+iterations, innermost last). nvcc may merge consecutive executions of one thread into a vector
+instruction (``ld.shared.v4.f32``) and unroll loops into several static instructions; the width
+of the instructions at the statement's lines is read from the PTX here (its `.loc` lines), and
+the executions are merged accordingly (each merged run must be contiguous, or the test says the
+compiler did something this brute force does not model). The report's rows at those lines
+(its ``line`` field, from the same `.loc`) must then add up, over their static instructions, to the
+brute force: instances (warps x merged executions x trips of the K loop), wavefronts, ideal
+wavefronts and excess. A statement with two accesses (``As[...] * Bs[...]``) is compared as one.
+
+The launches: the block of each kernel as its source's host code launches it (cuda-samples:
+TILE_DIM x BLOCK_ROWS = 32 x 16; SGEMM_CUDA's runner.cu), CTA (0, 0, 0), and M = N = the block
+tile, K = 4 x BK through the kernel's parameters (by their PTX names), so the K loop runs 4 times.
+The "fixed" kernels (the padded transpose, the transpose under the layout swizzle-solve answers for
+its two accesses, SGEMM's kernel 8 padding Bs) are held to 0 excess on the lines the fix is about.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from nvidia_banks import WARP, instruction_cost
+
+import swizzle_solver
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = ROOT / "tests" / "data" / "kernels"
+kernel = getattr(swizzle_solver, "kernel", None)
+needs_kernel = pytest.mark.skipif(kernel is None, reason="swizzle_solver.kernel (issue 32's PTX reader) is not "
+                                  "in this checkout: merge it, then this guard goes")
+
+Elements = Callable[[np.ndarray, np.ndarray], list[np.ndarray]]  # (x, y) of every thread -> offsets per execution
+
+
+class Access:
+    """One shared-memory access of a statement: its array, direction, the bytes one execution of one
+    thread touches, and its element offsets (4-byte units) per execution."""
+
+    def __init__(self, array: str, store: bool, elements: Elements, width: int = 4):
+        self.array, self.store, self.elements, self.width = array, store, elements, width
+
+
+class Statement:
+    def __init__(self, first_line: str, *accesses: Access, span: int = 1):
+        self.first_line, self.accesses, self.span = first_line, accesses, span
+
+
+class Kernel:
+    def __init__(self, source: str, name: str, block: tuple[int, int, int], statements: list[Statement], *,
+                 sizes: tuple[int, int, int] = (0, 0, 0), trips: int = 1, fixed: tuple[str, ...] = ()):
+        self.source, self.name, self.block, self.statements = source, name, block, statements
+        # sizes: (M, N, K); fixed: the statements (their first lines) that a fix made conflict-free
+        self.sizes, self.trips, self.fixed = sizes, trips, fixed
+
+
+def loads(array: str, f: Elements, width: int = 4) -> Access:
+    return Access(array, False, f, width)
+
+
+def stores(array: str, f: Elements, width: int = 4) -> Access:
+    return Access(array, True, f, width)
+
+
+def each(values, f) -> list[np.ndarray]:
+    return [f(v) for v in values]
+
+
+def swizzle(p):
+    """Swizzle<5,0,5> on element offsets, as transposeSwizzled's swizzle_phys."""
+    return p ^ ((p >> 5) & 31)
+
+
+# --- the kernels: their index lines, as the sources write them ------------------------------------
+
+TILE, ROWS = 32, 16  # cuda-samples' TILE_DIM, BLOCK_ROWS
+
+
+def transpose(name: str, pitch: int, phys=lambda p: p, fixed: bool = False) -> Kernel:
+    store_line = "tile[swizzle_phys(threadIdx.y + i, threadIdx.x)] =" if name == "transposeSwizzled" else \
+        "tile[threadIdx.y + i][threadIdx.x] = idata"
+    load_line = "= tile[swizzle_phys(threadIdx.x, threadIdx.y + i)]" if name == "transposeSwizzled" else \
+        "= tile[threadIdx.x][threadIdx.y + i];"
+    return Kernel("transpose", name, (TILE, ROWS, 1), [
+        Statement(store_line, stores("tile", lambda x, y: each(range(0, TILE, ROWS), lambda i: phys((y + i) * pitch + x)))),
+        Statement(load_line, loads("tile", lambda x, y: each(range(0, TILE, ROWS), lambda i: phys(x * pitch + y + i)))),
+    ], fixed=(store_line, load_line) if fixed else ())
+
+
+def sgemm3() -> Kernel:
+    S = 32  # BLOCKSIZE
+    return Kernel("sgemm", "sgemm3_shared_mem_block", (1024, 1, 1), [
+        Statement("As[threadRow * BLOCKSIZE + threadCol] = A[", stores("As", lambda t, _: [(t // S) * S + t % S])),
+        Statement("Bs[threadRow * BLOCKSIZE + threadCol] = B[", stores("Bs", lambda t, _: [(t // S) * S + t % S])),
+        Statement("tmp += As[threadRow * BLOCKSIZE + dotIdx] *",
+                  loads("As", lambda t, _: each(range(S), lambda d: (t // S) * S + d)),
+                  loads("Bs", lambda t, _: each(range(S), lambda d: d * S + t % S)), span=2),
+    ], sizes=(S, S, 4 * S), trips=4)
+
+
+def sgemm4() -> Kernel:
+    BM, BN, BK, TM = 64, 64, 8, 8
+    return Kernel("sgemm", "sgemm4_1d_blocktiling", (BM * BN // TM, 1, 1), [
+        Statement("As[innerRowA * BK + innerColA] = A[", stores("As", lambda t, _: [(t // BK) * BK + t % BK])),
+        Statement("Bs[innerRowB * BN + innerColB] = B[", stores("Bs", lambda t, _: [(t // BN) * BN + t % BN])),
+        Statement("float tmpB = Bs[dotIdx * BN + threadCol];",
+                  loads("Bs", lambda t, _: each(range(BK), lambda d: d * BN + t % BN))),
+        Statement("As[(threadRow * TM + resIdx) * BK + dotIdx] * tmpB;", loads("As", lambda t, _: [
+            ((t // BN) * TM + r) * BK + d for d in range(BK) for r in range(TM)])),
+    ], sizes=(BM, BN, 4 * BK), trips=4)
+
+
+def sgemm5() -> Kernel:
+    BM, BN, BK, TM, TN = 128, 128, 8, 8, 8
+    threads = BM * BN // (TM * TN)
+    strideA, strideB = threads // BK, threads // BN
+    return Kernel("sgemm", "sgemm5_2d_blocktiling", (threads, 1, 1), [
+        Statement("As[(innerRowA + loadOffset) * BK + innerColA] =", stores("As", lambda t, _: each(
+            range(0, BM, strideA), lambda o: (t // BK + o) * BK + t % BK))),
+        Statement("Bs[(innerRowB + loadOffset) * BN + innerColB] =", stores("Bs", lambda t, _: each(
+            range(0, BK, strideB), lambda o: (t // BN + o) * BN + t % BN))),
+        Statement("regM[i] = As[(threadRow * TM + i) * BK + dotIdx];", loads("As", lambda t, _: [
+            ((t // (BN // TN)) * TM + i) * BK + d for d in range(BK) for i in range(TM)])),
+        Statement("regN[i] = Bs[dotIdx * BN + threadCol * TN + i];", loads("Bs", lambda t, _: [
+            d * BN + (t % (BN // TN)) * TN + i for d in range(BK) for i in range(TN)])),
+    ], sizes=(BM, BN, 4 * BK), trips=4)
+
+
+def transposed_a_stores(BM: int, BK: int, offsets: range) -> list[Statement]:
+    """Kernels 6-10: A's float4 stored transposed, one statement per component k (x, y, z, w)."""
+    tail = " + offset" if len(offsets) > 1 or offsets[0] else ""
+    return [Statement(f"As[(innerColA * 4 + {k}) * BM + innerRowA{tail}] = tmp.{'xyzw'[k]};", stores(
+        "As", lambda t, _, k=k: each(offsets, lambda o: (t % (BK // 4) * 4 + k) * BM + t // (BK // 4) + o)))
+        for k in range(4)]
+
+
+def sgemm6_to_8(name: str) -> Kernel:
+    BM, BN, BK, TM, TN = 128, 128, 8, 8, 8
+    cols = BN // TN  # threads across a row of C
+
+    def row(t):
+        return t // cols
+
+    def col(t):
+        return t % cols
+
+    if name == "sgemm6_vectorize":
+        b = [Statement("reinterpret_cast<float4 *>(&Bs[innerRowB * BN + innerColB * 4])[0] =", stores(
+                 "Bs", lambda t, _: [(t // (BN // 4)) * BN + (t % (BN // 4)) * 4], width=16), span=2),
+             Statement("regN[i] = Bs[dotIdx * BN + threadCol * TN + i];", loads("Bs", lambda t, _: [
+                 d * BN + col(t) * TN + i for d in range(BK) for i in range(TN)]))]
+    elif name == "sgemm7_resolve_bank_conflicts":
+        b = [Statement(f"Bs[((innerColB % 2) * 4 + innerRowB * 8 + {k}) * 16 + innerColB / 2] = tmp.{'xyzw'[k]};",
+                       stores("Bs", lambda t, _, k=k: [((t % 32 % 2) * 4 + (t // 32) * 8 + k) * 16 + (t % 32) // 2]))
+             for k in range(4)]
+        b.append(Statement("regN[i] = Bs[(dotIdx * 8 + i) * 16 + threadCol];", loads("Bs", lambda t, _: [
+            (d * 8 + i) * 16 + col(t) for d in range(BK) for i in range(TN)])))
+    else:
+        P = BN + 5  # extraCols
+        b = [Statement(f"Bs[innerRowB * (BN + extraCols) + innerColB * 4 + {k}] = tmp.{'xyzw'[k]};",
+                       stores("Bs", lambda t, _, k=k: [(t // 32) * P + (t % 32) * 4 + k])) for k in range(4)]
+        b.append(Statement("regN[i] = Bs[dotIdx * (BN + extraCols) + threadCol * TN + i];", loads("Bs", lambda t, _: [
+            d * P + col(t) * TN + i for d in range(BK) for i in range(TN)])))
+    a = [*transposed_a_stores(BM, BK, range(1)),
+         Statement("regM[i] = As[dotIdx * BM + threadRow * TM + i];", loads("As", lambda t, _: [
+             d * BM + row(t) * TM + i for d in range(BK) for i in range(TM)]))]
+    fixed = ("regN[i] = Bs[(dotIdx * 8 + i) * 16 + threadCol];",) if name == "sgemm7_resolve_bank_conflicts" else ()
+    return Kernel("sgemm", name, (256, 1, 1), a + b, sizes=(BM, BN, 4 * BK), trips=4, fixed=fixed)
+
+
+def sgemm9() -> Kernel:
+    BM, BN, BK, TM, TN, threads = 128, 128, 16, 8, 8, 256
+    strideA, strideB = threads * 4 // BK, threads // (BN // 4)
+    return Kernel("sgemm", "sgemm9_autotuned", (threads, 1, 1), [
+        *transposed_a_stores(BM, BK, range(0, BM, strideA)),
+        Statement("&Bs[(innerRowB + offset) * BN + innerColB * 4])[0] =", stores("Bs", lambda t, _: each(
+            range(0, BK, strideB), lambda o: (t // (BN // 4) + o) * BN + (t % (BN // 4)) * 4), width=16), span=2),
+        Statement("regM[i] = As[dotIdx * BM + (wmIdx * WM) + threadRow * TM + i];", loads("As", lambda t, _: [
+            d * BM + (t // 16) * TM + i for d in range(BK) for i in range(TM)])),
+        Statement("regN[i] = Bs[dotIdx * BN + (wnIdx * WN) + threadCol * TN + i];", loads("Bs", lambda t, _: [
+            d * BN + (t % 16) * TN + i for d in range(BK) for i in range(TN)])),
+    ], sizes=(BM, BN, 4 * BK), trips=4)
+
+
+def sgemm10() -> Kernel:
+    BM, BN, BK, WM, WN, WNITER, TM, TN, threads = 128, 128, 16, 64, 64, 4, 8, 4, 128
+    WSUBN = WN // WNITER
+    strideA, strideB = threads * 4 // BK, threads // (BN // 4)
+
+    def warp_row(t):
+        return (t // WARP) // (BN // WN)
+
+    def warp_col(t):
+        return (t // WARP) % (BN // WN)
+
+    return Kernel("sgemm", "sgemm10_warptiling", (threads, 1, 1), [
+        *transposed_a_stores(BM, BK, range(0, BM, strideA)),
+        Statement("&Bs[(innerRowB + offset) * BN + innerColB * 4])[0] =", stores("Bs", lambda t, _: each(
+            range(0, BK, strideB), lambda o: (t // (BN // 4) + o) * BN + (t % (BN // 4)) * 4), width=16), span=2),
+        Statement("As[(dotIdx * BM) + warpRow * WM + wSubRowIdx * WSUBM +", loads("As", lambda t, _: [
+            d * BM + warp_row(t) * WM + (t % WARP) // (WSUBN // TN) * TM + i for d in range(BK) for i in range(TM)]),
+            span=2),
+        Statement("Bs[(dotIdx * BN) + warpCol * WN + wSubColIdx * WSUBN +", loads("Bs", lambda t, _: [
+            d * BN + warp_col(t) * WN + s * WSUBN + (t % WARP) % (WSUBN // TN) * TN + i
+            for d in range(BK) for s in range(WNITER) for i in range(TN)]), span=2),
+    ], sizes=(BM, BN, 4 * BK), trips=4)
+
+
+KERNELS_WITH_SHARED = [
+    transpose("transposeCoalesced", TILE),
+    transpose("transposeNoBankConflicts", TILE + 1, fixed=True),
+    transpose("transposeSwizzled", TILE, swizzle, fixed=True),
+    sgemm3(), sgemm4(), sgemm5(),
+    *(sgemm6_to_8(n) for n in ("sgemm6_vectorize", "sgemm7_resolve_bank_conflicts", "sgemm8_bank_extra_col")),
+    sgemm9(), sgemm10(),
+]
+WITHOUT_SHARED = [("transpose", "transposeNaive", (TILE, ROWS, 1)), ("sgemm", "sgemm1_naive", (32, 32, 1)),
+                  ("sgemm", "sgemm2_coalesce", (1024, 1, 1))]
+IDS = [k.name for k in KERNELS_WITH_SHARED]
+
+
+# --- the source and the PTX: where each statement is, and what nvcc made of it ------------------------
+
+
+def kernel_lines(source: str, name: str) -> tuple[list[str], int, int]:
+    """The .cu's lines and the 1-based range of kernel ``name``'s body (to the next kernel)."""
+    lines = (KERNELS / f"{source}.cu").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if re.search(rf"\b{name}\(", line)) + 1
+    ends = [i for i, line in enumerate(lines) if i >= start and "__global__" in line]
+    return lines, start, (ends[0] if ends else len(lines)) + 1
+
+
+def statement_lines(k: Kernel, s: Statement) -> list[int]:
+    """The 1-based lines of statement ``s`` in kernel ``k``: its first line (the one line of the
+    kernel that contains ``first_line``) and the ``span`` - 1 lines after it."""
+    lines, start, end = kernel_lines(k.source, k.name)
+    found = [i + 1 for i in range(start - 1, end - 1) if s.first_line in lines[i]]
+    assert len(found) == 1, (k.name, s.first_line, found)
+    return list(range(found[0], found[0] + s.span))
+
+
+WIDTH = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "b16": 2, "f16": 2, "f32": 4, "u32": 4, "s32": 4, "b32": 4,
+         "f64": 8, "u64": 8, "b64": 8}
+
+
+def shared_instructions(text: str, name: str) -> list[tuple[int, bool, int]]:
+    """(source line, store, bytes per lane) of every ld/st.shared in ``.entry name`` of the PTX
+    ``text``, the line from the `.loc` before it (read here, not by the package)."""
+    body = text[text.index(f".entry {name}("):]
+    nxt = body.find(".entry", 1)
+    body = body[:nxt] if nxt > 0 else body
+    line, out = 0, []
+    for raw in body.splitlines():
+        loc = re.match(r"\s*\.loc\s+1\s+(\d+)\s", raw)
+        if loc:
+            line = int(loc.group(1))
+            continue
+        op = re.match(r"\s*(?:@!?%p\d+\s+)?(ld|st)\.shared\.(?:v(\d)\.)?(\w+)\s", raw)
+        if op:
+            out.append((line, op.group(1) == "st", int(op.group(2) or 1) * WIDTH[op.group(3)]))
+    return out
+
+
+def brute_force(k: Kernel, s: Statement, widths: set[int]) -> dict[str, int]:
+    """instances, wavefronts, ideal_wavefronts and excess of statement ``s`` over the CTA."""
+    bx, by, bz = k.block
+    tid = np.arange(bx * by * bz)
+    x, y = tid % bx, tid // bx % by
+    if len(s.accesses) > 1:
+        assert widths == {4} and all(a.width == 4 for a in s.accesses), (k.name, s.first_line, widths)
+    (width,) = widths
+    total = {"instances": 0, "wavefronts": 0, "ideal_wavefronts": 0}
+    for a in s.accesses:
+        executions = a.elements(x, y) if by > 1 else a.elements(tid, tid)
+        merge = width // a.width
+        assert merge >= 1 and len(executions) % merge == 0, (k.name, s.first_line, width, len(executions))
+        for first in range(0, len(executions), merge):
+            run = executions[first:first + merge]
+            for step, later in enumerate(run):  # each thread's merged executions are one contiguous vector
+                assert np.array_equal(later, run[0] + step * (a.width // 4)), (k.name, s.first_line)
+            for w in range(len(tid) // WARP):
+                lanes = [int(v) * 4 for v in run[0][w * WARP:(w + 1) * WARP]]
+                assert all(v % width == 0 for v in lanes), (k.name, s.first_line, "misaligned vector")
+                wavefronts, ideal = instruction_cost(lanes, width, not a.store)
+                total["instances"] += k.trips
+                total["wavefronts"] += k.trips * wavefronts
+                total["ideal_wavefronts"] += k.trips * ideal
+    total["excess"] = total["wavefronts"] - total["ideal_wavefronts"]
+    return total
+
+
+def committed_ptx(source: str) -> str:
+    return (KERNELS / f"{source}.ptx").read_text()
+
+
+def expected(k: Kernel, ptx: str | None = None) -> list[tuple[Statement, list[int], dict[str, int]]]:
+    """Each statement, its lines and its brute force, the vector widths from ``ptx`` (default: the
+    committed PTX)."""
+    static = shared_instructions(ptx or committed_ptx(k.source), k.name)
+    out, seen = [], set()
+    for s in k.statements:
+        lines = statement_lines(k, s)
+        mine = [(store, width) for line, store, width in static if line in lines]
+        assert mine, f"{k.name}: no ld/st.shared at lines {lines} ({s.first_line!r})"
+        assert {store for store, _ in mine} == {a.store for a in s.accesses}, (k.name, s.first_line)
+        out.append((s, lines, brute_force(k, s, {w for _, w in mine})))
+        seen |= set(lines)
+    missing = sorted({line for line, _, _ in static} - seen)
+    assert not missing, f"{k.name}: shared-memory instructions at lines {missing} the test does not model"
+    return out
+
+
+# --- the tests ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", KERNELS_WITH_SHARED, ids=IDS)
+def test_every_shared_instruction_is_modelled(k):
+    """Every ld/st.shared nvcc emitted for the kernel is on a modelled statement, each statement's
+    executions merge into the PTX's vector width, and the brute force is positive."""
+    for s, _, count in expected(k):
+        assert count["instances"] > 0 and count["wavefronts"] >= count["ideal_wavefronts"] > 0, s.first_line
+
+
+@pytest.mark.parametrize("k", [k for k in KERNELS_WITH_SHARED if k.fixed], ids=[k.name for k in KERNELS_WITH_SHARED
+                                                                                if k.fixed])
+def test_the_fixed_statements_have_no_excess(k):
+    counts = {s.first_line: count for s, _, count in expected(k)}
+    for line in k.fixed:
+        assert counts[line]["excess"] == 0, (k.name, line, counts[line])
+
+
+def test_the_brute_force_sees_the_known_conflicts():
+    """What the kernels' authors say of them: the coalesced transpose's column read is 32-way (16 warps
+    x 2 reads, 32 wavefronts each), the padding and the swizzle remove it; SGEMM kernel 6's
+    transposed As stores and its regN loads of Bs conflict, and kernel 7's "linearized" Bs serves
+    those loads conflict-free. (Kernel 8's 5 extra columns do not: nvcc 13.0 loads regN with scalar
+    ld.shared.f32 here, 16 threads 8 words apart: 4-way, as in kernel 6; and its Bs stores, 4 words
+    apart, become 4-way.)"""
+    by = {k.name: {s.first_line: c for s, _, c in expected(k)} for k in KERNELS_WITH_SHARED}
+    read = by["transposeCoalesced"]["= tile[threadIdx.x][threadIdx.y + i];"]
+    assert (read["instances"], read["wavefronts"], read["excess"]) == (32, 32 * 32, 31 * 32)
+    assert by["transposeNoBankConflicts"]["= tile[threadIdx.x][threadIdx.y + i];"]["wavefronts"] == 32
+    assert by["transposeSwizzled"]["= tile[swizzle_phys(threadIdx.x, threadIdx.y + i)]"]["wavefronts"] == 32
+    a_store = by["sgemm6_vectorize"]["As[(innerColA * 4 + 0) * BM + innerRowA] = tmp.x;"]
+    assert (a_store["instances"], a_store["wavefronts"]) == (32, 64)  # 8 warps x 4 trips, 2-way each
+    regn = "regN[i] = Bs[dotIdx * BN + threadCol * TN + i];"
+    assert by["sgemm6_vectorize"][regn]["wavefronts"] == 4 * by["sgemm6_vectorize"][regn]["instances"]
+    assert by["sgemm7_resolve_bank_conflicts"]["regN[i] = Bs[(dotIdx * 8 + i) * 16 + threadCol];"]["excess"] == 0
+    extra = by["sgemm8_bank_extra_col"]
+    assert extra["regN[i] = Bs[dotIdx * (BN + extraCols) + threadCol * TN + i];"]["excess"] == 6144
+    assert extra["Bs[innerRowB * (BN + extraCols) + innerColB * 4 + 0] = tmp.x;"]["wavefronts"] == 4 * 32
+
+
+def report_of(source: str | Path, name: str, block, sizes=(0, 0, 0)) -> dict:
+    """`kernel`'s report of kernel ``name`` of the PTX ``source`` (a corpus name, or a PTX file), M, N, K
+    given by the parameters' PTX names."""
+    path = source if isinstance(source, Path) else KERNELS / f"{source}.ptx"
+    params = {f"{name}_param_{i}": v for i, v in enumerate(sizes)} if any(sizes) else None
+    doc = kernel(path, kernels=[name], block=block, cta=(0, 0, 0), params=params).to_json()
+    assert doc["schema_version"] == 1 and [x["name"] for x in doc["kernels"]] == [name]
+    return doc["kernels"][0]
+
+
+@needs_kernel
+@pytest.mark.parametrize("k", KERNELS_WITH_SHARED, ids=IDS)
+def test_kernel_counts_each_statement_as_the_brute_force(k):
+    check_report(k)
+
+
+def check_report(k: Kernel, ptx: Path | None = None) -> None:
+    """`kernel`'s rows of ``k`` (in ``ptx``, default the committed PTX), statement by statement, against
+    the brute force (also tests/toolchains/test_kernel_sources.py's, on freshly compiled PTX)."""
+    doc = report_of(ptx or k.source, k.name, k.block, k.sizes)
+    assert list(doc["block"]) == list(k.block) and doc["not_counted"] == []
+    rows_at: dict[int, list[dict]] = defaultdict(list)
+    for row in doc["instructions"]:
+        assert row["file"].endswith(f"{k.source}.cu"), row["file"]
+        rows_at[row["line"]].append(row)
+    modelled = set()
+    for s, lines, count in expected(k, ptx.read_text() if ptx else None):
+        rows = [r for line in lines for r in rows_at.get(line, [])]
+        modelled |= set(lines)
+        got = {key: sum(r[key] for r in rows) for key in count}
+        assert got == count, f"{k.name} {s.first_line!r}: kernel {got} != brute force {count}"
+        arrays = {a.array for a in s.accesses}
+        assert all(any(a in r["allocation"] for a in arrays) for r in rows), (k.name, [r["allocation"] for r in rows])
+    assert set(rows_at) <= modelled, f"{k.name}: rows at lines {sorted(set(rows_at) - modelled)}"
+    for metric in ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                   "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"):
+        store = metric.endswith("_st.sum")
+        assert doc["counters"].get(metric, 0) == sum(r["wavefronts"] for r in doc["instructions"]
+                                                     if r["op"] == ("st" if store else "ld"))
+
+
+@needs_kernel
+@pytest.mark.parametrize(("source", "name", "block"), WITHOUT_SHARED, ids=[w[1] for w in WITHOUT_SHARED])
+def test_kernels_without_shared_memory_have_no_rows(source, name, block):
+    doc = report_of(source, name, block, (64, 64, 64))
+    assert doc["instructions"] == [] and not any(doc["counters"].values())
+
+
+@needs_kernel
+def test_the_fix_serves_the_coalesced_transposes_accesses():
+    """--fix on the conflicting transpose proposes a layout of `tile`, and the report recomputed under it
+    has no excess (the source fixed by hand with the solver's answer, transposeSwizzled, has none
+    either: test_the_fixed_statements_have_no_excess)."""
+    doc = kernel(KERNELS / "transpose.ptx", kernels=["transposeCoalesced"], block=(TILE, ROWS, 1),
+                 fix=True).to_json()["kernels"][0]
+    assert any(r["excess"] > 0 for r in doc["instructions"])
+    assert doc["fix"], "no fix proposed for a 32-way conflict"
