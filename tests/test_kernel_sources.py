@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from nvidia_banks import WARP, instruction_cost
+from nvidia_banks import WARP, instruction_cost, matrix_cost
 
 import swizzle_solver
 
@@ -362,11 +362,13 @@ def test_the_brute_force_sees_the_known_conflicts():
     assert extra["Bs[innerRowB * (BN + extraCols) + innerColB * 4 + 0] = tmp.x;"]["wavefronts"] == 4 * 32
 
 
-def report_of(source: str | Path, name: str, block, sizes=(0, 0, 0)) -> dict:
-    """`kernel`'s report of kernel ``name`` of the PTX ``source`` (a corpus name, or a PTX file), M, N, K
-    given by the parameters' PTX names."""
+def report_of(source: str | Path, name: str, block, sizes: dict[int, int] | tuple[int, ...] = ()) -> dict:
+    """`kernel`'s report of kernel ``name`` of the PTX ``source`` (a corpus name, or a PTX file), the
+    integer parameters ``sizes`` ({index: value}, or M, N, K as the first three) given by their PTX
+    names (``NAME_param_INDEX``); the others (pointers, alpha, beta) stay unknown."""
     path = source if isinstance(source, Path) else KERNELS / f"{source}.ptx"
-    params = {f"{name}_param_{i}": v for i, v in enumerate(sizes)} if any(sizes) else None
+    sizes = sizes if isinstance(sizes, dict) else dict(enumerate(sizes))
+    params = {f"{name}_param_{i}": v for i, v in sizes.items()} or None
     doc = kernel(path, kernels=[name], block=block, cta=(0, 0, 0), params=params).to_json()
     assert doc["schema_version"] == 1 and [x["name"] for x in doc["kernels"]] == [name]
     return doc["kernels"][0]
@@ -419,3 +421,75 @@ def test_the_fix_serves_the_coalesced_transposes_accesses():
                  fix=True).to_json()["kernels"][0]
     assert any(r["excess"] > 0 for r in doc["instructions"])
     assert doc["fix"], "no fix proposed for a 32-way conflict"
+
+
+# --- the CuTe SM80 mainloop: cp.async and ldmatrix through CuTe's atoms and layouts ---------------------
+
+CUTE = "cute_sm80_mainloop"
+CUTE_WARPS, CUTE_TRIPS = 4, 4  # 128 threads; K = 128: four 32-wide K tiles
+
+
+def cute_element(swizzled: bool):
+    """The smem layout's element offset of (row, col), from pycute (CuTe's Python reference): the
+    128 x 32 f16 tile row-major, under Swizzle<2,3,3> for mainloop_swizzled (its 8 x 32 atom tiled
+    down the rows continues the row-major offset, and the swizzle only moves bits 3-7)."""
+    pycute = pytest.importorskip("pycute", reason="pycute comes with nvidia-cutlass (docs/contributing.md)")
+    swz = pycute.Swizzle(2, 3, 3) if swizzled else (lambda p: p)
+    return lambda r, c: swz(r * 32 + c)
+
+
+def cute_brute_force(swizzled: bool) -> dict[str, dict[str, int]]:
+    """op -> instances, wavefronts, ideal_wavefronts, excess of the kernel's cp.async (ldgsts) and
+    ldmatrix.x4 (ldsm), from the source's thread maps; 2-byte elements, byte addresses."""
+    at = cute_element(swizzled)
+    out = {}
+    for op in ("ldgsts", "ldsm"):
+        total = {"instances": 0, "wavefronts": 0, "ideal_wavefronts": 0}
+        for w in range(CUTE_WARPS):
+            if op == "ldgsts":  # thread t copies row t / 4 + 32 i, elements 8 (t % 4) ..: 16 bytes
+                issued = [[2 * at((32 * w + lane) // 4 + 32 * i, 8 * (lane % 4)) for lane in range(WARP)]
+                          for i in range(4)]
+                costs = [instruction_cost(lanes, 16, load=False) for lanes in issued]
+            else:  # lane l addresses row 64 m + 16 w + l % 16, column 16 k + 8 (l / 16)
+                issued = [[2 * at(64 * m + 16 * w + lane % 16, 16 * k + 8 * (lane // 16)) for lane in range(WARP)]
+                          for m in range(2) for k in range(2)]
+                costs = [matrix_cost(lanes, 4) for lanes in issued]
+            for wavefronts, ideal in costs:
+                total["instances"] += CUTE_TRIPS
+                total["wavefronts"] += CUTE_TRIPS * wavefronts
+                total["ideal_wavefronts"] += CUTE_TRIPS * ideal
+        total["excess"] = total["wavefronts"] - total["ideal_wavefronts"]
+        out[op] = total
+    return out
+
+
+def test_the_cute_mainloop_ptx_issues_cp_async_and_ldmatrix_only():
+    text = committed_ptx(CUTE)
+    for name in ("mainloop_swizzled", "mainloop_rowmajor"):
+        body = text[text.index(f".entry {name}("):]
+        body = body[:body.find(".entry", 1)] if ".entry" in body[1:] else body
+        copies, reads = body.count("cp.async.ca.shared.global.L2::128B"), body.count("ldmatrix.sync.aligned.x4.m8n8")
+        assert copies == reads and copies % 4 == 0 and copies  # one K tile's 4 + 4 (unrolled), again where nvcc peels
+        assert not re.search(r"\b(ld|st)\.shared\.", body)
+
+
+def test_the_cute_swizzle_is_what_serves_ldmatrix():
+    """Unswizzled, each ldmatrix phase reads 8 rows 64 bytes apart: 4-way; CUTLASS's Swizzle<2,3,3>
+    makes it 1 wavefront a matrix. The cp.async stores are conflict-free either way."""
+    plain, swizzled = cute_brute_force(False), cute_brute_force(True)
+    assert plain["ldsm"]["instances"] == swizzled["ldsm"]["instances"] == 64
+    assert plain["ldsm"]["wavefronts"] == 4 * plain["ldsm"]["ideal_wavefronts"] == 4 * 256
+    assert swizzled["ldsm"]["excess"] == 0
+    assert plain["ldgsts"]["excess"] == swizzled["ldgsts"]["excess"] == 0
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", ["mainloop_swizzled", "mainloop_rowmajor"])
+def test_kernel_counts_the_cute_mainloop_as_the_brute_force(name):
+    """Rows compared by op (their lines are CuTe's headers', inlined into the kernel's)."""
+    doc = report_of(CUTE, name, (128, 1, 1), {1: CUTE_TRIPS * 32})  # (A, K, out)
+    want = cute_brute_force(name == "mainloop_swizzled")
+    assert {r["op"] for r in doc["instructions"]} == set(want)
+    for op, count in want.items():
+        rows = [r for r in doc["instructions"] if r["op"] == op]
+        assert {key: sum(r[key] for r in rows) for key in count} == count, (name, op)
