@@ -304,10 +304,17 @@ def committed_ptx(source: str) -> str:
     return (KERNELS / f"{source}.ptx").read_text()
 
 
+_EXPECTED: dict[int, list] = {}
+
+
 def expected(k: Kernel, ptx: str | None = None) -> list[tuple[Statement, list[int], dict[str, int]]]:
     """Each statement, its lines and its brute force, the vector widths from ``ptx`` (default: the
-    committed PTX)."""
-    static = shared_instructions(ptx or committed_ptx(k.source), k.name)
+    committed PTX, counted once per kernel)."""
+    if ptx is None:
+        if id(k) not in _EXPECTED:
+            _EXPECTED[id(k)] = expected(k, committed_ptx(k.source))
+        return _EXPECTED[id(k)]
+    static = shared_instructions(ptx, k.name)
     out, seen = [], set()
     for s in k.statements:
         lines = statement_lines(k, s)
