@@ -25,6 +25,7 @@ its two accesses, SGEMM's kernel 8 padding Bs) are held to 0 excess on the lines
 from __future__ import annotations
 
 import re
+import sys
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -500,3 +501,74 @@ def test_kernel_counts_the_cute_mainloop_as_the_brute_force(name):
     for op, count in want.items():
         rows = [r for r in doc["instructions"] if r["op"] == op]
         assert {key: sum(r[key] for r in rows) for key in count} == count, (name, op)
+
+
+# --- Triton (compiled on the CPU by bench/triton_corpus.py) ------------------------------------------------
+
+TRITON = KERNELS / "triton"
+TRITON_SHARED = r"^\s*(?:@!?%p\d+\s+)?((?:ld|st)\.shared\.[\w.]+|(?:ld|st)matrix\.sync\.aligned\.m8n8\.x(\d)[\w.]*)\s"
+
+
+def triton_brute_force(name: str) -> dict[str, dict[str, int]]:
+    """op (st, ld, ldsm, stsm) -> instances, wavefronts, ideal, excess of a straight-line Triton kernel,
+    the lanes' addresses from bench/triton_pairs.py's interpreter of the PTX's integer instructions
+    (its own code, not the package's), counted by tests/nvidia_banks.py."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import triton_pairs
+    finally:
+        sys.path.pop(0)
+    text = (TRITON / f"{name}.ptx").read_text()
+    threads = int(re.search(r"\.(?:reqntid|maxntid) (\d+)", text).group(1))
+    ops = [m for m in re.finditer(TRITON_SHARED, text, flags=re.M)]
+    found = triton_pairs.accesses(text, threads)
+    assert len(found) == len(ops) > 0, name
+    written = {a + k for kind, width, per in found if kind == "st" for a in per if a is not None for k in range(width)}
+    read = {a + k for kind, width, per in found if kind == "ld" for a in per if a is not None for k in range(width)}
+    assert written == read, f"{name}: the loads do not read what the stores wrote: not interpreted right"
+    out: dict[str, dict[str, int]] = {}
+    for m, (kind, width, per) in zip(ops, found):
+        op = ("stsm" if kind == "st" else "ldsm") if m.group(2) else kind
+        total = out.setdefault(op, {"instances": 0, "wavefronts": 0, "ideal_wavefronts": 0})
+        for w in range(threads // WARP):
+            lanes = [-1 if a is None else a for a in per[w * WARP:(w + 1) * WARP]]
+            if all(a < 0 for a in lanes):
+                continue
+            cost = matrix_cost(lanes, int(m.group(2))) if m.group(2) else instruction_cost(lanes, width, kind == "ld")
+            total["instances"] += 1
+            total["wavefronts"] += cost[0]
+            total["ideal_wavefronts"] += cost[1]
+    for total in out.values():
+        total["excess"] = total["wavefronts"] - total["ideal_wavefronts"]
+    return out
+
+
+@pytest.mark.parametrize("name", ["convert_sm80", "convert_sm90"])
+def test_tritons_convert_layout_goes_through_shared_memory_conflict_free(name):
+    """Triton's optimalSwizzlingLdSt: st.shared.v4 then ldmatrix.trans, every phase one wavefront."""
+    count = triton_brute_force(name)
+    assert set(count) == {"st", "ldsm"}
+    assert count["st"]["instances"] == count["ldsm"]["instances"] == 16  # 4 of each per warp, 4 warps
+    assert all(c["excess"] == 0 for c in count.values()), count
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", ["convert_sm80", "convert_sm90"])
+def test_kernel_counts_tritons_convert_layout_as_the_brute_force(name):
+    doc = kernel(TRITON / f"{name}.ptx").to_json()
+    (k,) = doc["kernels"]
+    assert list(k["block"]) == [128, 1, 1]
+    for op, count in triton_brute_force(name).items():
+        rows = [r for r in k["instructions"] if r["op"] == op]
+        assert {key: sum(r[key] for r in rows) for key in count} == count, (name, op)
+
+
+@needs_kernel
+def test_kernel_reads_tritons_matmul():
+    """sm_80: the operands reach the MMA through ldmatrix (counted, each a row); sm_90: through wgmma's
+    descriptors, listed under not_counted (DESIGN.md section 15), never guessed."""
+    params = {"matmul_param_5": 4 * 32}  # K: the K loop runs 4 times
+    sm80 = kernel(TRITON / "matmul_sm80.ptx", params=params).to_json()["kernels"][0]
+    assert any(r["op"] == "ldsm" for r in sm80["instructions"]) and sm80["not_counted"] == []
+    sm90 = kernel(TRITON / "matmul_sm90.ptx", params=params).to_json()["kernels"][0]
+    assert any("wgmma" in str(n) for n in sm90["not_counted"])
