@@ -13,7 +13,7 @@ allocation's last two dimensions, measured under the encoding by the simulator. 
 and MMA encodings are not read (the PTX, where their ldmatrix addresses are, is: ``kernel FILE.ptx``).
 
 Per allocation with excess, the solver's answer for its counted accesses is printed as the ``#ttg``
-attribute ``--emit triton`` gives (``better``), or None where no layout does better.
+attribute ``--emit triton`` gives (``better``), or None where Triton cannot express it.
 """
 from __future__ import annotations
 
@@ -230,8 +230,6 @@ def better(rows: list[dict], arch: str) -> str | None:
     problems = [_problem(r, arch, f"{r['op']} line {r['ttgir_line']}") for r in rows]
     joined = Problem(problems[0].tile, problems[0].hardware, tuple(p for q in problems for p in q.patterns))
     answer = solve(joined)
-    if answer.layout.name == "none":
-        return None
     found = re.search(r"#ttg\.\w+<[^\n]*>", answer.emit("triton"))
     return found[0] if found else None
 
