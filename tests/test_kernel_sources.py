@@ -24,6 +24,7 @@ its two accesses, SGEMM's kernel 8 padding Bs) are held to 0 excess on the lines
 """
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections import defaultdict
@@ -138,6 +139,13 @@ def sgemm5() -> Kernel:
     ], sizes=(BM, BN, 4 * BK), trips=4)
 
 
+def cute_swizzle(b: int, m: int, s: int):
+    """CuTe's Swizzle<b,m,s> on element offsets, from pycute (numpy arrays elementwise)."""
+    pycute = pytest.importorskip("pycute", reason="pycute comes with nvidia-cutlass (docs/contributing.md)")
+    f = pycute.Swizzle(b, m, s)
+    return lambda p: np.vectorize(f)(p) if isinstance(p, np.ndarray) else f(p)
+
+
 def transposed_a_stores(BM: int, BK: int, offsets: range) -> list[Statement]:
     """Kernels 6-10: A's float4 stored transposed, one statement per component k (x, y, z, w)."""
     tail = " + offset" if len(offsets) > 1 or offsets[0] else ""
@@ -156,7 +164,13 @@ def sgemm6_to_8(name: str) -> Kernel:
     def col(t):
         return t % cols
 
-    if name == "sgemm6_vectorize":
+    if name == "sgemm6_swizzled":  # Bs under the solver's Swizzle<1,2,3> (pycute's, here)
+        swz = cute_swizzle(1, 2, 3)
+        b = [Statement("reinterpret_cast<float4 *>(&Bs[swizzle_phys(innerRowB, innerColB * 4)])[0] =", stores(
+                 "Bs", lambda t, _: [swz((t // (BN // 4)) * BN + (t % (BN // 4)) * 4)], width=16), span=2),
+             Statement("regN[i] = Bs[swizzle_phys(dotIdx, threadCol * TN + i)];", loads("Bs", lambda t, _: [
+                 swz(d * BN + col(t) * TN + i) for d in range(BK) for i in range(TN)]))]
+    elif name == "sgemm6_vectorize":
         b = [Statement("reinterpret_cast<float4 *>(&Bs[innerRowB * BN + innerColB * 4])[0] =", stores(
                  "Bs", lambda t, _: [(t // (BN // 4)) * BN + (t % (BN // 4)) * 4], width=16), span=2),
              Statement("regN[i] = Bs[dotIdx * BN + threadCol * TN + i];", loads("Bs", lambda t, _: [
@@ -223,7 +237,8 @@ KERNELS_WITH_SHARED = [
     transpose("transposeNoBankConflicts", TILE + 1, fixed=True),
     transpose("transposeSwizzled", TILE, swizzle, fixed=True),
     sgemm3(), sgemm4(), sgemm5(),
-    *(sgemm6_to_8(n) for n in ("sgemm6_vectorize", "sgemm7_resolve_bank_conflicts", "sgemm8_bank_extra_col")),
+    *(sgemm6_to_8(n) for n in ("sgemm6_vectorize", "sgemm7_resolve_bank_conflicts", "sgemm8_bank_extra_col",
+                               "sgemm6_swizzled")),
     sgemm9(), sgemm10(),
 ]
 WITHOUT_SHARED = [("transpose", "transposeNaive", (TILE, ROWS, 1)), ("sgemm", "sgemm1_naive", (32, 32, 1)),
@@ -365,9 +380,37 @@ def test_the_brute_force_sees_the_known_conflicts():
     regn = "regN[i] = Bs[dotIdx * BN + threadCol * TN + i];"
     assert by["sgemm6_vectorize"][regn]["wavefronts"] == 4 * by["sgemm6_vectorize"][regn]["instances"]
     assert by["sgemm7_resolve_bank_conflicts"]["regN[i] = Bs[(dotIdx * 8 + i) * 16 + threadCol];"]["excess"] == 0
+    swizzled = by["sgemm6_swizzled"]  # the solver's answer: regN at its proven floor, 2 a load, stores whole
+    assert swizzled["regN[i] = Bs[swizzle_phys(dotIdx, threadCol * TN + i)];"]["wavefronts"] == 2 * 2048
+    assert swizzled["reinterpret_cast<float4 *>(&Bs[swizzle_phys(innerRowB, innerColB * 4)])[0] ="]["excess"] == 0
     extra = by["sgemm8_bank_extra_col"]
     assert extra["regN[i] = Bs[dotIdx * (BN + extraCols) + threadCol * TN + i];"]["excess"] == 6144
     assert extra["Bs[innerRowB * (BN + extraCols) + innerColB * 4 + 0] = tmp.x;"]["wavefronts"] == 4 * 32
+
+
+def bs_phases_file(path: Path) -> Path:
+    """Kernel 6's two Bs accesses as a --phases file, from the same index lines as its brute force:
+    regN's loads (one phase a (dotIdx, i): lane l at row dotIdx, column (l % 16) * 8 + i) and the
+    float4 store of row innerRowB (8 lanes a phase)."""
+    lines = ['[[pattern]]', 'name = "regN loads"', "phases = ["]
+    lines += [f"  {[[d, (lane % 16) * 8 + i, 4] for lane in range(WARP)]}," for d in range(8) for i in range(8)]
+    lines += ["]", "", "[[pattern]]", 'name = "float4 stores"', "phases = ["]
+    lines += [f"  {[[w, 4 * lane, 16] for lane in range(8 * q, 8 * q + 8)]}," for w in range(8) for q in range(4)]
+    path.write_text("\n".join([*lines, "]"]) + "\n")
+    return path
+
+
+def test_the_swizzled_kernel_6_carries_the_solvers_answer(tmp_path, capsys):
+    """swizzle-solve on kernel 6's Bs accesses answers Swizzle<1,2,3>, the layout sgemm6_swizzled's
+    source applies, with the floor its brute force meets (2 wavefronts a regN load)."""
+    from swizzle_solver.cli import main
+
+    code = main(["--rows", "8", "--cols", "128", "--dtype", "f32", "--phases", str(bs_phases_file(tmp_path / "bs.toml")),
+                 "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 1 and doc["answer"]["name"] == "Swizzle<1,2,3>"  # 1: not conflict-free (at the floor)
+    source = (KERNELS / "sgemm.cu").read_text()
+    assert "return p ^ ((p >> 3) & 4);  // Swizzle<1,2,3>" in source
 
 
 def report_of(source: str | Path, name: str, block, sizes: dict[int, int] | tuple[int, ...] = ()) -> dict:
