@@ -94,7 +94,7 @@ def transpose(name: str, pitch: int, phys=lambda p: p, fixed: bool = False) -> K
         "tile[threadIdx.y + i][threadIdx.x] = idata"
     load_line = "= tile[swizzle_phys(threadIdx.x, threadIdx.y + i)]" if name == "transposeSwizzled" else \
         "= tile[threadIdx.x][threadIdx.y + i];"
-    return Kernel("transpose", name, (TILE, ROWS, 1), [
+    return Kernel("cuda_samples_transpose", name, (TILE, ROWS, 1), [
         Statement(store_line, stores("tile", lambda x, y: each(range(0, TILE, ROWS), lambda i: phys((y + i) * pitch + x)))),
         Statement(load_line, loads("tile", lambda x, y: each(range(0, TILE, ROWS), lambda i: phys(x * pitch + y + i)))),
     ], fixed=(store_line, load_line) if fixed else ())
@@ -102,7 +102,7 @@ def transpose(name: str, pitch: int, phys=lambda p: p, fixed: bool = False) -> K
 
 def sgemm3() -> Kernel:
     S = 32  # BLOCKSIZE
-    return Kernel("sgemm", "sgemm3_shared_mem_block", (1024, 1, 1), [
+    return Kernel("sgemm_cuda", "sgemm3_shared_mem_block", (1024, 1, 1), [
         Statement("As[threadRow * BLOCKSIZE + threadCol] = A[", stores("As", lambda t, _: [(t // S) * S + t % S])),
         Statement("Bs[threadRow * BLOCKSIZE + threadCol] = B[", stores("Bs", lambda t, _: [(t // S) * S + t % S])),
         Statement("tmp += As[threadRow * BLOCKSIZE + dotIdx] *",
@@ -113,7 +113,7 @@ def sgemm3() -> Kernel:
 
 def sgemm4() -> Kernel:
     BM, BN, BK, TM = 64, 64, 8, 8
-    return Kernel("sgemm", "sgemm4_1d_blocktiling", (BM * BN // TM, 1, 1), [
+    return Kernel("sgemm_cuda", "sgemm4_1d_blocktiling", (BM * BN // TM, 1, 1), [
         Statement("As[innerRowA * BK + innerColA] = A[", stores("As", lambda t, _: [(t // BK) * BK + t % BK])),
         Statement("Bs[innerRowB * BN + innerColB] = B[", stores("Bs", lambda t, _: [(t // BN) * BN + t % BN])),
         Statement("float tmpB = Bs[dotIdx * BN + threadCol];",
@@ -127,7 +127,7 @@ def sgemm5() -> Kernel:
     BM, BN, BK, TM, TN = 128, 128, 8, 8, 8
     threads = BM * BN // (TM * TN)
     strideA, strideB = threads // BK, threads // BN
-    return Kernel("sgemm", "sgemm5_2d_blocktiling", (threads, 1, 1), [
+    return Kernel("sgemm_cuda", "sgemm5_2d_blocktiling", (threads, 1, 1), [
         Statement("As[(innerRowA + loadOffset) * BK + innerColA] =", stores("As", lambda t, _: each(
             range(0, BM, strideA), lambda o: (t // BK + o) * BK + t % BK))),
         Statement("Bs[(innerRowB + loadOffset) * BN + innerColB] =", stores("Bs", lambda t, _: each(
@@ -191,13 +191,13 @@ def sgemm6_to_8(name: str) -> Kernel:
          Statement("regM[i] = As[dotIdx * BM + threadRow * TM + i];", loads("As", lambda t, _: [
              d * BM + row(t) * TM + i for d in range(BK) for i in range(TM)]))]
     fixed = ("regN[i] = Bs[(dotIdx * 8 + i) * 16 + threadCol];",) if name == "sgemm7_resolve_bank_conflicts" else ()
-    return Kernel("sgemm", name, (256, 1, 1), a + b, sizes=(BM, BN, 4 * BK), trips=4, fixed=fixed)
+    return Kernel("sgemm_cuda", name, (256, 1, 1), a + b, sizes=(BM, BN, 4 * BK), trips=4, fixed=fixed)
 
 
 def sgemm9() -> Kernel:
     BM, BN, BK, TM, TN, threads = 128, 128, 16, 8, 8, 256
     strideA, strideB = threads * 4 // BK, threads // (BN // 4)
-    return Kernel("sgemm", "sgemm9_autotuned", (threads, 1, 1), [
+    return Kernel("sgemm_cuda", "sgemm9_autotuned", (threads, 1, 1), [
         *transposed_a_stores(BM, BK, range(0, BM, strideA)),
         Statement("&Bs[(innerRowB + offset) * BN + innerColB * 4])[0] =", stores("Bs", lambda t, _: each(
             range(0, BK, strideB), lambda o: (t // (BN // 4) + o) * BN + (t % (BN // 4)) * 4), width=16), span=2),
@@ -219,7 +219,7 @@ def sgemm10() -> Kernel:
     def warp_col(t):
         return (t // WARP) % (BN // WN)
 
-    return Kernel("sgemm", "sgemm10_warptiling", (threads, 1, 1), [
+    return Kernel("sgemm_cuda", "sgemm10_warptiling", (threads, 1, 1), [
         *transposed_a_stores(BM, BK, range(0, BM, strideA)),
         Statement("&Bs[(innerRowB + offset) * BN + innerColB * 4])[0] =", stores("Bs", lambda t, _: each(
             range(0, BK, strideB), lambda o: (t // (BN // 4) + o) * BN + (t % (BN // 4)) * 4), width=16), span=2),
@@ -241,8 +241,8 @@ KERNELS_WITH_SHARED = [
                                "sgemm6_swizzled")),
     sgemm9(), sgemm10(),
 ]
-WITHOUT_SHARED = [("transpose", "transposeNaive", (TILE, ROWS, 1)), ("sgemm", "sgemm1_naive", (32, 32, 1)),
-                  ("sgemm", "sgemm2_coalesce", (1024, 1, 1))]
+WITHOUT_SHARED = [("cuda_samples_transpose", "transposeNaive", (TILE, ROWS, 1)), ("sgemm_cuda", "sgemm1_naive", (32, 32, 1)),
+                  ("sgemm_cuda", "sgemm2_coalesce", (1024, 1, 1))]
 IDS = [k.name for k in KERNELS_WITH_SHARED]
 
 
@@ -409,7 +409,7 @@ def test_the_swizzled_kernel_6_carries_the_solvers_answer(tmp_path, capsys):
                  "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 1 and doc["answer"]["name"] == "Swizzle<1,2,3>"  # 1: not conflict-free (at the floor)
-    source = (KERNELS / "sgemm.cu").read_text()
+    source = (KERNELS / "sgemm_cuda.cu").read_text()
     assert "return p ^ ((p >> 3) & 4);  // Swizzle<1,2,3>" in source
 
 
@@ -468,7 +468,7 @@ def test_the_fix_serves_the_coalesced_transposes_accesses():
     """--fix on the conflicting transpose proposes a layout of `tile`, and the report recomputed under it
     has no excess (the source fixed by hand with the solver's answer, transposeSwizzled, has none
     either: test_the_fixed_statements_have_no_excess)."""
-    doc = kernel(KERNELS / "transpose.ptx", kernels=["transposeCoalesced"], block=(TILE, ROWS, 1),
+    doc = kernel(KERNELS / "cuda_samples_transpose.ptx", kernels=["transposeCoalesced"], block=(TILE, ROWS, 1),
                  fix=True).to_json()["kernels"][0]
     assert any(r["excess"] > 0 for r in doc["instructions"])
     assert doc["fix"], "no fix proposed for a 32-way conflict"

@@ -69,7 +69,7 @@ def test_ptx_of_cu_compiles_with_defines_and_includes(nvcc, tmp_path):
 def corpus(nvcc, tmp_path_factory) -> dict[str, Path]:
     """tests/data/kernels/*.cu compiled by this nvcc: name -> PTX file."""
     out = {}
-    for source in ("transpose", "sgemm"):
+    for source in ("cuda_samples_transpose", "sgemm_cuda"):
         path = tmp_path_factory.mktemp("ptx") / f"{source}.ptx"
         path.write_text(ptx_of_cu(sources.KERNELS / f"{source}.cu", nvcc=nvcc))
         out[source] = path
