@@ -160,3 +160,25 @@ def test_blocked_bases(attribute, shape, bases):
 def test_a_huge_ttgir_is_refused(text):
     with pytest.raises(InputError, match="not read"):
         read_ttgir(text)
+
+
+def test_kernel_entries_are_design_section_15s():
+    """kernel_entries: one entry per tt.func with the schema's required fields; the counted rows are its
+    instructions (counters in ncu's names adding up), the unread accesses and descriptors not_counted,
+    the better encoding its fix."""
+    from swizzle_solver.compiled.ttgir import kernel_entries
+
+    (col,) = kernel_entries(COLUMN.read_text())
+    assert col["name"] == "colstore" and col["block"] == [128, 1, 1] and col["excess"] == 31 * 32
+    (ins,) = col["instructions"]
+    assert {"file", "line", "ptx_line", "ptx", "op", "allocation", "instances", "wavefronts", "ideal_wavefronts",
+            "excess", "counters", "status"} <= set(ins)
+    assert ins["op"] == "st" and ins["allocation"] == {"name": "%0", "dynamic": False, "bytes": [0, 4096]}
+    assert col["counters"] == ins["counters"] == {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": 1024,
+                                                  "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": 992}
+    assert col["fix"]["allocations"][0]["allocation"] == "%0"
+    (sm80,) = kernel_entries((TRITON / "matmul_sm80.ttgir").read_text())
+    assert sm80["name"] == "matmul" and len(sm80["instructions"]) == 2 and sm80["fix"] is None
+    assert [n["ptx_line"] for n in sm80["not_counted"]] == [62, 63]  # the two dot-operand local_loads
+    (sm90,) = kernel_entries((TRITON / "matmul_sm90.ttgir").read_text())
+    assert len(sm90["not_counted"]) == 1 and "descriptor" in sm90["not_counted"][0]["reason"]

@@ -447,7 +447,7 @@ def check_report(k: Kernel, ptx: Path | None = None) -> None:
         got = {key: sum(r[key] for r in rows) for key in count}
         assert got == count, f"{k.name} {s.first_line!r}: kernel {got} != brute force {count}"
         arrays = {a.array for a in s.accesses}
-        assert all(any(a in r["allocation"] for a in arrays) for r in rows), (k.name, [r["allocation"] for r in rows])
+        assert all(any(a in r["allocation"]["name"] for a in arrays) for r in rows), (k.name, [r["allocation"] for r in rows])
     assert set(rows_at) <= modelled, f"{k.name}: rows at lines {sorted(set(rows_at) - modelled)}"
     for metric in ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
                    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"):

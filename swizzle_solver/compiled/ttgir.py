@@ -254,3 +254,74 @@ def read_ttgir(text: str, *, arch: str = "nvidia") -> list[dict]:
         for row in group:
             row["better"] = fix
     return rows
+
+
+# --- the rows as DESIGN.md section 15's kernel entries (docs/schema/kernel.schema.json) ----------------
+
+
+def _functions(text: str) -> list[tuple[int, str]]:
+    """(first line, name) of every ``tt.func``, in order."""
+    return [(text.count("\n", 0, m.start()) + 1, m[1]) for m in re.finditer(r"tt\.func\s+(?:\w+\s+)?@([\w.$]+)", text)]
+
+
+def _module_int(text: str, key: str, default: int) -> int:
+    found = re.search(rf'"{re.escape(key)}"\s*=\s*(\d+)', text)
+    return int(found[1]) if found else default
+
+
+def _instruction(row: dict, arch: str) -> dict:
+    from ..counters import ncu_names
+    from ..hardware import target
+
+    hw = target(arch)
+    rows, cols = row["shape"]
+    counters = {}
+    if hw is not None and hw.profiler == "ncu":
+        waves, conflicts = ncu_names(row["access"] if row["access"] in ("ld", "st") else "ldgsts")[0]
+        counters = {waves: row["wavefronts"], conflicts: row["excess"]}
+    return {"file": row["file"] or "", "line": row["line"] or 0, "ptx_line": row["ttgir_line"], "ptx": row["text"],
+            "op": row["access"], "allocation": {"name": row["allocation"] or "", "dynamic": False,
+                                                "bytes": [0, rows * cols * row["elem_bytes"]]},
+            "instances": row["phases"], "wavefronts": row["wavefronts"], "ideal_wavefronts": row["ideal_wavefronts"],
+            "excess": row["excess"], "counters": counters,
+            "status": "conflicts" if row["excess"] else "conflict-free", "shared_encoding": row["shared_encoding"],
+            "register_encoding": row["register_encoding"]}
+
+
+def _not_counted(row: dict) -> bool:
+    """A row the report lists as not counted: an access it cannot read, or a descriptor's."""
+    if row["op"] in DESCRIPTOR_OPS:
+        return True
+    return not row["counted"] and row["access"] is not None and row["register_encoding"] is not None
+
+
+def _entry(name: str, rows: list[dict], threads: int, arch: str) -> dict:
+    instructions = [_instruction(r, arch) for r in rows if r["counted"]]
+    counters: dict[str, int] = {}
+    for ins in instructions:
+        for metric, value in ins["counters"].items():
+            counters[metric] = counters.get(metric, 0) + value
+    fixes = {r["allocation"]: r["better"] for r in rows if r["counted"] and r.get("better")}
+    return {"name": name, "block": [threads, 1, 1], "instructions": instructions, "counters": counters,
+            "excess": sum(i["excess"] for i in instructions),
+            "not_counted": [{"file": r["file"] or "", "line": r["line"] or 0, "ptx_line": r["ttgir_line"],
+                             "ptx": r["text"], "reason": r["why_not"]}
+                            for r in rows if _not_counted(r)],
+            "fix": {"allocations": [{"allocation": a, "encoding": e} for a, e in sorted(fixes.items())]} if fixes
+            else None}
+
+
+def kernel_entries(text: str, *, arch: str = "nvidia") -> list[dict]:
+    """The TTGIR's rows (read_ttgir) as one kernel entry per ``tt.func`` in DESIGN.md section 15's form
+    (what ``swizzle-solve kernel FILE.ttgir`` reports): its block is ``ttg.num-warps`` x
+    ``ttg.threads-per-warp`` threads; a counted row is an instruction whose ``instances`` are its
+    phases; views have no row, the ops served through descriptors and the rows not read are
+    ``not_counted`` with the reason; ``fix`` holds each allocation's better ``#ttg`` encoding."""
+    rows = read_ttgir(text, arch=arch)
+    threads = _module_int(text, "ttg.num-warps", 4) * _module_int(text, "ttg.threads-per-warp", 32)
+    functions = _functions(text) or [(1, "ttgir")]
+    out = []
+    for i, (start, name) in enumerate(functions):
+        end = functions[i + 1][0] if i + 1 < len(functions) else 1 << 62
+        out.append(_entry(name, [r for r in rows if start <= r["ttgir_line"] < end], threads, arch))
+    return out
