@@ -1,0 +1,1 @@
+"""Reading compiled kernels (DESIGN.md section 15): PTX, .cu through nvcc, Triton/Gluon TTGIR."""
