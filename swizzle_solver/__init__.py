@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 
 _API = {"solve": "api", "check": "api", "problem": "api", "Result": "api", "Checked": "api",
         "Problem": "model", "InputError": "model",
-        "TARGETS": "emit"}
+        "TARGETS": "emit", "kernel": "compiled"}
 __all__ = ["__version__", *_API]
 
 
