@@ -392,11 +392,14 @@ def h_bra(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     dest = emu.f.labels[target.name]
     taken = ctx.active
     if ctx.maybe is not None:
-        if dest > ctx.p or emu.iterations is None:
+        # --iterations: a branch on an unknown value is followed into the loop (a backward one taken,
+        # until the cap; a forward one, such as a loop's entry test, not taken), and the report says so
+        if emu.iterations is None:
             raise InputError(f"{emu.where(ins)}: the branch {ins.text!r} depends on {emu.why_guard}: give that value "
                              f"(--param), or --iterations N to follow a loop at most N times")
         emu.assumed[ctx.p] = emu.why_guard
-        taken = taken | ctx.maybe
+        if dest <= ctx.p:
+            taken = taken | ctx.maybe
     if dest <= ctx.p and emu.iterations is not None:  # a loop's back edge: followed at most --iterations times
         count = emu.counters.setdefault(ctx.p, np.zeros(emu.n, dtype=np.int64))
         over = taken & (count >= emu.iterations - 1)

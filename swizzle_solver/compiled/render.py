@@ -14,21 +14,23 @@ from rich.text import Text
 def _alloc(a: dict[str, Any] | None) -> str:
     if a is None:
         return "-"
-    name = a["name"].split(" (")[0] if not a["dynamic"] else "dynamic smem"
+    from .report import short_name
+
+    name = short_name(a["name"].split(" (")[0]) if not a["dynamic"] else "dynamic smem"
     return f"{name}[{a['bytes'][0]}:{a['bytes'][1]}]"
 
 
 def _where(r: dict[str, Any]) -> str:
     src = f"{r['file'].rsplit('/', 1)[-1]}:{r['line']}" if r["file"] else "-"
-    return f"{src} (ptx {r['ptx_line']})"
+    return f"{src}\nptx {r['ptx_line']}"
 
 
 def kernel_table(k: dict[str, Any]) -> Table:
     t = Table(title=f"{k['demangled']}  block {k['block'][0]}x{k['block'][1]}x{k['block'][2]}, "
                     f"cta ({', '.join(map(str, k['cta']))})", title_justify="left", expand=False)
     for name, right in (("source", False), ("ptx", False), ("op", False), ("allocation", False), ("inst", True),
-                        ("wavefronts", True), ("ideal", True), ("excess", True)):
-        t.add_column(name, justify="right" if right else "left", overflow="fold")
+                        ("waves", True), ("ideal", True), ("excess", True)):
+        t.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=name == "source")
     for r in k["instructions"]:
         excess = Text(str(r["excess"]), style="red" if r["excess"] else "green")
         inst = str(r["instances"]) + (f" ({r['data_dependent']} data-dep.)" if r["data_dependent"] else "")

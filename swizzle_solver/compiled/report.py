@@ -135,6 +135,13 @@ def demangle(name: str) -> str:
     return "::".join(parts) if parts else name
 
 
+def short_name(name: str) -> str:
+    """A variable's name as the source wrote it: nvcc's demoted ``__shared__`` arrays are mangled as
+    local names (``_ZZ15transpose_naivePfPKfiE4tile`` -> ``tile``)."""
+    m = re.fullmatch(r"_ZZ.*E(\d+)(\w+)", name)
+    return m[2][:int(m[1])] if m and len(m[2]) >= int(m[1]) else name
+
+
 def _selected(module: Module, kernels: list[str] | None) -> list[Function]:
     entries = [f for f in module.functions.values() if f.entry]
     if not entries:
@@ -220,7 +227,7 @@ def _notes(emu: Emulator) -> list[str]:
                      f"{'s' if times != 1 else ''})")
     for pc, why in sorted(emu.assumed.items()):
         notes.append(f"branch at PTX line {emu.f.code[pc].line} depends on {why}: followed as a loop of "
-                     f"--iterations {emu.iterations}")
+                     f"--iterations {emu.iterations} ({'taken' if emu.f.code[pc].operands and emu.f.labels.get(emu.f.code[pc].operands[-1].name, pc + 1) <= pc else 'not taken: the loop entered'})")
     return notes
 
 

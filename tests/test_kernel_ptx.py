@@ -1,0 +1,326 @@
+"""`swizzle-solve kernel FILE.ptx` (DESIGN.md section 15): every shared-memory instruction of a PTX
+kernel counted for one CTA.
+
+The counts are checked against a per-lane brute force written here from the hardware rules
+(NVIDIA: a request's lanes served in phases of 32 lanes of up to 4 bytes, 16 of 8, 8 of 16; a load
+by the whole warp whose lanes repeat in pairs (n^1 or n^2) of 8 or 16 bytes served two phases at
+once; a phase costs the most distinct words in one bank, ideally max(1, ceil(distinct bytes /
+128))), on addresses computed here from each kernel's own formula, not by the tool's emulator.
+"""
+import json
+from pathlib import Path
+
+import pytest
+
+from swizzle_solver import kernel
+from swizzle_solver.model import InputError
+from tests import clirun
+from tests.test_schema import validate
+
+DATA = Path(__file__).resolve().parent / "data"
+TRANSPOSE = DATA / "kernels" / "transpose.ptx"
+
+
+# --- the brute force ------------------------------------------------------------------------------
+
+
+def phase_cost(lanes: list[tuple[int, int]]) -> tuple[int, int]:
+    """(wavefronts, ideal) of one phase: lanes as (byte address, bytes)."""
+    words = {w for a, b in lanes for w in range(a // 4, (a + b - 1) // 4 + 1)}
+    per_bank: dict[int, int] = {}
+    for w in words:
+        per_bank[w % 32] = per_bank.get(w % 32, 0) + 1
+    distinct = len({x for a, b in lanes for x in range(a, a + b)})
+    return max(per_bank.values()), max(1, -(-distinct // 128))
+
+
+def instance_cost(addresses: dict[int, int], width: int, store: bool) -> tuple[int, int]:
+    """(wavefronts, ideal) of one warp instruction: lane -> byte address of its active lanes."""
+    size = 32 if width <= 4 else 16 if width == 8 else 8
+    phases = [[lane for lane in range(i, i + size)] for i in range(0, 32, size)]
+    full = len(addresses) == 32
+    if not store and width in (8, 16) and full and any(all(addresses[n] == addresses[n ^ k] for n in range(32))
+                                                       for k in (1, 2)):
+        phases = [phases[i] + phases[i + 1] for i in range(0, len(phases), 2)]
+    total = ideal = 0
+    for phase in phases:
+        lanes = [(addresses[n], width) for n in phase if n in addresses]
+        if lanes:
+            w, i = phase_cost(lanes)
+            total, ideal = total + w, ideal + i
+    return total, ideal
+
+
+def brute(instances: list[tuple[dict[int, int], int, bool]]) -> tuple[int, int]:
+    w = i = 0
+    for addresses, width, store in instances:
+        a, b = instance_cost(addresses, width, store)
+        w, i = w + a, i + b
+    return w, i
+
+
+# --- hand-written kernels -------------------------------------------------------------------------
+
+HEAD = """.version 8.0
+.target sm_90
+.address_size 64
+"""
+
+
+def one_access(op: str, stride: int, threads: int = 64, offset: int = 0) -> str:
+    """A kernel whose only shared access is ``op`` at byte tid.x * stride + offset of a 16 KiB buffer."""
+    dest = {"ld.shared.f32": "%f1", "ld.shared.v2.f32": "{%f1, %f2}", "ld.shared.v4.f32": "{%f1, %f2, %f3, %f4}",
+            "ld.shared.u8": "%rs1", "ld.shared.u16": "%rs1"}
+    body = (f"{op} {dest[op]}, [%r4+{offset}];" if op.startswith("ld") else
+            f"{op} [%r4+{offset}], {'%f1' if op.endswith('f32') else '{%f1, %f2}' if 'v2' in op else '{%f1, %f2, %f3, %f4}'};")
+    return HEAD + f""".visible .entry k()
+.reqntid {threads}, 1, 1
+{{
+	.reg .b16 %rs<4>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<8>;
+	.shared .align 16 .b8 buf[16384];
+	mov.u32 %r1, %tid.x;
+	mul.lo.s32 %r2, %r1, {stride};
+	mov.u32 %r3, buf;
+	add.s32 %r4, %r3, %r2;
+	mov.f32 %f1, 0f3F800000;
+	{body}
+	ret;
+}}
+"""
+
+
+WIDTH = {"ld.shared.f32": 4, "ld.shared.v2.f32": 8, "ld.shared.v4.f32": 16, "ld.shared.u8": 1, "ld.shared.u16": 2,
+         "st.shared.f32": 4, "st.shared.v2.f32": 8, "st.shared.v4.f32": 16}
+
+
+@pytest.mark.parametrize("op", list(WIDTH))
+@pytest.mark.parametrize("stride", [0, 1, 4, 8, 16, 128, 132, 136])
+def test_one_access_against_the_brute_force(op, stride):
+    width = WIDTH[op]
+    stride = stride * width if stride in (1,) else stride
+    if stride % width and stride:
+        pytest.skip("misaligned")
+    row = kernel(one_access(op, stride)).kernels[0].rows[0]
+    want = brute([({lane: (32 * w + lane) * stride for lane in range(32)}, width, op.startswith("st"))
+                  for w in range(2)])
+    assert (row.counted.wavefronts, row.counted.ideal) == want
+    assert row.counted.instances == 2
+
+
+def test_the_report_names_the_counters_and_the_allocation():
+    doc = kernel(one_access("ld.shared.f32", 128)).to_json()
+    validate(doc, "kernel.schema.json")
+    r = doc["kernels"][0]["instructions"][0]
+    assert r["allocation"] == {"name": "buf", "dynamic": False, "bytes": [0, 63 * 128 + 4]}
+    assert r["counters"] == {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 64,
+                             "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 62}
+    assert doc["status"] == "conflicts" and doc["kernels"][0]["counters"] == r["counters"]
+
+
+DIVERGE = HEAD + """.visible .entry diverge()
+.reqntid 64, 1, 1
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<16>;
+	.reg .f32 %f<4>;
+	.shared .align 4 .b8 s[8192];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, s;
+	and.b32 %r3, %r1, 3;
+	mov.u32 %r4, 0;
+	setp.eq.s32 %p1, %r3, 0;
+	@%p1 bra $SKIP;
+$LOOP:
+	shl.b32 %r5, %r4, 7;
+	shl.b32 %r6, %r1, 2;
+	add.s32 %r7, %r5, %r6;
+	add.s32 %r8, %r2, %r7;
+	ld.shared.f32 %f1, [%r8];
+	add.s32 %r4, %r4, 1;
+	setp.lt.u32 %p2, %r4, %r3;
+	@%p2 bra $LOOP;
+$SKIP:
+	and.b32 %r9, %r1, 1;
+	setp.eq.s32 %p3, %r9, 1;
+	@%p3 bra $ODD;
+	mul.lo.s32 %r10, %r1, 8;
+	bra.uni $JOIN;
+$ODD:
+	mul.lo.s32 %r10, %r1, 256;
+$JOIN:
+	add.s32 %r11, %r2, %r10;
+	st.shared.f32 [%r11], %f1;
+	ret;
+}
+"""
+
+
+def test_divergence_loops_and_if_else_reconverge():
+    """A loop of tid % 4 trips (lanes leave it one by one) and an if/else joined before the store:
+    the store is one instance per warp with every lane (reconverged), the loop's k-th instance has
+    the lanes whose trip count exceeds k."""
+    rows = kernel(DIVERGE).kernels[0].rows
+    load, store = rows
+    want = []
+    for w in range(2):
+        for k in range(3):
+            lanes = {n: 128 * k + 4 * (32 * w + n) for n in range(32) if (32 * w + n) % 4 > k}
+            want.append((lanes, 4, False))
+    assert load.counted.instances == 6
+    assert (load.counted.wavefronts, load.counted.ideal) == brute(want)
+    stores = [({n: (32 * w + n) * (256 if n % 2 else 8) for n in range(32)}, 4, True) for w in range(2)]
+    assert store.counted.instances == 2
+    assert (store.counted.wavefronts, store.counted.ideal) == brute(stores)
+
+
+UNKNOWN = HEAD + """.visible .entry gather(.param .u64 gather_param_0)
+.reqntid 32, 1, 1
+{
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	.reg .f32 %f<2>;
+	.shared .align 4 .b8 s[4096];
+	ld.param.u64 %rd1, [gather_param_0];
+	cvta.to.global.u64 %rd2, %rd1;
+	ld.global.u32 %r1, [%rd2];
+	mov.u32 %r2, s;
+	add.s32 %r3, %r2, %r1;
+	ld.shared.f32 %f1, [%r3];
+	mov.u32 %r4, %tid.x;
+	shl.b32 %r5, %r4, 2;
+	add.s32 %r6, %r2, %r5;
+	st.shared.f32 [%r6], %f1;
+	ret;
+}
+"""
+
+
+def test_an_address_from_a_global_load_is_data_dependent_not_guessed():
+    doc = kernel(UNKNOWN).to_json()
+    validate(doc, "kernel.schema.json")
+    gather, store = doc["kernels"][0]["instructions"]
+    assert gather["status"] == "data-dependent" and gather["data_dependent"] == 1 and gather["wavefronts"] == 0
+    assert "load from memory" in gather["why_data_dependent"]
+    assert store["status"] == "conflict-free" and store["wavefronts"] == 1
+
+
+INITIALIZED = HEAD + """.global .align 4 .u32 perm[4] = {3, 0, 2, 1};
+.visible .entry table()
+.reqntid 32, 1, 1
+{
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<4>;
+	.reg .f32 %f<2>;
+	.shared .align 4 .b8 s[8192];
+	mov.u32 %r1, %tid.x;
+	and.b32 %r2, %r1, 3;
+	mul.wide.u32 %rd1, %r2, 4;
+	mov.u64 %rd2, perm;
+	add.s64 %rd3, %rd2, %rd1;
+	ld.global.u32 %r3, [%rd3];
+	shl.b32 %r4, %r3, 7;
+	mov.u32 %r5, s;
+	add.s32 %r6, %r5, %r4;
+	ld.shared.f32 %f1, [%r6];
+	ret;
+}
+"""
+
+
+def test_initialized_global_data_is_read():
+    """perm[tid % 4] * 128: four rows of the same bank, the lanes within one word each: 4 wavefronts."""
+    row = kernel(INITIALIZED).kernels[0].rows[0]
+    perm = [3, 0, 2, 1]
+    assert (row.counted.wavefronts, row.counted.ideal) == brute([({n: perm[n % 4] * 128 for n in range(32)}, 4, False)])
+    assert row.counted.wavefronts == 4
+
+
+# --- nvcc's PTX -----------------------------------------------------------------------------------
+
+
+def transpose_reads(pitch: int) -> list[tuple[dict[int, int], int, bool]]:
+    """tile[threadIdx.x][threadIdx.y + j] over a 32 x 8 block, 4 B elements, rows ``pitch`` apart."""
+    out = []
+    for j in range(0, 32, 8):
+        for w in range(8):  # warp w: threadIdx.y = w, threadIdx.x = lane
+            out.append(({x: (x * pitch + w + j) * 4 for x in range(32)}, 4, False))
+    return out
+
+
+def transpose_writes(pitch: int) -> list[tuple[dict[int, int], int, bool]]:
+    return [({x: ((w + j) * pitch + x) * 4 for x in range(32)}, 4, True) for j in range(0, 32, 8) for w in range(8)]
+
+
+@pytest.mark.parametrize("name, pitch", [("transpose_naive", 32), ("transpose_padded", 33)])
+def test_nvcc_transposes_against_their_source_formula(name, pitch):
+    report = kernel(TRANSPOSE, kernels=[name], block=(32, 8), params={"2": 1024})
+    rows = report.kernels[0].rows
+    stores = [r for r in rows if r.counted.kind.op == "st"]
+    loads = [r for r in rows if r.counted.kind.op == "ld"]
+    assert len(stores) == len(loads) == 4  # the j loop unrolled by nvcc
+    assert sum(r.counted.wavefronts for r in loads) == brute(transpose_reads(pitch))[0]
+    assert sum(r.counted.wavefronts for r in stores) == brute(transpose_writes(pitch))[0]
+    assert all(r.file == "transpose.cu" and r.line in (9, 13, 19, 23) for r in rows)
+    assert report.exit_code == (1 if pitch == 32 else 0)
+
+
+def test_a_parameter_loop_needs_its_value_or_iterations():
+    with pytest.raises(InputError, match=r"depends on parameter .*--param 1=VALUE.*--iterations"):
+        kernel(TRANSPOSE, kernels=["column_sum"], block=(64,))
+    given = kernel(TRANSPOSE, kernels=["column_sum"], block=(64,), params={"1": 8})
+    capped = kernel(TRANSPOSE, kernels=["column_sum"], block=(64,), iterations=2)
+    loads = sum(r.counted.instances for r in given.kernels[0].rows if r.counted.kind.op == "ld")
+    assert loads == 8 * 2  # 8 reads, unrolled by 4 in a loop of 2 trips, 2 warps
+    assert capped.kernels[0].notes and "--iterations 2" in " ".join(capped.kernels[0].notes)
+
+
+# --- the CLI --------------------------------------------------------------------------------------
+
+
+def test_cli_json_quiet_and_exit_codes():
+    run = clirun.solve("kernel", str(TRANSPOSE), "--kernel", "transpose_naive", "--block", "32,8", "--json")
+    assert run.returncode == 1, run.stderr
+    doc = json.loads(run.stdout)
+    validate(doc, "kernel.schema.json")
+    assert doc["kernels"][0]["demangled"] == "transpose_naive"
+    run = clirun.solve("kernel", str(TRANSPOSE), "--kernel", "_Z16transpose_paddedPfPKfi", "--block", "32,8", "-q")
+    assert (run.returncode, run.stdout) == (0, "conflict-free\n")
+    run = clirun.solve("kernel", str(TRANSPOSE), "--kernel", "transpose_naive", "--block", "32,8")
+    assert run.returncode == 1 and "transpose.cu:13" in run.stdout and "status: conflicts" in run.stdout
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--kernel", "nope"], "no such kernel"),
+    (["--kernel", "column_sum"], "no .reqntid or .maxntid: give the block"),
+    (["--block", "0"], "every size must be at least 1"),
+    (["--block", "64,64"], "at most 1024"),
+    (["--param", "x"], "NAME=INTEGER"),
+    (["--arch", "gfx942"], "PTX runs on NVIDIA GPUs"),
+    (["--iterations", "0"], "positive number"),
+])
+def test_bad_options_exit_2_one_line(argv, message):
+    run = clirun.solve("kernel", str(TRANSPOSE), *argv)
+    assert run.returncode == 2 and run.stdout == "" and message in run.stderr
+    assert run.stderr.count("\n") == 1
+
+
+HOSTILE = sorted((DATA / "hostile" / "ptx").glob("*.ptx"))
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
+def test_hostile_ptx_exits_2_with_one_line(path):
+    run = clirun.solve("kernel", str(path), "--block", "32")
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1, run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_a_missing_file_and_a_huge_file(tmp_path):
+    run = clirun.solve("kernel", str(tmp_path / "none.ptx"))
+    assert run.returncode == 2 and "cannot read" in run.stderr
+    big = tmp_path / "big.ptx"
+    with big.open("wb") as f:
+        f.truncate(51 * 1024 * 1024)
+    run = clirun.solve("kernel", str(big))
+    assert run.returncode == 2 and "more than" in run.stderr
