@@ -324,3 +324,68 @@ def test_a_missing_file_and_a_huge_file(tmp_path):
         f.truncate(51 * 1024 * 1024)
     run = clirun.solve("kernel", str(big))
     assert run.returncode == 2 and "more than" in run.stderr
+
+
+def instruction_kernel(line: str, stride: int) -> str:
+    return HEAD + f""".visible .entry k(.param .u64 k_param_0)
+.reqntid 32, 1, 1
+{{
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<4>;
+	.shared .align 16 .b8 buf[16384];
+	ld.param.u64 %rd1, [k_param_0];
+	mov.u32 %r1, %tid.x;
+	mul.lo.s32 %r2, %r1, {stride};
+	mov.u32 %r3, buf;
+	add.s32 %r4, %r3, %r2;
+	{line}
+	ret;
+}}
+"""
+
+
+def matrix_cost(addresses: dict[int, int], k: int) -> tuple[int, int]:
+    """ldmatrix/stmatrix .xK: matrix i's 8 rows of 16 bytes (lanes 8i .. 8i + 7) are one phase."""
+    w = i = 0
+    for m in range(k):
+        a, b = phase_cost([(addresses[n], 16) for n in range(8 * m, 8 * m + 8)])
+        w, i = w + a, i + b
+    return w, i
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+@pytest.mark.parametrize("stride", [16, 64, 128, 144])
+@pytest.mark.parametrize("op", ["ldmatrix", "stmatrix"])
+def test_ldmatrix_and_stmatrix_rows_against_the_brute_force(op, stride, k):
+    regs = "{" + ", ".join(f"%r{5 + i}" for i in range(k)) + "}"
+    line = (f"ldmatrix.sync.aligned.m8n8.x{k}.shared.b16 {regs}, [%r4];" if op == "ldmatrix" else
+            f"stmatrix.sync.aligned.m8n8.x{k}.shared.b16 [%r4], {regs};")
+    row = kernel(instruction_kernel(line, stride)).to_json()["kernels"][0]["instructions"][0]
+    assert row["op"] == ("ldsm" if op == "ldmatrix" else "stsm")
+    assert (row["wavefronts"], row["ideal_wavefronts"]) == matrix_cost({n: n * stride for n in range(32)}, k)
+    assert f"sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{row['op']}.sum" in row["counters"]
+
+
+@pytest.mark.parametrize("line, op, width", [
+    ("cp.async.ca.shared.global [%r4], [%rd1], 4;", "ldgsts", 4),
+    ("cp.async.cg.shared.global [%r4], [%rd1], 16;", "ldgsts", 16),
+    ("atom.shared.add.u32 %r9, [%r4], 1;", "atom", 4),
+    ("red.shared.add.u32 [%r4], 1;", "atom", 4),
+])
+@pytest.mark.parametrize("stride", [4, 16, 128])
+def test_cp_async_and_atomics_shared_side(line, op, width, stride):
+    if stride % width:
+        pytest.skip("misaligned")
+    row = kernel(instruction_kernel(line, stride)).to_json()["kernels"][0]["instructions"][0]
+    assert row["op"] == op and row["lane_bytes"] == width
+    assert (row["wavefronts"], row["ideal_wavefronts"]) == brute([({n: n * stride for n in range(32)}, width, True)])
+
+
+def test_generic_accesses_proven_shared_and_tensor_core_reads_not_counted():
+    line = ("cvta.shared.u64 %rd2, %rd3; ld.u32 %r9, [%rd2];\n"
+            "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r10, %r11}, %rd1, %rd1, 1, 1, 1, 0, 0;")
+    text = instruction_kernel(line, 128).replace("add.s32 %r4, %r3, %r2;", "add.s32 %r4, %r3, %r2;\n\tcvt.u64.u32 %rd3, %r4;")
+    doc = kernel(text).to_json()["kernels"][0]
+    (row,) = doc["instructions"]
+    assert row["op"] == "ld" and row["wavefronts"] == 32 and row["allocation"]["name"] == "buf"
+    assert len(doc["not_counted"]) == 1 and "wgmma" in doc["not_counted"][0]["reason"]
