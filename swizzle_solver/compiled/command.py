@@ -94,7 +94,6 @@ def kernel_command(
         sys.stdout.write(report.quiet() + "\n")
     else:
         from ..render import Console
-
         from .render import write
 
         write(report, Console(highlight=False))

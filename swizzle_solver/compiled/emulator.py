@@ -73,6 +73,16 @@ class Value:
         self.v, self.u, self.why, self.shared = v, u, why, shared
 
 
+def _merge(old: Value, new: Value, active: np.ndarray) -> Value:
+    """``new`` for the active threads, ``old`` for the others."""
+    v = np.where(active, new.v, old.v)
+    u = None
+    if new.u is not None or old.u is not None:
+        u = np.where(active, new.u if new.u is not None else False, old.u if old.u is not None else False)
+        u = u if u.any() else None
+    return Value(v, u, new.why if new.u is not None else old.why, new.shared or old.shared)
+
+
 def _align(x: int, a: int) -> int:
     return -(-x // a) * a
 
@@ -239,6 +249,7 @@ class Emulator:
         return Value(base.v + op.value, base.u, base.why, base.shared)
 
     def write(self, op: Operand, value: Value, t: str, active: np.ndarray | None) -> None:
+        """``value`` into register ``op`` for the ``active`` threads (None: all of them)."""
         if op.kind == "sink":
             return
         if op.kind == "pair":
@@ -248,22 +259,13 @@ class Emulator:
             raise InputError(f"cannot write to {op!r}")
         v = store(value.v, t) if t in INT_TYPES or t == "pred" else value.v
         old = self.regs.get(op.name)
-        if active is None or old is None:
-            u = value.u
-            if active is not None:  # the threads not written keep an unknown (unwritten) value
-                u = ~active if u is None else (u | ~active)
-            self.regs[op.name] = Value(v, u, value.why or (old.why if old else "register read before it is written"),
-                                       value.shared)
-            return
-        nv = np.where(active, v, old.v)
-        if value.u is None and old.u is None:
-            nu = None
+        if active is None:
+            self.regs[op.name] = Value(v, value.u, value.why, value.shared)
+        elif old is None:  # the threads not written keep an unknown (unwritten) value
+            u = ~active if value.u is None else (value.u | ~active)
+            self.regs[op.name] = Value(v, u, value.why or f"register {op.name} read before it is written", value.shared)
         else:
-            nu = np.where(active, value.u if value.u is not None else False, old.u if old.u is not None else False)
-            if not nu.any():
-                nu = None
-        why = value.why if value.u is not None else old.why
-        self.regs[op.name] = Value(nv, nu, why, value.shared or old.shared)
+            self.regs[op.name] = _merge(old, Value(v, value.u, value.why, value.shared), active)
 
     # --- memory --------------------------------------------------------------------------------
 

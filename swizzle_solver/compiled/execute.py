@@ -9,6 +9,8 @@ data give unknown values; an opcode not listed here is an instruction the emulat
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..model import InputError
@@ -118,43 +120,44 @@ def _mul(a: np.ndarray, b: np.ndarray, t: str, mods: tuple[str, ...]) -> tuple[n
     return a * b, t
 
 
+_BITWISE = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+_ARITH: dict[str, Callable[[np.ndarray, np.ndarray, str, tuple[str, ...]], tuple[np.ndarray, str]]] = {
+    "add": lambda a, b, t, m: (a + b, t),
+    "sub": lambda a, b, t, m: (a - b, t),
+    "mul": _mul,
+    "mul24": _mul,
+    "div": lambda a, b, t, m: (_divide(a, b, t, False), t),
+    "rem": lambda a, b, t, m: (_divide(a, b, t, True), t),
+    "min": lambda a, b, t, m: (_minmax(a, b, t, True), t),
+    "max": lambda a, b, t, m: (_minmax(a, b, t, False), t),
+    "and": lambda a, b, t, m: (a & b, t),
+    "or": lambda a, b, t, m: (a | b, t),
+    "xor": lambda a, b, t, m: (a ^ b, t),
+    "shl": lambda a, b, t, m: (_shift(a, b, t, True), t),
+    "shr": lambda a, b, t, m: (_shift(a, b, t, False), t),
+}
+
+
 def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     t = type_of(ins)
     d, x, y = ins.operands[0], ins.operands[1], ins.operands[2]
-    if _float(ins) and ins.opcode not in ("and", "or", "xor"):
+    op = ins.opcode
+    if _float(ins) and op not in _BITWISE:
         put_unknown(emu, ins, ctx, "floating-point arithmetic")
         return
     if t == "pred":
         a, b = emu.read(x), emu.read(y)
-        v = {"and": a.v & b.v, "or": a.v | b.v, "xor": a.v ^ b.v}[ins.opcode]
-        put(emu, d, result(v & 1, a, b), "pred", ctx)
+        put(emu, d, result(_BITWISE[op](a.v, b.v) & 1, a, b), "pred", ctx)
         return
-    a, b = emu.read(x, t), emu.read(y, "u32" if ins.opcode in ("shl", "shr") else t)
-    av, bv = norm(a.v, t), norm(b.v, "u32" if ins.opcode in ("shl", "shr") else t)
-    out_t = t
-    op = ins.opcode
-    if op == "add":
-        v = av + bv
-    elif op == "sub":
-        v = av - bv
-    elif op in ("mul", "mul24"):
-        v, out_t = _mul(av, bv, t, ins.mods)
-    elif op in ("div", "rem"):
-        v = _divide(av, bv, t, op == "rem")
+    bt = "u32" if op in ("shl", "shr") else t  # a shift amount is a u32
+    a, b = emu.read(x, t), emu.read(y, bt)
+    av, bv = norm(a.v, t), norm(b.v, bt)
+    v, out_t = _ARITH[op](av, bv, t, ins.mods)
+    value = result(store(v, out_t), a, b, shared=op in ("add", "sub", "or") and (a.shared or b.shared))
+    if op in ("div", "rem") and (bv == 0).any():  # a division by zero: unknown, not C's undefined value
         zero = bv == 0
-        if zero.any():
-            u = zero if a.u is None else a.u | zero
-            put(emu, d, Value(store(v, t), u if b.u is None else u | b.u, "a division by zero"), t, ctx)
-            return
-    elif op in ("min", "max"):
-        v = _minmax(av, bv, t, op == "min")
-    elif op in ("and", "or", "xor"):
-        v = {"and": av & bv, "or": av | bv, "xor": av ^ bv}[op]
-    elif op in ("shl", "shr"):
-        v = _shift(av, bv, t, op == "shl")
-    else:
-        raise InputError(f"{emu.where(ins)}: {ins.text!r} is not an arithmetic instruction the emulator knows")
-    put(emu, d, result(store(v, out_t), a, b, shared=op in ("add", "sub", "or") and (a.shared or b.shared)), out_t, ctx)
+        value = Value(value.v, zero if value.u is None else value.u | zero, value.why or "a division by zero")
+    put(emu, d, value, out_t, ctx)
 
 
 def h_mad(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
@@ -169,35 +172,36 @@ def h_mad(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     put(emu, d, result(store(v + norm(c.v, out_t), out_t), a, b, c, shared=c.shared), out_t, ctx)
 
 
+def _bits(f: Callable[[int, int], int]) -> Callable[[np.ndarray, int], np.ndarray]:
+    return lambda av, w: np.array([f(x & ((1 << w) - 1), w) for x in av.tolist()], dtype=np.int64)
+
+
+_UNARY: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
+    "neg": lambda av, w: -av,
+    "abs": lambda av, w: np.abs(av),
+    "not": lambda av, w: ~av,
+    "cnot": lambda av, w: (av == 0).astype(np.int64),
+    "popc": _bits(lambda x, w: bin(x).count("1")),
+    "clz": _bits(lambda x, w: w - x.bit_length()),
+    "brev": _bits(lambda x, w: int(format(x, f"0{w}b")[::-1], 2)),
+}
+
+
 def h_unary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     t = type_of(ins)
-    if _float(ins) and ins.opcode != "mov":
+    if _float(ins):
         put_unknown(emu, ins, ctx, "floating-point arithmetic")
         return
     a = emu.read(ins.operands[1], t)
-    av = norm(a.v, t) if t in INT_TYPES else a.v
     op = ins.opcode
-    w = 8 * TYPE_BYTES.get(t, 4)
     if t == "pred":
-        v = {"not": 1 - (av & 1), "cnot": 1 - (av & 1)}.get(op, av & 1)
-    elif op == "neg":
-        v = -av
-    elif op == "abs":
-        v = np.abs(av)
-    elif op == "not":
-        v = ~av
-    elif op == "cnot":
-        v = (av == 0).astype(np.int64)
-    elif op == "popc":
-        v = np.array([bin(x & ((1 << w) - 1)).count("1") for x in av.tolist()], dtype=np.int64)
-    elif op == "clz":
-        v = np.array([w - (x & ((1 << w) - 1)).bit_length() for x in av.tolist()], dtype=np.int64)
-    elif op == "brev":
-        v = np.array([int(format(x & ((1 << w) - 1), f"0{w}b")[::-1], 2) for x in av.tolist()], dtype=np.int64)
-    else:
-        raise InputError(f"{emu.where(ins)}: {ins.text!r} is not an instruction the emulator knows")
+        v = 1 - (a.v & 1) if op in ("not", "cnot") else a.v & 1
+        put(emu, ins.operands[0], result(v, a), "pred", ctx)
+        return
+    av = norm(a.v, t) if t in INT_TYPES else a.v
     out_t = "u32" if op in ("popc", "clz") else t
-    put(emu, ins.operands[0], result(store(v, out_t) if out_t in INT_TYPES or out_t == "pred" else v, a), out_t, ctx)
+    v = _UNARY[op](av, 8 * TYPE_BYTES.get(t, 4))
+    put(emu, ins.operands[0], result(store(v, out_t), a), out_t, ctx)
 
 
 def h_mov(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
