@@ -98,10 +98,8 @@ def _divide(a: np.ndarray, b: np.ndarray, t: str, rem: bool) -> np.ndarray:
 
 
 def _minmax(a: np.ndarray, b: np.ndarray, t: str, low: bool) -> np.ndarray:
-    if t.startswith("u") and 8 * TYPE_BYTES.get(t, 4) == 64:
-        less = (a ^ SIGN) < (b ^ SIGN)
-    else:
-        less = a < b
+    unsigned64 = t.startswith("u") and 8 * TYPE_BYTES.get(t, 4) == 64
+    less = (a ^ SIGN) < (b ^ SIGN) if unsigned64 else a < b
     return np.where(less == low, a, b)
 
 
@@ -220,8 +218,8 @@ def h_mov(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     if d.kind == "vec":  # unpack
         k = w // len(d.items)
         for i, x in enumerate(d.items):
-            part = (a.v >> (i * k)) & ((1 << k) - 1) if i * k < 64 else np.zeros_like(a.v)
-            put(emu, x, result(part, a), "b64", ctx)
+            piece = (a.v >> (i * k)) & ((1 << k) - 1) if i * k < 64 else np.zeros_like(a.v)
+            put(emu, x, result(piece, a), "b64", ctx)
         return
     put(emu, d, result(a.v, a, shared=a.shared), t, ctx)
 
@@ -350,10 +348,8 @@ def h_shf(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     a, b, c = emu.read(ins.operands[1], "b32"), emu.read(ins.operands[2], "b32"), emu.read(ins.operands[3], "u32")
     n = c.v & 31 if "wrap" in ins.mods else np.minimum(c.v & 0xFFFFFFFF, 32)
     both = (a.v & 0xFFFFFFFF) | ((b.v & 0xFFFFFFFF) << 32)
-    if "l" in ins.mods:
-        v = ((both << n) >> 32) & 0xFFFFFFFF
-    else:
-        v = (_u(both) >> _u(n)).view(np.int64) & 0xFFFFFFFF
+    left = "l" in ins.mods
+    v = ((both << n) >> 32) & 0xFFFFFFFF if left else (_u(both) >> _u(n)).view(np.int64) & 0xFFFFFFFF
     put(emu, ins.operands[0], result(v, a, b, c), "b32", ctx)
 
 

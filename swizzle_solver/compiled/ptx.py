@@ -115,61 +115,81 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
+class _Scanner:
+    """Statements out of comment-free PTX, one character at a time (``statements``)."""
+
+    def __init__(self) -> None:
+        self.out: list[tuple[str, int]] = []
+        self.buf: list[str] = []
+        self.start = self.line = 1
+        self.parens = self.inner = 0
+
+    def emit(self) -> None:
+        s = "".join(self.buf).strip()
+        if s:
+            self.out.append((s, self.start))
+        self.buf.clear()
+        if len(self.out) > MAX_STATEMENTS:
+            raise InputError(f"the PTX has more than {MAX_STATEMENTS} statements: give one kernel's PTX")
+
+    def newline(self) -> None:
+        self.line += 1
+        head = "".join(self.buf).lstrip()
+        if self.parens == 0 and self.inner == 0 and head.startswith(_LINE_DIRECTIVES) and not head.startswith(".pragma"):
+            self.emit()
+        else:
+            self.buf.append(" ")
+
+    def brace(self, ch: str) -> bool:
+        """A body's { or } (a statement of its own): True; a vector's or initializer's: False."""
+        if ch == "{":
+            head = "".join(self.buf).strip()
+            if self.inner == 0 and (not head or _is_header(head)):
+                self.emit()
+                self.out.append(("{", self.line))
+                return True
+            self.inner += 1
+            return False
+        if self.inner == 0:
+            self.emit()
+            self.out.append(("}", self.line))
+            return True
+        self.inner -= 1
+        return False
+
+    def char(self, ch: str) -> None:
+        if not self.buf or not "".join(self.buf).strip():
+            self.start = self.line
+        if ch == "\n":
+            self.newline()
+            return
+        if ch in "()":
+            self.parens = self.parens + 1 if ch == "(" else max(0, self.parens - 1)
+        elif self.parens == 0 and ch in "{}" and self.brace(ch):
+            return
+        elif ch == ";" and self.parens == 0 and self.inner == 0:
+            self.emit()
+            return
+        elif ch == ":" and self.label():
+            return
+        self.buf.append(ch)
+
+    def label(self) -> bool:
+        """A ``NAME:`` label ends here: True."""
+        if self.parens or self.inner or not re.fullmatch(r"[$%\w.]+", "".join(self.buf).strip()):
+            return False
+        self.buf.append(":")
+        self.emit()
+        return True
+
+
 def statements(text: str) -> list[tuple[str, int]]:
     """(statement, line) in order; ``{`` and ``}`` as statements of their own."""
-    text = _strip_comments(text)
-    out: list[tuple[str, int]] = []
-    buf: list[str] = []
-    start = 0
-    line = 1
-    parens = inner = 0
-
-    def emit() -> None:
-        s = "".join(buf).strip()
-        if s:
-            out.append((s, start))
-        buf.clear()
-
-    for ch in text:
-        if not buf or not "".join(buf).strip():
-            start = line
-        if ch == "\n":
-            line += 1
-            head = "".join(buf).lstrip()
-            if parens == 0 and inner == 0 and head.startswith(_LINE_DIRECTIVES) and not head.startswith(".pragma"):
-                emit()
-                continue
-            buf.append(" ")
-            continue
-        if ch == "(":
-            parens += 1
-        elif ch == ")":
-            parens = max(0, parens - 1)
-        elif ch == ";" and parens == 0 and inner == 0:
-            emit()
-            continue
-        elif ch == "{" and parens == 0:
-            head = "".join(buf).strip()
-            if inner == 0 and (not head or _is_header(head)):
-                emit()
-                out.append(("{", line))
-                continue
-            inner += 1
-        elif ch == "}" and parens == 0:
-            if inner == 0:
-                emit()
-                out.append(("}", line))
-                continue
-            inner -= 1
-        elif ch == ":" and parens == 0 and inner == 0 and re.fullmatch(r"[$%\w.]+", "".join(buf).strip()):
-            buf.append(":")
-            emit()
-            continue
-        buf.append(ch)
-        if len(out) > MAX_STATEMENTS:
-            raise InputError(f"the PTX has more than {MAX_STATEMENTS} statements: give one kernel's PTX")
-    emit()
-    return out
+    scanner = _Scanner()
+    for ch in _strip_comments(text):
+        scanner.char(ch)
+    scanner.emit()
+    return scanner.out
 
 
 def _is_header(s: str) -> bool:
@@ -249,17 +269,11 @@ def _header(s: str, line: int, module: Module) -> Function | None:
 def _directive(s: str, line: int, module: Module, function: Function | None, depth: int,
                source: tuple[int, int] | None) -> tuple[int, int] | None:
     word = s.split()[0]
-    if word == ".version":
-        module.version = s.split()[1] if len(s.split()) > 1 else ""
-    elif word == ".target":
-        module.target = s[len(word):].strip()
-    elif word == ".file":
-        m = re.match(r'\.file\s+(\d+)\s+"([^"]*)"', s)
-        if m:
-            module.files[int(m[1])] = m[2]
-    elif word == ".loc":
+    if word == ".loc":
         n = _ints(s)
         return (n[0], n[1]) if len(n) >= 2 else source
+    if word in (".version", ".target", ".file"):
+        _module_directive(word, s, module)
     elif word in (".maxntid", ".reqntid") and function is not None and depth == 0:
         setattr(function, word[1:], _ints(s))
     elif re.search(r"(^|\s)\.(shared|global|const|local)\s", s + " ") and not s.startswith(".reg"):
@@ -267,6 +281,17 @@ def _directive(s: str, line: int, module: Module, function: Function | None, dep
         if v is not None:
             (function.variables if function is not None and depth > 0 else module.variables)[v.name] = v
     return source
+
+
+def _module_directive(word: str, s: str, module: Module) -> None:
+    if word == ".version":
+        module.version = s.split()[1] if len(s.split()) > 1 else ""
+    elif word == ".target":
+        module.target = s[len(word):].strip()
+    else:
+        m = re.match(r'\.file\s+(\d+)\s+"([^"]*)"', s)
+        if m:
+            module.files[int(m[1])] = m[2]
 
 
 _SPACES = ("shared", "global", "const", "local")
@@ -278,16 +303,30 @@ def _variable(s: str, line: int) -> Variable | None:
     space = next((w[1:] for w in words if w[1:] in _SPACES), None)
     if space is None:
         return None
-    align = next((int(words[i + 1]) for i, w in enumerate(words[:-1]) if w == ".align" and words[i + 1].isdigit()), 0)
+    align = _align_of(words)
     ptype = next((w[1:] for w in words if w[1:] in TYPE_BYTES), "b8")
     elem = TYPE_BYTES[ptype]
     m = re.search(r"([$\w.]+)\s*((?:\[\s*\d*\s*\])*)\s*$", head.strip())
     if not m:
         raise InputError(f"PTX line {line}: cannot read the variable {_short(s)!r}")
-    dims = re.findall(r"\[\s*(\d*)\s*\]", m[2])
     values = _initializer(init, ptype, line) if eq else None
-    count = 1
-    unsized = False
+    count, unsized = _extent(re.findall(r"\[\s*(\d*)\s*\]", m[2]), values)
+    size = count * elem
+    data = None
+    if values is not None:
+        data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
+        data = data.ljust(size, b"\0")[:size] if size else data
+    return Variable(space, m[1], size, align or elem, data, unsized and values is None, line)
+
+
+def _align_of(words: list[str]) -> int:
+    return next((int(words[i + 1]) for i, w in enumerate(words[:-1]) if w == ".align" and words[i + 1].isdigit()), 0)
+
+
+def _extent(dims: list[str], values: list[int] | None) -> tuple[int, bool]:
+    """(elements, unsized): the product of the dimensions; an unsized one ([]) is the initializer's
+    length, or 0 for an extern array (dynamic shared memory)."""
+    count, unsized = 1, False
     for d in dims:
         if d:
             count *= int(d)
@@ -295,12 +334,7 @@ def _variable(s: str, line: int) -> Variable | None:
             unsized = True
     if unsized:
         count = len(values) if values is not None else 0
-    size = count * elem
-    data = None
-    if values is not None:
-        data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
-        data = data.ljust(size, b"\0")[:size] if size else data
-    return Variable(space, m[1], size, align or elem, data, unsized and values is None, line)
+    return count, unsized
 
 
 def _initializer(text: str, ptype: str, line: int) -> list[int] | None:
@@ -364,7 +398,9 @@ def _instruction(s: str, line: int, module: Module, function: Function, loc: tup
 
 def split_top(text: str) -> list[str]:
     """``text`` split at the commas outside brackets, braces and parentheses."""
-    out, depth, cur = [], 0, []
+    out: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[{(":
             depth += 1
@@ -380,13 +416,8 @@ def split_top(text: str) -> list[str]:
 
 
 def _operand(x: str, line: int, module: Module, function: Function) -> Operand:
-    if x.startswith("[") and x.endswith("]"):
-        return _address(x[1:-1].strip(), line, module, function)
-    if x.startswith("{") and x.endswith("}"):
-        return Operand("vec", items=tuple(_operand(y.strip(), line, module, function) for y in split_top(x[1:-1])))
-    if x.startswith("(") and x.endswith(")"):
-        return Operand("vec", items=tuple(_operand(y.strip(), line, module, function) for y in split_top(x[1:-1])
-                                          if y.strip()))
+    if x[:1] + x[-1:] in ("[]", "{}", "()"):
+        return _bracketed(x, line, module, function)
     if "|" in x:
         return Operand("pair", items=tuple(_operand(y.strip(), line, module, function) for y in x.split("|")))
     if x.startswith("!"):
@@ -406,6 +437,14 @@ def _operand(x: str, line: int, module: Module, function: Function) -> Operand:
     if m and literal(m[2]) is not None:
         return Operand("sym", name=m[1], value=literal(m[2]) or 0)
     raise InputError(f"PTX line {line}: cannot read the operand {_short(x)!r}")
+
+
+def _bracketed(x: str, line: int, module: Module, function: Function) -> Operand:
+    """An address [..], a vector {..} or a call's list (..)."""
+    if x.startswith("["):
+        return _address(x[1:-1].strip(), line, module, function)
+    return Operand("vec", items=tuple(_operand(y.strip(), line, module, function) for y in split_top(x[1:-1])
+                                      if y.strip()))
 
 
 def _address(x: str, line: int, module: Module, function: Function) -> Operand:

@@ -4,6 +4,7 @@ counted, the notes and the fix; the status line last."""
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from rich.console import Console
@@ -11,11 +12,16 @@ from rich.table import Table
 from rich.text import Text
 
 
+def short_name(name: str) -> str:
+    """A variable's name as the source wrote it: nvcc's demoted ``__shared__`` arrays are mangled as
+    local names (``_ZZ15transpose_naivePfPKfiE4tile`` -> ``tile``)."""
+    m = re.fullmatch(r"_ZZ.*E(\d+)(\w+)", name)
+    return m[2][:int(m[1])] if m and len(m[2]) >= int(m[1]) else name
+
+
 def _alloc(a: dict[str, Any] | None) -> str:
     if a is None:
         return "-"
-    from .report import short_name
-
     name = short_name(a["name"].split(" (")[0]) if not a["dynamic"] else "dynamic smem"
     return f"{name}[{a['bytes'][0]}:{a['bytes'][1]}]"
 

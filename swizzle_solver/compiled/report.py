@@ -135,13 +135,6 @@ def demangle(name: str) -> str:
     return "::".join(parts) if parts else name
 
 
-def short_name(name: str) -> str:
-    """A variable's name as the source wrote it: nvcc's demoted ``__shared__`` arrays are mangled as
-    local names (``_ZZ15transpose_naivePfPKfiE4tile`` -> ``tile``)."""
-    m = re.fullmatch(r"_ZZ.*E(\d+)(\w+)", name)
-    return m[2][:int(m[1])] if m and len(m[2]) >= int(m[1]) else name
-
-
 def _selected(module: Module, kernels: list[str] | None) -> list[Function]:
     entries = [f for f in module.functions.values() if f.entry]
     if not entries:
@@ -166,7 +159,7 @@ def _block(f: Function, block) -> tuple[int, int, int]:
     if len(b) != 3 or min(b) < 1 or b[0] * b[1] * b[2] > MAX_THREADS:
         raise InputError(f"block {','.join(map(str, given))}: give 1 to 3 positive sizes of at most {MAX_THREADS} "
                          f"threads in all, e.g. --block 32,8")
-    return b  # type: ignore[return-value]
+    return b[0], b[1], b[2]
 
 
 def hardware_of(arch: str) -> Hardware:
@@ -192,7 +185,8 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
                          "the allocation's accesses to a solve as --phases")
     if iterations is not None and iterations < 1:
         raise InputError(f"--iterations {iterations}: give a positive number of times to follow each loop")
-    cta3 = tuple(int(x) for x in cta) + (0,) * (3 - len(tuple(cta)))
+    c = tuple(int(x) for x in cta) + (0, 0, 0)
+    cta3 = (c[0], c[1], c[2])
     module = parse(text)
     results = []
     for f in _selected(module, list(kernels) if kernels else None):
