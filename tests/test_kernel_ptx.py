@@ -389,3 +389,30 @@ def test_generic_accesses_proven_shared_and_tensor_core_reads_not_counted():
     (row,) = doc["instructions"]
     assert row["op"] == "ld" and row["wavefronts"] == 32 and row["allocation"]["name"] == "buf"
     assert len(doc["not_counted"]) == 1 and "wgmma" in doc["not_counted"][0]["reason"]
+
+
+def test_fix_serves_the_naive_transpose_and_is_remeasured():
+    """--fix: the tile's observed lanes as phases, the solver's layout, every instruction counted
+    again under it (0 excess); checked here by the brute force on the source formula with the
+    layout's own C expression (which evaluates the same in Python, DESIGN.md section 5)."""
+    report = kernel(TRANSPOSE, kernels=["transpose_naive"], block=(32, 8), fix=True, emit="cuda")
+    doc = report.to_json()
+    validate(doc, "kernel.schema.json")
+    (fix,) = doc["kernels"][0]["fix"]["allocations"]
+    assert fix["status"] == "conflict-free" and fix["excess_before"] == 992 and fix["excess_after"] == 0
+    assert all(i["excess"] == 0 for i in fix["instructions"]) and "swizzle_phys" in fix["emit"]
+
+    def phys(r: int, c: int) -> int:
+        return eval(fix["expression"], {"r": r, "c": c})  # integer literals and + - * << >> & ^ | only
+
+    reads = [({n: phys(n, w + j) * 4 for n in range(32)}, 4, False) for j in range(0, 32, 8) for w in range(8)]
+    writes = [({n: phys(w + j, n) * 4 for n in range(32)}, 4, True) for j in range(0, 32, 8) for w in range(8)]
+    assert brute(reads) == (32, 32) and brute(writes) == (32, 32)
+    assert sorted(phys(r, c) for r in range(32) for c in range(32)) == list(range(1024))  # a bijection
+
+
+def test_fix_without_excess_and_emit_without_fix():
+    doc = kernel(TRANSPOSE, kernels=["transpose_padded"], block=(32, 8), fix=True).to_json()
+    assert doc["kernels"][0]["fix"]["allocations"] == []
+    with pytest.raises(InputError, match="add --fix"):
+        kernel(TRANSPOSE, kernels=["transpose_padded"], block=(32, 8), emit="cuda")

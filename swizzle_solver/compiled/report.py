@@ -180,9 +180,8 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
     from .isa import HANDLERS
 
     hw = hardware_of(arch)
-    if fix or emit:
-        raise InputError("--fix/--emit for kernels is not built yet (issue 32 item 3): run the report, then give "
-                         "the allocation's accesses to a solve as --phases")
+    if emit and not fix:
+        raise InputError("--emit gives the code of --fix's layout: add --fix")
     if iterations is not None and iterations < 1:
         raise InputError(f"--iterations {iterations}: give a positive number of times to follow each loop")
     c = tuple(int(x) for x in cta) + (0, 0, 0)
@@ -197,6 +196,10 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
         counted = count(found, hw)
         rows = [Row(counted[pc], found[pc], emu) for pc in counted]
         result = KernelResult(f.name, b, cta3, rows, _not_counted(emu), _notes(emu), emu)
+        if fix:
+            from .fix import fix_kernel
+
+            result.fix = fix_kernel(result, found, hw, emit)
         results.append(result)
     return KernelReport(name, hw.name, results)
 

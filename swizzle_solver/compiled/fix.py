@@ -1,0 +1,124 @@
+"""`kernel --fix` (DESIGN.md section 15, "Fix"): per allocation with excess, the least layout that
+serves every access the kernel was seen to make of it, and the report recomputed under it.
+
+The allocation is a tile of rows of one wavefront (128 B) of ``e``-byte elements (``e`` the
+narrowest lane, at most a bank word): its byte b is element b // e at (row, col) = divmod(b // e,
+128 // e). Each counted instance of each instruction touching it becomes its hardware phases (the
+phase rule by width, ldmatrix's matrices, paired loads: the same split the count made), each phase
+the [row, col, bytes] of its lanes: a ``--phases`` pattern per instruction. The solver answers the
+least layout that serves them all (its proof, its code for ``--emit``), and every instruction is
+counted again with its lanes' addresses moved where the layout puts them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..hardware import Hardware
+from ..model import MAX_STORAGE_BYTES, InputError, Problem, Tile
+from .count import Instances, count
+from .emulator import Allocation
+
+WAVEFRONT = 128
+
+
+def _phases(table: np.ndarray, matrices: int, width: int, store: bool, hw: Hardware) -> list[list[int]]:
+    """Each instance's phases as lists of lane indices (as plan.issued splits them)."""
+    out = []
+    for row in table:
+        active = [n for n in range(len(row)) if row[n] >= 0]
+        if matrices:
+            sets = [list(range(8 * i, 8 * i + 8)) for i in range(matrices)]
+        else:
+            paired = len(active) == hw.wave_lanes and hw.pairs([(0, int(a)) for a in row], width, store)
+            sets = hw.phase_indices(hw.wave_lanes, width, paired)
+        out += [[n for n in s if row[n] >= 0] for s in sets if any(row[n] >= 0 for n in s)]
+    return out
+
+
+def _lanes(found: Instances, a: Allocation, e: int, cols: int, hw: Hardware) -> list[list[list[int]]]:
+    table = found.table()[~np.array(found.unknown, dtype=bool)]
+    k = found.kind
+    seen: dict[tuple, list[list[int]]] = {}
+    for row in table:
+        for phase in _phases(row[None, :], k.matrices, k.width, k.store, hw):
+            lanes = []
+            for n in phase:
+                r, c = divmod((int(row[n]) - a.base) // e, cols)
+                lanes.append([r, c, k.width])
+            seen.setdefault(tuple(map(tuple, lanes)), lanes)
+    return list(seen.values())
+
+
+def fix_kernel(result, found: dict[int, Instances], hw: Hardware, emit: str | None) -> dict[str, Any]:
+    """The fix of every allocation of ``result`` (report.KernelResult) with excess."""
+    fixes = []
+    for a in _with_excess(result):
+        fixes.append(_fix_allocation(result, a, found, hw, emit))
+    lines = [f["summary"] for f in fixes] or ["no allocation has excess: nothing to fix"]
+    return {"allocations": fixes, "lines": lines}
+
+
+def _with_excess(result) -> list[Allocation]:
+    out: list[Allocation] = []
+    for r in result.rows:
+        if r.counted.excess > 0 and r.allocation is not None and r.allocation not in out:
+            out.append(r.allocation)
+    return out
+
+
+def _fix_allocation(result, a: Allocation, found: dict[int, Instances], hw: Hardware,
+                    emit: str | None) -> dict[str, Any]:
+    from ..access.phases_file import phases_pattern
+    from ..api import solve
+
+    rows = [r for r in result.rows if r.allocation is a]
+    name = a.name.split(" (")[0]
+    dependent = [r.ptx_line for r in rows if r.counted.data_dependent]
+    e = min(min(r.counted.kind.width for r in rows), hw.bank_bytes)
+    cols = WAVEFRONT // e
+    size = a.size if not a.dynamic else max(r.counted.hi for r in rows) - a.base
+    height = -(-size // WAVEFRONT)
+    if height * WAVEFRONT > MAX_STORAGE_BYTES:
+        return _cannot(a, f"{name}: {size} bytes is more than a tile the solver takes ({MAX_STORAGE_BYTES})")
+    tile = Tile(height, cols, cols, e)
+    patterns = []
+    for r in rows:
+        lanes = _lanes(found[r.pc], a, e, cols, hw)
+        if lanes:
+            patterns.append(phases_pattern(f"PTX line {r.ptx_line}: {r.ptx}", lanes, tile, hw))
+    try:
+        answer = solve(Problem(tile, hw, tuple(patterns)))
+    except InputError as err:
+        return _cannot(a, f"{name}: no layout can be searched ({err})")
+    table = answer.layout.phys(tile, np.arange(height)[:, None], np.arange(cols)[None, :])
+    flat = np.broadcast_to(table, (height, cols)).ravel().astype(np.int64)
+
+    def remap(addresses: np.ndarray) -> np.ndarray:
+        off = addresses - a.base
+        inside = (off >= 0) & (off < height * WAVEFRONT)
+        p = np.clip(off // e, 0, flat.size - 1)
+        return np.where(inside, a.base + flat[p] * e + off % e, addresses)
+
+    after = count(found, hw, remap)
+    before_excess = sum(r.counted.excess for r in rows)
+    after_excess = sum(after[r.pc].excess for r in rows)
+    out: dict[str, Any] = {
+        "allocation": name, "tile": {"rows": height, "cols": cols, "elem_bytes": e}, "layout": answer.name,
+        "status": answer.status, "expression": answer.expression,
+        "storage_bytes": int(answer.layout.storage(tile)) * e, "excess_before": before_excess,
+        "excess_after": after_excess,
+        "instructions": [{"ptx_line": r.ptx_line, "wavefronts": after[r.pc].wavefronts,
+                          "ideal_wavefronts": after[r.pc].ideal, "excess": after[r.pc].excess} for r in rows],
+        "data_dependent": dependent, "emit": answer.emit(emit) if emit else None}
+    helps = "" if answer.conflict_free else (" (no layout of the allocation serves every access at its ideal: "
+                                               "one word is read through different phases)")
+    dd = f"; data-dependent at PTX lines {dependent} not included" if dependent else ""
+    out["summary"] = (f"{name} as {height} x {cols} elements of {e} B: {answer.name}, excess {before_excess} -> "
+                      f"{after_excess} wavefronts{helps}{dd}")
+    return out
+
+
+def _cannot(a: Allocation, why: str) -> dict[str, Any]:
+    return {"allocation": a.name, "layout": None, "status": "not fixed", "summary": why}
