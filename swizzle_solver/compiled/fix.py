@@ -76,32 +76,17 @@ def _fix_allocation(result, a: Allocation, found: dict[int, Instances], hw: Hard
     rows = [r for r in result.rows if r.allocation is a]
     name = a.name.split(" (")[0]
     dependent = [r.ptx_line for r in rows if r.counted.data_dependent]
-    e = min(min(r.counted.kind.width for r in rows), hw.bank_bytes)
-    cols = WAVEFRONT // e
-    size = a.size if not a.dynamic else max(r.counted.hi for r in rows) - a.base
-    height = -(-size // WAVEFRONT)
-    if height * WAVEFRONT > MAX_STORAGE_BYTES:
-        return _cannot(a, f"{name}: {size} bytes is more than a tile the solver takes ({MAX_STORAGE_BYTES})")
-    tile = Tile(height, cols, cols, e)
-    patterns = []
-    for r in rows:
-        lanes = _lanes(found[r.pc], a, e, cols, hw)
-        if lanes:
-            patterns.append(phases_pattern(f"PTX line {r.ptx_line}: {r.ptx}", lanes, tile, hw))
+    tile = _tile(a, rows, hw)
+    if tile is None:
+        return _cannot(a, f"{name}: more bytes than a tile the solver takes ({MAX_STORAGE_BYTES})")
+    e, cols, height = tile.elem_bytes, tile.cols, tile.rows
+    named = [(f"PTX line {r.ptx_line}: {r.ptx}", _lanes(found[r.pc], a, e, cols, hw)) for r in rows]
+    patterns = [phases_pattern(n, lanes, tile, hw) for n, lanes in named if lanes]
     try:
         answer = solve(Problem(tile, hw, tuple(patterns)))
     except InputError as err:
         return _cannot(a, f"{name}: no layout can be searched ({err})")
-    table = answer.layout.phys(tile, np.arange(height)[:, None], np.arange(cols)[None, :])
-    flat = np.broadcast_to(table, (height, cols)).ravel().astype(np.int64)
-
-    def remap(addresses: np.ndarray) -> np.ndarray:
-        off = addresses - a.base
-        inside = (off >= 0) & (off < height * WAVEFRONT)
-        p = np.clip(off // e, 0, flat.size - 1)
-        return np.where(inside, a.base + flat[p] * e + off % e, addresses)
-
-    after = count(found, hw, remap)
+    after = count(found, hw, _remap(answer.layout, tile, a.base))
     before_excess = sum(r.counted.excess for r in rows)
     after_excess = sum(after[r.pc].excess for r in rows)
     out: dict[str, Any] = {
@@ -112,12 +97,41 @@ def _fix_allocation(result, a: Allocation, found: dict[int, Instances], hw: Hard
         "instructions": [{"ptx_line": r.ptx_line, "wavefronts": after[r.pc].wavefronts,
                           "ideal_wavefronts": after[r.pc].ideal, "excess": after[r.pc].excess} for r in rows],
         "data_dependent": dependent, "emit": answer.emit(emit) if emit else None}
+    out["summary"] = _summary(name, tile, answer, before_excess, after_excess, dependent)
+    return out
+
+
+def _tile(a: Allocation, rows: list, hw: Hardware) -> Tile | None:
+    """The allocation as rows of one wavefront of the narrowest lane's elements (at most a word)."""
+    e = min(min(r.counted.kind.width for r in rows), hw.bank_bytes)
+    size = a.size if not a.dynamic else max(r.counted.hi for r in rows) - a.base
+    height = -(-size // WAVEFRONT)
+    if height * WAVEFRONT > MAX_STORAGE_BYTES:
+        return None
+    return Tile(height, WAVEFRONT // e, WAVEFRONT // e, e)
+
+
+def _summary(name: str, tile: Tile, answer, before: int, after: int, dependent: list[int]) -> str:
     helps = "" if answer.conflict_free else (" (no layout of the allocation serves every access at its ideal: "
                                                "one word is read through different phases)")
     dd = f"; data-dependent at PTX lines {dependent} not included" if dependent else ""
-    out["summary"] = (f"{name} as {height} x {cols} elements of {e} B: {answer.name}, excess {before_excess} -> "
-                      f"{after_excess} wavefronts{helps}{dd}")
-    return out
+    return (f"{name} as {tile.rows} x {tile.cols} elements of {tile.elem_bytes} B: {answer.name}, excess {before} "
+            f"-> {after} wavefronts{helps}{dd}")
+
+
+def _remap(layout, tile: Tile, base: int):
+    """Byte address -> where ``layout`` puts it: the element's physical offset, the same byte in it."""
+    e = tile.elem_bytes
+    table = layout.phys(tile, np.arange(tile.rows)[:, None], np.arange(tile.cols)[None, :])
+    flat = np.broadcast_to(table, (tile.rows, tile.cols)).ravel().astype(np.int64)
+
+    def remap(addresses: np.ndarray) -> np.ndarray:
+        off = addresses - base
+        inside = (off >= 0) & (off < flat.size * e)
+        p = np.clip(off // e, 0, flat.size - 1)
+        return np.where(inside, base + flat[p] * e + off % e, addresses)
+
+    return remap
 
 
 def _cannot(a: Allocation, why: str) -> dict[str, Any]:
