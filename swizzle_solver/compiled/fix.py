@@ -72,9 +72,10 @@ def _fix_allocation(result, a: Allocation, found: dict[int, Instances], hw: Hard
                     emit: str | None) -> dict[str, Any]:
     from ..access.phases_file import phases_pattern
     from ..api import solve
+    from .render import short_name
 
     rows = [r for r in result.rows if r.allocation is a]
-    name = a.name.split(" (")[0]
+    name = short_name(a.name.split(" (")[0])
     dependent = [r.ptx_line for r in rows if r.counted.data_dependent]
     tile = _tile(a, rows, hw)
     if tile is None:
