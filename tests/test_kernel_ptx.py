@@ -307,13 +307,30 @@ def test_bad_options_exit_2_one_line(argv, message):
 
 
 HOSTILE = sorted((DATA / "hostile" / "ptx").glob("*.ptx"))
+SPIN = DATA / "hostile" / "ptx" / "no_exit_loop.ptx"
 
 
-@pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
+@pytest.mark.parametrize("path", [p for p in HOSTILE if p != SPIN], ids=[p.stem for p in HOSTILE if p != SPIN])
 def test_hostile_ptx_exits_2_with_one_line(path):
     run = clirun.solve("kernel", str(path), "--block", "32")
     assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1, run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_loop_with_no_exit_meets_the_instruction_budget():
+    """The budget, made small here (the CLI's, emulator.MAX_STEPS, in the slow twin below)."""
+    from swizzle_solver.compiled.report import analyse
+
+    with pytest.raises(InputError, match=r"more than 2000 instructions \(at PTX line 1[01]: a loop that does not end"):
+        analyse(SPIN.read_text(), "spin", block=(32,), max_steps=2000)
+    capped = analyse(SPIN.read_text(), "spin", block=(32,), iterations=3)  # --iterations ends it too
+    assert "cut at --iterations 3" in capped.kernels[0].notes[0]
+
+
+@pytest.mark.slow
+def test_a_loop_with_no_exit_through_the_cli():
+    run = clirun.solve("kernel", str(SPIN), "--block", "32")
+    assert run.returncode == 2 and run.stdout == "" and "a loop that does not end" in run.stderr
 
 
 def test_a_missing_file_and_a_huge_file(tmp_path):
@@ -416,3 +433,39 @@ def test_fix_without_excess_and_emit_without_fix():
     assert doc["kernels"][0]["fix"]["allocations"] == []
     with pytest.raises(InputError, match="add --fix"):
         kernel(TRANSPOSE, kernels=["transpose_padded"], block=(32, 8), emit="cuda")
+
+
+SGEMM = DATA / "kernels" / "sgemm.ptx"
+
+
+def test_nvcc_sgemm_against_its_source_formula():
+    """tests/data/kernels/sgemm.cu (2-D block tiling, 128 x 128 x 8, 256 threads, 8 x 8 per thread)
+    with K = 16: its K loop twice, its d loop 8 times; nvcc keeps the regM/regN reads scalar.
+    Each allocation's wavefronts against the brute force on the source's index formulas."""
+    report = kernel(SGEMM, params={"2": 16})
+    (k,) = report.kernels
+    assert not k.notes and not k.not_counted
+    got: dict[tuple[str, str], list[int]] = {}
+    for r in k.rows:
+        assert r.counted.kind.width == 4 and r.counted.data_dependent == 0
+        key = (r.allocation.name.rsplit("E2", 1)[-1], r.counted.kind.op)
+        w = got.setdefault(key, [0, 0, 0])
+        w[0] += r.counted.wavefronts
+        w[1] += r.counted.ideal
+        w[2] += r.counted.instances
+
+    def warp(f):
+        return [({n: 4 * f(32 * w + n) for n in range(32)}, 4, False) for w in range(8)]
+
+    a_reads = [x for _ in range(2) for d in range(8) for i in range(8)
+               for x in warp(lambda t, d=d, i=i: ((t // 16) * 8 + i) * 8 + d)]
+    b_reads = [x for _ in range(2) for d in range(8) for i in range(8)
+               for x in warp(lambda t, d=d, i=i: d * 128 + (t % 16) * 8 + i)]
+    a_writes = [(lanes, 4, True) for _ in range(2) for o in range(0, 128, 32)
+                for lanes, _, _ in warp(lambda t, o=o: (t // 8 + o) * 8 + t % 8)]
+    b_writes = [(lanes, 4, True) for _ in range(2) for o in range(0, 8, 2)
+                for lanes, _, _ in warp(lambda t, o=o: (t // 128 + o) * 128 + t % 128)]
+    for key, instances in ((("As", "ld"), a_reads), (("Bs", "ld"), b_reads), (("As", "st"), a_writes),
+                           (("Bs", "st"), b_writes)):
+        assert got[key] == [*brute(instances), len(instances)], key
+    assert report.exit_code == 1 and got[("As", "ld")][0] == 2 * got[("As", "ld")][1]  # 2-way: rows 64 words apart

@@ -25,7 +25,7 @@ import numpy as np
 from ..model import InputError
 from .ptx import TYPE_BYTES, Function, Instruction, Module, Operand
 
-MAX_STEPS = 300_000  # executed instructions (each for every thread at its PC): a loop with no exit ends here
+MAX_STEPS = 100_000  # executed instructions (each for every thread at its PC): a loop with no exit ends here
 MAX_EVENT_LANES = 8_000_000  # recorded shared-memory lane addresses (64 MB of int64)
 SHARED_WINDOW = 1 << 44  # generic address of shared byte 0 (cvta.shared / cvta.to.shared)
 GLOBAL_BASE = 1 << 40  # where the module's .global/.const variables are placed
