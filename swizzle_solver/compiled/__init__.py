@@ -71,13 +71,14 @@ def kernel(source: str | Path, *, kernels=None, block=None, cta=(0, 0, 0), param
         if suffix in (".cu", ".cuh"):
             from .nvcc import ptx_of_cu
 
-            text = ptx_of_cu(path, defines=tuple(defines), includes=tuple(includes), arch=gpu_arch)
+            text = ptx_of_cu(path, defines=tuple(defines), includes=tuple(includes), arch=gpu_arch, timeout=NVCC_SECONDS)
         else:
             text = _read(path)
     return analyse(text, name, kernels=kernels, block=block, cta=cta, params=params, iterations=iterations,
                    arch=arch, fix=fix, emit=emit)
 
 
+NVCC_SECONDS = 300  # nvcc's time on one .cu (a CUTLASS kernel takes about a minute)
 MAX_FILE_BYTES = 50 * 1024 * 1024  # 50 MB of PTX: issue 32's hostile bound
 
 

@@ -1,7 +1,7 @@
 """The `kernel` subcommand (registered by cli.py; its work is imported when run).
 
-    swizzle-solve kernel transpose.ptx --block 32,8
-    swizzle-solve kernel sgemm.cu --gpu-arch sm_90 -D BM=128 --param 3=4096 --iterations 4 --json
+    swizzle-solve kernel transpose.ptx --kernel transpose_naive --block 32,8
+    swizzle-solve kernel sgemm.cu --gpu-arch sm_90 -D BM=128 --param 2=4096 --iterations 4 --json
 
 Bad input is model.InputError (cli.py turns it into exit 2 and one line on stderr).
 """
@@ -16,10 +16,10 @@ from ..model import InputError
 
 KERNEL_EPILOG = """\b
 Examples:
-  swizzle-solve kernel transpose.ptx --block 32,8
-  swizzle-solve kernel sgemm.ptx --param 3=4096 --iterations 4 --json
-  swizzle-solve kernel transpose.cu -D TILE=32 --gpu-arch sm_90 --fix
-  swizzle-solve kernel matmul.ttgir
+  swizzle-solve kernel tests/data/kernels/sgemm.ptx --param 2=32 -q
+  swizzle-solve kernel tests/data/kernels/sgemm.ptx --iterations 2 --json
+  swizzle-solve kernel tests/data/kernels/sgemm.ptx --iterations 2 --fix
+A .cu is compiled by nvcc first (-D, -I, --gpu-arch); a .ttgir is read too.
 
 \b
 Exit codes:

@@ -398,7 +398,7 @@ def h_bra(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
             raise InputError(f"{emu.where(ins)}: the branch {ins.text!r} depends on {emu.why_guard}: give that value "
                              f"(--param), or --iterations N to follow a loop at most N times")
         emu.assumed[ctx.p] = emu.why_guard
-        if dest <= ctx.p:
+        if dest <= ctx.p or (enters_loop(emu, dest) and not enters_loop(emu, ctx.p + 1)):
             taken = taken | ctx.maybe
     if dest <= ctx.p and emu.iterations is not None:  # a loop's back edge: followed at most --iterations times
         count = emu.counters.setdefault(ctx.p, np.zeros(emu.n, dtype=np.int64))
@@ -409,6 +409,27 @@ def h_bra(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
         count[taken] += 1
         count[ctx.at & ~taken] = 0  # the loop is left: a later entry counts afresh
     ctx.pcs[taken] = dest
+
+
+def enters_loop(emu: Emulator, pc: int, limit: int = 4096) -> bool:
+    """Whether the path from ``pc`` (following unconditional branches, stepping over conditional
+    forward ones) meets a loop's back edge before a ret/exit: where --iterations follows a branch
+    on an unknown value (a loop's entry test, written either way round by compilers)."""
+    code, seen = emu.f.code, set()
+    while pc < len(code) and pc not in seen and len(seen) < limit:
+        seen.add(pc)
+        ins = code[pc]
+        if ins.opcode in ("ret", "exit") and ins.guard is None:
+            return False
+        if ins.opcode == "bra" and ins.operands and ins.operands[-1].kind == "label":
+            dest = emu.f.labels[ins.operands[-1].name]
+            if dest <= pc:
+                return True
+            if ins.guard is None:
+                pc = dest
+                continue
+        pc += 1
+    return False
 
 
 def h_exit(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:

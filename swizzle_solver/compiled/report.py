@@ -195,7 +195,7 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
         found = instances(emu)
         counted = count(found, hw)
         rows = [Row(counted[pc], found[pc], emu) for pc in counted]
-        result = KernelResult(f.name, b, cta3, rows, _not_counted(emu), _notes(emu), emu)
+        result = KernelResult(f.name, b, cta3, rows, _not_counted(emu), _notes(emu) + _outside(rows), emu)
         if fix:
             from .fix import fix_kernel
 
@@ -223,8 +223,21 @@ def _notes(emu: Emulator) -> list[str]:
                      f"{'s' if times != 1 else ''})")
     for pc, why in sorted(emu.assumed.items()):
         notes.append(f"branch at PTX line {emu.f.code[pc].line} depends on {why}: followed as a loop of "
-                     f"--iterations {emu.iterations} ({'taken' if emu.f.code[pc].operands and emu.f.labels.get(emu.f.code[pc].operands[-1].name, pc + 1) <= pc else 'not taken: the loop entered'})")
+                     f"--iterations {emu.iterations} (the path into the loop taken)")
     return notes
+
+
+def _outside(rows: list[Row]) -> list[str]:
+    """Instructions whose addresses run past their allocation (a wrong --block, or an index bug)."""
+    out = []
+    for r in rows:
+        a, c = r.allocation, r.counted
+        if a is not None and not a.dynamic and c.hi > a.base + a.size:
+            out.append(f"PTX line {r.ptx_line} touches bytes up to {c.hi - a.base} of {a.name} ({a.size} bytes): "
+                       f"past its end (is --block right?)")
+        elif a is None and c.hi > c.lo:
+            out.append(f"PTX line {r.ptx_line} touches shared bytes {c.lo}..{c.hi} outside every allocation")
+    return out
 
 
 def from_ttgir(text: str, name: str, *, arch: str = "nvidia") -> KernelReport:
