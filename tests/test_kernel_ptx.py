@@ -469,3 +469,30 @@ def test_nvcc_sgemm_against_its_source_formula():
                            (("Bs", "st"), b_writes)):
         assert got[key] == [*brute(instances), len(instances)], key
     assert report.exit_code == 1 and got[("As", "ld")][0] == 2 * got[("As", "ld")][1]  # 2-way: rows 64 words apart
+
+
+def test_a_wrong_block_is_noted_past_the_allocation():
+    doc = kernel(TRANSPOSE, kernels=["transpose_naive"], block=(256,)).to_json()
+    notes = doc["kernels"][0]["notes"]
+    assert len(notes) == 4 and all("past its end (is --block right?)" in n for n in notes)
+
+
+def test_a_cu_file_goes_through_nvcc_with_the_options(monkeypatch, tmp_path):
+    """.cu: compiled by compiled/nvcc.py's ptx_of_cu (a stand-in here, which records its arguments),
+    then read as its PTX; -D, -I and --gpu-arch are passed through, --arch stays the hardware's."""
+    import sys
+    import types
+
+    seen = {}
+
+    def ptx_of_cu(path, *, defines, includes, arch, nvcc=None, timeout=None):
+        seen.update(path=Path(path).name, defines=defines, includes=includes, arch=arch)
+        return TRANSPOSE.read_text()
+
+    monkeypatch.setitem(sys.modules, "swizzle_solver.compiled.nvcc", types.SimpleNamespace(ptx_of_cu=ptx_of_cu))
+    source = tmp_path / "t.cu"
+    source.write_text("// stand-in\n")
+    run = clirun.solve("kernel", str(source), "--kernel", "transpose_padded", "--block", "32,8", "-D", "TILE=32",
+                       "--include", "inc", "--gpu-arch", "sm_80", "--arch", "sm80", "-q")
+    assert (run.returncode, run.stdout) == (0, "conflict-free\n"), run.stderr
+    assert seen == {"path": "t.cu", "defines": ("TILE=32",), "includes": ("inc",), "arch": "sm_80"}
