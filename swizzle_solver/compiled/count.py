@@ -59,18 +59,20 @@ class Instances:
     """Every instance of one static instruction: the warp, each lane's byte address (-1: inactive),
     and whether an active lane's address (or guard) is unknown: data-dependent, never counted."""
 
-    __slots__ = ("pc", "kind", "warps", "addresses", "unknown", "why", "outside")
+    __slots__ = ("pc", "kind", "parts", "why", "outside")
 
     def __init__(self, pc: int, kind: Kind) -> None:
         self.pc, self.kind = pc, kind
-        self.warps: list[int] = []
-        self.addresses: list[np.ndarray] = []
-        self.unknown: list[bool] = []
+        self.parts: list[tuple[np.ndarray, np.ndarray]] = []  # per event: (instances x 32 addresses, unknown)
         self.why = ""
         self.outside = 0
 
     def table(self) -> np.ndarray:
-        return np.array(self.addresses, dtype=np.int64).reshape(-1, WAVE)
+        return np.concatenate([t for t, _ in self.parts]) if self.parts else np.zeros((0, WAVE), np.int64)
+
+    @property
+    def unknown(self) -> np.ndarray:
+        return np.concatenate([u for _, u in self.parts]) if self.parts else np.zeros(0, bool)
 
 
 def instances(emu: Emulator) -> dict[int, Instances]:
@@ -85,23 +87,23 @@ def instances(emu: Emulator) -> dict[int, Instances]:
 
 
 def _split(e: Event, got: Instances) -> None:
-    warps = e.threads // WAVE
-    bounds = np.flatnonzero(np.diff(warps)) + 1
-    for part in np.split(np.arange(e.threads.size), bounds):
-        lanes = e.threads[part] % WAVE
-        row = np.full(WAVE, -1, dtype=np.int64)
-        row[lanes] = e.addresses[part]
-        unknown = bool(e.unknown[part].any())
-        if not unknown and ((row[lanes] < 0).any() or (row[lanes] >= MAX_SHARED).any()):
-            got.outside += 1
-            unknown = True
-        if got.kind.matrices:  # ldmatrix/stmatrix .xK: lanes 8K .. 31 give no address
-            row[8 * got.kind.matrices:] = -1
-        got.warps.append(int(warps[part[0]]))
-        got.addresses.append(row)
-        got.unknown.append(unknown)
-        if unknown and not got.why:
-            got.why = e.reason
+    """One event as one instance per warp with an active lane (every warp at once)."""
+    warps, which = np.unique(e.threads // WAVE, return_inverse=True)
+    lanes = e.threads % WAVE
+    table = np.full((len(warps), WAVE), -1, dtype=np.int64)
+    table[which, lanes] = e.addresses
+    unknown = np.zeros(len(warps), dtype=bool)
+    np.logical_or.at(unknown, which, e.unknown)
+    bad = np.zeros(len(warps), dtype=bool)
+    np.logical_or.at(bad, which, (e.addresses < 0) | (e.addresses >= MAX_SHARED))
+    bad &= ~unknown
+    got.outside += int(bad.sum())
+    unknown |= bad
+    if got.kind.matrices:  # ldmatrix/stmatrix .xK: lanes 8K .. 31 give no address
+        table[:, 8 * got.kind.matrices:] = -1
+    got.parts.append((table, unknown))
+    if unknown.any() and not got.why:
+        got.why = e.reason
 
 
 class Counted:
@@ -141,7 +143,7 @@ def _count_group(members: list[Instances], hardware: Hardware, remap: Remap | No
     kind = members[0].kind
     tables, owners = [], []
     for i, got in enumerate(members):
-        t = got.table()[~np.array(got.unknown, dtype=bool)]
+        t = got.table()[~got.unknown]
         tables.append(t)
         owners.append(np.full(len(t), i))
     addresses = np.concatenate(tables) if tables else np.zeros((0, WAVE), np.int64)
@@ -156,7 +158,7 @@ def _count_group(members: list[Instances], hardware: Hardware, remap: Remap | No
         cost, ideal, which = _measure(addresses, kind, hardware)
         np.add.at(costs, owner[which], cost)
         np.add.at(ideals, owner[which], ideal)
-    return {got.pc: Counted(got.pc, kind, len(got.unknown), int(sum(got.unknown)), int(costs[i]), int(ideals[i]),
+    return {got.pc: Counted(got.pc, kind, len(got.unknown), int(got.unknown.sum()), int(costs[i]), int(ideals[i]),
                             *lo_hi[i]) for i, got in enumerate(members)}
 
 

@@ -38,7 +38,7 @@ def _phases(table: np.ndarray, matrices: int, width: int, store: bool, hw: Hardw
 
 
 def _lanes(found: Instances, a: Allocation, e: int, cols: int, hw: Hardware) -> list[list[list[int]]]:
-    table = found.table()[~np.array(found.unknown, dtype=bool)]
+    table = found.table()[~found.unknown]
     k = found.kind
     seen: dict[tuple, list[list[int]]] = {}
     for row in table:
