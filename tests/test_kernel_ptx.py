@@ -496,3 +496,41 @@ def test_a_cu_file_goes_through_nvcc_with_the_options(monkeypatch, tmp_path):
                        "--include", "inc", "--gpu-arch", "sm_80", "--arch", "sm80", "-q")
     assert (run.returncode, run.stdout) == (0, "conflict-free\n"), run.stderr
     assert seen == {"path": "t.cu", "defines": ("TILE=32",), "includes": ("inc",), "arch": "sm_80"}
+
+
+SPECIALS = HEAD + """.visible .entry specials(.param .u32 specials_param_0)
+.reqntid 64, 2, 1
+{
+	.reg .b32 %r<16>;
+	.reg .f32 %f<2>;
+	.shared .align 4 .b8 s[65536];
+	ld.param.u32 %r1, [specials_param_0];
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %laneid;
+	mov.u32 %r4, %warpid;
+	mov.u32 %r5, %tid.y;
+	mad.lo.s32 %r6, %r4, %r1, %r3;
+	mad.lo.s32 %r7, %r2, 1024, %r6;
+	mad.lo.s32 %r8, %r5, 8192, %r7;
+	shl.b32 %r9, %r8, 2;
+	mov.u32 %r10, s;
+	add.s32 %r11, %r10, %r9;
+	st.shared.f32 [%r11], %f1;
+	ret;
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["specials_param_0", "param_0", "0"])
+@pytest.mark.parametrize("cta, stride", [((0, 0, 0), 32), ((3, 0, 0), 33), ((1, 2, 0), 64)])
+def test_special_registers_cta_and_parameters(name, cta, stride):
+    """Word = tid.y * 8192 + ctaid.x * 1024 + warpid * stride + laneid: 4 warps (2 per tid.y)."""
+    row = kernel(SPECIALS, cta=cta, params={name: stride}).kernels[0].rows[0]
+    want = []
+    for t in range(128):
+        if t % 32 == 0:
+            want.append(({}, 4, True))
+        w, lane, y = t // 32, t % 32, t // 64
+        want[-1][0][lane] = 4 * (y * 8192 + cta[0] * 1024 + w * stride + lane)
+    assert row.counted.instances == 4 and (row.counted.wavefronts, row.counted.ideal) == brute(want)
+    assert row.counted.lo == min(a for lanes, _, _ in want for a in lanes.values())
