@@ -534,3 +534,22 @@ def test_special_registers_cta_and_parameters(name, cta, stride):
         want[-1][0][lane] = 4 * (y * 8192 + cta[0] * 1024 + w * stride + lane)
     assert row.counted.instances == 4 and (row.counted.wavefronts, row.counted.ideal) == brute(want)
     assert row.counted.lo == min(a for lanes, _, _ in want for a in lanes.values())
+
+
+def test_triton_ptx_convert_layout_writes_and_reads_every_element_once():
+    """Triton's PTX (tests/data/kernels/triton_transpose.py: a 64 x 64 fp32 transpose, .reqntid 128,
+    dynamic shared memory `global_smem`, `[ %r + 0 ]` addresses): the shared stores put each of the
+    4,096 elements at its own 4 bytes, and the loads read exactly those bytes back, each once."""
+    report = kernel(DATA / "kernels" / "triton_transpose.ptx")
+    (k,) = report.kernels
+    assert k.block == (128, 1, 1) and all(r.counted.data_dependent == 0 for r in k.rows)
+    assert {r.allocation.name for r in k.rows} == {"global_smem (dynamic shared memory)"}
+    stored, loaded = [], []
+    for e in k.emu.events:
+        ins = k.emu.f.code[e.pc]
+        width = 4 * (int(ins.mods[ins.mods.index("shared") + 1][1:]) if "v2" in ins.mods or "v4" in ins.mods else 1)
+        for a in e.addresses.tolist():
+            (stored if ins.opcode == "st" else loaded).extend(range(a, a + width))
+    assert len(stored) == len(set(stored)) == 64 * 64 * 4
+    assert sorted(loaded) == sorted(stored)
+    assert all(r.file == "triton_transpose.py" for r in k.rows)
