@@ -553,3 +553,10 @@ def test_triton_ptx_convert_layout_writes_and_reads_every_element_once():
     assert len(stored) == len(set(stored)) == 64 * 64 * 4
     assert sorted(loaded) == sorted(stored)
     assert all(r.file == "triton_transpose.py" for r in k.rows)
+
+
+def test_too_many_statements_are_refused_before_parsing(tmp_path):
+    big = tmp_path / "big.ptx"
+    big.write_text(HEAD + ".visible .entry big()\n{\n" + "\tadd.s32 %r1, %r1, 1;\n" * 200_001 + "\tret;\n}\n")
+    run = clirun.solve("kernel", str(big), "--block", "32")
+    assert run.returncode == 2 and "more than 200000 statements" in run.stderr and run.stdout == ""

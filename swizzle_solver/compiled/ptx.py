@@ -17,7 +17,7 @@ import re
 
 from ..model import InputError
 
-MAX_STATEMENTS = 400_000  # static instructions and directives of one file (a 50 MB file is refused before)
+MAX_STATEMENTS = 200_000  # statements of one file (counted by their ';' before parsing: refused at once)
 MAX_DEPTH = 64  # nested { } scopes
 
 SPECIAL = re.compile(r"%(tid|ntid|ctaid|nctaid|laneid|warpid|nwarpid|smid|nsmid|gridid|clock|clock64|globaltimer"
@@ -132,12 +132,34 @@ class _Scanner:
         if len(self.out) > MAX_STATEMENTS:
             raise InputError(f"the PTX has more than {MAX_STATEMENTS} statements: give one kernel's PTX")
 
+    def fast(self, line: str) -> bool:
+        """A whole line that is one plain statement, label or line directive, taken at once (most
+        lines of a PTX file): True; anything else is read character by character."""
+        if self.buf or self.parens or self.inner:
+            return False
+        s = line.strip()
+        if not s:
+            return True
+        if any(c in s for c in "{}()") or (";" in s and s.index(";") != len(s) - 1):
+            return False
+        if s.endswith(";"):
+            self.start = self.line
+            self.buf.append(s[:-1])
+            self.emit()
+            return True
+        if s.endswith(":") and re.fullmatch(r"[$%\w.]+:", s) or s.startswith(_LINE_DIRECTIVES[:5] + (".loc",)):
+            self.start = self.line
+            self.buf.append(s)
+            self.emit()
+            return True
+        return False
+
     def newline(self) -> None:
         self.line += 1
         head = "".join(self.buf).lstrip()
         if self.parens == 0 and self.inner == 0 and head.startswith(_LINE_DIRECTIVES) and not head.startswith(".pragma"):
             self.emit()
-        else:
+        elif self.buf:
             self.buf.append(" ")
 
     def brace(self, ch: str) -> bool:
@@ -186,8 +208,11 @@ class _Scanner:
 def statements(text: str) -> list[tuple[str, int]]:
     """(statement, line) in order; ``{`` and ``}`` as statements of their own."""
     scanner = _Scanner()
-    for ch in _strip_comments(text):
-        scanner.char(ch)
+    for line in _strip_comments(text).split("\n"):
+        if not scanner.fast(line):
+            for ch in line:
+                scanner.char(ch)
+        scanner.char("\n")
     scanner.emit()
     return scanner.out
 
@@ -201,6 +226,8 @@ def _is_header(s: str) -> bool:
 
 def parse(text: str) -> Module:
     """The module of ``text``; InputError (one line, with its line number) on what it cannot read."""
+    if text.count(";") > MAX_STATEMENTS:
+        raise InputError(f"the PTX has more than {MAX_STATEMENTS} statements: give one kernel's PTX")
     module = Module()
     function: Function | None = None
     depth = 0
@@ -356,6 +383,10 @@ def literal(text: str) -> int | None:
     """An integer literal of PTX (decimal, 0x hex, 0 octal, 0b binary, U suffix; 0f/0d floats as
     their bits), or None."""
     t = text.strip()
+    if t.isdigit() and (t[0] != "0" or t == "0"):  # plain decimal: most literals
+        return int(t)
+    if not t or not (t[0].isdigit() or t[0] == "-"):
+        return None
     neg = t.startswith("-")
     if neg:
         t = t[1:]
@@ -416,6 +447,8 @@ def split_top(text: str) -> list[str]:
 
 
 def _operand(x: str, line: int, module: Module, function: Function) -> Operand:
+    if x.startswith("%") and re.fullmatch(r"%[a-z]+\d+", x) and not SPECIAL.fullmatch(x):
+        return Operand("name", name=x)  # a register (the common case, first)
     if x[:1] + x[-1:] in ("[]", "{}", "()"):
         return _bracketed(x, line, module, function)
     if "|" in x:
