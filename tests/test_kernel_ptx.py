@@ -560,3 +560,39 @@ def test_too_many_statements_are_refused_before_parsing(tmp_path):
     big.write_text(HEAD + ".visible .entry big()\n{\n" + "\tadd.s32 %r1, %r1, 1;\n" * 200_001 + "\tret;\n}\n")
     run = clirun.solve("kernel", str(big), "--block", "32")
     assert run.returncode == 2 and "more than 200000 statements" in run.stderr and run.stdout == ""
+
+
+DYNAMIC = HEAD + """.extern .shared .align 16 .b8 smem[];
+.visible .entry columns()
+.reqntid 64, 1, 1
+{
+	.reg .b32 %r<12>;
+	.reg .f32 %f<2>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, smem;
+	shl.b32 %r3, %r1, 2;
+	add.s32 %r4, %r2, %r3;
+	st.shared.f32 [%r4], %f1;
+	st.shared.f32 [%r4+256], %f1;
+	shl.b32 %r5, %r1, 7;
+	add.s32 %r6, %r2, %r5;
+	ld.shared.f32 %f1, [%r6];
+	cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r2], [%r2], 128, [%r2];
+	ret;
+}
+"""
+
+
+def test_fix_of_dynamic_shared_memory_and_a_bulk_copy_not_counted():
+    """64 threads read a column of a 64 x 32 f32 tile in dynamic shared memory (32-way), store rows."""
+    doc = kernel(DYNAMIC, fix=True).to_json()
+    validate(doc, "kernel.schema.json")
+    k = doc["kernels"][0]
+    load = next(r for r in k["instructions"] if r["op"] == "ld")
+    assert (load["wavefronts"], load["ideal_wavefronts"]) == brute(
+        [({n: (32 * w + n) * 128 for n in range(32)}, 4, False) for w in range(2)])
+    assert load["allocation"]["dynamic"] and load["allocation"]["bytes"] == [0, 63 * 128 + 4]
+    (fix,) = k["fix"]["allocations"]
+    assert fix["excess_after"] == 0 and fix["excess_before"] == load["excess"] > 0
+    assert fix["tile"] == {"rows": 64, "cols": 32, "elem_bytes": 4}
+    assert [n["reason"].split()[0] for n in k["not_counted"]] == ["cp.async.bulk"]

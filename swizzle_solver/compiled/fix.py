@@ -113,8 +113,8 @@ def _tile(a: Allocation, rows: list, hw: Hardware) -> Tile | None:
 
 
 def _summary(name: str, tile: Tile, answer, before: int, after: int, dependent: list[int]) -> str:
-    helps = "" if answer.conflict_free else (" (no layout of the allocation serves every access at its ideal: "
-                                               "one word is read through different phases)")
+    helps = "" if answer.conflict_free else (" (no layout the solver searches serves every access at its ideal: "
+                                               "this is the least excess it found)")
     dd = f"; data-dependent at PTX lines {dependent} not included" if dependent else ""
     return (f"{name} as {tile.rows} x {tile.cols} elements of {tile.elem_bytes} B: {answer.name}, excess {before} "
             f"-> {after} wavefronts{helps}{dd}")
