@@ -415,7 +415,7 @@ def enters_loop(emu: Emulator, pc: int, limit: int = 4096) -> bool:
     """Whether the path from ``pc`` (following unconditional branches, stepping over conditional
     forward ones) meets a loop's back edge before a ret/exit: where --iterations follows a branch
     on an unknown value (a loop's entry test, written either way round by compilers)."""
-    code, seen = emu.f.code, set()
+    code, seen = emu.f.code, set[int]()
     while pc < len(code) and pc not in seen and len(seen) < limit:
         seen.add(pc)
         ins = code[pc]

@@ -224,10 +224,14 @@ def _is_header(s: str) -> bool:
 # --- the module ---------------------------------------------------------------------------------
 
 
-def parse(text: str) -> Module:
-    """The module of ``text``; InputError (one line, with its line number) on what it cannot read."""
+def _check_size(text: str) -> None:
     if text.count(";") > MAX_STATEMENTS:
         raise InputError(f"the PTX has more than {MAX_STATEMENTS} statements: give one kernel's PTX")
+
+
+def parse(text: str) -> Module:
+    """The module of ``text``; InputError (one line, with its line number) on what it cannot read."""
+    _check_size(text)
     module = Module()
     function: Function | None = None
     depth = 0
@@ -379,6 +383,10 @@ def _initializer(text: str, ptype: str, line: int) -> list[int] | None:
     return out
 
 
+_BASES = ((r"0[fF][0-9a-fA-F]{8}", 16, 2), (r"0[dD][0-9a-fA-F]{16}", 16, 2), (r"0[xX][0-9a-fA-F]+", 16, 2),
+          (r"0[bB][01]+", 2, 2), (r"0[0-7]+", 8, 0), (r"\d+", 10, 0))  # (form, base, prefix length)
+
+
 def literal(text: str) -> int | None:
     """An integer literal of PTX (decimal, 0x hex, 0 octal, 0b binary, U suffix; 0f/0d floats as
     their bits), or None."""
@@ -388,25 +396,12 @@ def literal(text: str) -> int | None:
     if not t or not (t[0].isdigit() or t[0] == "-"):
         return None
     neg = t.startswith("-")
-    if neg:
-        t = t[1:]
-    t = t.rstrip("Uu")
-    try:
-        if re.fullmatch(r"0[fF][0-9a-fA-F]{8}", t) or re.fullmatch(r"0[dD][0-9a-fA-F]{16}", t):
-            v = int(t[2:], 16)
-        elif re.fullmatch(r"0[xX][0-9a-fA-F]+", t):
-            v = int(t, 16)
-        elif re.fullmatch(r"0[bB][01]+", t):
-            v = int(t[2:], 2)
-        elif re.fullmatch(r"0[0-7]+", t):
-            v = int(t, 8)
-        elif re.fullmatch(r"\d+", t):
-            v = int(t)
-        else:
-            return None
-    except ValueError:
-        return None
-    return -v if neg else v
+    t = t[1:].rstrip("Uu") if neg else t.rstrip("Uu")
+    for form, base, prefix in _BASES:
+        if re.fullmatch(form, t):
+            v = int(t[prefix:], base)
+            return -v if neg else v
+    return None
 
 
 # --- instructions -------------------------------------------------------------------------------
@@ -447,29 +442,35 @@ def split_top(text: str) -> list[str]:
 
 
 def _operand(x: str, line: int, module: Module, function: Function) -> Operand:
-    if x.startswith("%") and re.fullmatch(r"%[a-z]+\d+", x) and not SPECIAL.fullmatch(x):
+    if _is_register(x):
         return Operand("name", name=x)  # a register (the common case, first)
     if x[:1] + x[-1:] in ("[]", "{}", "()"):
         return _bracketed(x, line, module, function)
     if "|" in x:
         return Operand("pair", items=tuple(_operand(y.strip(), line, module, function) for y in x.split("|")))
-    if x.startswith("!"):
-        inner = _operand(x[1:].strip(), line, module, function)
-        inner.negate = True
-        return inner
-    if x == "_":
-        return Operand("sink")
+    if x.startswith("!") or x == "_":
+        return _negated_or_sink(x, line, module, function)
     v = literal(x)
     if v is not None:
         return Operand("fimm" if re.match(r"-?0[fFdD]", x) else "imm", value=v)
-    if SPECIAL.fullmatch(x):
-        return Operand("sreg", name=x)
-    if re.fullmatch(r"[%$\w.]+", x):
-        return Operand("name", name=x)  # a register, a symbol or a label: resolved by the emulator
+    if re.fullmatch(r"[%$\w.]+", x):  # a register, a symbol or a label (resolved by the emulator), or %tid.x
+        return Operand("sreg" if SPECIAL.fullmatch(x) else "name", name=x)
     m = re.fullmatch(r"([$\w.]+)\s*\+\s*(-?\w+)", x)
     if m and literal(m[2]) is not None:
         return Operand("sym", name=m[1], value=literal(m[2]) or 0)
     raise InputError(f"PTX line {line}: cannot read the operand {_short(x)!r}")
+
+
+def _is_register(x: str) -> bool:
+    return x.startswith("%") and re.fullmatch(r"%[a-z]+\d+", x) is not None and not SPECIAL.fullmatch(x)
+
+
+def _negated_or_sink(x: str, line: int, module: Module, function: Function) -> Operand:
+    if x == "_":
+        return Operand("sink")
+    inner = _operand(x[1:].strip(), line, module, function)
+    inner.negate = True
+    return inner
 
 
 def _bracketed(x: str, line: int, module: Module, function: Function) -> Operand:
