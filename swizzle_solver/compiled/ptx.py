@@ -19,6 +19,8 @@ from ..model import InputError
 
 MAX_STATEMENTS = 200_000  # statements of one file (counted by their ';' before parsing: refused at once)
 MAX_DEPTH = 64  # nested { } scopes
+MAX_STATEMENT_CHARS = 65_536  # one statement (a PTX statement is a line or a few; a function header a few KB)
+MAX_OPERAND_DEPTH = 4  # brackets inside brackets in one operand ([%r1], {%r1, %r2}: 1)
 
 SPECIAL = re.compile(r"%(tid|ntid|ctaid|nctaid|laneid|warpid|nwarpid|smid|nsmid|gridid|clock|clock64|globaltimer"
                      r"|lanemask_\w+|dynamic_smem_size|total_smem_size|aggr_smem_size|clusterid|nclusterid"
@@ -123,12 +125,14 @@ class _Scanner:
         self.buf: list[str] = []
         self.start = self.line = 1
         self.parens = self.inner = 0
+        self.text = False  # the buffer holds a non-space character
 
     def emit(self) -> None:
         s = "".join(self.buf).strip()
         if s:
             self.out.append((s, self.start))
         self.buf.clear()
+        self.text = False
         if len(self.out) > MAX_STATEMENTS:
             raise InputError(f"the PTX has more than {MAX_STATEMENTS} statements: give one kernel's PTX")
 
@@ -180,8 +184,9 @@ class _Scanner:
         return False
 
     def char(self, ch: str) -> None:
-        if not self.buf or not "".join(self.buf).strip():
+        if not self.text and not ch.isspace():  # a statement's first character: its line
             self.start = self.line
+            self.text = True
         if ch == "\n":
             self.newline()
             return
@@ -195,6 +200,9 @@ class _Scanner:
         elif ch == ":" and self.label():
             return
         self.buf.append(ch)
+        if len(self.buf) > MAX_STATEMENT_CHARS:
+            raise InputError(f"PTX line {self.start}: a statement of more than {MAX_STATEMENT_CHARS} characters: "
+                             f"is this PTX?")
 
     def label(self) -> bool:
         """A ``NAME:`` label ends here: True."""
@@ -417,9 +425,22 @@ def _instruction(s: str, line: int, module: Module, function: Function, loc: tup
     if not m:
         raise InputError(f"PTX line {line}: cannot read the instruction {_short(s)!r}")
     parts = m[1].split(".")
+    _check_nesting(m[2], line)
     operands = [_operand(x.strip(), line, module, function) for x in split_top(m[2])] if m[2].strip() else []
     text = " ".join(f"{'@!' if guard and guard[1] else '@' if guard else ''}{guard[0] if guard else ''} {m[1]} {m[2]}".split())
     return Instruction(parts[0], tuple(parts[1:]), operands, guard, line, loc, text)
+
+
+def _check_nesting(text: str, line: int) -> None:
+    depth = deepest = 0
+    for ch in text:
+        if ch in "[{(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]})":
+            depth -= 1
+    if deepest > MAX_OPERAND_DEPTH:
+        raise InputError(f"PTX line {line}: operands nested {deepest} deep (at most {MAX_OPERAND_DEPTH}): is this PTX?")
 
 
 def split_top(text: str) -> list[str]:
