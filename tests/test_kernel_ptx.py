@@ -596,3 +596,20 @@ def test_fix_of_dynamic_shared_memory_and_a_bulk_copy_not_counted():
     assert fix["excess_after"] == 0 and fix["excess_before"] == load["excess"] > 0
     assert fix["tile"] == {"rows": 64, "cols": 32, "elem_bytes": 4}
     assert [n["reason"].split()[0] for n in k["not_counted"]] == ["cp.async.bulk"]
+
+
+def test_stmatrix_on_a_target_without_it_and_byte_forms_not_counted():
+    line = "stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r4], {%r5};"
+    with pytest.raises(InputError, match=r"PTX line \d+: .*--arch sm80 has no stmatrix.*sm90"):
+        kernel(instruction_kernel(line, 16), arch="sm80")
+    byte = "ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r5, %r6}, [%r4];"
+    doc = kernel(instruction_kernel(byte, 16), arch="sm100").to_json()["kernels"][0]
+    assert doc["instructions"] == [] and "byte forms" in doc["not_counted"][0]["reason"]
+
+
+def test_the_register_memory_cap(monkeypatch):
+    from swizzle_solver.compiled import emulator
+
+    monkeypatch.setattr(emulator, "MAX_REGISTER_BYTES", 64 * 17 * 3)
+    with pytest.raises(InputError, match="more than 3 registers for 64 threads"):
+        kernel(one_access("ld.shared.f32", 4))

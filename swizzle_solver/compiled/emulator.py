@@ -27,6 +27,7 @@ from .ptx import TYPE_BYTES, Function, Instruction, Module, Operand
 
 MAX_STEPS = 100_000  # executed instructions (each for every thread at its PC): a loop with no exit ends here
 MAX_EVENT_LANES = 8_000_000  # recorded shared-memory lane addresses (64 MB of int64)
+MAX_REGISTER_BYTES = 512 << 20  # every register's values and unknown masks for every thread
 SHARED_WINDOW = 1 << 44  # generic address of shared byte 0 (cvta.shared / cvta.to.shared)
 GLOBAL_BASE = 1 << 40  # where the module's .global/.const variables are placed
 LOCAL_BASE = 1 << 46
@@ -260,12 +261,20 @@ class Emulator:
         v = store(value.v, t) if t in INT_TYPES or t == "pred" else value.v
         old = self.regs.get(op.name)
         if active is None:
+            if old is None:
+                self._check_registers()
             self.regs[op.name] = Value(v, value.u, value.why, value.shared)
         elif old is None:  # the threads not written keep an unknown (unwritten) value
+            self._check_registers()
             u = ~active if value.u is None else (value.u | ~active)
             self.regs[op.name] = Value(v, u, value.why or f"register {op.name} read before it is written", value.shared)
         else:
             self.regs[op.name] = _merge(old, Value(v, value.u, value.why, value.shared), active)
+
+    def _check_registers(self) -> None:
+        if (len(self.regs) + 1) * self.n * 17 > MAX_REGISTER_BYTES:
+            raise InputError(f"the kernel writes more than {len(self.regs)} registers for {self.n} threads "
+                             f"({MAX_REGISTER_BYTES >> 20} MiB): give a smaller --block")
 
     # --- memory --------------------------------------------------------------------------------
 

@@ -95,7 +95,11 @@ def h_st(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
 def h_matrix(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     """ldmatrix / stmatrix: every lane gives an address (count.py keeps lanes 8i .. 8i + 7 of matrix i)."""
     a = ins.operands[1] if ins.opcode == "ldmatrix" else ins.operands[0]
-    _event(emu, ctx, emu.address(a))
+    if any(m in ("m16n16", "m8n16", "m16n8") for m in ins.mods):
+        emu.not_counted.setdefault(ctx.p, f"{ins.opcode}'s byte forms (.m16n16, .m8n16, .m16n8; sm_100a/sm_120a) are "
+                                          f"not counted yet")
+    else:
+        _event(emu, ctx, emu.address(a))
     if ins.opcode == "ldmatrix":
         put_unknown(emu, ins, ctx, "an ldmatrix load")
 

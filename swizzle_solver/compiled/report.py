@@ -193,6 +193,7 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
         emu = Emulator(module, f, b, cta3, dict(params or {}), iterations, **({"max_steps": max_steps} if max_steps else {}))
         emu.run(HANDLERS)
         found = instances(emu)
+        _refuse_missing(found, emu, hw)
         counted = count(found, hw)
         rows = [Row(counted[pc], found[pc], emu) for pc in counted]
         result = KernelResult(f.name, b, cta3, rows, _not_counted(emu), _notes(emu) + _outside(rows), emu)
@@ -202,6 +203,16 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
             result.fix = fix_kernel(result, found, hw, emit)
         results.append(result)
     return KernelReport(name, hw.name, results)
+
+
+def _refuse_missing(found: dict[int, Instances], emu: Emulator, hw: Hardware) -> None:
+    """An instruction the target does not have (stmatrix before sm_90, ldmatrix on none) is bad input
+    naming the targets that have it (DESIGN.md section 9)."""
+    for pc, got in found.items():
+        family = {"ldsm": "ldmatrix", "stsm": "stmatrix"}.get(got.kind.op)
+        why = hw.refusal(family) if family else None
+        if why is not None:
+            raise InputError(f"PTX line {emu.f.code[pc].line}: {emu.f.code[pc].text!r}: {why}")
 
 
 def _where(emu: Emulator, pc: int) -> dict[str, Any]:
