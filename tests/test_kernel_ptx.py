@@ -418,6 +418,9 @@ def test_fix_serves_the_naive_transpose_and_is_remeasured():
     (fix,) = doc["kernels"][0]["fix"]["allocations"]
     assert fix["status"] == "conflict-free" and fix["excess_before"] == 992 and fix["excess_after"] == 0
     assert all(i["excess"] == 0 for i in fix["instructions"]) and "swizzle_phys" in fix["emit"]
+    assert fix["proof"]["method"] in ("exhaustive", "gf2-rank") and len(fix["proof"]["accesses"]) == 8
+    assert all(a["worst_wavefronts"] == a["lower_bound"] for a in fix["proof"]["accesses"])
+    assert "cuda" in fix["expressible_in"] and fix["family"] == "cute"
 
     def phys(r: int, c: int) -> int:
         return eval(fix["expression"], {"r": r, "c": c})  # integer literals and + - * << >> & ^ | only

@@ -98,8 +98,20 @@ def _fix_allocation(result, a: Allocation, found: dict[int, Instances], hw: Hard
         "instructions": [{"ptx_line": r.ptx_line, "wavefronts": after[r.pc].wavefronts,
                           "ideal_wavefronts": after[r.pc].ideal, "excess": after[r.pc].excess} for r in rows],
         "data_dependent": dependent, "emit": answer.emit(emit) if emit else None}
+    out.update(_evidence(answer))
     out["summary"] = _summary(name, tile, answer, before_excess, after_excess, dependent)
     return out
+
+
+def _evidence(answer) -> dict[str, Any]:
+    """The solve's family, targets and proof, each access's line of it (the full document: a solve
+    with --phases of the same lanes)."""
+    doc = answer.json()
+    proof = doc["proof"]
+    keep = ("spec", "placements_checked", "worst_wavefronts", "lower_bound", "rank", "varying_bits")
+    return {"family": doc["answer"]["family"], "expressible_in": doc["answer"]["expressible_in"],
+            "proof": {"method": proof["method"],
+                      "accesses": [{k: a[k] for k in keep if k in a} for a in proof.get("accesses", [])]}}
 
 
 def _tile(a: Allocation, rows: list, hw: Hardware) -> Tile | None:
