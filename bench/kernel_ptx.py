@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PTX = ROOT / "tests" / "data" / "kernels" / "sgemm.ptx"
-KERNEL = [sys.executable, "-m", "swizzle_solver", "kernel", str(PTX), "--param", "2=32", "--json"]
+KERNEL = [sys.executable, "-m", "swizzle_solver", "kernel", str(PTX), "--kernel", "sgemm2d", "--param", "2=32", "--json"]
 BASELINE = [sys.executable, "-c", "import typer, rich, numpy"]
 
 

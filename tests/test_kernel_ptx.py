@@ -445,7 +445,7 @@ def test_nvcc_sgemm_against_its_source_formula():
     """tests/data/kernels/sgemm.cu (2-D block tiling, 128 x 128 x 8, 256 threads, 8 x 8 per thread)
     with K = 16: its K loop twice, its d loop 8 times; nvcc keeps the regM/regN reads scalar.
     Each allocation's wavefronts against the brute force on the source's index formulas."""
-    report = kernel(SGEMM, params={"2": 16})
+    report = kernel(SGEMM, kernels=["sgemm2d"], params={"2": 16})
     (k,) = report.kernels
     assert not k.notes and not k.not_counted
     got: dict[tuple[str, str], list[int]] = {}
@@ -616,3 +616,31 @@ def test_the_register_memory_cap(monkeypatch):
     monkeypatch.setattr(emulator, "MAX_REGISTER_BYTES", 64 * 17 * 3)
     with pytest.raises(InputError, match="more than 3 registers for 64 threads"):
         kernel(one_access("ld.shared.f32", 4))
+
+
+def test_nvcc_sgemm_vec_against_its_source_formula():
+    """sgemm.cu's sgemm_vec (SGEMM_CUDA kernel 6's shape), K = 16: A transposed into As by scalar
+    stores (lanes down the columns of As), B copied
+    into Bs by float4 stores (st.shared.v4: 16-byte lanes, 8 a phase), operands read back scalar."""
+    report = kernel(SGEMM, kernels=["sgemm_vec"], params={"2": 16})
+    (k,) = report.kernels
+    got: dict[tuple[str, str, int], list[int]] = {}
+    for r in k.rows:
+        key = (r.allocation.name.rsplit("E2", 1)[-1], r.counted.kind.op, r.counted.kind.width)
+        w = got.setdefault(key, [0, 0, 0])
+        w[0], w[1], w[2] = w[0] + r.counted.wavefronts, w[1] + r.counted.ideal, w[2] + r.counted.instances
+
+    def warp(f, width=4, store=False):
+        return [({n: 4 * f(32 * w + n) for n in range(32)}, width, store) for w in range(8)]
+
+    a_writes = [x for _ in range(2) for j in range(4)
+                for x in warp(lambda t, j=j: ((t % 2) * 4 + j) * 128 + t // 2, store=True)]
+    b_writes = [x for _ in range(2) for x in warp(lambda t: (t // 32) * 128 + (t % 32) * 4, 16, True)]
+    a_reads = [x for _ in range(2) for d in range(8) for i in range(8)
+               for x in warp(lambda t, d=d, i=i: d * 128 + (t // 16) * 8 + i)]
+    b_reads = [x for _ in range(2) for d in range(8) for i in range(8)
+               for x in warp(lambda t, d=d, i=i: d * 128 + (t % 16) * 8 + i)]
+    for key, instances in ((("As", "st", 4), a_writes), (("Bs", "st", 16), b_writes), (("As", "ld", 4), a_reads),
+                           (("Bs", "ld", 4), b_reads)):
+        assert got[key] == [*brute(instances), len(instances)], key
+    assert len(got) == 4
