@@ -644,3 +644,43 @@ def test_nvcc_sgemm_vec_against_its_source_formula():
                            (("Bs", "ld", 4), b_reads)):
         assert got[key] == [*brute(instances), len(instances)], key
     assert len(got) == 4
+
+
+CP_LDSM = DATA / "kernels" / "cp_async_ldmatrix.ptx"
+
+
+def test_nvcc_inline_asm_cp_async_and_ldmatrix_and_their_fix():
+    """cp_async_ldmatrix.cu: CUTLASS-style inline asm (cvta.to.shared in a { } scope, cp.async.cg of
+    16-byte chunks, ldmatrix.x4; -lineinfo's .section blocks skipped) over a 64 x 64 b16 tile whose
+    rows are 128 bytes: the ldmatrix rows are 8-way conflicts; the fix's layout, applied here to the
+    source's byte addresses, serves both."""
+    doc = kernel(CP_LDSM, fix=True).to_json()
+    validate(doc, "kernel.schema.json")
+    k = doc["kernels"][0]
+    copies = [r for r in k["instructions"] if r["op"] == "ldgsts"]
+    (ldsm,) = [r for r in k["instructions"] if r["op"] == "ldsm"]
+
+    def chunk_byte(chunk: int) -> int:
+        return ((chunk // 8) * 64 + (chunk % 8) * 8) * 2
+
+    def row_byte(w: int, lane: int) -> int:
+        return ((w * 16 + lane % 16) * 64 + (lane // 16) * 8) * 2
+
+    def costs(place):
+        writes = [({n: place(chunk_byte(32 * w + n + 128 * i)) for n in range(32)}, 16, True)
+                  for i in range(4) for w in range(4)]
+        reads = [matrix_cost({n: place(row_byte(w, n)) for n in range(32)}, 4) for w in range(4)]
+        return brute(writes), (sum(r[0] for r in reads), sum(r[1] for r in reads))
+
+    writes, reads = costs(lambda b: b)
+    assert (sum(r["wavefronts"] for r in copies), sum(r["ideal_wavefronts"] for r in copies)) == writes
+    assert (ldsm["wavefronts"], ldsm["ideal_wavefronts"]) == reads == (128, 16)
+    (fix,) = k["fix"]["allocations"]
+    assert fix["excess_after"] == 0 and fix["tile"] == {"rows": 64, "cols": 32, "elem_bytes": 4}
+
+    def moved(b: int) -> int:
+        r, c = divmod(b // 4, 32)
+        return eval(fix["expression"], {"r": r, "c": c}) * 4 + b % 4
+
+    writes, reads = costs(moved)
+    assert writes[0] == writes[1] and reads[0] == reads[1]

@@ -244,7 +244,7 @@ def parse(text: str) -> Module:
     function: Function | None = None
     depth = 0
     source: tuple[int, int] | None = None
-    for s, line in statements(text):
+    for s, line in _without_sections(statements(text)):
         if s == "{":
             depth += 1
             if depth > MAX_DEPTH:
@@ -272,6 +272,26 @@ def parse(text: str) -> Module:
     if depth:
         raise InputError("the PTX ends inside a { } body: the file is cut short")
     return module
+
+
+def _without_sections(stmts: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The statements without ``.section NAME { ... }`` blocks (DWARF data -lineinfo adds beside
+    inline asm): nothing the kernel executes."""
+    out: list[tuple[str, int]] = []
+    skip = depth = 0
+    pending = False
+    for s, line in stmts:
+        if skip:
+            skip += {"{": 1, "}": -1}.get(s, 0)
+            continue
+        if pending and s == "{":
+            skip, pending = 1, False
+            continue
+        pending = depth == 0 and s.startswith(".section")
+        depth += {"{": 1, "}": -1}.get(s, 0)
+        if not pending:
+            out.append((s, line))
+    return out
 
 
 def _short(s: str) -> str:

@@ -23,6 +23,7 @@ def counts(report) -> list[tuple]:
 @pytest.mark.parametrize("name, options", [
     ("transpose", {"kernels": ["transpose_naive", "transpose_padded"], "block": (32, 8)}),
     ("sgemm", {"params": {"2": 32}}),
+    ("cp_async_ldmatrix", {}),
 ])
 def test_recompiled_cu_counts_as_the_committed_ptx(tmp_path, name, options):
     out = tmp_path / f"{name}.ptx"
