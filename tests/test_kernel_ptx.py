@@ -684,3 +684,24 @@ def test_nvcc_inline_asm_cp_async_and_ldmatrix_and_their_fix():
 
     writes, reads = costs(moved)
     assert writes[0] == writes[1] and reads[0] == reads[1]
+
+
+def test_a_ttgir_file_goes_to_the_ttgir_reader(monkeypatch, tmp_path):
+    """.ttgir: compiled/ttgir.py's read_ttgir (a stand-in here) gives the kernel entries; the status,
+    -q, the table and the exit code are computed from their instructions."""
+    import sys
+    import types
+
+    entry = {"name": "matmul", "block": [128, 1, 1], "fix": None, "not_counted": [], "counters": {},
+             "instructions": [{"file": "m.py", "line": 7, "ptx": "ttg.local_load", "op": "ld", "allocation": None,
+                               "instances": 1, "wavefronts": 8, "ideal_wavefronts": 4, "excess": 4,
+                               "counters": {}, "status": "conflicts"}]}
+    monkeypatch.setitem(sys.modules, "swizzle_solver.compiled.ttgir",
+                        types.SimpleNamespace(read_ttgir=lambda text, *, arch: [entry]))
+    source = tmp_path / "m.ttgir"
+    source.write_text("module {}\n")
+    run = clirun.solve("kernel", str(source), "-q")
+    assert (run.returncode, run.stdout) == (1, "conflicts: 1 instruction above ideal, 4 excess wavefronts\n")
+    run = clirun.solve("kernel", str(source))
+    assert run.returncode == 1 and "ttg.local_load" in run.stdout and "m.py:7" in run.stdout
+    assert kernel(source).to_json()["kernels"] == [entry]

@@ -27,20 +27,22 @@ def _alloc(a: dict[str, Any] | None) -> str:
 
 
 def _where(r: dict[str, Any]) -> str:
-    src = f"{r['file'].rsplit('/', 1)[-1]}:{r['line']}" if r["file"] else "-"
-    return f"{src}\nptx {r['ptx_line']}"
+    src = f"{r['file'].rsplit('/', 1)[-1]}:{r.get('line', 0)}" if r.get("file") else "-"
+    return f"{src}\nptx {r['ptx_line']}" if r.get("ptx_line") else src
 
 
 def kernel_table(k: dict[str, Any]) -> Table:
-    t = Table(title=f"{k['demangled']}  block {k['block'][0]}x{k['block'][1]}x{k['block'][2]}, "
-                    f"cta ({', '.join(map(str, k['cta']))})", title_justify="left", expand=False)
+    block = "x".join(map(str, k.get("block", []))) or "-"
+    cta = ", ".join(map(str, k.get("cta", []))) or "-"
+    t = Table(title=f"{k.get('demangled', k['name'])}  block {block}, cta ({cta})", title_justify="left",
+              expand=False)
     for name, right in (("source", False), ("ptx", False), ("op", False), ("allocation", False), ("inst", True),
                         ("waves", True), ("ideal", True), ("excess", True)):
         t.add_column(name, justify="right" if right else "left", overflow="fold", no_wrap=name == "source")
     for r in k["instructions"]:
         excess = Text(str(r["excess"]), style="red" if r["excess"] else "green")
-        inst = str(r["instances"]) + (f" ({r['data_dependent']} data-dep.)" if r["data_dependent"] else "")
-        t.add_row(_where(r), r["ptx"], r["op"], _alloc(r["allocation"]), inst, str(r["wavefronts"]),
+        inst = str(r["instances"]) + (f" ({r['data_dependent']} data-dep.)" if r.get("data_dependent") else "")
+        t.add_row(_where(r), r.get("ptx", ""), r["op"], _alloc(r.get("allocation")), inst, str(r["wavefronts"]),
                   str(r["ideal_wavefronts"]), excess)
     return t
 
@@ -57,11 +59,11 @@ def write(report, console) -> None:
     console.print(f"{doc['file']}: {len(doc['kernels'])} kernel(s), --arch {doc['arch']}", highlight=False)
     for k in doc["kernels"]:
         console.print(kernel_table(k))
-        for name, value in k["counters"].items():
+        for name, value in k.get("counters", {}).items():
             console.print(f"  {name} = {value}", highlight=False)
-        for n in k["not_counted"]:
-            console.print(f"  not counted: {_where(n)} {n['ptx']}: {n['reason']}", highlight=False)
-        for note in k["notes"]:
+        for n in k.get("not_counted", []):
+            console.print(f"  not counted: {n.get('ptx', '')}: {n.get('reason', '')}", highlight=False)
+        for note in k.get("notes", []):
             console.print(f"  note: {note}", highlight=False)
         if k.get("fix"):
             for line in k["fix"].get("lines", []):

@@ -84,7 +84,8 @@ class KernelReport:
     @property
     def status(self) -> str:
         docs = self._kernel_docs()
-        return "conflicts" if any(k.get("excess", 0) > 0 for k in docs) else "conflict-free"
+        above = any(r.get("excess", 0) > 0 for k in docs for r in k.get("instructions", []))
+        return "conflicts" if above else "conflict-free"
 
     @property
     def exit_code(self) -> int:
@@ -99,8 +100,8 @@ class KernelReport:
 
     def quiet(self) -> str:
         docs = self._kernel_docs()
-        above = sum(1 for k in docs for r in k["instructions"] if r["excess"] > 0)
-        excess = sum(k.get("excess", 0) for k in docs)
+        above = sum(1 for k in docs for r in k.get("instructions", []) if r.get("excess", 0) > 0)
+        excess = sum(r.get("excess", 0) for k in docs for r in k.get("instructions", []))
         if not above:
             return "conflict-free"
         return f"conflicts: {above} instruction{'s' if above != 1 else ''} above ideal, {excess} excess wavefronts"
