@@ -705,3 +705,9 @@ def test_a_ttgir_file_goes_to_the_ttgir_reader(monkeypatch, tmp_path):
     run = clirun.solve("kernel", str(source))
     assert run.returncode == 1 and "ttg.local_load" in run.stdout and "m.py:7" in run.stdout
     assert kernel(source).to_json()["kernels"] == [entry]
+
+
+def test_the_api_takes_one_name_and_one_size():
+    one = kernel(TRANSPOSE, kernels="transpose_padded", block=(32, 8)).to_json()
+    assert [k["demangled"] for k in one["kernels"]] == ["transpose_padded"]
+    assert kernel(one_access("ld.shared.f32", 4), block=64).kernels[0].block == (64, 1, 1)

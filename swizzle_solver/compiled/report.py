@@ -185,11 +185,12 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
         raise InputError("--emit gives the code of --fix's layout: add --fix")
     if iterations is not None and iterations < 1:
         raise InputError(f"--iterations {iterations}: give a positive number of times to follow each loop")
-    c = tuple(int(x) for x in cta) + (0, 0, 0)
+    c = ((cta,) if isinstance(cta, int) else tuple(int(x) for x in cta)) + (0, 0, 0)
     cta3 = (c[0], c[1], c[2])
     module = parse(text)
     results = []
-    for f in _selected(module, list(kernels) if kernels else None):
+    block = (block,) if isinstance(block, int) else block
+    for f in _selected(module, [kernels] if isinstance(kernels, str) else list(kernels) if kernels else None):
         b = _block(f, block)
         emu = Emulator(module, f, b, cta3, dict(params or {}), iterations, **({"max_steps": max_steps} if max_steps else {}))
         emu.run(HANDLERS)
