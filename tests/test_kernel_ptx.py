@@ -711,3 +711,15 @@ def test_the_api_takes_one_name_and_one_size():
     one = kernel(TRANSPOSE, kernels="transpose_padded", block=(32, 8)).to_json()
     assert [k["demangled"] for k in one["kernels"]] == ["transpose_padded"]
     assert kernel(one_access("ld.shared.f32", 4), block=64).kernels[0].block == (64, 1, 1)
+
+
+def test_a_field_of_a_struct_parameter():
+    """A struct parameter's field (ld.param [p+8], as the CuTe DSL passes shapes) is given as N+OFFSET;
+    unnamed, the address that depends on it is data-dependent, naming what to give."""
+    text = SPECIALS.replace(".param .u32 specials_param_0", ".param .align 8 .b8 specials_param_0[16]").replace(
+        "[specials_param_0]", "[specials_param_0+8]")
+    unnamed = kernel(text).to_json()["kernels"][0]["instructions"][0]
+    assert unnamed["status"] == "data-dependent" and "--param 0+8=VALUE" in unnamed["why_data_dependent"]
+    given = kernel(text, params={"0+8": 33}).kernels[0].rows[0].counted
+    plain = kernel(SPECIALS, params={"0": 33}).kernels[0].rows[0].counted
+    assert (given.wavefronts, given.ideal, given.data_dependent) == (plain.wavefronts, plain.ideal, 0)

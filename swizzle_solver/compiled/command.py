@@ -52,7 +52,7 @@ def _params(given: List[str]) -> dict[str, int]:
             out[name.strip()] = int(value, 0)
         except ValueError:
             raise InputError(f"--param {item!r}: write NAME=INTEGER (NAME: the PTX parameter's name, param_N or "
-                             f"its index N), e.g. --param 2=1024") from None
+                             f"its index N; N+OFFSET for a field of a struct parameter), e.g. --param 2=1024") from None
         if not eq or not name.strip():
             raise InputError(f"--param {item!r}: write NAME=INTEGER, e.g. --param 2=1024")
     return out

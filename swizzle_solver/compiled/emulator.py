@@ -227,14 +227,17 @@ class Emulator:
         return self.unknown(f"{name} (not known on a CPU)" if reg != "nctaid" else "%nctaid (the grid size is not given)")
 
     def param(self, name: str, offset: int) -> Value:
+        """A kernel parameter's value (``--param``: by its PTX name, ``param_N`` or ``N``; a field of a
+        struct parameter, e.g. CuTe DSL's, as ``N+OFFSET``), or unknown."""
         names = [p for p, _ in self.f.params]
-        if name in names and offset == 0:
-            index = names.index(name)
-            for key in (name, f"param_{index}", str(index)):
-                if key in self.params:
-                    return self.const(self.params[key])
-            return self.unknown(f"parameter {name} (give --param {index}=VALUE)")
-        return self.unknown(f"parameter {name}+{offset}")
+        if name not in names:
+            return self.unknown(f"parameter {name}+{offset}")
+        index = names.index(name)
+        at = f"+{offset}" if offset else ""
+        for key in (f"{name}{at}", f"param_{index}{at}", f"{index}{at}"):
+            if key in self.params:
+                return self.const(self.params[key])
+        return self.unknown(f"parameter {name}{at} (give --param {index}{at}=VALUE)")
 
     def address(self, op: Operand) -> Value:
         """The address an [base+off] operand names (in the instruction's state space)."""
