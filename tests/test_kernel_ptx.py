@@ -723,3 +723,22 @@ def test_a_field_of_a_struct_parameter():
     given = kernel(text, params={"0+8": 33}).kernels[0].rows[0].counted
     plain = kernel(SPECIALS, params={"0": 33}).kernels[0].rows[0].counted
     assert (given.wavefronts, given.ideal, given.data_dependent) == (plain.wavefronts, plain.ideal, 0)
+
+
+@pytest.mark.parametrize("shfl, source", [
+    ("shfl.sync.bfly.b32 %r5, %r1, 1, 31, -1;", lambda lane: lane ^ 1),
+    ("shfl.sync.bfly.b32 %r5, %r1, 6, 31, -1;", lambda lane: lane ^ 6),
+    ("shfl.sync.idx.b32 %r5, %r1, 3, 31, -1;", lambda lane: 3),
+    ("shfl.sync.idx.b32 %r5, %r1, 3, 6175, -1;", lambda lane: (lane & 24) | 3),  # segments of 8: c = 0x181f
+    ("shfl.sync.down.b32 %r5, %r1, 4, 31, -1;", lambda lane: lane + 4 if lane + 4 <= 31 else lane),
+    ("shfl.sync.up.b32 %r5, %r1, 2, 0, -1;", lambda lane: lane - 2 if lane >= 2 else lane),
+])
+def test_shfl_moves_values_between_lanes(shfl, source):
+    """The address is %tid.x * 33 words taken from another lane by shfl (the PTX ISA's pseudocode)."""
+    text = one_access("ld.shared.f32", 0, threads=32).replace(
+        "mul.lo.s32 %r2, %r1, 0;", f"{shfl}\n\tmul.lo.s32 %r2, %r5, 132;")
+    k = kernel(text).kernels[0]
+    (event,) = k.emu.events
+    assert event.addresses.tolist() == [source(n) * 132 for n in range(32)] and not event.unknown.any()
+    row = k.rows[0]
+    assert (row.counted.wavefronts, row.counted.ideal) == brute([({n: source(n) * 132 for n in range(32)}, 4, False)])

@@ -472,6 +472,35 @@ def h_call(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
                      f"e.g. __forceinline__)")
 
 
+def h_shfl(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
+    """shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c, mask: lane l reads a from lane j of its warp
+    (the PTX ISA's pseudocode: c's low 5 bits the clamp, bits 8-12 the segment mask, maxLane and
+    minLane from them); an out-of-range j reads its own a and sets p false. A source lane that is not
+    active gives an unknown value."""
+    mode = ins.mods[1] if len(ins.mods) > 1 else ""
+    a, b, c = (emu.read(ins.operands[k], "b32") for k in (1, 2, 3))
+    lane, bval = emu.lane, b.v & 0x1F
+    clamp, seg = c.v & 0x1F, (c.v >> 8) & 0x1F
+    low = lane & seg
+    high = low | (clamp & ~seg)  # maxLane
+    j = {"up": lane - bval, "down": lane + bval, "bfly": lane ^ bval, "idx": low | (bval & ~seg & 0x1F)}.get(mode)
+    if j is None:
+        put_unknown(emu, ins, ctx, "a shfl mode the emulator does not follow")
+        return
+    ok = j >= high if mode == "up" else j <= high
+    j = np.where(ok, j, lane)
+    src = np.clip(emu.warp * 32 + j, 0, emu.n - 1)
+    inactive = ~(ctx.active[src]) | (emu.warp * 32 + j >= emu.n)
+    u = inactive if a.u is None else inactive | a.u[src]
+    u = u | b.u if b.u is not None else u
+    u = u | c.u if c.u is not None else u
+    d = ins.operands[0]
+    value = Value(a.v[src], u if u.any() else None, a.why or "a shfl from a lane that is not active")
+    put(emu, d.items[0] if d.kind == "pair" else d, value, "b32", ctx)
+    if d.kind == "pair":
+        put(emu, d.items[1], Value(ok.astype(np.int64), value.u, value.why), "pred", ctx)
+
+
 def h_mbarrier(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     if ins.mods and ins.mods[0] in ("try_wait", "test_wait"):
         h_true(emu, ins, ctx)
@@ -486,7 +515,7 @@ NOTHING = ("bar", "barrier", "membar", "fence", "griddepcontrol", "prefetch", "p
 # opcodes whose results the emulator does not compute (floating point, warp-collective, tensor core,
 # texture, clocks): their destinations become unknown values
 UNKNOWN = ("fma", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos", "tanh", "copysign", "testp", "mma", "wmma",
-           "shfl", "vote", "activemask", "match", "redux", "tex", "tld4", "txq", "suld", "suq", "istypep", "slct",
+           "vote", "activemask", "match", "redux", "tex", "tld4", "txq", "suld", "suq", "istypep", "slct",
            "dp4a", "dp2a", "sad", "addc", "subc", "madc", "fns", "bmsk", "szext", "createpolicy", "isspacep",
            "alloca", "stacksave", "getctarank", "mapa", "movmatrix", "cvt_pack", "ld_placeholder", "vabsdiff",
            "vadd", "vsub", "vmin", "vmax", "vshl", "vshr", "vmad", "vset", "mul_hi_placeholder", "bfind", "fmax",

@@ -24,6 +24,7 @@ from .execute import (
     h_set,
     h_setp,
     h_shf,
+    h_shfl,
     h_unary,
     h_unknown,
 )
@@ -39,7 +40,7 @@ def handlers() -> dict[str, Handler]:
     for op in ("neg", "abs", "not", "cnot", "popc", "clz", "brev"):
         table[op] = h_unary
     table.update(mov=h_mov, selp=h_selp, setp=h_setp, set=h_set, bfe=h_bfe, bfi=h_bfi, prmt=h_prmt, lop3=h_lop3,
-                 shf=h_shf, cvt=h_cvt, cvta=h_cvta, bra=h_bra, ret=h_exit, exit=h_exit, call=h_call, elect=h_elect)
+                 shf=h_shf, shfl=h_shfl, cvt=h_cvt, cvta=h_cvta, bra=h_bra, ret=h_exit, exit=h_exit, call=h_call, elect=h_elect)
     for op in NOTHING:
         table[op] = h_nothing
     for op in UNKNOWN:
