@@ -100,11 +100,15 @@ class KernelReport:
 
     def quiet(self) -> str:
         docs = self._kernel_docs()
-        above = sum(1 for k in docs for r in k.get("instructions", []) if r.get("excess", 0) > 0)
-        excess = sum(r.get("excess", 0) for k in docs for r in k.get("instructions", []))
+        rows = [r for k in docs for r in k.get("instructions", [])]
+        above = sum(1 for r in rows if r.get("excess", 0) > 0)
+        excess = sum(r.get("excess", 0) for r in rows)
+        dependent = sum(1 for r in rows if r.get("data_dependent"))
+        tail = (f" ({dependent} instruction{'s' if dependent != 1 else ''} with data-dependent addresses not counted)"
+                if dependent else "")
         if not above:
-            return "conflict-free"
-        return f"conflicts: {above} instruction{'s' if above != 1 else ''} above ideal, {excess} excess wavefronts"
+            return "conflict-free" + tail
+        return f"conflicts: {above} instruction{'s' if above != 1 else ''} above ideal, {excess} excess wavefronts{tail}"
 
     def text(self) -> str:
         from .render import render
