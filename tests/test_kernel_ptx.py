@@ -744,3 +744,12 @@ def test_shfl_moves_values_between_lanes(shfl, source):
     assert event.addresses.tolist() == [source(n) * 132 for n in range(32)] and not event.unknown.any()
     row = k.rows[0]
     assert (row.counted.wavefronts, row.counted.ideal) == brute([({n: source(n) * 132 for n in range(32)}, 4, False)])
+
+
+def test_mul24_reads_the_low_24_bits_and_bulk_bookkeeping_is_not_a_copy():
+    text = one_access("ld.shared.f32", 4).replace(
+        "mul.lo.s32 %r2, %r1, 4;",
+        "add.u32 %r6, %r1, 16777216;\n\tmul24.lo.u32 %r2, %r6, 4;\n"
+        "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;\n\tcp.async.wait_all;")
+    k = kernel(text).to_json()["kernels"][0]
+    assert k["not_counted"] == [] and k["instructions"][0]["allocation"]["bytes"] == [0, 63 * 4 + 4]

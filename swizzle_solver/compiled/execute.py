@@ -103,6 +103,12 @@ def _minmax(a: np.ndarray, b: np.ndarray, t: str, low: bool) -> np.ndarray:
     return np.where(less == low, a, b)
 
 
+def _low24(v: np.ndarray, t: str) -> np.ndarray:
+    """mul24/mad24 multiply the low 24 bits of their operands (sign-extended for .s32)."""
+    low = v & 0xFFFFFF
+    return low - ((low >> 23) << 24) if t.startswith("s") else low
+
+
 def _mul(a: np.ndarray, b: np.ndarray, t: str, mods: tuple[str, ...]) -> tuple[np.ndarray, str]:
     """(product, result type): .lo, .hi or .wide of a * b."""
     w = 8 * TYPE_BYTES[t]
@@ -123,7 +129,7 @@ _ARITH: dict[str, Callable[[np.ndarray, np.ndarray, str, tuple[str, ...]], tuple
     "add": lambda a, b, t, m: (a + b, t),
     "sub": lambda a, b, t, m: (a - b, t),
     "mul": _mul,
-    "mul24": _mul,
+    "mul24": lambda a, b, t, m: _mul(_low24(a, t), _low24(b, t), t, m),
     "div": lambda a, b, t, m: (_divide(a, b, t, False), t),
     "rem": lambda a, b, t, m: (_divide(a, b, t, True), t),
     "min": lambda a, b, t, m: (_minmax(a, b, t, True), t),
@@ -165,7 +171,10 @@ def h_mad(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     t = type_of(ins)
     d, x, y, z = ins.operands[:4]
     a, b = emu.read(x, t), emu.read(y, t)
-    v, out_t = _mul(norm(a.v, t), norm(b.v, t), t, ins.mods)
+    av, bv = norm(a.v, t), norm(b.v, t)
+    if ins.opcode == "mad24":
+        av, bv = _low24(av, t), _low24(bv, t)
+    v, out_t = _mul(av, bv, t, ins.mods)
     c = emu.read(z, out_t)
     put(emu, d, result(store(v + norm(c.v, out_t), out_t), a, b, c, shared=c.shared), out_t, ctx)
 

@@ -107,14 +107,14 @@ def h_matrix(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
 def h_cp(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     """cp.async (its shared side is the event); cp.async.bulk / TMA: listed as not counted."""
     mods = ins.mods
-    if not mods or mods[0] != "async":
-        put_unknown(emu, ins, ctx, f"the result of {ins.opcode}")
-        return
-    if len(mods) > 1 and mods[1] in ("commit_group", "wait_group", "wait_all", "mbarrier"):
-        return
-    if "bulk" in mods:
+    if any(m in ("commit_group", "wait_group", "wait_all", "mbarrier", "prefetch") for m in mods):
+        return  # the copies' bookkeeping
+    if "bulk" in mods:  # cp.async.bulk[.tensor], cp.reduce.async.bulk: the TMA's copies
         emu.not_counted.setdefault(ctx.p, "cp.async.bulk (TMA): the copy engine writes shared memory in its own "
                                           "pattern (hardware-swizzled by the tensor map); not counted")
+        return
+    if not mods or mods[0] != "async":
+        put_unknown(emu, ins, ctx, f"the result of {ins.opcode}")
         return
     dst = ins.operands[0]
     _event(emu, ctx, emu.address(dst))
