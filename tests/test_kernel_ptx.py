@@ -401,8 +401,9 @@ def test_cp_async_and_atomics_shared_side(line, op, width, stride):
 
 
 def test_generic_accesses_proven_shared_and_tensor_core_reads_not_counted():
-    line = ("cvta.shared.u64 %rd2, %rd3; ld.u32 %r9, [%rd2];\n"
-            "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r10, %r11}, %rd1, %rd1, 1, 1, 1, 0, 0;")
+    line = ("cvta.shared.u64 %rd2, %rd3; ld.u32 %r9, [%rd2];\n wgmma.fence.sync.aligned;\n"
+            "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%r10, %r11}, %rd1, %rd1, 1, 1, 1, 0, 0;\n"
+            "wgmma.commit_group.sync.aligned;\n wgmma.wait_group.sync.aligned 0;")
     text = instruction_kernel(line, 128).replace("add.s32 %r4, %r3, %r2;", "add.s32 %r4, %r3, %r2;\n\tcvt.u64.u32 %rd3, %r4;")
     doc = kernel(text).to_json()["kernels"][0]
     (row,) = doc["instructions"]

@@ -144,7 +144,7 @@ def h_descriptor(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
                 mode = {1: "128B", 2: "64B", 3: "32B"}.get(bits, mode)
     why = (f"{ins.opcode} reads shared memory through matrix descriptors (hardware-swizzled"
            f"{', swizzle mode ' + mode if mode else ''}); not counted")
-    if any(m in ("mma_async", "mma", "cp", "ld", "st", "shift", "copy") for m in ins.mods) or ins.opcode == "wgmma":
+    if any(m in ("mma_async", "mma", "cp", "ld", "st", "shift", "copy") for m in ins.mods):  # not fence/commit/wait
         emu.not_counted.setdefault(ctx.p, why)
     put_unknown(emu, ins, ctx, f"the result of {ins.opcode}")
 
