@@ -107,3 +107,60 @@ steps = st.lists(st.tuples(st.sampled_from(sorted(OPS)), st.integers(0, 50), st.
 @given(steps, st.integers(1, 4))
 def test_random_programs(program_steps, trips):
     check(program_steps, trips)
+
+
+# --- mutated PTX: a report or one line of bad input, never a crash --------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from swizzle_solver.compiled.report import analyse  # noqa: E402
+from swizzle_solver.model import InputError  # noqa: E402
+
+KERNELS = Path(__file__).resolve().parent / "data" / "kernels"
+SOURCES = [(KERNELS / f"{name}.ptx").read_text().splitlines()
+           for name in ("transpose", "cp_async_ldmatrix", "sgemm", "triton_transpose")]
+TOKENS = ["%r1,", "%rd2,", "0,", "-1,", "%p1,", "%f1,", "[%r1],", "4096,", "0f3F800000,", "add.u64", "shl.b32",
+          "ld.shared.v2.f32", "{", "}", "$L__BB0_2", "@%p1", ".shared", ".reqntid 0", ";", "bra", "%tid.x", "ret;"]
+
+
+def mutated(source: int, edits: list[tuple[int, int, int, int]]) -> str:
+    lines = list(SOURCES[source])
+    for kind, at, other, token in edits:
+        i = at % len(lines)
+        if kind == 0:
+            del lines[i]
+        elif kind == 1:
+            lines.insert(i, lines[other % len(lines)])
+        elif lines[i].split():
+            words = lines[i].split()
+            words[other % len(words)] = TOKENS[token % len(TOKENS)]
+            lines[i] = " ".join(words)
+    return "\n".join(lines)
+
+
+def report_or_one_line(text: str) -> None:
+    try:
+        analyse(text, "mutated", block=(64, 4), params={"2": 16, "1": 8}, iterations=3, max_steps=20_000)
+    except InputError as err:
+        assert "\n" not in str(err) and str(err)
+
+
+def test_a_wrong_operand_count_is_one_line():
+    text = (KERNELS / "transpose.ptx").read_text().replace("add.s32 \t%r5, %r3, %r4;", "add.s32 \t%r5;", 1)
+    try:
+        analyse(text, "t", kernels=["transpose_naive"], block=(32, 8))
+    except InputError as err:
+        assert "is not a form of add the emulator knows" in str(err) and str(err).startswith("PTX line ")
+    else:
+        raise AssertionError("accepted")
+    report_or_one_line(mutated(2, [(2, 300, 1, 0), (0, 10, 0, 0)]))
+
+
+edits = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 10**6), st.integers(0, 10**6), st.integers(0, 100)),
+                 min_size=1, max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, len(SOURCES) - 1), edits)
+def test_mutated_ptx_never_crashes(source, changes):
+    report_or_one_line(mutated(source, changes))

@@ -74,6 +74,11 @@ class Value:
         self.v, self.u, self.why, self.shared = v, u, why, shared
 
 
+def _shown(op: Operand) -> str:
+    return {"imm": "an integer", "fimm": "a float", "addr": "an address", "label": f"label {op.name}",
+            "vec": "a vector"}.get(op.kind, f"{op.kind} {op.name}".strip())
+
+
 def _merge(old: Value, new: Value, active: np.ndarray) -> Value:
     """``new`` for the active threads, ``old`` for the others."""
     v = np.where(active, new.v, old.v)
@@ -204,7 +209,7 @@ class Emulator:
             return Value(np.full(self.n, address + op.value, dtype=np.int64), None, "", space == "shared")
         if op.kind == "param":
             return self.param(op.name, 0)
-        raise InputError(f"operand {op!r} cannot be read as a value")
+        raise InputError(f"{_shown(op)} cannot be read as a value")
 
     def special(self, name: str) -> Value:
         reg, _, axis = name[1:].partition(".")
@@ -260,7 +265,7 @@ class Emulator:
             self.write(op.items[0], value, t, active)
             return
         if op.kind != "reg":
-            raise InputError(f"cannot write to {op!r}")
+            raise InputError(f"its result cannot be written to {_shown(op)}")
         v = store(value.v, t) if t in INT_TYPES or t == "pred" else value.v
         old = self.regs.get(op.name)
         if active is None:
@@ -356,6 +361,14 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
         raise InputError(f"{emu.where(ins)}: the emulator cannot execute {ins.text!r} ({ins.opcode} is not an "
                          f"instruction it knows): the kernel is refused rather than guessed")
     pcs[at] = p + 1
-    handler(emu, ins, Ctx(p, at, active, maybe, pcs))
+    try:
+        handler(emu, ins, Ctx(p, at, active, maybe, pcs))
+    except InputError as err:
+        if str(err).startswith("PTX line"):
+            raise
+        raise InputError(f"{emu.where(ins)}: {ins.text!r}: {err}") from None
+    except (IndexError, KeyError, AttributeError, TypeError):  # too few operands, or of the wrong kind
+        raise InputError(f"{emu.where(ins)}: {ins.text!r} is not a form of {ins.opcode} the emulator knows "
+                         f"(its operands): the kernel is refused rather than guessed") from None
 
 
