@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 _API = {"solve": "api", "check": "api", "problem": "api", "Result": "api", "Checked": "api", "sweep": "api",
         "write_csv": "outcomes",
         "Problem": "model", "InputError": "model",
-        "TARGETS": "emit"}
+        "TARGETS": "emit", "kernel": "compiled"}
 __all__ = ["__version__", *_API]
 
 

@@ -565,6 +565,10 @@ from .probe.command import (  # noqa: E402 (typer options only; the work is lazy
 app.command("probe", epilog=PROBE_EPILOG)(probe_command)
 app.command("probe-compare", epilog=PROBE_COMPARE_EPILOG)(probe_compare_command)
 
+from .compiled.command import KERNEL_EPILOG, kernel_command  # noqa: E402 (typer options only; the work is lazy)
+
+app.command("kernel", epilog=KERNEL_EPILOG)(kernel_command)
+
 
 class _CaseTimes:
     """batch's --timeout (each case's search) and --total-timeout (the searches of the whole run,

@@ -167,3 +167,9 @@ def _lane(lane, k: int, where: str, tile: Tile) -> tuple[int, int, int]:
                          f"{'an' if b == 8 else 'a'} {b}-byte vector must start at a "
                          f"multiple of {b} bytes (row {r} starts at byte {r * tile.row_length * e})")
     return (r, c, b)
+
+
+def phases_pattern(name: str, phases: list[list[list[int]]], tile: Tile, hardware: Hardware) -> Pattern:
+    """One [[pattern]] given in code (name and phases of [row, col, bytes] lanes), checked as a
+    phases file's (swizzle-solve kernel --fix: the lanes a kernel's instruction was seen to read)."""
+    return _pattern({"name": name, "phases": phases}, 0, "(kernel)", tile, hardware)

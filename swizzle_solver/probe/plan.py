@@ -470,3 +470,15 @@ def _split_note(p: Pattern, op: Op, phases: int, r: Reading) -> str:
     return (f"{p.spec}: a placement ({p.phase_bytes} B in {p.lane_row.shape[1]} lanes) is more than one phase of "
             f"{op.name}; the probe issues its lanes in order as {phases} phases for {p.placements} placements and "
             f"predicts those ({r.wavefronts} wavefronts), where the access's own count is {r.access_total}")
+
+
+def serve(rows: np.ndarray, cols: np.ndarray, op: Op, pattern: Pattern, problem: Problem,
+          table: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(cost, ideal, instruction) of every phase the hardware makes of the instructions ``rows``,
+    ``cols`` (instructions x slots, -1 inactive) of ``op`` over the layout ``table``: exactly what
+    ``one_pass`` measures for a probe's instructions (``issued``, the simulator), for instructions
+    given directly (``swizzle-solve kernel``: compiled/count.py). ``pattern`` gives the banks and
+    the lane width."""
+    phases = issued(rows, cols, op, pattern, problem.hardware, None)
+    served, ideal = _phase_lanes(pattern, pattern, phases, problem)
+    return _costs(served, problem, table), ideal, phases.instruction
