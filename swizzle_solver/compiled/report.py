@@ -171,7 +171,7 @@ def hardware_of(arch: str) -> Hardware:
     hw = target(arch)
     if hw is None:
         raise InputError(f"--arch {arch!r} is not a target: use one of {target_names()}")
-    if hw.profiler != "ncu":
+    if hw.language != "CUDA":  # the targets whose kernels are CUDA run PTX
         raise InputError(f"--arch {arch}: PTX runs on NVIDIA GPUs; give an NVIDIA target (nvidia, sm80, sm90, ...)")
     return hw
 

@@ -276,7 +276,7 @@ def _instruction(row: dict, arch: str) -> dict:
     hw = target(arch)
     rows, cols = row["shape"]
     counters = {}
-    if hw is not None and hw.profiler == "ncu":
+    if hw is not None and hw.language == "CUDA" and hw.profiler:  # ncu counts NVIDIA's kernels
         waves, conflicts = ncu_names(row["access"] if row["access"] in ("ld", "st") else "ldgsts")[0]
         counters = {waves: row["wavefronts"], conflicts: row["excess"]}
     return {"file": row["file"] or "", "line": row["line"] or 0, "ptx_line": row["ttgir_line"], "ptx": row["text"],
