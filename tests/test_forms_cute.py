@@ -45,6 +45,12 @@ RECORDS = {  # (record, rows, cols) as --emit cute writes them for a stored tile
 }
 
 
+
+def one_line(cpp: str) -> str:
+    """The printed C++ as a user pastes it into --check: one line (a layout's text is refused with a
+    line break in it, docs/cli.md)."""
+    return " ".join(cpp.split())
+
 @pytest.mark.parametrize("name", list(RECORDS))
 def test_transpose_is_the_record_at_c_r(name):
     record, rows, cols = RECORDS[name]
@@ -78,7 +84,7 @@ def test_printed_cpp_reads_back_as_the_record(name):
         if isinstance(rec, Composed) and isinstance(rec.outer, Layout):
             continue  # (cute: reads a swizzle as make_composed_layout's outer map, not a layout)
         tile = Tile(r, c, c, 2)
-        got = layout_table(tile, parse_layout(f"cute: {rec.cpp()}", tile=tile))
+        got = layout_table(tile, parse_layout(f"cute: {one_line(rec.cpp())}", tile=tile))
         assert np.array_equal(got, table(py(rec), r, c))
 
 
@@ -90,8 +96,8 @@ def test_gmma_atom_transpose_and_upcast(width, e):
     w = width // e
     tiled = Tiled(Atom("K", atoms[width], "T"), (16, 2 * w))
     k_tile, mn_tile = Tile(16, 2 * w, 2 * w, e), Tile(2 * w, 16, 16, e)
-    k = layout_table(k_tile, parse_layout(f"cute: {tiled.cpp()}", tile=k_tile))
-    mn = layout_table(mn_tile, parse_layout(f"cute: {tiled.transpose().cpp()}", tile=mn_tile))
+    k = layout_table(k_tile, parse_layout(f"cute: {one_line(tiled.cpp())}", tile=k_tile))
+    mn = layout_table(mn_tile, parse_layout(f"cute: {one_line(tiled.transpose().cpp())}", tile=mn_tile))
     assert np.array_equal(mn, k.T)
     assert tiled.upcast(2) == Tiled(Atom("K", atoms[width], "T4"), (16, 4 * w))
     assert tiled.transpose().upcast(2) == Tiled(Atom("MN", atoms[width], "T4"), (4 * w, 16), (2, 1))
