@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from .model import Tile
+from .value import Value
 
 _RC = re.compile(r"\b([rc])(?=\b|\d)")
 
@@ -61,3 +62,53 @@ def extras(tile: Tile, found: dict) -> dict:
     if isinstance(out.get("padding"), dict) and isinstance(out["padding"].get("inner"), dict):
         out["padding"] = {**out["padding"], "inner": extras(tile, out["padding"]["inner"])}
     return out
+
+
+class Words(Value):
+    """What the emitted code and its comments call the stored tile's rows, columns and indices, in the
+    user's view: the one place that says a stored row is a column of a column-major tile. Emitters
+    write the stored tile's code with these (``f"{w.r} * {pitch} + {w.c}"``, ``f"{w.rows} {pitch}
+    elements apart"``), so their text is the user's from the start.
+
+    Row order: row/column, r/c. --order col: a stored row is the user's column (element (r, c) is
+    stored at row c, column r), so the stored row index is the user's ``c`` and a stored column panel
+    is a band of the user's rows."""
+
+    row: str = "row"  # a stored row, in the user's words
+    col: str = "column"  # a stored column
+    r: str = "r"  # the user's name of the stored tile's row index
+    c: str = "c"  # ... and of its column index
+    order: str = "row-major"  # the stored tile's order, as the user's tile has it
+    taller: str = "taller"  # a tile with more stored rows
+
+    @property
+    def rows(self) -> str:
+        return f"{self.row}s"
+
+    @property
+    def cols(self) -> str:
+        return f"{self.col}s"
+
+    def offset(self, pitch: int) -> str:
+        """The stored tile's flat offset, stored rows ``pitch`` apart, in the user's (r, c)."""
+        return f"{self.r} * {pitch} + {self.c}"
+
+    def expression(self, text: str | None) -> str | None:
+        """A family's C expression of the stored tile's (r, c) (layout.Layout.expression), in the user's:
+        the same translation the JSON's ``expression`` gets (orient.expression)."""
+        return text if text is None or self.r == "r" else swap_rc(text)
+
+    def panels(self, n: int, w: int, width: int | None = None) -> str:
+        """``n`` stored column panels of ``w`` elements (``width`` bytes wide), in the user's words."""
+        if self.row == "row":
+            return f"{n} column panels of {w} elements" + (f" ({width} B)" if width else "")
+        return f"{n} row panels of {w} rows" + (f" ({width} B down each column)" if width else "")
+
+
+ROW_ORDER = Words()
+COL_ORDER = Words("column", "row", "c", "r", "column-major", "wider")
+
+
+def words(tile: Tile) -> Words:
+    """The words of the tile's view (Words)."""
+    return COL_ORDER if tile.col_major else ROW_ORDER

@@ -244,6 +244,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem
+from ..orient import words
 from .common import Snippet, header
 
 TARGET = "numpy"
@@ -253,7 +254,7 @@ COMMENT = "#"
 
 
 def emit(problem: Problem, layout: Layout) -> Snippet:
-    expression = layout.expression(problem.tile)
+    expression = words(problem.tile).expression(layout.expression(problem.tile))  # in the user's (r, c)
     head = header(problem, layout, "#")
     if expression is None:
         return Snippet("numpy", f"{head}\\n# cannot express: the layout has no closed form", False)

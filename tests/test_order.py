@@ -518,7 +518,7 @@ def test_emit_notes_storage_for_tma():
 
 
 STORED_WORDS = re.compile(r"column panels|\brows \d+ elements apart|spare per row|element\(s\) per row|row length is|box row|\d+ rows \(at most|"
-                          r"column XOR per row|permutation of rows|loads columns|\d+ rows of \d+ B|plain row-major")
+                          r"column XOR per row|permutation of rows|loads columns|\d+ rows of \d+ B|plain row-major|rows padded to")
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem, Tile
+from ..orient import words
 from ..value import Value
 from .recognise import why_not_swizzle
 
@@ -50,14 +51,16 @@ def cpp_layout(tile: Tile, pitch: int | None = None) -> str:
 
 
 def plain(tile: Tile, pitch: int, comment: str) -> str:
-    spare = f", padded: {pitch - tile.cols} spare element(s) per row" if pitch > tile.cols else ""
-    return f"{comment} no swizzle: plain row-major, rows {pitch} elements apart{spare}"
+    w = words(tile)
+    spare = f", padded: {pitch - tile.cols} spare element(s) per {w.row}" if pitch > tile.cols else ""
+    return f"{comment} no swizzle: plain {w.order}, {w.rows} {pitch} elements apart{spare}"
 
 
 def rows_apart(tile: Tile, pitch: int) -> str:
     """How far apart a layout stores rows that are not the given row length apart (a padded layout)."""
-    spare = f"{pitch - tile.cols} spare per row" if pitch > tile.cols else "no padding"
-    return f"rows {pitch} elements apart ({spare}; the given row length is {tile.row_length})"
+    w = words(tile)
+    spare = f"{pitch - tile.cols} spare per {w.row}" if pitch > tile.cols else "no padding"
+    return f"{w.rows} {pitch} elements apart ({spare}; the given {w.row} length is {tile.row_length})"
 
 
 def cannot_cute(tile: Tile, layout: Layout, comment: str) -> str:
@@ -89,4 +92,4 @@ def table_body(tile: Tile, layout: Layout) -> str | None:
     rows = ",\n".join("    {" + ", ".join(map(str, row)) + "}" for row in table.tolist())
     return (f"  // no closed form: the offsets as a constant table\n"
             f"  static const {kind} kPhys[{tile.rows}][{tile.cols}] = {{\n{rows}}};\n"
-            f"  return kPhys[r][c];")
+            f"  return kPhys[{words(tile).r}][{words(tile).c}];")

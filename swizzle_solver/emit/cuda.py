@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..layout import Layout
 from ..model import Problem
+from ..orient import words
 from .common import MAX_TABLE, Snippet, header, table_body
 from .recognise import swizzled_rows
 from .views import byte_of, element_note, formula
@@ -26,11 +27,11 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     found = swizzled_rows(tile, layout)
     if found is not None:
         pitch, sw = found
-        what = "logical element offset" if pitch == tile.row_length else f"offset with rows padded to {pitch}"
-        body = (f"  const int p = r * {pitch} + c;  // {what}\n"
+        what = "logical element offset" if pitch == tile.row_length else f"offset with {words(tile).rows} padded to {pitch}"
+        body = (f"  const int p = {words(tile).offset(pitch)};  // {what}\n"
                 f"  return {sw.c_xor('p')};  // {sw.name}")
     elif layout.expression(tile) is not None:
-        body = f"  return {layout.expression(tile)};"
+        body = f"  return {words(tile).expression(layout.expression(tile))};"
     else:  # a table with no closed form: as a constant array, or too large to paste
         table = table_body(tile, layout)
         if table is None:

@@ -14,6 +14,7 @@ from ..forms.cute import Layout as CuteLayout
 from ..forms.cute import render as render_in
 from ..layout import Layout
 from ..model import Problem, Tile
+from ..orient import words
 from ..value import Value, replace
 from .common import CPP_TYPES, Snippet, cannot_cute, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzle_chain, swizzled_columns, swizzled_rows, tma_width
@@ -108,13 +109,14 @@ def _shaped(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str) -> Fo
     if panels is not None:
         if f"{panels.width}B" in modes and tile.elem_bytes in CPP_TYPE:
             return _panels(tile, panels, head)
-        return [head, f"// {tile.cols // panels.panel_cols(tile)} column panels of {panels.panel_cols(tile)} elements, "
+        return [head, f"// {words(tile).panels(tile.cols // panels.panel_cols(tile), panels.panel_cols(tile))}, "
                       f"each the swizzle {panels.atom(tile).name}",
                 Declared("smem_layout", Composed(panels.atom(tile), panel_layout(tile, panels)))], True
     bands = row_bands(tile, layout)
     if bands is not None:
-        return [head, "// a permutation of rows in bands: a hierarchical layout, row r = (r0, r1, band) with "
-                      f"r0 < {bands[0][0]}, r1 < {bands[0][1]}",
+        w = words(tile)
+        return [head, f"// a permutation of {w.rows} in bands: a hierarchical layout, {w.row} {w.r} = ({w.r}0, {w.r}1, "
+                      f"band) with {w.r}0 < {bands[0][0]}, {w.r}1 < {bands[0][1]}",
                 Declared("smem_layout", CuteLayout((bands[0], tile.cols), (bands[1], 1)))], True
     return None
 
@@ -133,7 +135,7 @@ def _not_a_row_swizzle(tile: Tile, layout: Layout, head: str) -> Form:
     return [head, cannot_cute(tile, layout, "//"),
             f"struct SmemLayout {{  // use as smem[SmemLayout{{}}(r, c)]\n"
             f"  CUTE_HOST_DEVICE constexpr int operator()(int r, int c) const {{\n"
-            f"    return {layout.expression(tile)};\n  }}\n}};"], False
+            f"    return {words(tile).expression(layout.expression(tile))};\n  }}\n}};"], False
 
 
 def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, pitch: int, sw) -> Form:
@@ -141,7 +143,7 @@ def _row_swizzle(tile: Tile, layout: Layout, modes: tuple[str, ...], head: str, 
     else the element-level composition."""
     lines: list[Line] = [head]
     if pitch != tile.row_length:
-        lines.append(f"// {rows_apart(tile, pitch)}, then {sw.name} on the offset r * {pitch} + c")
+        lines.append(f"// {rows_apart(tile, pitch)}, then {sw.name} on the offset {words(tile).offset(pitch)}")
     elif layout.cute_swizzle() is None:
         lines.append(f"// equal to {sw.name} on every element of this tile")
     byte = sw.byte_level(tile.elem_bytes)
@@ -197,7 +199,7 @@ def _panels(tile: Tile, panels, head: str) -> Form:
     atom = panels.atom(tile)
     return [
         head,
-        f"// {tile.cols // w} column panels of {w} elements ({width} B), each the {width}B swizzle atom "
+        f"// {words(tile).panels(tile.cols // w, w, width)}, each the {width}B swizzle atom "
         f"(byte form {atom.byte_level(tile.elem_bytes).name}); for make_tma_copy and GMMA:",
         ElementType(tile.elem_bytes),
         Declared("smem_layout", Tiled(Atom("K", f"SW{width}", "T"), (tile.rows, tile.cols))),
@@ -228,12 +230,13 @@ def _columns(tile: Tile, pitch: int, pow2: int, sw, head: str) -> Form:
     """A per-row column XOR on rows ``pitch`` apart: rows laid ``pow2`` apart (a power of two, so
     row bits are offset bits), the swizzle moves row bits onto column bits, and a layout maps the
     offset back to rows ``pitch`` apart: make_composed_layout(back, 0, composition(sw, rows))."""
-    padded = f" (padded: {pitch - tile.cols} spare per row)" if pitch > tile.cols else ""
+    w = words(tile)
+    padded = f" (padded: {pitch - tile.cols} spare per {w.row})" if pitch > tile.cols else ""
     back = CuteLayout((pow2, tile.rows), (1, pitch))  # a map of offsets: kept under --order col
     return [
         head,
-        f"// a column XOR per row on rows {pitch} elements apart{padded}: (r, c) -> r * {pow2} + c (rows on a "
-        f"power-of-two pitch), {sw.name} (row bits onto column bits), then i -> i % {pow2} + (i / {pow2}) * {pitch} "
+        f"// a {w.col} XOR per {w.row} on {w.rows} {pitch} elements apart{padded}: (r, c) -> {w.offset(pow2)} ({w.rows} "
+        f"on a power-of-two pitch), {sw.name} ({w.row} bits onto {w.col} bits), then i -> i % {pow2} + (i / {pow2}) * {pitch} "
         f"(back to the pitch)",
         Using("SmemSwizzle", sw),
         Declared("smem_layout", Composed(back, Composed(Ref("SmemSwizzle"), _layout(tile, pow2), broken=False),
@@ -244,7 +247,8 @@ def _nested(tile: Tile, pitch: int, chain, head: str) -> Form:
     """Swizzles applied in turn to r * pitch + c: each composed around the previous (C++ CuTe
     evaluates a nested composed layout; the CuTe DSL does not take one)."""
     where = "" if pitch == tile.row_length else f", {rows_apart(tile, pitch)}"
-    lines: list[Line] = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to r * {pitch} + c{where}: "
+    lines: list[Line] = [head, f"// {' then '.join(x.name for x in chain)}, applied in turn to {words(tile).offset(pitch)}"
+                               f"{where}: "
                                f"nested composed layouts (C++ CuTe; the CuTe DSL takes one swizzle only)"]
     lines += [Using(f"SmemSwizzle{i}", sw) for i, sw in enumerate(chain, 1)]
     value = Composed(Ref("SmemSwizzle1"), _layout(tile, pitch))

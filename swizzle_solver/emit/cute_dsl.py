@@ -5,6 +5,7 @@ from ..forms.cute import Composed, Declared, in_view, render, upcast_records
 from ..forms.cute import Layout as CuteLayout
 from ..layout import Layout
 from ..model import Problem, Tile
+from ..orient import words
 from .common import Snippet, cannot_cute, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzled_columns, swizzled_rows
 from .views import element_note, formula, rule
@@ -32,12 +33,12 @@ def form(problem: Problem, layout: Layout) -> tuple[list, bool]:
     panels = panels_of(tile, layout)
     if panels is not None:
         w, atom = panels.panel_cols(tile), panels.atom(tile)
-        return lines + [f"# {tile.cols // w} column panels of {w} elements, each {atom.name} (the {panels.width}B atom)",
+        return lines + [f"# {words(tile).panels(tile.cols // w, w)}, each {atom.name} (the {panels.width}B atom)",
                         Declared("smem_layout", Composed(atom, CuteLayout((tile.rows, (w, tile.cols // w)),
                                                                           (w, (1, tile.rows * w)))))], True
     bands = row_bands(tile, layout)
     if bands is not None:
-        return lines + ["# a permutation of rows in bands: a hierarchical layout",
+        return lines + [f"# a permutation of {words(tile).rows} in bands: a hierarchical layout",
                         Declared("smem_layout", CuteLayout((bands[0], tile.cols), (bands[1], 1)))], True
     found = swizzled_rows(tile, layout)
     if found is None:
@@ -46,11 +47,11 @@ def form(problem: Problem, layout: Layout) -> tuple[list, bool]:
             why = ("# cannot express in the CuTe DSL: it is a swizzle between two layouts (--emit cute, C++), and the "
                    "DSL's make_composed_layout takes only an affine inner layout; the function below is exact")
         missing = no_closed_form(tile, layout, "#")
-        function = [missing] if missing else ["def smem_offset(r, c):", f"    return {layout.expression(tile)}"]
+        function = [missing] if missing else ["def smem_offset(r, c):", f"    return {words(tile).expression(layout.expression(tile))}"]
         return [head, why, *function], False
     pitch, sw = found
     if pitch != tile.row_length:
-        lines.append(f"# {rows_apart(tile, pitch)}, then {sw.name} on the offset r * {pitch} + c")
+        lines.append(f"# {rows_apart(tile, pitch)}, then {sw.name} on the offset {words(tile).offset(pitch)}")
     return lines + [Declared("smem_layout", Composed(sw, _dsl_layout(tile, pitch)))], True
 
 

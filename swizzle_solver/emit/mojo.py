@@ -10,6 +10,7 @@ from ..forms.cute import Declared, Ref, Swizzle, in_view, render, swizzle_upcast
 from ..forms.cute import Layout as CuteLayout
 from ..layout import Layout
 from ..model import Problem, Tile
+from ..orient import words
 from ..value import Value, replace
 from .common import Snippet, header, no_closed_form, plain, rows_apart
 from .recognise import panels_of, row_bands, row_pitch, swizzled_rows, tma_width, why_not_swizzle
@@ -61,18 +62,19 @@ def form(problem: Problem, layout: Layout) -> tuple[list, bool]:
         return _panels(tile, panels, head, tma=tma)
     bands = row_bands(tile, layout)
     if bands is not None:
-        return [head, LIBS, "from layout import Layout, IntTuple", "# a permutation of rows in bands: a hierarchical layout",
+        return [head, LIBS, "from layout import Layout, IntTuple",
+                f"# a permutation of {words(tile).rows} in bands: a hierarchical layout",
                 Declared("smem_layout", CuteLayout((bands[0], tile.cols), (bands[1], 1))),
                 "# at run time: var lay = materialize[smem_layout](); lay(IntTuple(r, c))"], True
     found = swizzled_rows(tile, layout)
     if found is None:
         missing = no_closed_form(tile, layout, "#")
-        function = missing or f"def smem_offset(r: Int, c: Int) -> Int:\n    return {layout.expression(tile)}"
+        function = missing or f"def smem_offset(r: Int, c: Int) -> Int:\n    return {words(tile).expression(layout.expression(tile))}"
         return [head, f"# cannot express as Mojo's Swizzle(bits, base, shift): {why_not_swizzle(tile, layout)}",
                 function], False
     pitch, sw = found
     lines: list = [head, LIBS, "from layout.swizzle import Swizzle, make_swizzle", "", SwizzleDeclared("smem_swizzle", sw),
-                   f"# element (r, c) is at smem_swizzle(r * {pitch} + c)"
+                   f"# element (r, c) is at smem_swizzle({words(tile).offset(pitch)})"
                    + (f": {rows_apart(tile, pitch)}" if pitch != tile.row_length else "")]
     if sw.S > 0 and pitch == 1 << (sw.S + sw.M):
         lines.append(f"# the same: make_swizzle[num_rows={1 << sw.B}, row_size={pitch}, "
@@ -93,7 +95,7 @@ def _panels(tile: Tile, panels, head: str, tma: bool) -> tuple[list, bool]:
     return [
         head, LIBS, "from layout import Layout, IntTuple",
         "from layout.swizzle import Swizzle" + (", make_swizzle" if tma else ""), "",
-        f"# {n} column panels of {w} elements ({panels.width} B), stored one after another, each the "
+        f"# {words(tile).panels(n, w, panels.width)}, stored one after another, each the "
         f"{panels.width}B swizzle atom",
         Declared("panel_layout", CuteLayout((tile.rows, (w, n)), (w, (1, tile.rows * w)))),
         SwizzleDeclared("smem_swizzle", atom),
@@ -115,8 +117,7 @@ def in_elements(problem: Problem, layout: Layout, snippet: Snippet) -> str:
     found = swizzled_rows(tile, layout)
     where = ""
     if found is not None and "smem_swizzle_4bit" in names and "panel_layout_4bit" not in names:
-        major, minor = ("c", "r") if tile.col_major else ("r", "c")
-        where = f"\n# element (r, c) is at smem_swizzle_4bit({major} * {found[0] * per} + {minor})"
+        where = f"\n# element (r, c) is at smem_swizzle_4bit({words(tile).offset(found[0] * per)})"
     elif "panel_layout_4bit" in names:
         where = "\n# element (r, c) is at smem_swizzle_4bit(lay(IntTuple(r, c))), with var lay = materialize[panel_layout_4bit]()"
     return f"{element_note(tile, '#')} {rule('Swizzle(B, M+1, S)')}:\n{render(code, 'mojo')}{where}"

@@ -17,6 +17,7 @@ from ..families.forms import inverse_bases, row_col_xor
 from ..layout import Layout
 from ..layout import layout_table as _layout_table
 from ..model import Tile, is_pow2, log2
+from ..orient import words
 from ..value import replace
 
 if TYPE_CHECKING:  # a later family, imported by panels_of when it is used
@@ -366,10 +367,10 @@ def why_not_swizzle(tile: Tile, layout: Layout) -> str:
     pitch = stored.row_length
     chain = swizzle_chain(tile, layout)
     if chain is not None:
-        return (f"it is {len(chain[1])} swizzles applied in turn to r * {pitch} + c "
+        return (f"it is {len(chain[1])} swizzles applied in turn to {words(tile).offset(pitch)} "
                 f"({' then '.join(sw.name for sw in chain[1])}), not a single Swizzle<B,M,S>")
     if inner.bases(stored) is None and not _listed_chains(inner):  # no XOR steps of the offset either
         return (f"with row length {pitch} the layout is not GF(2)-linear on the flat offset "
-                f"r * {pitch} + c (carries), so no Swizzle<B,M,S> of that offset equals it")
+                f"{words(tile).offset(pitch)} (carries), so no Swizzle<B,M,S> of that offset equals it")
     return ("it is not a single Swizzle<B,M,S> (one contiguous run of B source bits, one shift), "
             "so CuTe's composition(Swizzle, Layout) cannot express it")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..hardware import TARGETS, Hardware
 from ..layout import Layout
 from ..model import Problem
+from ..orient import Words, words
 from ..tma_modes import MODES, TmaMode
 from .common import Snippet, header
 from .recognise import as_stored, as_swizzle, row_pitch, tma_mode_of
@@ -41,7 +42,7 @@ def _plain_rows(tile, head: str, rows_apart: int) -> Snippet:
     row_bytes = tile.cols * tile.elem_bytes
     if rows_apart != tile.cols:
         return Snippet("tma", f"{head}\n// not a TMA layout: TMA writes a box densely, it cannot leave the "
-                              f"{rows_apart - tile.cols} padding element(s) per row", False)
+                              f"{rows_apart - tile.cols} padding element(s) per {words(tile).row}", False)
     if row_bytes % 16:
         return Snippet("tma", f"{head}\n// not a TMA layout: the box's inner extent ({row_bytes} B) must be "
                               f"a multiple of 16 bytes", False)
@@ -79,26 +80,27 @@ def _needs(mode: TmaMode) -> list[str]:
             f"on sm_120a not for loads to .shared::cluster)"]
 
 
-def _alignment(mode: TmaMode) -> str:
+def _alignment(mode: TmaMode, w: Words) -> str:
     if mode.classic:
-        return (f"// shared buffer aligned to {mode.period} B (the {mode.period}-byte swizzle period: 8 rows of "
+        return (f"// shared buffer aligned to {mode.period} B (the {mode.period}-byte swizzle period: 8 {w.rows} of "
                 f"{mode.span} B)")
     return (f"// shared buffer aligned to {mode.alignment} B (the 128-byte modes' pattern starts on a "
-            f"{mode.alignment}-byte boundary; this map repeats every {mode.period} B: {mode.period // 128} rows of "
+            f"{mode.alignment}-byte boundary; this map repeats every {mode.period} B: {mode.period // 128} {w.rows} of "
             f"128 B)")
 
 
 def _box(problem: Problem, name: str, head: str) -> Snippet:
     """One box of rows exactly the mode's span."""
     tile, mode = problem.tile, MODES[name]
+    w = words(tile)
     row_bytes = tile.cols * tile.elem_bytes
     return Snippet("tma", "\n".join([
         head,
         f"CUtensorMapSwizzle swizzle = {mode.enum};  // byte form {mode.byte_name}",
         f"// box inner extent: {tile.cols} elements x {tile.elem_bytes} B = {row_bytes} B "
         f"<= {mode.span} B (the swizzle width)",
-        f"// box outer extent: {tile.rows} rows (at most 256 per box: load taller tiles as several boxes)",
-        _alignment(mode), *_needs(mode)]), True, name)
+        f"// box outer extent: {tile.rows} {w.rows} (at most 256 per box: load {w.taller} tiles as several boxes)",
+        _alignment(mode, w), *_needs(mode)]), True, name)
 
 
 def unavailable(hardware: Hardware) -> str | None:
@@ -135,14 +137,17 @@ def _panels(problem: Problem, name: str, head: str) -> Snippet:
     width = mode.span
     w = width // tile.elem_bytes
     n, panel_bytes = tile.cols // w, tile.rows * width
+    say = words(tile)
+    down = f" down a {say.row}" if tile.col_major else ""  # a box's inner extent: along a stored row
     return Snippet("tma", "\n".join([
         head,
         f"CUtensorMapSwizzle swizzle = {mode.enum};  // byte form {mode.byte_name}",
-        f"// box: {w} elements x {tile.rows} rows ({width} B inner extent = the swizzle width); {n} boxes, one per "
-        f"column panel:",
-        f"// box i loads columns [{w} * i, {w} * i + {w}) to smem + i * {panel_bytes} B (panels stored one after another)",
-        "// rows per box at most 256 (load taller tiles as several boxes per panel)",
-        _alignment(mode), *_needs(mode)]), True, name)
+        f"// box: {w} elements{down} x {tile.rows} {say.rows} ({width} B inner extent = the swizzle width); {n} boxes, "
+        f"one per {say.col} panel:",
+        f"// box i loads {say.cols} [{w} * i, {w} * i + {w}) to smem + i * {panel_bytes} B (panels stored one after "
+        f"another)",
+        f"// {say.rows} per box at most 256 (load {say.taller} tiles as several boxes per panel)",
+        _alignment(mode, say), *_needs(mode)]), True, name)
 
 
 def in_user_order(problem: Problem, body: str) -> str:

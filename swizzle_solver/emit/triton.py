@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ..forms.triton import Nvmma, Padded, SharedLinear, Swizzled
 from ..layout import Layout
 from ..model import Problem, Tile, is_pow2
+from ..orient import words
 from .common import Snippet, header
 from .recognise import (
     as_stored,
@@ -57,7 +58,9 @@ def emit(problem: Problem, layout: Layout) -> Snippet:
     params = triton_swizzled_params(tile, layout)
     if params is not None:
         swizzled = view(Swizzled(*params))
-        parts.append(f"# swizzled shared encoding: column XOR (vec * ((row / perPhase) % maxPhase))\n"
+        w = words(tile)
+        contiguous = ", dim 0 (r) contiguous" if tile.col_major else ""  # order = [0, 1]
+        parts.append(f"# swizzled shared encoding: {w.col} XOR (vec * (({w.row} / perPhase) % maxPhase)){contiguous}\n"
                      f"#   {swizzled.mlir()}\nsmem_layout = {swizzled.gluon()}")
     width = tma_width(*_swizzle_stored(tile, layout))
     if width and tile.rows % 8 == 0 and f"{width}B" in hardware.tma_modes:  # NVMMA: the wgmma/TMA encoding
@@ -99,15 +102,15 @@ def _triton_why(tile: Tile, layout: Layout) -> str:
         return f"Triton's shared encodings need power-of-two shapes, the tile is {tile.rows} x {tile.cols}"
     pitch = row_pitch(tile, layout)
     if pitch:
-        return (f"its padding of {pitch - tile.cols} element(s) per row is not a power of two "
+        return (f"its padding of {pitch - tile.cols} element(s) per {words(tile).row} is not a power of two "
                 f"(Triton's padded encoding needs one)")
     stored, _ = as_stored(tile, layout)  # a padded layout's pitch
     if stored.row_length != tile.cols:
-        spare = stored.row_length - tile.cols
+        spare, w = stored.row_length - tile.cols, words(tile)
         if row_bands(tile, layout) is not None:
-            return (f"the {spare} spare element(s) per row are padding mixed with a permutation of rows: this tool "
+            return (f"the {spare} spare element(s) per {w.row} are padding mixed with a permutation of {w.rows}: this tool "
                     f"writes #ttg.padded_shared only without a remapping")
-        return (f"the {spare} spare element(s) per row are padding mixed with a swizzle: "
+        return (f"the {spare} spare element(s) per {w.row} are padding mixed with a swizzle: "
                 f"no swizzled, padded or linear encoding says both")
     return "the layout is not GF(2)-linear on the offset bits (no swizzled, NVMMA or linear encoding)"
 

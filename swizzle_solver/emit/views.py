@@ -2,33 +2,30 @@
 (r, c) of a column-major tile) and sub-byte elements (the packed bytes' code, then in elements).
 
 Each target module may define ``in_user_order(problem, body)`` and ``in_elements(problem, layout,
-snippet)`` for its own syntax; without them it gets what every target can say (r and c exchanged;
+snippet)`` for its own syntax; without them it gets what every target can say (under --order col
+nothing: its emitter writes the user's (r, c) with orient.Words;
 the element identity as a comment). emit/__init__.py reads them off the module: no list of targets.
 
 --order col.
 
 A column-major tile is solved as its transpose (model.Tile), so an emitter writes the code of the
-stored tile, whose row is the user's column. Here that code becomes the code of the user's tile:
-element (r, c) is the stored tile's element (c, r), so
+stored tile, whose row is the user's column: element (r, c) is the stored tile's element (c, r). Each
+emitter writes that code in the user's view from the start:
 
-- ``cuda``, and every function or comment of (r, c): the names ``r`` and ``c`` exchanged (orient.swap_rc);
-- ``cute`` (C++): each layout of (row, col) has its two top-level modes exchanged (``(R, C) : (P, 1)``
-  becomes ``(C, R) : (1, P)``, the M-major form CUTLASS writes); the GMMA K-major atom tiled over
-  the stored tile becomes the MN-major atom (its transpose, cute/atom/mma_traits_sm90_gmma.hpp)
-  tiled over the user's tile with ``Step<_2, _1>`` (the same atom order); a layout that maps an
-  offset (the outer layout of ``make_composed_layout``) is kept;
-- ``cute-dsl``: ``make_layout`` with its two top-level modes exchanged;
-- ``mojo``: ``Layout(IntTuple(...), IntTuple(...))`` with its two top-level modes exchanged;
-- ``triton``: the encodings' ``order = [0, 1]`` (dim 0 contiguous), NVMMA ``transposed``, the
-  padded encoding's shape, and each shared linear offset basis [row, col] as [col, row];
-- ``tma`` and ``umma``: the tensor map and the descriptor describe storage, which these already
-  are; a line says that the box's inner dimension runs down the tile's column (``umma``: that the
-  canonical layout's rows are the tile's columns).
+- every expression and comment of the stored tile's (row, col) through orient.Words (``words(tile)``:
+  the one place that says a stored row is the user's column, a stored column panel a band of its rows,
+  and that the stored row index is the user's ``c``): ``r * 64 + c`` is written ``c * 64 + r``, ``rows
+  40 elements apart`` is written ``columns 40 elements apart``; a family's C expression of the stored
+  (r, c) gets the translation the JSON's ``expression`` gets (orient.expression);
+- ``cute``, ``cute-dsl``, ``mojo`` (forms/cute.py) and ``triton`` (forms/triton.py): each declared
+  record is transposed (``(R, C) : (P, 1)`` becomes ``(C, R) : (1, P)``, the GMMA K-major atom the
+  MN-major one tiled with ``Step<_2, _1>``, Triton's ``order = [0, 1]``, NVMMA ``transposed``, a
+  linear basis [row, col] as [col, row]); a layout that maps an offset is kept;
+- ``tma`` and ``umma``: the tensor map and the descriptor describe storage, which these already are;
+  their ``in_user_order`` (read here by ``for_col``) adds a line that says the box's inner dimension
+  runs down the tile's column (``umma``: that the canonical layout's rows are the tile's columns).
 
-Every comment then says the user's words (``in_user_words``): the stored tile's rows are columns of
-the tile (``columns 40 elements apart``, a box's outer extent in columns), its column panels bands
-of rows (``2 row panels of 64 rows``). The header line (emit.common.header) already names the
-user's tile and its order.
+The header line (emit.common.header) names the user's tile and its order.
 
 Sub-byte elements.
 
@@ -53,73 +50,22 @@ packed, two a byte, in an 8-bit tensor; a TMA map of packed 4-bit data (CU_TENSO
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from ..layout import Layout
 from ..model import Problem, Tile
-from ..orient import swap_rc
 from ..value import replace
 from .common import Snippet
 
 
 def for_col(in_user_order: Callable[[Problem, str], str] | None, problem: Problem, snippet: Snippet) -> Snippet:
-    """The snippet of the stored tile in the user's (r, c): r and c exchanged, then the target's own
-    ``in_user_order`` (its module's; None: nothing else), then the comments in the user's words."""
+    """The snippet, whose code the emitter already wrote in the user's (r, c) and words (orient.Words),
+    with the target's own ``in_user_order`` note on how the tile is stored (its module's; None: none)."""
+    if in_user_order is None:
+        return snippet
     head, _, body = snippet.code.partition("\n")
-    body = in_user_rc(body)
-    if in_user_order is not None:
-        body = in_user_order(problem, body)
-    return replace(snippet, code=f"{head}\n{in_user_words(body)}" if body else head)
-
-
-# What the emitters' comments say of the stored tile (its rows, its column panels, a box's rows), in
-# the user's words: a stored row is a column of the tile, a stored column panel a band of its rows.
-_WORDS = (
-    (r"plain row-major, rows (\d+) elements apart", r"plain column-major, columns \1 elements apart"),
-    (r"\brows (\d+) elements apart", r"columns \1 elements apart"),
-    (r"spare element\(s\) per row", "spare element(s) per column"),
-    (r"padding element\(s\) per row", "padding element(s) per column"),
-    (r"spare per row", "spare per column"),
-    (r"the given row length is", "the given column length is"),
-    (r"(\d+) column panels of (\d+) elements \((\d+) B\)", r"\1 row panels of \2 rows (\3 B down each column)"),
-    (r"(\d+) column panels of (\d+) elements", r"\1 row panels of \2 rows"),
-    (r"a column XOR per row on", "a row XOR per column on"),
-    (r"\(rows on a power-of-two pitch\)", "(columns on a power-of-two pitch)"),
-    (r"\(row bits onto column bits\)", "(column bits onto row bits)"),
-    (r"a permutation of rows in bands", "a permutation of columns in bands"),
-    (r"\brow c = \(", "column c = ("),
-    (r"column XOR \(vec \* \(\(row / perPhase\) % maxPhase\)\)",
-     "row XOR (vec * ((column / perPhase) % maxPhase)), dim 0 (r) contiguous"),
-    (r"box outer extent: (\d+) rows \(at most 256 per box: load taller tiles",
-     r"box outer extent: \1 columns (at most 256 per box: load wider tiles"),
-    (r"box: (\d+) elements x (\d+) rows", r"box: \1 elements down a column x \2 columns"),
-    (r"one per column panel", "one per row panel"),
-    (r"box i loads columns \[", "box i loads rows ["),
-    (r"rows per box at most 256 \(load taller tiles", "columns per box at most 256 (load wider tiles"),
-    (r"(\d+) rows of (\d+) B\b", r"\1 columns of \2 B"),
-)
-
-
-def in_user_words(body: str) -> str:
-    """The emitters' comments on the stored tile's rows and column panels, said of the user's tile."""
-    for pattern, words in _WORDS:
-        body = re.sub(pattern, words, body)
-    return body
-
-
-# An (r, c) pair names the element or a function's arguments: still the user's (r, c) after the swap.
-_PAIRS = (("(c, r)", "(r, c)"), ("(int c, int r)", "(int r, int c)"), ("(c: Int, r: Int)", "(r: Int, c: Int)"))
-
-
-def in_user_rc(code: str) -> str:
-    """The stored tile's code as the user's: ``r`` and ``c`` exchanged in every expression
-    (``r * 64 + c`` becomes ``c * 64 + r``), while a function's parameters and the words "element
-    (r, c)" keep naming the user's (r, c)."""
-    code = swap_rc(code)
-    for swapped, kept in _PAIRS:
-        code = code.replace(swapped, kept)
-    return code
+    body = in_user_order(problem, body)
+    return replace(snippet, code=f"{head}\n{body}" if body else head)
 
 
 TYPES = "cutlass::float_e2m1_t, cutlass::int4b_t or cutlass::uint4b_t"
