@@ -18,6 +18,15 @@ def test_main_job_output_in_readme_is_current(capsys, monkeypatch):
     assert capsys.readouterr().out == shown
 
 
+def test_kernel_output_in_readme_is_current(capsys, monkeypatch):
+    """The first screen's compiled kernel: the report the README shows is what `kernel` prints."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    command, shown = re.search(r"```\n\$ swizzle-solve (kernel .*?)\n(.*?)```", README, re.S).groups()
+    assert main(shlex.split(command)) == 1  # conflicts: exit 1
+    assert capsys.readouterr().out == shown
+
+
 def test_setup_commands_are_what_ci_runs():
     """The README's set-up and test command is a line of .ci/run, verbatim; CI then runs the long
     tiers and the linters."""

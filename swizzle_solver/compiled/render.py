@@ -29,7 +29,9 @@ def _alloc(a: dict[str, Any] | None) -> str:
 
 def _where(r: dict[str, Any]) -> str:
     src = f"{r['file'].rsplit('/', 1)[-1]}:{r.get('line', 0)}" if r.get("file") else "-"
-    return f"{src}\nptx {r['ptx_line']}" if r.get("ptx_line") else src
+    # (the PTX line is in --json's ptx_line; the table names the source line, or the PTX line
+    # where the PTX has no .loc)
+    return src if src != "-" or not r.get("ptx_line") else f"ptx {r['ptx_line']}"
 
 
 def kernel_table(k: dict[str, Any], width: int = 120) -> Table:
