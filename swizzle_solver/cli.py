@@ -79,39 +79,51 @@ class Outputs(Value):
     show: bool = False
     show_access: Optional[str] = None
     svg: Optional[str] = None
+    html: Optional[str] = None  # --html FILE: the interactive page (html.py)
+    explain: bool = False  # --explain: the answer's reason in sentences (explain.py)
 
 
 def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optional[str], svg: Optional[str],
-               json_out: bool, quiet: bool) -> Outputs:
+               json_out: bool, quiet: bool, html: Optional[str] = None, explain: bool = False) -> Outputs:
     """Validate every output option before any work, so bad input prints nothing and writes nothing."""
     targets: tuple = ()
     if emit:  # emit.py is only imported when code is asked for (start-up)
         from .emit import parse_targets
 
         targets = tuple(parse_targets(emit))
-    show = show or (show_access is not None and svg is None)  # --show-access alone means "show this one"
+    show = show or (show_access is not None and svg is None and html is None)  # --show-access alone: "show this one"
     if show and (json_out or quiet):
         raise InputError("--show draws in the terminal and cannot go with --json or --quiet: use --svg FILE")
-    if show_access is not None or svg is not None:
+    if (show_access is not None or svg is not None) and problem.patterns:
         from .bankmap import choose_access
 
         choose_access(problem, show_access)
-    if svg is not None:
-        from .svg import check_writable
+    if show_access is not None and not problem.patterns:
+        raise InputError(f"--show-access {show_access!r}: no access was named; give one with --access, or draw the "
+                         f"layout alone without --show-access")
+    from .svg import check_writable
 
-        check_writable(svg)
-    return Outputs(targets, show, show_access, svg)
+    for option, path in (("--svg", svg), ("--html", html)):
+        if path is not None:
+            check_writable(path, option)
+    return Outputs(targets, show, show_access, svg, html, explain)
 
 
 def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
-            layout: Layout, out: Outputs, show_phases: bool) -> None:
+            layout: Layout, out: Outputs, show_phases: bool, others: Callable[[], list] = list, role: str = "answer"
+            ) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
     (--quiet prints the answer line and --emit's code, so only --svg makes it need one), and whole
-    only when printed as JSON (``make_doc(terminal)``: report.solution_json)."""
-    if quiet and out.svg is None:
+    only when printed as JSON (``make_doc(terminal)``: report.solution_json). ``others``: the other
+    layouts --html offers (a solve's alternatives, a failed check's minimal), ``role`` the layout's."""
+    if quiet and out.svg is None and out.html is None and not out.explain:
         _write(quiet_text(answer_name, problem, layout, out.targets))
         return
     doc = make_doc(not json_out)
+    if out.explain:
+        from .explain import explain
+
+        doc["explain"] = explain(doc, problem)
     if show_phases:
         from .report import placement_phases
 
@@ -126,12 +138,19 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
         from .svg import write
 
         write(out.svg, figure(problem, layout, doc["answer"]["per_access"], out.show_access))
+    if out.html is not None:
+        from .html import document_view, write_page
+
+        page_view = document_view(problem, layout, doc, others(), role, explain=doc.get("explain"))
+        write_page(out.html, [page_view], page_view["title"])
     if json_out:
         import json
 
         _write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
         _write(quiet_text(answer_name, problem, layout, out.targets))
+        if out.explain:  # the plain form: one sentence a line, after the answer's line
+            _write("".join(f"{e['text']}\n" for e in doc["explain"]))
     else:
         from .render import Console, print_solution
 
@@ -167,7 +186,8 @@ def run_solve(problem: Problem, *, json_out: bool = False, quiet: bool = False, 
     from .budget import Budget
     from .progress import LazyProgress
 
-    table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
+    # the output shows the candidates table (a plain --quiet does not)
+    table = not quiet or out.svg is not None or out.html is not None or out.explain
     budget, result = Budget(timeout), None
     try:
         with LazyProgress(enabled=_stderr_is_terminal()) as progress:  # progress goes to a terminal only
@@ -175,7 +195,7 @@ def run_solve(problem: Problem, *, json_out: bool = False, quiet: bool = False, 
             result = solve(problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
                            for_targets=for_targets)
         _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, _answer_line(result), problem,
-                result.layout, out, show_phases)
+                result.layout, out, show_phases, lambda: [c.layout for c in result.solution.alternatives])
     except RunTimeout:  # --timeout's alarm, before anything was printed: the best layout known, short
         from .overtime import print_doc, short_doc
 
@@ -214,8 +234,9 @@ def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet
                 line += f"; {checked.hint}" if checked.hint else ""
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
             out = replace(out, targets=())
+        minimal = checked.minimal if not checked.passed else None
         _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
-                show_phases)
+                show_phases, lambda: [] if minimal is None else [minimal.layout], "checked")
     except RunTimeout:  # --timeout's alarm, before anything was printed: the check's verdict, short
         from .overtime import print_doc, short_check_doc
 
@@ -310,6 +331,10 @@ def main_command(
                                               help="Access to outline in --show/--svg: its spec or 1-based "
                                                    "position (default: the worst unswizzled); alone, implies --show."),
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
+    html: Optional[str] = typer.Option(None, "--html", help="Write the interactive bank map (one self-contained "
+                                       "HTML file: hover cells, step through phases, the proof and the code)."),
+    explain: bool = typer.Option(False, "--explain", help="Say why the answer is what it is, in sentences tied to "
+                                 "the JSON's numbers (with --json: its explain list; with -q: one a line)."),
     max_patterns: int = typer.Option(256, "--max-patterns", help="Refuse more access patterns than this."),
     max_placements: int = typer.Option(1 << 21, "--max-placements",
                                        help="Refuse more placements (phases) in all than this."),
@@ -327,9 +352,10 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    drawing = not (access or phases or linear_layout) and (show or svg is not None or html is not None)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
-                           elem_bits=elem_bits_of(dtype), order=order)
+                           elem_bits=elem_bits_of(dtype), order=order, drawing=drawing)
     layout = None
     if check_layout is not None:
         from .names import parse_layout
@@ -338,7 +364,9 @@ def main_command(
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
                                           list(emit), show or show_access is not None or svg is not None, stores))
-    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
+    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html, explain)
+    if drawing:
+        raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))
     if layout is not None:
@@ -348,6 +376,41 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bool, quiet: bool, emit: bool) -> int:
+    """A layout drawn alone (no access named): --check's layout, or the unswizzled tile, as offsets and
+    banks in the terminal (--show), an SVG or the page; nothing is counted, so nothing else is printed."""
+    from .families.identity import Identity
+
+    if json_out or emit or out.explain:
+        raise InputError("--json, --emit and --explain need an access to count: add --access (the layout alone "
+                         "is drawn by --show, --svg or --html)")
+    from .bankmap import layout_map
+
+    layout = layout or Identity()
+    before, after = layout_map(problem, Identity()), layout_map(problem, layout)
+    if out.svg is not None:
+        from .svg import svg_text, write
+
+        write(out.svg, svg_text(problem, before, after, []))
+    if out.html is not None:
+        from .html import layout_view, write_page
+
+        page_view = layout_view(problem, layout)
+        write_page(out.html, [page_view], page_view["title"])
+    if quiet:
+        _write(f"{layout.name}\n")
+        return EXIT_OK
+    _write(f"{layout.name} on the {problem.tile.describe()} tile: drawn alone (no access named, so nothing is "
+           f"counted: the cells show offsets and banks)\n")
+    if out.show:
+        from .picture import picture
+        from .render import Console
+
+        console = Console()
+        console.print(picture(before, after, problem.hardware.banks, console.width))
+    return EXIT_OK
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]

@@ -1,0 +1,3 @@
+"""placeholder"""
+def explain(doc, problem):
+    return []
