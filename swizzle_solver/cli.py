@@ -80,11 +80,10 @@ class Outputs(Value):
     show_access: Optional[str] = None
     svg: Optional[str] = None
     html: Optional[str] = None  # --html FILE: the interactive page (html.py)
-    explain: bool = False  # --explain: the answer's reason in sentences (explain.py)
 
 
 def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optional[str], svg: Optional[str],
-               json_out: bool, quiet: bool, html: Optional[str] = None, explain: bool = False) -> Outputs:
+               json_out: bool, quiet: bool, html: Optional[str] = None) -> Outputs:
     """Validate every output option before any work, so bad input prints nothing and writes nothing."""
     targets: tuple = ()
     if emit:  # emit.py is only imported when code is asked for (start-up)
@@ -106,7 +105,7 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
     for option, path in (("--svg", svg), ("--html", html)):
         if path is not None:
             check_writable(path, option)
-    return Outputs(targets, show, show_access, svg, html, explain)
+    return Outputs(targets, show, show_access, svg, html)
 
 
 def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
@@ -116,14 +115,10 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
     (--quiet prints the answer line and --emit's code, so only --svg makes it need one), and whole
     only when printed as JSON (``make_doc(terminal)``: report.solution_json). ``others``: the other
     layouts --html offers (a solve's alternatives, a failed check's minimal), ``role`` the layout's."""
-    if quiet and out.svg is None and out.html is None and not out.explain:
+    if quiet and out.svg is None and out.html is None:
         _write(quiet_text(answer_name, problem, layout, out.targets))
         return
     doc = make_doc(not json_out)
-    if out.explain:
-        from .explain import explain
-
-        doc["explain"] = explain(doc, problem)
     if show_phases:
         from .report import placement_phases
 
@@ -141,7 +136,7 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
     if out.html is not None:
         from .html import document_view, write_page
 
-        page_view = document_view(problem, layout, doc, others(), role, explain=doc.get("explain"))
+        page_view = document_view(problem, layout, doc, others(), role)
         write_page(out.html, [page_view], page_view["title"])
     if json_out:
         import json
@@ -149,8 +144,6 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
         _write(json.dumps(doc, indent=2) + "\n")
     elif quiet:
         _write(quiet_text(answer_name, problem, layout, out.targets))
-        if out.explain:  # the plain form: one sentence a line, after the answer's line
-            _write("".join(f"{e['text']}\n" for e in doc["explain"]))
     else:
         from .render import Console, print_solution
 
@@ -187,7 +180,7 @@ def run_solve(problem: Problem, *, json_out: bool = False, quiet: bool = False, 
     from .progress import LazyProgress
 
     # the output shows the candidates table (a plain --quiet does not)
-    table = not quiet or out.svg is not None or out.html is not None or out.explain
+    table = not quiet or out.svg is not None or out.html is not None
     budget, result = Budget(timeout), None
     try:
         with LazyProgress(enabled=_stderr_is_terminal()) as progress:  # progress goes to a terminal only
@@ -333,8 +326,6 @@ def main_command(
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
     html: Optional[str] = typer.Option(None, "--html", help="Write the interactive bank map (one self-contained "
                                        "HTML file: hover cells, step through phases, the proof and the code)."),
-    explain: bool = typer.Option(False, "--explain", help="Say why the answer is what it is, in sentences tied to "
-                                 "the JSON's numbers (with --json: its explain list; with -q: one a line)."),
     max_patterns: int = typer.Option(256, "--max-patterns", help="Refuse more access patterns than this."),
     max_placements: int = typer.Option(1 << 21, "--max-placements",
                                        help="Refuse more placements (phases) in all than this."),
@@ -364,7 +355,7 @@ def main_command(
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
                                           list(emit), show or show_access is not None or svg is not None, stores))
-    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html, explain)
+    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html)
     if drawing:
         raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
@@ -383,8 +374,8 @@ def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bo
     banks in the terminal (--show), an SVG or the page; nothing is counted, so nothing else is printed."""
     from .families.identity import Identity
 
-    if json_out or emit or out.explain:
-        raise InputError("--json, --emit and --explain need an access to count: add --access (the layout alone "
+    if json_out or emit:
+        raise InputError("--json and --emit need an access to count: add --access (the layout alone "
                          "is drawn by --show, --svg or --html)")
     from .bankmap import layout_map
 
