@@ -343,7 +343,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
-    drawing = not (access or phases or linear_layout) and (show or svg is not None or html is not None)
+    drawing = _drawing_alone(bool(access or phases or linear_layout), show, svg, html)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), order=order, drawing=drawing)
@@ -367,6 +367,11 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def _drawing_alone(any_access: bool, show: bool, svg: Optional[str], html: Optional[str]) -> bool:
+    """A layout drawn alone: no access named, and a picture asked for (--show, --svg, --html)."""
+    return not any_access and (show or svg is not None or html is not None)
 
 
 def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bool, quiet: bool, emit: bool) -> int:

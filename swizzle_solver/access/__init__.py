@@ -95,6 +95,12 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
     return None
 
 
+def _some_access(given: bool, phases_files: Sequence[str], layout_files: Sequence[str]) -> None:
+    """A problem names at least one access (a layout drawn alone, ``given`` too, needs none)."""
+    if not (given or phases_files or layout_files):
+        raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
+
+
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, *, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
@@ -120,8 +126,7 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
         target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)
-    if not accesses and not phases_files and not layout_files and not drawing:
-        raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
+    _some_access(bool(accesses) or drawing, phases_files, layout_files)
     check_count(len(accesses) + len(layout_files))  # caps on the problem's size, checked as it grows
     patterns = []
     for spec in accesses:
