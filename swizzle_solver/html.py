@@ -37,6 +37,7 @@ from . import simulate
 from .layout import Layout, layout_table
 from .model import Problem
 
+MAX_ELEMENTS = 1 << 19  # element tables embedded in all: a large tile's page offers fewer candidates (two at least)
 MAX_LANES = 1 << 17  # lanes of one access embedded whole; above, only the worst instructions' placements
 
 
@@ -98,6 +99,7 @@ def view(problem: Problem, layouts: list[tuple[str, Layout]], doc: dict | None, 
             seen.add(lay.name)
             chosen.append((role, lay))
     t, hw = problem.tile, problem.hardware
+    chosen = chosen[:max(2, MAX_ELEMENTS // t.size)]  # before and the layout always; the others while they fit
     rows, cols = t.logical_shape
     notes = notes or {}
     return {
