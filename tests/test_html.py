@@ -143,3 +143,12 @@ def test_the_page_runs_in_a_real_browser(tmp_path):
         subprocess.run([*common, "--window-size=1300,900", f"--screenshot={shot}", path.as_uri()],
                        capture_output=True, timeout=60)
         assert shot.stat().st_size > 10000
+
+
+@pytest.mark.slow
+def test_a_128_by_128_page_is_at_most_three_times_the_svg(tmp_path):
+    svg, html = tmp_path / "t.svg", tmp_path / "t.html"
+    run = solve("--rows", "128", "--cols", "128", "--dtype", "f16", "--access", "8x8", "--access", "row",
+                "--svg", str(svg), "--html", str(html), "-q")
+    assert run.returncode == 0
+    assert html.stat().st_size <= 3 * svg.stat().st_size, (html.stat().st_size, svg.stat().st_size)
