@@ -131,7 +131,13 @@ def test_the_page_runs_in_a_real_browser(tmp_path):
         assert solve(*argv, "--html", str(path), "-q").returncode in (0, 1)
         v = data_of(path.read_text())["views"][0]
         common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000"]
-        dom = subprocess.run([*common, "--dump-dom", path.as_uri()], capture_output=True, text=True, timeout=60).stdout
+        r, c = 3, 5  # a link with a selected cell: the page shows its information as on hover
+        dom = subprocess.run([*common, "--dump-dom", path.as_uri() + f"#s={r},{c}"], capture_output=True, text=True,
+                             timeout=60).stdout
+        layout = 1 if v["accesses"] else 0  # the answer; drawn alone, the layout (html.layout_view)
+        cols = v["tile"]["cols"]
+        assert re.search(r'data-k="bank">(\d+)<', dom).group(1) == str(ints(v["layouts"][layout]["bank"])[r * cols + c])
+        assert re.search(r'data-k="offset">(\d+)<', dom).group(1) == str(ints(v["layouts"][layout]["phys"])[r * cols + c])
         if v["accesses"]:  # the phase panel shows the chosen access's worst under the answer: the simulator's
             shown = re.search(r'data-k="worst / total">(\d+) / (\d+)<', dom)
             a = v["accesses"][0] if len(v["accesses"]) == 1 else max(
