@@ -79,6 +79,20 @@ def bank_map(problem: Problem, layout: Layout, index: int) -> BankMap:
                    result.worst, result.total, pattern.lower_bound, tuple(drawn), storage)
 
 
+def layout_map(problem: Problem, layout: Layout) -> BankMap:
+    """A layout drawn alone (no access named): every element's offset and bank, nothing outlined or
+    counted (``spec`` empty)."""
+    tile, model = problem.tile, problem.hardware
+    phys = layout_table(tile, layout)
+    bank_of = model.bank(model.first_word(phys, tile.elem_bytes))
+    storage = ""
+    if tile.col_major:
+        phys, bank_of = phys.T, bank_of.T
+        storage = (f"column-major (--order col): storage runs down each column, element (r, c) at "
+                   f"c * {tile.row_length} + r before the layout")
+    return BankMap(layout.name, "", phys, bank_of, frozenset(), frozenset(), 0, 0, 0, (), storage)
+
+
 def bank_colour(bank: int, banks: int) -> str:
     """A stable colour per bank: 8 hues around the circle, 4 lightness steps for the groups of 8."""
     hue = (bank % 8) / 8

@@ -83,36 +83,43 @@ class Outputs(Value):
     show: bool = False
     show_access: Optional[str] = None
     svg: Optional[str] = None
+    html: Optional[str] = None  # --html FILE: the interactive page (html.py)
 
 
 def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optional[str], svg: Optional[str],
-               json_out: bool, quiet: bool) -> Outputs:
+               json_out: bool, quiet: bool, html: Optional[str] = None) -> Outputs:
     """Validate every output option before any work, so bad input prints nothing and writes nothing."""
     targets: tuple = ()
     if emit:  # emit.py is only imported when code is asked for (start-up)
         from .emit import parse_targets
 
         targets = tuple(parse_targets(emit))
-    show = show or (show_access is not None and svg is None)  # --show-access alone means "show this one"
+    show = show or (show_access is not None and svg is None and html is None)  # --show-access alone: "show this one"
     if show and (json_out or quiet):
         raise InputError("--show draws in the terminal and cannot go with --json or --quiet: use --svg FILE")
-    if show_access is not None or svg is not None:
+    if (show_access is not None or svg is not None) and problem.patterns:
         from .bankmap import choose_access
 
         choose_access(problem, show_access)
-    if svg is not None:
-        from .svg import check_writable
+    if show_access is not None and not problem.patterns:
+        raise InputError(f"--show-access {show_access!r}: no access was named; give one with --access, or draw the "
+                         f"layout alone without --show-access")
+    from .svg import check_writable
 
-        check_writable(svg)
-    return Outputs(targets, show, show_access, svg)
+    for option, path in (("--svg", svg), ("--html", html)):
+        if path is not None:
+            check_writable(path, option)
+    return Outputs(targets, show, show_access, svg, html)
 
 
 def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answer_name: str, problem: Problem,
-            layout: Layout, out: Outputs, show_phases: bool) -> None:
+            layout: Layout, out: Outputs, show_phases: bool, others: Callable[[], list] = list, role: str = "answer"
+            ) -> None:
     """Print (and write) what was asked; the JSON document is built only if something reads it
     (--quiet prints the answer line and --emit's code, so only --svg makes it need one), and whole
-    only when printed as JSON (``make_doc(terminal)``: report.solution_json)."""
-    if quiet and out.svg is None:
+    only when printed as JSON (``make_doc(terminal)``: report.solution_json). ``others``: the other
+    layouts --html offers (a solve's alternatives, a failed check's minimal), ``role`` the layout's."""
+    if quiet and out.svg is None and out.html is None:
         _write(quiet_text(answer_name, problem, layout, out.targets))
         return
     doc = make_doc(not json_out)
@@ -130,6 +137,11 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
         from .svg import write
 
         write(out.svg, figure(problem, layout, doc["answer"]["per_access"], out.show_access))
+    if out.html is not None:
+        from .html import document_view, write_page
+
+        page_view = document_view(problem, layout, doc, others(), role)
+        write_page(out.html, [page_view], page_view["title"])
     if json_out:
         import json
 
@@ -171,7 +183,8 @@ def run_solve(problem: Problem, *, json_out: bool = False, quiet: bool = False, 
     from .budget import Budget
     from .progress import LazyProgress
 
-    table = not quiet or out.svg is not None  # the output shows the candidates table (a plain --quiet does not)
+    # the output shows the candidates table (a plain --quiet does not)
+    table = not quiet or out.svg is not None or out.html is not None
     budget, result = Budget(timeout), None
     try:
         with LazyProgress(enabled=_stderr_is_terminal()) as progress:  # progress goes to a terminal only
@@ -179,7 +192,7 @@ def run_solve(problem: Problem, *, json_out: bool = False, quiet: bool = False, 
             result = solve(problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=keep_pitch,
                            for_targets=for_targets)
         _output(lambda terminal: result.json(terminal=terminal), json_out, quiet, _answer_line(result), problem,
-                result.layout, out, show_phases)
+                result.layout, out, show_phases, lambda: [c.layout for c in result.solution.alternatives])
     except RunTimeout:  # --timeout's alarm, before anything was printed: the best layout known, short
         from .overtime import print_doc, short_doc
 
@@ -219,8 +232,9 @@ def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet
                 line += f"; {checked.hint}" if checked.hint else ""
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
             out = replace(out, targets=())
+        minimal = checked.minimal if not checked.passed else None
         _output(lambda terminal: checked.json(terminal=terminal), json_out, quiet, line, problem, layout, out,
-                show_phases)
+                show_phases, lambda: [] if minimal is None else [minimal.layout], "checked")
     except RunTimeout:  # --timeout's alarm, before anything was printed: the check's verdict, short
         from .overtime import print_doc, short_check_doc
 
@@ -316,6 +330,8 @@ def main_command(
                                               help="Access to outline in --show/--svg: its spec or 1-based "
                                                    "position (default: the worst unswizzled); alone, implies --show."),
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
+    html: Optional[str] = typer.Option(None, "--html", help="Write the interactive bank map (one self-contained "
+                                       "HTML file: hover cells, step through phases, the proof and the code)."),
     max_patterns: int = typer.Option(256, "--max-patterns", help="Refuse more access patterns than this."),
     max_placements: int = typer.Option(1 << 21, "--max-placements",
                                        help="Refuse more placements (phases) in all than this."),
@@ -337,10 +353,11 @@ def main_command(
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
                                layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order,
-                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets))
+                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets) or html is not None)
+    drawing = _drawing_alone(bool(access or phases or linear_layout), show, svg, html)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
-                           elem_bits=elem_bits_of(dtype), order=order)
+                           elem_bits=elem_bits_of(dtype), order=order, drawing=drawing)
     layout = None
     if check_layout is not None:
         from .names import parse_layout
@@ -349,7 +366,9 @@ def main_command(
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
                                           list(emit), show or show_access is not None or svg is not None, stores))
-    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet)
+    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html)
+    if drawing:
+        raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line
         _warn(defaulted_elem_warning(access))
     if layout is not None:
@@ -375,7 +394,7 @@ def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout
         return names[0], accesses_for(names[0], access)
     if alone:
         raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
-                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --show-phases and "
+                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --html, --show-phases and "
                          "--for take one target: run them per --arch")
     raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, emit, timeout,
                                    exhaustive, keep_pitch, **problem_options))
@@ -419,6 +438,46 @@ def run_arch_list(names: list[str], rows: int, cols: int, access: list[str], che
 
         targets = tuple(parse_targets(emit))
     return run(parts, layout, json_out, quiet, targets, _write, Budget(timeout), exhaustive, keep_pitch)
+
+
+def _drawing_alone(any_access: bool, show: bool, svg: Optional[str], html: Optional[str]) -> bool:
+    """A layout drawn alone: no access named, and a picture asked for (--show, --svg, --html)."""
+    return not any_access and (show or svg is not None or html is not None)
+
+
+def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bool, quiet: bool, emit: bool) -> int:
+    """A layout drawn alone (no access named): --check's layout, or the unswizzled tile, as offsets and
+    banks in the terminal (--show), an SVG or the page; nothing is counted, so nothing else is printed."""
+    from .families.identity import Identity
+
+    if json_out or emit:
+        raise InputError("--json and --emit need an access to count: add --access (the layout alone "
+                         "is drawn by --show, --svg or --html)")
+    from .bankmap import layout_map
+
+    layout = layout or Identity()
+    before, after = layout_map(problem, Identity()), layout_map(problem, layout)
+    if out.svg is not None:
+        from .svg import svg_text, write
+
+        write(out.svg, svg_text(problem, before, after, []))
+    if out.html is not None:
+        from .html import layout_view, write_page
+
+        page_view = layout_view(problem, layout)
+        write_page(out.html, [page_view], page_view["title"])
+    if quiet:
+        _write(f"{layout.name}\n")
+        return EXIT_OK
+    _write(f"{layout.name} on the {problem.tile.describe()} tile: drawn alone (no access named, so nothing is "
+           f"counted: the cells show offsets and banks)\n")
+    if out.show:
+        from .picture import picture
+        from .render import Console
+
+        console = Console()
+        console.print(picture(before, after, problem.hardware.banks, console.width))
+    return EXIT_OK
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]

@@ -25,8 +25,11 @@ def tile_view(view: BankMap, banks: int, heading: str, columns: range | None = N
     ok = view.worst == view.lower_bound
     band = f", columns {columns.start}-{columns.stop - 1}" if len(columns) < cols else ""
     out.append(f"{heading}: {view.layout}{band}\n", style="bold")
-    out.append(f"{view.spec}: worst {view.worst} wavefront(s), bound {view.lower_bound}\n",
-               style="green" if ok else "red")
+    if view.spec:
+        out.append(f"{view.spec}: worst {view.worst} wavefront(s), bound {view.lower_bound}\n",
+                   style="green" if ok else "red")
+    else:  # a layout drawn alone (bankmap.layout_map)
+        out.append("no access named: banks only\n", style="dim")
     out.append(" " * 4 + "".join(f"{c:>{width}} " if c % 4 == 0 else " " * (width + 1) for c in columns) + "\n",
                style="dim")
     for r in range(rows):

@@ -33,50 +33,52 @@ MAX_LINES = 128  # wavefront lines of the physical view drawn
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 
 
-def check_writable(path: str) -> None:
-    """Fail before any work when the SVG cannot be written: a directory, a device, a pipe or a
+def check_writable(path: str, option: str = "--svg") -> None:
+    """Fail before any work when the file (``option``'s: --svg, --html) cannot be written: a directory, a device, a pipe or a
     symbolic link in its place (only a regular file is ever replaced), a name too long, no
     directory, no permission."""
     folder = os.path.dirname(os.path.abspath(path))
+    suffix = "." + option.lstrip("-")  # (the temporary file's: .svg, .html)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         info = None
     except (OSError, ValueError) as err:  # ValueError: a NUL in the path
         if getattr(err, "errno", None) == errno.ENAMETOOLONG:
-            raise InputError(f"--svg {path!r}: the name is too long: choose a shorter path") from None
+            raise InputError(f"{option} {path!r}: the name is too long: choose a shorter path") from None
         reason = getattr(err, "strerror", None) or "invalid path"
-        raise InputError(f"--svg {path!r} cannot be written ({reason}): choose a writable path") from None
+        raise InputError(f"{option} {path!r} cannot be written ({reason}): choose a writable path") from None
     if info is not None and stat.S_ISDIR(info.st_mode):
-        raise InputError(f"--svg {path!r} is a directory: give a file name such as tile.svg")
+        raise InputError(f"{option} {path!r} is a directory: give a file name such as tile{suffix}")
     if info is not None and not stat.S_ISREG(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file (a device or a pipe)"
-        raise InputError(f"--svg {path!r} is {kind}: only a regular file is written; give another path")
+        raise InputError(f"{option} {path!r} is {kind}: only a regular file is written; give another path")
     if not os.path.isdir(folder):
-        raise InputError(f"--svg {path!r}: directory {printable(folder)} does not exist: create it or choose "
+        raise InputError(f"{option} {path!r}: directory {printable(folder)} does not exist: create it or choose "
                          f"another path")
     try:
         longest = os.pathconf(folder, "PC_NAME_MAX")
     except (OSError, ValueError):
         longest = 255
     if len(os.fsencode(os.path.basename(path))) > longest:
-        raise InputError(f"--svg {path!r}: the file name is longer than {longest} bytes: choose a shorter name")
+        raise InputError(f"{option} {path!r}: the file name is longer than {longest} bytes: choose a shorter name")
     try:
-        fd, probe = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=suffix)
     except OSError as err:
-        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable path") from None
+        raise InputError(f"{option} {path!r} cannot be written ({err.strerror}): choose a writable path") from None
     os.close(fd)
     os.unlink(probe)
 
 
-def write(path: str, text: str) -> None:
+def write(path: str, text: str, option: str = "--svg") -> None:
     """Write whole or not at all: a temporary file in the same directory, then an atomic rename; the
     temporary file is removed on any failure, an interrupt included."""
-    check_writable(path)  # again: the path may have changed during the search
+    check_writable(path, option)  # again: the path may have changed during the search
     folder = os.path.dirname(os.path.abspath(path))
+    suffix = "." + option.lstrip("-")
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=".svg")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".swizzle-solve-", suffix=suffix)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
         umask = os.umask(0)
@@ -85,7 +87,7 @@ def write(path: str, text: str) -> None:
         os.replace(tmp, path)
         tmp = None
     except OSError as err:
-        raise InputError(f"--svg {path!r} cannot be written ({err.strerror}): choose a writable "
+        raise InputError(f"{option} {path!r} cannot be written ({err.strerror}): choose a writable "
                          f"path") from None
     finally:
         if tmp is not None:
@@ -147,8 +149,11 @@ def _tile(cv: _Canvas, view: BankMap, banks: int, x0: int, y0: int, heading: str
     rows, cols = drawn(view.banks.shape)
     cv.text(x0, y0 + 12, f"{heading}: {view.layout}", 12, weight="bold")
     ok = view.worst == view.lower_bound
-    cv.text(x0, y0 + 27, f"{view.spec}: worst placement {view.worst} wavefront(s), lower bound "
-                         f"{view.lower_bound}", 10, fill="#007000" if ok else "#c00000")
+    if view.spec:
+        cv.text(x0, y0 + 27, f"{view.spec}: worst placement {view.worst} wavefront(s), lower bound "
+                             f"{view.lower_bound}", 10, fill="#007000" if ok else "#c00000")
+    else:  # a layout drawn alone (bankmap.layout_map)
+        cv.text(x0, y0 + 27, "no access named: cells show the bank; nothing counted", 10, fill="#666666")
     top = y0 + 44
     for c in range(cols):
         if c % 4 == 0:
@@ -262,6 +267,7 @@ def svg_text(problem: Problem, before: BankMap, after: BankMap, per_access: list
     w3, h3 = _physical(cv, problem, after, 10, y)
     y += h3 + 10
     width = max(w1 + w2 + 30, w3, 640) + 20
-    y += _lanes(cv, after, 10, y, width) + 10
-    y += _table(cv, per_access, after.layout, 10, y) + 10
+    if after.spec:  # (a layout drawn alone has no footprint and no counts)
+        y += _lanes(cv, after, 10, y, width) + 10
+        y += _table(cv, per_access, after.layout, 10, y) + 10
     return cv.svg(width, y)

@@ -95,11 +95,17 @@ def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> 
     return None
 
 
+def _some_access(given: bool, phases_files: Sequence[str], layout_files: Sequence[str]) -> None:
+    """A problem names at least one access (a layout drawn alone, ``given`` too, needs none)."""
+    if not (given or phases_files or layout_files):
+        raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
+
+
 def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | None = None,
                  elem_bytes: int = 4, *, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
                  parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, elem_bits: int = 0,
-                 order: str = "row") -> Problem:
+                 order: str = "row", drawing: bool = False) -> Problem:
     """The whole problem (the tile's shape, row length and element size, then the rest by name):
     `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
@@ -107,7 +113,8 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     ``elem_bits``: elements smaller than a byte (elem_bits_of: 4 for fp4, i4, u4), cols and
     row_length counting them; the tile is their packed bytes. ``order``: --order, the tile's storage
     order (a column-major tile is stored as its transpose and its accesses compiled for that:
-    access/order.py)."""
+    access/order.py). ``drawing``: a layout drawn alone (--show, --svg, --html without an access)
+    needs none."""
     tile = make_tile(rows, cols, row_length, elem_bytes, order, elem_bits)
     if tile.col_major:
         from .order import parse_col
@@ -119,8 +126,7 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
         target.banks if banks is None else banks, target.bank_bytes if bank_bytes is None else bank_bytes, target)
-    if not accesses and not phases_files and not layout_files:
-        raise InputError("no access pattern given: add at least one --access (e.g. --access 8x4 --access row)")
+    _some_access(bool(accesses) or drawing, phases_files, layout_files)
     check_count(len(accesses) + len(layout_files))  # caps on the problem's size, checked as it grows
     patterns = []
     for spec in accesses:

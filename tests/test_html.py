@@ -1,0 +1,160 @@
+"""--html (issue 36): the page's embedded data against the simulator, the escaping of user text, bad
+output paths, a layout drawn alone (--show, --svg, --html without an access), and, where Debian's
+chromium is installed, the page run in a real headless browser (its DOM after the script ran and a
+screenshot; skipped with the reason elsewhere, failing under CI=true like the other toolchains)."""
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from swizzle_solver import simulate
+from swizzle_solver.access import make_problem
+from swizzle_solver.families.identity import Identity
+from swizzle_solver.html import page, script_json, view
+from swizzle_solver.layout import layout_table
+from swizzle_solver.names import parse_layout
+from tests.clirun import solve
+
+OUT = Path(__file__).resolve().parent / "output" / "html"
+
+
+def data_of(text: str) -> dict:
+    m = re.search(r'<script type="application/json" id="swizzle-data">(.*?)</script>', text, re.S)
+    assert m, "no embedded data"
+    return json.loads(m.group(1))
+
+
+def ints(b64: str) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(b64), dtype="<i4")
+
+
+def test_the_page_carries_the_simulators_counts_and_banks(tmp_path):
+    path = tmp_path / "p.html"
+    run = solve("--rows", "32", "--cols", "32", "--access", "8x4", "--access", "col", "--html", str(path), "-q")
+    assert run.returncode == 1 and run.stdout.strip() == "Swizzle<3,2,3>"
+    text = path.read_text()
+    assert "http://" not in text.replace("http://www.w3.org", "") and "https://" not in text  # nothing fetched
+    data = data_of(text)
+    (v,) = data["views"]
+    problem = make_problem(32, 32, ["8x4", "col"], None, 4)
+    names = [x["name"] for x in v["layouts"]]
+    assert names[:2] == ["none", "Swizzle<3,2,3>"] and len(names) > 2  # before, answer, the other candidates
+    for i, entry in enumerate(v["layouts"]):
+        layout = Identity() if i == 0 else parse_layout(entry["name"], tile=problem.tile)
+        phys = layout_table(problem.tile, layout)
+        assert (ints(entry["phys"]) == phys.ravel()).all()
+        assert (ints(entry["bank"]) == (phys * 4 // 4 % 32).ravel()).all()
+        for a, pattern in zip(v["accesses"], problem.patterns):
+            costs = simulate.simulate(problem.tile, problem.hardware, [pattern], phys)[0].costs
+            assert (ints(a["costs"][i]) == costs).all()
+            assert a["worst"][i] == int(costs.max()) and a["total"][i] == int(costs.sum())
+    doc = v["doc"]
+    assert doc["answer"]["name"] == "Swizzle<3,2,3>" and set(doc["answer"]["emit"]) >= {"cuda", "cute", "triton"}
+    assert [a["worst"][1] for a in v["accesses"]] == [p["worst_wavefronts"] for p in doc["answer"]["per_access"]]
+    assert (ints(v["accesses"][0]["row"]).reshape(-1, v["accesses"][0]["lanes"]) == problem.patterns[0].lane_row).all()
+
+
+def test_user_text_cannot_end_the_script_or_become_markup():
+    hostile = 'x</script><script>alert(1)</script>"\'&<!--\u2028'
+    text = page([{"title": hostile, "tile": {}, "layouts": [], "accesses": [], "doc": None, "explain": None}], hostile)
+    assert text.count("</script>") == 2  # the data's and the page script's own ends, nothing more
+    assert "<script>alert" not in text
+    assert "\u2028" not in text.split('id="swizzle-data">')[1].split("</script>")[0]
+    assert data_of(text)["views"][0]["title"] == hostile  # read back unchanged
+    assert "<title>x&lt;/script&gt;" in text
+    assert json.loads(script_json(hostile)) == hostile
+
+
+def test_bad_paths_are_one_line_and_write_nothing(tmp_path):
+    for path, words in ((tmp_path / "none" / "p.html", "does not exist"), (tmp_path, "is a directory")):
+        run = solve("--rows", "8", "--cols", "8", "--access", "8x1", "--html", str(path))
+        assert run.returncode == 2 and run.stdout == "" and words in run.stderr and len(run.stderr.splitlines()) == 1
+        assert run.stderr.startswith("swizzle-solve: error: --html")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_layout_is_drawn_without_an_access(tmp_path):
+    run = solve("--rows", "8", "--cols", "8", "--banks", "8", "--check", "Swizzle<3,0,3>", "--show")
+    assert run.returncode == 0 and "no access named" in run.stdout
+    lines = [x.split()[-8:] for x in run.stdout.splitlines() if re.fullmatch(r"\s*\d( +\d){8}\s+\d( +\d){8}\s*", x)]
+    after = [[int(b) for b in x] for x in lines]
+    problem = make_problem(8, 8, [], None, 4, banks=8, drawing=True)
+    phys = layout_table(problem.tile, parse_layout("Swizzle<3,0,3>", tile=problem.tile))
+    assert after == (phys % 8).tolist()
+    svg, html = tmp_path / "a.svg", tmp_path / "a.html"
+    run = solve("--rows", "8", "--cols", "8", "--check", "Swizzle<3,0,3>", "--svg", str(svg), "--html", str(html))
+    assert run.returncode == 0 and svg.read_text().startswith("<?xml") and "no access named" in svg.read_text()
+    v = data_of(html.read_text())["views"][0]
+    assert v["accesses"] == [] and v["doc"] is None and (ints(v["layouts"][0]["phys"]) == phys.ravel()).all()
+    for bad in (["--json"], ["--emit", "cuda"]):
+        run = solve("--rows", "8", "--cols", "8", "--svg", str(svg), *bad)
+        assert run.returncode == 2 and run.stdout == "" and "need an access" in run.stderr
+
+
+def test_the_view_keeps_only_the_worst_instructions_of_a_huge_access(monkeypatch):
+    import swizzle_solver.html as h
+
+    monkeypatch.setattr(h, "MAX_LANES", 16)
+    problem = make_problem(16, 16, ["8x4"], None, 4)
+    v = view(problem, [("before", Identity())], None, "t")
+    (a,) = v["accesses"]
+    costs = simulate.simulate(problem.tile, problem.hardware, problem.patterns, layout_table(problem.tile, Identity()))
+    assert list(ints(a["index"])) == [int(costs[0].costs.argmax())]
+
+
+def chromium() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("CI") == "true":
+        pytest.fail("chromium is missing under CI=true: .ci/toolchains installs it (apt-get install chromium)")
+    return found
+
+
+@pytest.mark.toolchain
+def test_the_page_runs_in_a_real_browser(tmp_path):
+    browser = chromium()
+    if browser is None:
+        pytest.skip("chromium is not installed (apt-get install chromium; .ci/toolchains does it)")
+    OUT.mkdir(parents=True, exist_ok=True)
+    cases = {"ldmatrix": ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4"],
+             "conflicts": ["--rows", "32", "--cols", "32", "--access", "8x4", "--access", "col"],
+             "alone": ["--rows", "16", "--cols", "16", "--check", "Swizzle<2,0,2>"]}
+    for name, argv in cases.items():
+        path = tmp_path / f"{name}.html"
+        assert solve(*argv, "--html", str(path), "-q").returncode in (0, 1)
+        v = data_of(path.read_text())["views"][0]
+        common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=3000"]
+        r, c = 3, 5  # a link with a selected cell: the page shows its information as on hover
+        dom = subprocess.run([*common, "--dump-dom", path.as_uri() + f"#s={r},{c}"], capture_output=True, text=True,
+                             timeout=60).stdout
+        layout = 1 if v["accesses"] else 0  # the answer; drawn alone, the layout (html.layout_view)
+        cols = v["tile"]["cols"]
+        assert re.search(r'data-k="bank">(\d+)<', dom).group(1) == str(ints(v["layouts"][layout]["bank"])[r * cols + c])
+        assert re.search(r'data-k="offset">(\d+)<', dom).group(1) == str(ints(v["layouts"][layout]["phys"])[r * cols + c])
+        if v["accesses"]:  # the phase panel shows the chosen access's worst under the answer: the simulator's
+            shown = re.search(r'data-k="worst / total">(\d+) / (\d+)<', dom)
+            a = v["accesses"][0] if len(v["accesses"]) == 1 else max(
+                v["accesses"], key=lambda x: x["worst"][0] - x["instruction_lower_bound"])
+            assert shown and (int(shown.group(1)), int(shown.group(2))) == (a["worst"][1], a["total"][1]), name
+        else:
+            assert "no access named" in dom
+        shot = OUT / f"{name}.png"
+        subprocess.run([*common, "--window-size=1300,900", f"--screenshot={shot}", path.as_uri()],
+                       capture_output=True, timeout=60)
+        assert shot.stat().st_size > 10000
+
+
+@pytest.mark.slow
+def test_a_128_by_128_page_is_at_most_three_times_the_svg(tmp_path):
+    svg, html = tmp_path / "t.svg", tmp_path / "t.html"
+    run = solve("--rows", "128", "--cols", "128", "--dtype", "f16", "--access", "8x8", "--access", "row",
+                "--svg", str(svg), "--html", str(html), "-q")
+    assert run.returncode == 0
+    assert html.stat().st_size <= 3 * svg.stat().st_size, (html.stat().st_size, svg.stat().st_size)
