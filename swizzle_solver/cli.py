@@ -353,16 +353,12 @@ def main_command(
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
                                layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order,
-                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets) or html is not None)
+                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets, html))
     drawing = _drawing_alone(bool(access or phases or linear_layout), show, svg, html)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), order=order, drawing=drawing)
-    layout = None
-    if check_layout is not None:
-        from .names import parse_layout
-
-        layout = parse_layout(check_layout, tile=problem.tile)
+    layout = _given_layout(check_layout, problem)
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
                                           list(emit), show or show_access is not None or svg is not None, stores))
@@ -378,6 +374,15 @@ def main_command(
         code = run_solve(problem, json_out=json_out, quiet=quiet, out=out, show_phases=show_phases, timeout=timeout,
                          exhaustive=exhaustive, keep_pitch=keep_pitch, for_targets=for_targets)
     raise typer.Exit(code)
+
+
+def _given_layout(check_layout: Optional[str], problem: Problem) -> Layout | None:
+    """--check's layout on the problem's tile (None: search)."""
+    if check_layout is None:
+        return None
+    from .names import parse_layout
+
+    return parse_layout(check_layout, tile=problem.tile)
 
 
 def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout: Optional[str], json_out: bool,
@@ -401,9 +406,10 @@ def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout
 
 
 def _takes_one_target(vectors: str, show: bool, show_access: Optional[str], svg: Optional[str], show_phases: bool,
-                      for_targets: list[str]) -> bool:
-    """Whether an option that takes one target was given (--vectors auto, --show, --svg, ...)."""
-    return vectors != "given" or show or show_access is not None or svg is not None or show_phases or bool(for_targets)
+                      for_targets: list[str], html: Optional[str]) -> bool:
+    """Whether an option that takes one target was given (--vectors auto, --show, --svg, --html, ...)."""
+    pictures = show or show_access is not None or svg is not None or html is not None
+    return vectors != "given" or pictures or show_phases or bool(for_targets)
 
 
 def _arch_list(arch: str, access: list[str]) -> bool:
