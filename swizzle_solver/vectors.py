@@ -311,10 +311,10 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
 #   .trans (e <= 2 only: a 4-byte element would be split into two units of different lanes): the
 #     element bits inside a unit (log2(2/e)), then lane bits 2 to 4; the rows are the register
 #     direction holding the register's second unit, and lane bits 0 and 1.
-# The element bits inside one 32-bit register are register-index bits 0, 1 of the operand (the bytes
-# of a packed register: another order would need a permute); for 2-byte data the pair may be any
-# register direction (as the tool has always counted it). Which 32-bit registers are the x2 / x4
-# matrices is the kernel's choice (whole registers are named freely): any further register direction.
+# The element bits inside one 32-bit register may be any register directions, as a vector's are: the
+# kernel packs its registers into 32-bit words (8-bit data is held one element a register and packed
+# by prmt whatever the order; Triton 3.9 does so), and which 32-bit registers are the x2 / x4
+# matrices is its choice too (whole registers are named freely): any further register direction.
 MATRIX_ROW_BYTES = 16
 
 
@@ -341,21 +341,17 @@ def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: H
     lane, regs = list(access.lane), _independent(list(access.register))
     inreg = log2(4 // e)  # element bits inside one 32-bit register
     out: list[MatrixForm] = []
-    if pre[inreg:row_bits] == lane[0:2] and _in_register(pre[:inreg], regs, e):
+    if pre[inreg:row_bits] == lane[0:2] and _in_register(pre[:inreg], regs):
         out.append(("", lane[2:5], pre[:inreg]))
     unit = log2(2 // e) if e <= 2 else -1  # element bits inside a 16-bit unit
-    if unit >= 0 and pre[unit:row_bits] == lane[2:5] and _in_register(pre[:unit], regs, e):
-        pairs = regs if e == 2 else regs[1:2]  # 1-byte: the register's second unit is register bit 1
-        out += [(".trans", [p, lane[0], lane[1]], pre[:unit] + [p]) for p in pairs
+    if unit >= 0 and pre[unit:row_bits] == lane[2:5] and _in_register(pre[:unit], regs):
+        out += [(".trans", [p, lane[0], lane[1]], pre[:unit] + [p]) for p in regs
                 if gf2.rank(pre[:unit] + [p]) == unit + 1]
     return out
 
 
-def _in_register(bits: list[int], regs: list[int], e: int) -> bool:
-    """The low element bits of a row lie in one 32-bit register without a permute: for 1-byte data
-    they are the operand's first register bases in order; a 2-byte pair any register direction."""
-    if e == 1:
-        return bits == regs[:len(bits)]
+def _in_register(bits: list[int], regs: list[int]) -> bool:
+    """The row's low element bits lie in the lane's registers (one 32-bit word of them)."""
     return gf2.rank(regs + bits) == len(regs)
 
 
@@ -436,7 +432,8 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
     # shared part), then each access's own alone
     own = [(f"{a.name}'s registers after the shared ones", shared + list(a.register)) for a in accesses]
     alone = [(f"{a.name}'s registers", list(a.register)) for a in accesses]
-    matrix = [(f"{a.name}'s ldmatrix{suffix} rows", rows) for a in accesses for suffix, rows in matrix_rows(a, elem_bytes)]
+    matrix = [(f"{a.name}'s ldmatrix{suffix} rows", rows) for a in accesses
+              for suffix, rows in matrix_rows(a, elem_bytes, shared)]
     for what, basis in [("every access's registers", shared)] + own + alone + matrix:
         basis = _independent(basis)
         for j in range(min(most, len(basis)), -1, -1):
@@ -447,19 +444,30 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
     return out
 
 
-def matrix_rows(access: RegisterAccess, e: int) -> list[tuple[str, list[int]]]:
+def matrix_rows(access: RegisterAccess, e: int, shared: Sequence[int] = ()) -> list[tuple[str, list[int]]]:
     """The preimages of a 16-byte ldmatrix/stmatrix row the access's lane map gives (matrix_forms):
-    non-transposed, its first register bits inside a 32-bit register and lane bits 0, 1; transposed
-    (e <= 2), the bits inside a 16-bit unit and lane bits 2 to 4."""
+    non-transposed, register directions inside a 32-bit word (those every access shares first, then
+    its own first ones) and lane bits 0, 1; transposed (e <= 2), the register directions inside a
+    16-bit unit and lane bits 2 to 4."""
     if len(access.lane) != 5 or e not in (1, 2, 4):
         return []
     regs, lane = _independent(list(access.register)), list(access.lane)
     inreg, unit = log2(4 // e), (log2(2 // e) if e <= 2 else -1)
-    heads = [[p] for p in regs[:3]] if e == 2 else [regs[:inreg]]  # a 2-byte pair: any register
-    out = [("", h + lane[0:2]) for h in heads if len(h) == inreg]
-    if unit >= 0 and len(regs) >= unit:
-        out.append((".trans", regs[:unit] + lane[2:5]))
+    mine = _independent([x for x in shared if x in _span_set(regs)] + regs)
+    # (the forms the tool had for 2-byte data first: its answers there stay as they were)
+    heads = ([[p] for p in regs[:3]] if inreg == 1 else [regs[:inreg]]) + [mine[:inreg]]
+    out: list[tuple[str, list[int]]] = []
+    for h in heads:
+        if len(h) == inreg and ("", h + lane[0:2]) not in out:
+            out.append(("", h + lane[0:2]))
+    for h in ([regs[:unit], mine[:unit]] if unit >= 0 else []):
+        if len(h) == unit and (".trans", h + lane[2:5]) not in out:
+            out.append((".trans", h + lane[2:5]))
     return out
+
+
+def _span_set(vectors: list[int]) -> set[int]:
+    return {int(x) for x in _span_all(vectors)}
 
 
 def _independent(vectors: list[int]) -> list[int]:

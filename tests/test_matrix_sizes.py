@@ -98,13 +98,14 @@ def test_no_transposed_ldmatrix_for_4_byte_data():
     assert all(not s.endswith(".trans") for s, _, _ in forms)
 
 
-def test_i8_bytes_out_of_register_order_get_no_ldmatrix():
-    """1-byte data: the four bytes of a 32-bit register are register bits 0 and 1 in order; a layout
-    that puts register bit 2 inside the word would need a byte permute, so no ldmatrix is counted."""
+def test_i8_words_from_any_register_directions_but_not_from_lanes():
+    """1-byte data: the four bytes of a 32-bit word may be any of the lane's register directions (8-bit
+    values are packed into words by prmt in any order, as Triton does), never a lane direction."""
     tile, hw = make_tile(32, 64, None, 1), target("nvidia")
     _, _, _, _, _, dreg, dlane = CASES["i8"]
     dst = access_of("dst", tile, dreg, dlane, [])
-    swapped = [dst.register[0], dst.register[2], dst.lane[0], dst.lane[1]]
-    assert vectors.matrix_forms(dst, swapped + [0] * 7, tile, hw) == []
-    inorder = [dst.register[0], dst.register[1], dst.lane[0], dst.lane[1]]
-    assert vectors.matrix_forms(dst, inorder + [0] * 7, tile, hw)[0][0] == ""
+    rest = [dst.register[3], dst.register[4], dst.register[5], dst.lane[2], dst.lane[3], dst.lane[4]]
+    swapped = [dst.register[2], dst.register[0], dst.lane[0], dst.lane[1]]
+    assert vectors.matrix_forms(dst, swapped + [dst.register[1]] + rest, tile, hw)[0][0] == ""
+    lane_inside = [dst.lane[2], dst.register[0], dst.lane[0], dst.lane[1]]
+    assert not any(s == "" for s, _, _ in vectors.matrix_forms(dst, lane_inside + [dst.register[1]] + rest, tile, hw))
