@@ -91,37 +91,43 @@ def kernel_search(spaces: list[list[int]], weights: Sequence[int], slots: int,
     # no K does better than each space alone: dim(V ∩ K) >= dim V - slots (V + K fits in S)
     least = sum(w << max(0, len(v) + need - s) for v, w in zip(local, weights))
 
-    def dfs(chosen: list[int], pivots: dict[int, int], last: int) -> bool:
+    def dfs(chosen: list[int], pivots: dict[int, int], last: int, here: int) -> bool:
         nonlocal nodes
-        here = _cost(local, weights, chosen)
         if best[0] is not None and (here >= best[0] or best[0] == least):
             return True  # cost only grows as K grows; nothing is below ``least``
         if len(chosen) == need:
             best[0], best[1] = here, list(chosen)
             return True
-        children = []
-        for x in range(last + 1, 1 << s):
-            # reduced echelon: x has no bit at an earlier vector's top, and is above them all
-            if any(x >> t & 1 for t in pivots) or x.bit_length() - 1 in pivots:
-                continue
-            if x.bit_length() <= max(pivots, default=-1) + 1:
-                continue
-            children.append((_cost(local, weights, chosen + [x]), x))
-        children.sort()
-        for _, x in children:
+        for cost, x in _children(local, weights, chosen, pivots, last, s):
+            if best[0] is not None and (cost >= best[0] or best[0] == least):
+                break  # children come cheapest first and cost only grows: the rest are pruned too
             nodes += 1
             if nodes > max_nodes:
                 return False
             reduced = {t: v ^ x if v >> (x.bit_length() - 1) & 1 else v for t, v in pivots.items()}
             reduced[x.bit_length() - 1] = x
-            if not dfs(chosen + [x], reduced, x):
+            if not dfs(chosen + [x], reduced, x, cost):
                 return False
         return True
 
-    complete = dfs([], {}, 0)
+    complete = dfs([], {}, 0, _cost(local, weights, []))
     chosen = best[1] or []
     basis = tuple(gf2.apply(span, x) for x in chosen)
     return Kernel(basis, best[0] if best[0] is not None else _cost(local, weights, []), complete, nodes)
+
+
+def _children(local: list[list[int]], weights: Sequence[int], chosen: list[int], pivots: dict[int, int],
+              last: int, s: int) -> list[tuple[int, int]]:
+    """(cost, x) of each next vector x of K's reduced echelon basis, cheapest first: x has no bit at
+    an earlier vector's top, and is above them all."""
+    children = []
+    for x in range(last + 1, 1 << s):
+        if any(x >> t & 1 for t in pivots) or x.bit_length() - 1 in pivots:
+            continue
+        if x.bit_length() <= max(pivots, default=-1) + 1:
+            continue
+        children.append((_cost(local, weights, chosen + [x]), x))
+    return sorted(children)
 
 
 class _Basis:

@@ -302,13 +302,20 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
 
 
 # ldmatrix / stmatrix (.m8n8 .b16, PTX ISA): the lanes 8i .. 8i+7 give the 8 row addresses (16 bytes
-# each) of matrix i; lane l receives, of each matrix, the 32-bit register holding the two elements
-# of row l / 4 at columns 2 (l % 4) and + 1 (with .trans: rows 2 (l % 4) and + 1, column l / 4). So
-# a row of 16 contiguous bytes is, non-transposed, a register pair and lane bits 0 and 1, the rows
-# lane bits 2 to 4; transposed, lane bits 2 to 4, the rows a register pair and lane bits 0 and 1.
-# Which two registers make a pair, and which registers are the x2 / x4 matrices, is the kernel's
-# choice (register names are free): any of the lane's register directions.
-MATRIX_ROW_ELEMS = 8  # 16 bytes of 2-byte elements
+# each) of matrix i; lane l receives, of each matrix, the 32-bit register holding the two 16-bit units
+# of row l / 4 at unit columns 2 (l % 4) and + 1 (with .trans: unit rows 2 (l % 4) and + 1, unit
+# column l / 4). The b16 is only the unit: a 16-byte row is bits, so 1-, 2- and 4-byte data move the
+# same way (Triton 3.9 compiles them so). In offset bits of a 16-byte row (e-byte elements):
+#   non-transposed: the element bits inside the lane's 32-bit register (log2(4/e) of them), then lane
+#     bits 0 and 1; the 8 rows are lane bits 2 to 4;
+#   .trans (e <= 2 only: a 4-byte element would be split into two units of different lanes): the
+#     element bits inside a unit (log2(2/e)), then lane bits 2 to 4; the rows are the register
+#     direction holding the register's second unit, and lane bits 0 and 1.
+# The element bits inside one 32-bit register may be any register directions, as a vector's are: the
+# kernel packs its registers into 32-bit words (8-bit data is held one element a register and packed
+# by prmt whatever the order; Triton 3.9 does so), and which 32-bit registers are the x2 / x4
+# matrices is its choice too (whole registers are named freely): any further register direction.
+MATRIX_ROW_BYTES = 16
 
 
 def matrix_op(access: RegisterAccess) -> str:
@@ -316,41 +323,58 @@ def matrix_op(access: RegisterAccess) -> str:
     return "stmatrix" if access.store else "ldmatrix"
 
 
-def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware):
-    """The ldmatrix (stmatrix: a store) forms the layout's preimages ``pre`` allow: (name suffix, the
-    row directions, the pair register) per form (pairs: each register direction, transposed); none
-    where the target lacks the instruction (stmatrix: sm_90 on)."""
-    if (tile.elem_bytes != 2 or matrix_op(access) not in hardware.instructions or len(access.lane) != 5
-            or len(pre) < 3 or not access.register):
+MatrixForm = tuple[str, list[int], list[int]]
+"""(name suffix, the 8 rows' directions, the register directions inside one 32-bit register)."""
+
+
+def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware) -> list[MatrixForm]:
+    """The ldmatrix (stmatrix: a store) forms the layout's preimages ``pre`` allow, one per choice of
+    the register that holds a register's second unit where it is free; none where the target lacks
+    the instruction (stmatrix: sm_90 on) or the element is not 1, 2 or 4 bytes."""
+    e = tile.elem_bytes
+    if (e not in (1, 2, 4) or matrix_op(access) not in hardware.instructions or len(access.lane) != 5
+            or not access.register and e < 4):
+        return []
+    row_bits = log2(MATRIX_ROW_BYTES // e)
+    if len(pre) < row_bits:
         return []
     lane, regs = list(access.lane), _independent(list(access.register))
-    out = []
-    if pre[1] == lane[0] and pre[2] == lane[1] and gf2.rank(regs + [pre[0]]) == len(regs):
-        out.append(("", lane[2:5], pre[0]))
-    if pre[:3] == lane[2:5]:
-        out += [(".trans", [p, lane[0], lane[1]], p) for p in regs]
+    inreg = log2(4 // e)  # element bits inside one 32-bit register
+    out: list[MatrixForm] = []
+    if pre[inreg:row_bits] == lane[0:2] and _in_register(pre[:inreg], regs):
+        out.append(("", lane[2:5], pre[:inreg]))
+    unit = log2(2 // e) if e <= 2 else -1  # element bits inside a 16-bit unit
+    if unit >= 0 and pre[unit:row_bits] == lane[2:5] and _in_register(pre[:unit], regs):
+        out += [(".trans", [p, lane[0], lane[1]], pre[:unit] + [p]) for p in regs
+                if gf2.rank(pre[:unit] + [p]) == unit + 1]
     return out
+
+
+def _in_register(bits: list[int], regs: list[int]) -> bool:
+    """The row's low element bits lie in the lane's registers (one 32-bit word of them)."""
+    return gf2.rank(regs + bits) == len(regs)
 
 
 def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware) -> Moved | None:
     """The access as ldmatrix.x1/x2/x4[.trans] (a store: stmatrix) under the layout, when its lane map
-    allows it: each
-    instruction reads 2^k matrices (k <= 2 of the lane's register directions beyond the pair), each
-    matrix one phase of 8 rows of 16 bytes, measured by the simulator; the best pair."""
+    allows it: each instruction reads 2^k matrices (k <= 2 of the lane's register directions beyond
+    those inside one 32-bit register), each matrix one phase of 8 rows of 16 bytes, measured by the
+    simulator; the best form."""
     pre = preimages_of(bases)
     layout = GeneralLinear(tuple(bases))
+    row_elems = MATRIX_ROW_BYTES // tile.elem_bytes
     best = None
-    for suffix, rows, pair in matrix_forms(access, pre, tile, hardware):
-        rest = _complement(list(access.register), [pair])
+    for suffix, rows, inreg in matrix_forms(access, pre, tile, hardware):
+        rest = _complement(list(access.register), inreg)
         k = min(2, len(rest))
         matrices, groups = rest[:k], rest[k:]
         firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
                   ^ _span_all(matrices)[None, None, :]).reshape(-1)
-        starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(MATRIX_ROW_ELEMS - 1)
-        wavefronts, lower = _measure(starts, 16, tile, hardware)
+        starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(row_elems - 1)
+        wavefronts, lower = _measure(starts, MATRIX_ROW_BYTES, tile, hardware)
         instructions = (1 << len(access.warp)) * (1 << len(groups))
-        found = Moved(access.name, 16, f"{matrix_op(access)}.x{1 << k}{suffix}", instructions, wavefronts, lower,
-                      access.direction)
+        found = Moved(access.name, MATRIX_ROW_BYTES, f"{matrix_op(access)}.x{1 << k}{suffix}", instructions,
+                      wavefronts, lower, access.direction)
         if best is None or (found.wavefronts, found.instructions) < (best.wavefronts, best.instructions):
             best = found
     return best
@@ -408,11 +432,8 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
     # shared part), then each access's own alone
     own = [(f"{a.name}'s registers after the shared ones", shared + list(a.register)) for a in accesses]
     alone = [(f"{a.name}'s registers", list(a.register)) for a in accesses]
-    # the 16-byte rows of an ldmatrix (a register pair and lane bits 0, 1; transposed lane bits 2 to 4)
-    matrix = [] if elem_bytes != 2 else [
-        (f"{a.name}'s ldmatrix rows", [p, a.lane[0], a.lane[1]]) for a in accesses if len(a.lane) == 5
-        for p in _independent(list(a.register))[:3]] + [
-        (f"{a.name}'s ldmatrix.trans rows", list(a.lane[2:5])) for a in accesses if len(a.lane) == 5]
+    matrix = [(f"{a.name}'s ldmatrix{suffix} rows", rows) for a in accesses
+              for suffix, rows in matrix_rows(a, elem_bytes, shared)]
     for what, basis in [("every access's registers", shared)] + own + alone + matrix:
         basis = _independent(basis)
         for j in range(min(most, len(basis)), -1, -1):
@@ -421,6 +442,32 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
                 seen.add(key)
                 out.append((what, basis[:j]))
     return out
+
+
+def matrix_rows(access: RegisterAccess, e: int, shared: Sequence[int] = ()) -> list[tuple[str, list[int]]]:
+    """The preimages of a 16-byte ldmatrix/stmatrix row the access's lane map gives (matrix_forms):
+    non-transposed, register directions inside a 32-bit word (those every access shares first, then
+    its own first ones) and lane bits 0, 1; transposed (e <= 2), the register directions inside a
+    16-bit unit and lane bits 2 to 4."""
+    if len(access.lane) != 5 or e not in (1, 2, 4):
+        return []
+    regs, lane = _independent(list(access.register)), list(access.lane)
+    inreg, unit = log2(4 // e), (log2(2 // e) if e <= 2 else -1)
+    mine = _independent([x for x in shared if x in _span_set(regs)] + regs)
+    # (the forms the tool had for 2-byte data first: its answers there stay as they were)
+    heads = ([[p] for p in regs[:3]] if inreg == 1 else [regs[:inreg]]) + [mine[:inreg]]
+    out: list[tuple[str, list[int]]] = []
+    for h in heads:
+        if len(h) == inreg and ("", h + lane[0:2]) not in out:
+            out.append(("", h + lane[0:2]))
+    for h in ([regs[:unit], mine[:unit]] if unit >= 0 else []):
+        if len(h) == unit and (".trans", h + lane[2:5]) not in out:
+            out.append((".trans", h + lane[2:5]))
+    return out
+
+
+def _span_set(vectors: list[int]) -> set[int]:
+    return {int(x) for x in _span_all(vectors)}
 
 
 def _independent(vectors: list[int]) -> list[int]:
@@ -453,10 +500,10 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     e = tile.elem_bytes
     forms = matrix_forms(access, vector, tile, hardware)
     if forms:  # ldmatrix: each matrix one phase, its 8 rows
-        _, rows, pair = forms[0]
+        _, rows, inreg = forms[0]
         wpiv = general.echelon(vector)
         space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
-        phases = (1 << len(access.warp)) << (len(_independent(list(access.register))) - 1)
+        phases = (1 << len(access.warp)) << (len(_independent(list(access.register))) - len(inreg))
         return [(space, phases)]
     jp = vector_bits(access, vector, e)
     vbytes = e << jp
