@@ -58,9 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "gpu"
 PTX = DATA / "ptx"
 INDEX = json.loads((PTX / "probes.json").read_text())
-kernel = getattr(swizzle_solver, "kernel", None)
-needs_kernel = pytest.mark.skipif(kernel is None, reason="swizzle_solver.kernel (issue 32's PTX reader) is not "
-                                  "in this checkout: merge it, then this guard goes")
+kernel = swizzle_solver.kernel
 LANE_BYTES = {"u8": 1, "u16": 2, "b32": 4, "v2.b32": 8, "v4.b32": 16}
 
 
@@ -205,7 +203,6 @@ def check_kernel(doc: dict, text: str, entry: dict, m: dict) -> None:
     assert totals["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"] == 0, where
 
 
-@needs_kernel
 @pytest.mark.parametrize("name", FILES)
 def test_kernel_gives_what_the_h100_measured(name):
     """One read of the file for all its kernels (each launched alone: block 32 x 1 x 1, CTA 0)."""
@@ -218,7 +215,6 @@ def test_kernel_gives_what_the_h100_measured(name):
         check_kernel(docs[m["kernel"]], text, entry, m)
 
 
-@needs_kernel
 def test_the_block_defaults_to_maxntid_and_every_kernel_is_read():
     """Without --kernel and --block: every .entry of the file, each at its .maxntid (32)."""
     name = "gpu_probe/01-ex01-f16-64-wide-tile-ldmatrix-x4-and-the-f16-ac.ptx"

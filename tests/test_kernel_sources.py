@@ -39,9 +39,7 @@ import swizzle_solver
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ROOT / "tests" / "data" / "kernels"
-kernel = getattr(swizzle_solver, "kernel", None)
-needs_kernel = pytest.mark.skipif(kernel is None, reason="swizzle_solver.kernel (issue 32's PTX reader) is not "
-                                  "in this checkout: merge it, then this guard goes")
+kernel = swizzle_solver.kernel
 
 Elements = Callable[[np.ndarray, np.ndarray], list[np.ndarray]]  # (x, y) of every thread -> offsets per execution
 
@@ -425,7 +423,6 @@ def report_of(source: str | Path, name: str, block, sizes: dict[int, int] | tupl
     return doc["kernels"][0]
 
 
-@needs_kernel
 @pytest.mark.parametrize("k", KERNELS_WITH_SHARED, ids=IDS)
 def test_kernel_counts_each_statement_as_the_brute_force(k):
     check_report(k)
@@ -456,14 +453,12 @@ def check_report(k: Kernel, ptx: Path | None = None) -> None:
                                                      if r["op"] == ("st" if store else "ld"))
 
 
-@needs_kernel
 @pytest.mark.parametrize(("source", "name", "block"), WITHOUT_SHARED, ids=[w[1] for w in WITHOUT_SHARED])
 def test_kernels_without_shared_memory_have_no_rows(source, name, block):
     doc = report_of(source, name, block, (64, 64, 64))
     assert doc["instructions"] == [] and not any(doc["counters"].values())
 
 
-@needs_kernel
 def test_the_fix_serves_the_coalesced_transposes_accesses():
     """--fix on the conflicting transpose proposes a layout of `tile`, and the report recomputed under it
     has no excess (the source fixed by hand with the solver's answer, transposeSwizzled, has none
@@ -534,7 +529,6 @@ def test_the_cute_swizzle_is_what_serves_ldmatrix():
     assert plain["ldgsts"]["excess"] == swizzled["ldgsts"]["excess"] == 0
 
 
-@needs_kernel
 @pytest.mark.parametrize("name", ["mainloop_swizzled", "mainloop_rowmajor"])
 def test_kernel_counts_the_cute_mainloop_as_the_brute_force(name):
     """Rows compared by op (their lines are CuTe's headers', inlined into the kernel's)."""
@@ -595,7 +589,6 @@ def test_tritons_convert_layout_goes_through_shared_memory_conflict_free(name):
     assert all(c["excess"] == 0 for c in count.values()), count
 
 
-@needs_kernel
 @pytest.mark.parametrize("name", ["convert_sm80", "convert_sm90"])
 def test_kernel_counts_tritons_convert_layout_as_the_brute_force(name):
     doc = kernel(TRITON / f"{name}.ptx").to_json()
@@ -606,7 +599,6 @@ def test_kernel_counts_tritons_convert_layout_as_the_brute_force(name):
         assert {key: sum(r[key] for r in rows) for key in count} == count, (name, op)
 
 
-@needs_kernel
 def test_kernel_reads_tritons_matmul():
     """sm_80: the operands reach the MMA through ldmatrix (counted, each a row); sm_90: through wgmma's
     descriptors, listed under not_counted (DESIGN.md section 15), never guessed."""

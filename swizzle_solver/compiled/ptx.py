@@ -372,6 +372,10 @@ def _variable(s: str, line: int) -> Variable | None:
     count, unsized = _extent(re.findall(r"\[\s*(\d*)\s*\]", m[2]), values)
     size = count * elem
     data = None
+    if values is None and space in ("global", "const") and not unsized:
+        # PTX zero-fills .global/.const variables that have no initializer (an all-zero __device__
+        # table is written this way): known zeros, as the kernel's first load sees them
+        data = bytes(size)
     if values is not None:
         data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
         data = data.ljust(size, b"\0")[:size] if size else data

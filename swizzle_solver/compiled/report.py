@@ -258,6 +258,6 @@ def _outside(rows: list[Row]) -> list[str]:
 
 
 def from_ttgir(text: str, name: str, *, arch: str = "nvidia") -> KernelReport:
-    from .ttgir import read_ttgir  # the corpus helper's reader: each kernel entry already a JSON document
+    from .ttgir import kernel_entries  # each tt.func one kernel entry of the JSON document
 
-    return KernelReport(name, arch, [], read_ttgir(text, arch=arch))
+    return KernelReport(name, arch, [], kernel_entries(text, arch=arch))
