@@ -316,6 +316,18 @@ def test_hostile_ptx_exits_2_with_one_line(path):
     assert "Traceback" not in run.stderr
 
 
+def test_a_statement_over_the_cap_exits_2_with_one_line(tmp_path):
+    """A statement longer than ptx.MAX_STATEMENT_CHARS (4 MiB: an initialized table is one statement,
+    118 KB in a recorded probe) is refused while it is read (made here, not kept as a file)."""
+    from swizzle_solver.compiled.ptx import MAX_STATEMENT_CHARS
+
+    path = tmp_path / "long_line.ptx"
+    path.write_text(".version 8.0\n.target sm_90\n.global .b8 t[] = {" + "1, " * (MAX_STATEMENT_CHARS // 3 + 1) + "1};\n")
+    run = clirun.solve("kernel", str(path), "--block", "32")
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1, run.stderr
+    assert "characters" in run.stderr
+
+
 def test_a_loop_with_no_exit_meets_the_instruction_budget():
     """The budget, made small here (the CLI's, emulator.MAX_STEPS, in the slow twin below)."""
     from swizzle_solver.compiled.report import analyse
@@ -685,7 +697,7 @@ def test_nvcc_inline_asm_cp_async_and_ldmatrix_and_their_fix():
 
 
 def test_a_ttgir_file_goes_to_the_ttgir_reader(monkeypatch, tmp_path):
-    """.ttgir: compiled/ttgir.py's read_ttgir (a stand-in here) gives the kernel entries; the status,
+    """.ttgir: compiled/ttgir.py's kernel_entries (a stand-in here) gives the kernel entries; the status,
     -q, the table and the exit code are computed from their instructions."""
     import sys
     import types
@@ -695,7 +707,7 @@ def test_a_ttgir_file_goes_to_the_ttgir_reader(monkeypatch, tmp_path):
                                "instances": 1, "wavefronts": 8, "ideal_wavefronts": 4, "excess": 4,
                                "counters": {}, "status": "conflicts"}]}
     monkeypatch.setitem(sys.modules, "swizzle_solver.compiled.ttgir",
-                        types.SimpleNamespace(read_ttgir=lambda text, *, arch: [entry]))
+                        types.SimpleNamespace(kernel_entries=lambda text, *, arch: [entry]))
     source = tmp_path / "m.ttgir"
     source.write_text("module {}\n")
     run = clirun.solve("kernel", str(source), "-q")

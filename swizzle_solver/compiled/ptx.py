@@ -19,7 +19,7 @@ from ..model import InputError
 
 MAX_STATEMENTS = 200_000  # statements of one file (counted by their ';' before parsing: refused at once)
 MAX_DEPTH = 64  # nested { } scopes
-MAX_STATEMENT_CHARS = 65_536  # one statement (a PTX statement is a line or a few; a function header a few KB)
+MAX_STATEMENT_CHARS = 1 << 22  # one statement: a line or a few, but an initialized table is one (118 KB in a recorded probe)
 MAX_OPERAND_DEPTH = 4  # brackets inside brackets in one operand ([%r1], {%r1, %r2}: 1)
 
 SPECIAL = re.compile(r"%(tid|ntid|ctaid|nctaid|laneid|warpid|nwarpid|smid|nsmid|gridid|clock|clock64|globaltimer"
