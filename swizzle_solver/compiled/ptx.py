@@ -371,15 +371,18 @@ def _variable(s: str, line: int) -> Variable | None:
     values = _initializer(init, ptype, line) if eq else None
     count, unsized = _extent(re.findall(r"\[\s*(\d*)\s*\]", m[2]), values)
     size = count * elem
-    data = None
-    if values is None and space in ("global", "const") and not unsized:
-        # PTX zero-fills .global/.const variables that have no initializer (an all-zero __device__
-        # table is written this way): known zeros, as the kernel's first load sees them
-        data = bytes(size)
-    if values is not None:
-        data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
-        data = data.ljust(size, b"\0")[:size] if size else data
+    data = _initial_bytes(space, values, elem, size, unsized)
     return Variable(space, m[1], size, align or elem, data, unsized and values is None, line)
+
+
+def _initial_bytes(space: str, values: list[int] | None, elem: int, size: int, unsized: bool) -> bytes | None:
+    """A variable's bytes before the kernel runs: its initializer's, little-endian, or zeros for a
+    .global/.const variable without one (PTX zero-fills them: an all-zero __device__ table is written
+    so); None where nothing is known (.shared, .local, an unsized extern)."""
+    if values is None:
+        return bytes(size) if space in ("global", "const") and not unsized else None
+    data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
+    return data.ljust(size, b"\0")[:size] if size else data
 
 
 def _align_of(words: list[str]) -> int:
