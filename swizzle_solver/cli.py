@@ -104,10 +104,10 @@ def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optio
     if show_access is not None and not problem.patterns:
         raise InputError(f"--show-access {show_access!r}: no access was named; give one with --access, or draw the "
                          f"layout alone without --show-access")
-    from .svg import check_writable
-
     for option, path in (("--svg", svg), ("--html", html)):
         if path is not None:
+            from .svg import check_writable  # (only then: svg.py's imports cost a plain solve's start-up)
+
             check_writable(path, option)
     return Outputs(targets, show, show_access, svg, html)
 
