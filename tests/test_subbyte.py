@@ -185,3 +185,15 @@ def test_col_report_and_json_count_the_packed_rows(capsys):
     main(["--rows", "256", "--cols", "64", "--dtype", "fp4", "--order", "col", "--access", "32x8"])
     out = " ".join(capsys.readouterr().out.split())
     assert "256 x 64 elements of 4 bits, 2 a byte down a column (--order col): solved as 128 x 64 bytes" in out
+
+
+@pytest.mark.parametrize("dtype", ["int4", "uint4", "INT4"])
+def test_cudas_vector_int4_is_refused_as_ambiguous(dtype):
+    """CUDA's int4/uint4 are 16-byte vectors, CUTLASS's int4b_t a 4-bit integer (issue 34): the bare
+    name is refused in one line naming both readings, never guessed; the prefixed ones stay 4-bit."""
+    from tests.clirun import solve
+
+    run = solve("--rows", "8", "--cols", "8", "--dtype", dtype, "--access", "8x2", "-q")
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1
+    assert "ambiguous" in run.stderr and "i4" in run.stderr and "--elem-bytes 16" in run.stderr
+    assert solve("--rows", "8", "--cols", "8", "--dtype", "cutlass::int4b_t", "--access", "8x2", "-q").returncode == 0

@@ -40,6 +40,9 @@ DTYPE_ALIASES: dict[str, str] = {
 # straddles two bytes and no power-of-two vector holds whole elements (TMA's padded image,
 # b6x16_p32, does: one byte per element).
 SUB_BYTE: dict[str, int] = {"fp4": 4, "e2m1": 4, "i4": 4, "u4": 4}
+# CUDA's vector types spelled like a 4-bit type (int4 = four ints, 16 bytes): refused, not guessed; the
+# prefixed spellings (cutlass::int4b_t, torch.int4) stay 4-bit
+_CUDA_VECTORS = {"int4", "uint4"}
 _PACKED_6BIT = {"fp6", "e2m3", "e3m2", "float6_e2m3fn", "float6_e3m2fn", "float_e2m3", "float_e3m2"}
 
 ORDERS = ("row", "col")
@@ -146,6 +149,10 @@ def elem_bits_of(dtype: str | None) -> int:
     (whole bytes). Packed 6-bit types are bad input saying why."""
     if dtype is None:
         return 0
+    if dtype.strip().lower() in _CUDA_VECTORS:
+        raise InputError(f"--dtype {dtype} is ambiguous: CUDA's {dtype.strip()} is a vector of four 32-bit integers "
+                         f"(16 bytes), CUTLASS's int4b_t a 4-bit integer: write i4 (or s4, int4b, u4, fp4) for 4-bit "
+                         f"elements, or --elem-bytes 16 for the vector")
     name = _canonical(dtype)
     if name in _PACKED_6BIT:
         raise InputError(f"--dtype {dtype}: packed 6-bit elements (4 in 3 bytes) straddle bytes, which no "
