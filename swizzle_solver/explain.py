@@ -48,8 +48,16 @@ def explain(doc: dict) -> list[dict]:
         out += _access(doc, i)
     for k in range(len(doc["answer"].get("swizzles") or [])):
         out += _step(doc, k)
-    out += _tma(doc) + _cheaper(doc) + _padding(doc)
+    out += _tma(doc) + _cheaper(doc) + _padding(doc) + _minimal(doc)
     return out
+
+
+def _minimal(doc: dict) -> list[dict]:
+    """A failed --check: the layout the search finds instead."""
+    check = doc.get("check") or {}
+    if check.get("passed") or not check.get("minimal"):
+        return []
+    return [_say(doc, "The minimal layout for these accesses is {minimal}.", minimal="/check/minimal")]
 
 
 def _summary(doc: dict) -> dict:
@@ -95,23 +103,28 @@ def _widest(doc: dict) -> int:
 
 
 def _step(doc: dict, k: int) -> list[dict]:
-    """What one step's parameters move: CuTe's B, M, S; XorCols' B, M and row shift."""
+    """What one step's parameters move: CuTe's B, M, S (on element offsets, or on byte addresses
+    within each panel of a column-panel layout); XorCols' B, M and row shift."""
     s, step = f"/answer/swizzles/{k}", doc["answer"]["swizzles"][k]
-    if not {"B", "M"} <= step.keys() or step.get("unit") != "element":
+    if not {"B", "M"} <= step.keys() or step.get("unit") not in ("element", "byte"):
         return []
-    v = _widest(doc)
-    out = [_say(doc, "B = {b}: the step XORs {b} bits of the offset into {b} others (the runners-up with fewer "
-                "below show what fewer leave).", b=f"{s}/B"),
-           _say(doc, "M = {m}: the bits it writes start at offset bit {m}, so each {vb}-byte vector of {spec} "
+    v, unit = _widest(doc), "element offset" if step["unit"] == "element" else "byte address"
+    where = f" within each {step['applies_to']}" if step.get("applies_to") not in (None, "column") else ""
+    fewer = "" if "check" in doc else " (the runners-up with fewer below show what fewer leave)"
+    out = [_say(doc, "B = {b}: the step XORs {b} bits of the " + unit + " into {b} others" + where + fewer + ".",
+                b=f"{s}/B"),
+           _say(doc, "M = {m}: the bits it writes start at " + unit + " bit {m}, so each {vb}-byte vector of {spec} "
                 "({eb}-byte elements) moves whole.", m=f"{s}/M", vb=f"/problem/accesses/{v}/vector_bytes",
                 spec=f"/problem/accesses/{v}/spec", eb="/problem/elem_bytes")]
-    if step.get("S") is not None:
+    if step.get("S") is not None and step["unit"] == "element":
         pitch = doc["problem"]["row_length"]
         reads_rows = pitch & (pitch - 1) == 0 and 1 << (step["M"] + step["S"]) >= pitch
         what = ("row bits: rows that fell in the same banks are moved apart" if reads_rows
                 else "column bits of the same row")
         out.append(_say(doc, "S = {sv}: it reads the bits {sv} above those it writes; with rows {pitch} elements "
                         "apart those are " + what + ".", sv=f"{s}/S", pitch="/problem/row_length"))
+    elif step.get("S") is not None:
+        out.append(_say(doc, "S = {sv}: it reads the bits {sv} above those it writes.", sv=f"{s}/S"))
     elif step.get("row_shift") is not None:
         out.append(_say(doc, "The column XOR takes the row index shifted right by {a}: consecutive rows get "
                         "different column permutations.", a=f"{s}/row_shift"))
@@ -121,7 +134,8 @@ def _step(doc: dict, k: int) -> list[dict]:
 def _tma(doc: dict) -> list[dict]:
     ans = doc["answer"]
     if not ans.get("byte_cute"):
-        return []
+        return [_say(doc, "{name} is the {mode} TMA swizzle mode.", name="/answer/name", mode="/answer/tma_mode")
+                ] if ans.get("tma_mode") else []
     if ans.get("tma_mode"):
         return [_say(doc, "In bytes it is {byte} ({eb}-byte elements), the {mode} TMA swizzle mode.",
                      byte="/answer/byte_cute", eb="/problem/elem_bytes", mode="/answer/tma_mode")]
@@ -163,13 +177,16 @@ def _cheaper(doc: dict) -> list[dict]:
 
 
 def _cheaper_sentence(doc: dict, p: str, alt: dict, reason: str, refs: dict[str, str]) -> dict:
-    worst = [i for i, c in enumerate(alt["per_access"]) if c["worst_wavefronts"] > c["lower_bound"]]
-    i = worst[0] if worst else 0
-    a = f"{p}/per_access/{i}"
-    return _say(doc, "{alt} (" + reason + ") is cheaper but leaves {excess} excess wavefronts: {spec} takes {w} "
-                "at worst ({t} over the tile) against a lower bound of {lb}.", alt=f"{p}/name",
-                excess=f"{p}/excess_wavefronts", spec=f"{a}/spec", w=f"{a}/worst_wavefronts", t=f"{a}/total_wavefronts",
-                lb=f"{a}/lower_bound", **refs)
+    """One runner-up's failure: every access it leaves above its lower bound, with its counts."""
+    worst = [i for i, c in enumerate(alt["per_access"]) if c["worst_wavefronts"] > c["lower_bound"]] or [0]
+    parts = []
+    for i in worst:
+        a = f"{p}/per_access/{i}"
+        parts.append(f"{{spec{i}}} takes {{w{i}}} at worst ({{t{i}}} over the tile) against a lower bound of {{lb{i}}}")
+        refs = {**refs, f"spec{i}": f"{a}/spec", f"w{i}": f"{a}/worst_wavefronts", f"t{i}": f"{a}/total_wavefronts",
+                f"lb{i}": f"{a}/lower_bound"}
+    return _say(doc, "{alt} (" + reason + ") is cheaper but leaves {excess} excess wavefronts: " + "; ".join(parts)
+                + ".", alt=f"{p}/name", excess=f"{p}/excess_wavefronts", **refs)
 
 
 def _unswizzled_witness(doc: dict) -> list[dict]:
