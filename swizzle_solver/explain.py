@@ -83,7 +83,7 @@ def _access(doc: dict, i: int) -> list[dict]:
                         v=f"/problem/accesses/{i}/vector_bytes", labels=f"{g}/varying_bits", banks=f"{g}/bank_bits",
                         name="/answer/name", rank=f"{g}/rank", wf=f"{g}/wavefronts"))
     else:
-        why = f" ({{why}})" if "gf2_unavailable" in proof else ""
+        why = " ({why})" if "gf2_unavailable" in proof else ""
         extra = {"why": f"{e}/gf2_unavailable"} if why else {}
         out.append(_say(doc, "{spec} has no rank proof under {name}" + why + ": the simulator checked all {n} "
                         "placements, worst {w} wavefronts.", spec=f"{a}/spec", name="/answer/name",
@@ -191,7 +191,7 @@ def _cheaper_sentence(doc: dict, p: str, alt: dict, reason: str, refs: dict[str,
 
 def _unswizzled_witness(doc: dict) -> list[dict]:
     """The identity's failure from the families' proof, when it is not among the runners-up."""
-    for k, fam in enumerate((doc["proof"].get("families") or [])):
+    for k, fam in enumerate(doc["proof"].get("families") or []):
         if fam["family"] == "none" and fam.get("witness") and not fam["reaches_lower_bound"]:
             w = f"/proof/families/{k}/witness"
             return [_say(doc, "No swizzle is cheaper but leaves {excess} excess wavefronts: {spec} takes {worst} at "
