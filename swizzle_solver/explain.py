@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .families import record
+
 MAX_CHEAPER = 4  # runners-up explained: the cheaper ones that fail, at most this many
 
 
@@ -106,7 +108,7 @@ def _step(doc: dict, k: int) -> list[dict]:
     """What one step's parameters move: CuTe's B, M, S (on element offsets, or on byte addresses
     within each panel of a column-panel layout); XorCols' B, M and row shift."""
     s, step = f"/answer/swizzles/{k}", doc["answer"]["swizzles"][k]
-    if not {"B", "M"} <= step.keys() or step.get("unit") not in ("element", "byte"):
+    if step.get("B") is None or step.get("M") is None or step.get("unit") not in ("element", "byte"):
         return []
     v, unit = _widest(doc), "element offset" if step["unit"] == "element" else "byte address"
     where = f" within each {step['applies_to']}" if step.get("applies_to") not in (None, "column") else ""
@@ -143,18 +145,24 @@ def _tma(doc: dict) -> list[dict]:
                  eb="/problem/elem_bytes")]
 
 
+def _unswizzled(family: str) -> bool:
+    """The baseline family (the identity: no swizzle), as its record says."""
+    return record(family).baseline
+
+
 def _xor_bits(layout: dict) -> int | None:
     steps = layout.get("swizzles") or []
-    if layout["family"] == "none":
+    if _unswizzled(layout["family"]):
         return 0
-    if not steps or any("B" not in st for st in steps):
+    if not steps or any(st.get("B") is None for st in steps):
         return None
     return sum(st["B"] for st in steps)
 
 
 def _cheaper(doc: dict) -> list[dict]:
     """Runners-up that cost less (no swizzle, fewer XOR bits, less memory) and leave more wavefronts."""
-    ans, out = doc["answer"], []
+    ans = doc["answer"]
+    out: list[dict] = []
     bits = _xor_bits(ans)
     for j, alt in enumerate(doc.get("alternatives") or []):
         if len(out) == MAX_CHEAPER:
@@ -162,7 +170,7 @@ def _cheaper(doc: dict) -> list[dict]:
         if alt["excess_wavefronts"] <= ans["excess_wavefronts"]:
             continue
         p, alt_bits = f"/alternatives/{j}", _xor_bits(alt)
-        if alt["family"] == "none":
+        if _unswizzled(alt["family"]):
             reason, refs = "no swizzle", {}
         elif bits is not None and alt_bits is not None and alt_bits < bits and len(alt["swizzles"]) == 1:
             reason, refs = "B = {ab}", {"ab": f"{p}/swizzles/0/B"}
@@ -171,7 +179,7 @@ def _cheaper(doc: dict) -> list[dict]:
         else:
             continue
         out.append(_cheaper_sentence(doc, p, alt, reason, refs))
-    if not any(a["family"] == "none" for a in doc.get("alternatives") or []):
+    if not any(_unswizzled(a["family"]) for a in doc.get("alternatives") or []):
         out += _unswizzled_witness(doc)
     return out
 
@@ -192,7 +200,7 @@ def _cheaper_sentence(doc: dict, p: str, alt: dict, reason: str, refs: dict[str,
 def _unswizzled_witness(doc: dict) -> list[dict]:
     """The identity's failure from the families' proof, when it is not among the runners-up."""
     for k, fam in enumerate(doc["proof"].get("families") or []):
-        if fam["family"] == "none" and fam.get("witness") and not fam["reaches_lower_bound"]:
+        if _unswizzled(fam["family"]) and fam.get("witness") and not fam["reaches_lower_bound"]:
             w = f"/proof/families/{k}/witness"
             return [_say(doc, "No swizzle is cheaper but leaves {excess} excess wavefronts: {spec} takes {worst} at "
                          "worst.", excess=f"/proof/families/{k}/best_excess_wavefronts", spec=f"{w}/access",
