@@ -119,12 +119,13 @@ def _step(doc: dict, k: int) -> list[dict]:
                 "({eb}-byte elements) moves whole.", m=f"{s}/M", vb=f"/problem/accesses/{v}/vector_bytes",
                 spec=f"/problem/accesses/{v}/spec", eb="/problem/elem_bytes")]
     if step.get("S") is not None and step["unit"] == "element":
-        pitch = doc["problem"]["row_length"]
+        at = "/answer/padding/row_length" if "padding" in doc["answer"] else "/problem/row_length"
+        pitch = resolve(doc, at)
         reads_rows = pitch & (pitch - 1) == 0 and 1 << (step["M"] + step["S"]) >= pitch
         what = ("row bits: rows that fell in the same banks are moved apart" if reads_rows
                 else "column bits of the same row")
         out.append(_say(doc, "S = {sv}: it reads the bits {sv} above those it writes; with rows {pitch} elements "
-                        "apart those are " + what + ".", sv=f"{s}/S", pitch="/problem/row_length"))
+                        "apart those are " + what + ".", sv=f"{s}/S", pitch=at))
     elif step.get("S") is not None:
         out.append(_say(doc, "S = {sv}: it reads the bits {sv} above those it writes.", sv=f"{s}/S"))
     elif step.get("row_shift") is not None:
@@ -208,17 +209,26 @@ def _unswizzled_witness(doc: dict) -> list[dict]:
     return []
 
 
+def _given_pitch(doc: dict, given: dict) -> dict:
+    """The answer changes the given pitch: what the given one needs, and the memory between them."""
+    g = "/search/given_pitch"
+    best = "the best found is {best}, leaving {excess} excess wavefronts" if given["best"] else "no layout was found"
+    refs = {"best": f"{g}/best", "excess": f"{g}/excess_wavefronts"} if given["best"] else {}
+    if given["extra_bytes"] >= 0:  # the answer drops the padding given
+        return _say(doc, "At the given pitch of {pitch} elements " + best + ", in {storage} B: {extra} B more "
+                    "than the answer.", pitch=f"{g}/row_length", storage=f"{g}/storage_bytes",
+                    extra=f"{g}/extra_bytes", **refs)
+    return _say(doc, "At the given pitch of {pitch} elements " + best + ", in {storage} B; the padded answer "
+                "takes {own} B.", pitch=f"{g}/row_length", storage=f"{g}/storage_bytes",
+                own="/answer/storage_bytes", **refs)
+
+
 def _padding(doc: dict) -> list[dict]:
     """What padding would cost instead (or, when the answer pads, what the given pitch needs)."""
     ans = doc["answer"]
     given = (doc.get("search") or {}).get("given_pitch")
-    if "padding" in ans and given is not None:
-        g = "/search/given_pitch"
-        best = "{best}" if given["best"] else "no layout found"
-        refs = {"best": f"{g}/best"} if given["best"] else {}
-        return [_say(doc, "At the given pitch of {pitch} elements: " + best + ", in {storage} B ({extra} B more "
-                     "than the answer).", pitch=f"{g}/row_length", storage=f"{g}/storage_bytes",
-                     extra=f"{g}/extra_bytes", **refs)]
+    if given is not None:
+        return [_given_pitch(doc, given)]
     for j, alt in enumerate(doc.get("alternatives") or []):
         if "padding" in alt:
             p = f"/alternatives/{j}"

@@ -153,3 +153,23 @@ def test_rich_report_quiet_and_page(tmp_path):
     data = page.read_text()
     first = doc["explain"][0]["text"].replace("<", "\\u003c").replace(">", "\\u003e")
     assert '"explain":[{"text":' in data and first in data
+
+
+def test_a_dropped_padding_says_what_the_given_pitch_costs():
+    """The answer drops the given pitch 40: the given pitch's best and its extra memory, and the S
+    sentence reads the answer's pitch (32), not the given one."""
+    doc = run_json("--rows", "64", "--cols", "32", "--row-length", "40", "--dtype", "f16", "--access", "ldmatrix.x4",
+                   "--access", "warp:8x4:1x8")
+    assert_tied(doc)
+    given = next(s for s in doc["explain"] if "/search/given_pitch/extra_bytes" in s["refs"])
+    assert given["refs"]["/search/given_pitch/extra_bytes"] > 0
+    s_sentence = next(s for s in doc["explain"] if s["text"].startswith("S = "))
+    assert s_sentence["refs"].get("/answer/padding/row_length") == 32
+
+
+@pytest.mark.slow  # over a second of CPU (the later families): the slow tier
+def test_a_padded_answer_says_what_the_given_pitch_leaves():
+    doc = run_json("--rows", "64", "--cols", "96", "--dtype", "bf16", "--access", "8x8", "--access", "8x8:2")
+    assert_tied(doc)
+    given = next(s for s in doc["explain"] if "/search/given_pitch/excess_wavefronts" in s["refs"])
+    assert given["refs"]["/search/given_pitch/excess_wavefronts"] > doc["answer"]["excess_wavefronts"]
