@@ -173,3 +173,11 @@ def test_a_padded_answer_says_what_the_given_pitch_leaves():
     assert_tied(doc)
     given = next(s for s in doc["explain"] if "/search/given_pitch/excess_wavefronts" in s["refs"])
     assert given["refs"]["/search/given_pitch/excess_wavefronts"] > doc["answer"]["excess_wavefronts"]
+
+
+def test_output_md_shows_a_real_run():
+    """docs/output.md's example is what the tool prints now (COLUMNS=100)."""
+    rich = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--explain",
+                        env={"COLUMNS": "100"})
+    section = rich.stdout[rich.stdout.index("Why this layout"):].split("\n\n", 1)[0]
+    assert section.strip() in (ROOT / "docs" / "output.md").read_text()
