@@ -84,6 +84,7 @@ class Outputs(Value):
     show_access: Optional[str] = None
     svg: Optional[str] = None
     html: Optional[str] = None  # --html FILE: the interactive page (html.py)
+    explain: bool = False  # --explain: the reason in sentences (explain.py), in the document, report and page
 
 
 def outputs_of(problem: Problem, emit: list[str], show: bool, show_access: Optional[str], svg: Optional[str],
@@ -123,6 +124,10 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
         _write(quiet_text(answer_name, problem, layout, out.targets))
         return
     doc = make_doc(not json_out)
+    if out.explain:
+        from .explain import explain
+
+        doc["explain"] = explain(doc)
     if show_phases:
         from .report import placement_phases
 
@@ -140,7 +145,7 @@ def _output(make_doc: Callable[[bool], dict], json_out: bool, quiet: bool, answe
     if out.html is not None:
         from .html import document_view, write_page
 
-        page_view = document_view(problem, layout, doc, others(), role)
+        page_view = document_view(problem, layout, doc, others(), role, explain=doc.get("explain"))
         write_page(out.html, [page_view], page_view["title"])
     if json_out:
         import json
@@ -332,6 +337,8 @@ def main_command(
     svg: Optional[str] = typer.Option(None, "--svg", help="Write the bank-map figure to this SVG file."),
     html: Optional[str] = typer.Option(None, "--html", help="Write the interactive bank map (one self-contained "
                                        "HTML file: hover cells, step through phases, the proof and the code)."),
+    explain: bool = typer.Option(False, "--explain", help="Say why: the answer's reason in sentences, each tied "
+                                 "to numbers of the JSON (its `explain` list; --quiet prints none)."),
     max_patterns: int = typer.Option(256, "--max-patterns", help="Refuse more access patterns than this."),
     max_placements: int = typer.Option(1 << 21, "--max-placements",
                                        help="Refuse more placements (phases) in all than this."),
@@ -362,7 +369,7 @@ def main_command(
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
                                           list(emit), show or show_access is not None or svg is not None, stores))
-    out = outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html)
+    out = replace(outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html), explain=explain)
     if drawing:
         raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
     if dtype is None and elem_bytes is None:  # after every input check: bad input is still one line

@@ -603,13 +603,22 @@ def snippets(doc: dict) -> list[tuple[Text, str]]:
     return out
 
 
+def explain_view(doc: dict) -> list:
+    """--explain's sentences (explain.py), one bullet each, wrapped under their first word."""
+    sentences = doc.get("explain") or []
+    if not sentences:
+        return []
+    return [Text(), Text("Why this layout", style="bold underline"),
+            *(Hanging(Text("-"), s["text"], 2) for s in sentences)]
+
+
 def print_solution(doc: dict, console: Console | None = None, pictures=()) -> None:
     """The whole report; ``pictures`` (rich renderables, e.g. --show) go after the code."""
     console = console or Console()
     title = "Checked layout" if "check" in doc else "Candidates (* = answer; best of each family)"
     families = families_view(doc)
-    parts = [problem_view(doc), phases_view(doc), candidates_view(doc, title), Text(), evidence_view(doc), Text(),
-             *((families, Text()) if families else ()), code_view(doc)]
+    parts = [problem_view(doc), phases_view(doc), candidates_view(doc, title), Text(), evidence_view(doc),
+             *explain_view(doc), Text(), *((families, Text()) if families else ()), code_view(doc)]
     for heading, code in snippets(doc):  # code pastes as printed: never wrapped
         parts += [Text(), heading, Text(code, no_wrap=True, overflow="ignore")]
     console.print(Group(*parts), crop=False)  # tables and code overflow rather than lose columns
