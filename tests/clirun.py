@@ -63,3 +63,15 @@ def process(*argv, cwd: str | Path | None = None, env: dict[str, str] | None = N
     full = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "swizzle_solver", *map(str, argv)], capture_output=True, text=True,
                           cwd=cwd or ROOT, env=full, timeout=timeout)
+
+
+def assert_input_error(result, *words) -> str:
+    """Exit 2, one line on stderr naming the problem (each of ``words`` in it), nothing on stdout, no
+    traceback: the contract for bad input. Returns the line."""
+    assert result.returncode == 2, (result.returncode, result.stdout[-300:], result.stderr[-600:])
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("swizzle-solve: error: "), result.stderr[-600:]
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]

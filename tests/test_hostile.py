@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from swizzle_solver.cli import main
-from tests.clirun import solve
+from tests.clirun import assert_input_error, solve
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
 PROBE = ["probe", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--target", "cuda"]
@@ -25,15 +25,6 @@ def strict_json(text: str):
         raise ValueError(f"{name} is not JSON")
     return json.loads(text, parse_constant=refuse)
 
-
-def assert_input_error(result, *words) -> str:
-    assert result.returncode == 2, (result.returncode, result.stdout[-300:], result.stderr[-600:])
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("swizzle-solve: error: "), result.stderr[-600:]
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 # --- B7: --order col, a layout that splits the vectors, --json -------------------------------------

@@ -24,22 +24,12 @@ import pytest
 from swizzle_solver import github_action
 from swizzle_solver.access.inputfile import escaped, printable, printable_only
 from swizzle_solver.model import InputError
-from tests.clirun import solve
+from tests.clirun import assert_input_error, solve
 
 
 def run(args, cwd=None) -> subprocess.CompletedProcess:
     return solve(*args, cwd=cwd)
 
-
-def assert_input_error(result, *words) -> str:
-    """Exit 2, one line on stderr naming the problem, nothing on stdout, no traceback."""
-    assert result.returncode == 2, (result.returncode, result.stdout[-300:], result.stderr[-600:])
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("swizzle-solve: error: "), result.stderr[-600:]
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 HOSTILE = Path(__file__).resolve().parent / "data" / "hostile"
 TILE = ["--rows", "16", "--cols", "16", "--dtype", "f16", "--access", "8x8"]
