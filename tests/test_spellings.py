@@ -1,0 +1,139 @@
+"""Every layout spelling a user pastes (issue 34 item 3), read by its language's module and checked
+against an independent oracle:
+
+- CuTe's printed forms (cute/layout.hpp ``print``: ``(_8,_64):(_64,_1)``; cute/swizzle.hpp
+  ``Sw<B,M,S>``; cute/layout_composed.hpp ``A o offset o B``, with a pointer's bit width) and
+  pycute's ``str()``: the table equals pycute's own layout, element for element;
+- the CuTe DSL's and Mojo's constructors (``cute.make_layout(shape, stride=...)``,
+  ``cute.make_swizzle``, ``cute.make_composed_layout``, ``Swizzle(B, M, S)``): equal to pycute's;
+- one layout in every spelling: the same ``--check`` counts.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pycute
+import pytest
+
+from swizzle_solver.layout import layout_table
+from swizzle_solver.model import InputError, Tile
+from swizzle_solver.names import parse_layout
+from tests import clirun
+
+
+def table_of(text: str, tile: Tile) -> np.ndarray:
+    return layout_table(tile, parse_layout(text, tile=tile))
+
+
+def pycute_table(layout, rows: int, cols: int) -> np.ndarray:
+    return np.array([[layout((r, c)) for c in range(cols)] for r in range(rows)], dtype=np.int64)
+
+
+def cute_print(t) -> str:
+    """CuTe C++'s print of a static shape or stride (cute/int_tuple.hpp, cute/numeric/integral_constant.hpp):
+    ``_N`` for each integer, ``(a,b)`` with no blanks."""
+    return f"({','.join(cute_print(x) for x in t)})" if isinstance(t, tuple) else f"_{t}"
+
+
+PYCUTE = {  # (pycute object, rows, cols)
+    "row-major": (pycute.Layout((8, 64), (64, 1)), 8, 64),
+    "padded": (pycute.Layout((16, 32), (40, 1)), 16, 32),
+    "hierarchical": (pycute.Layout(((8, 8), 64), ((64, 512), 1)), 64, 64),
+    "column-major": (pycute.Layout((32, 16), (1, 32)), 32, 16),
+    "swizzled": (pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1))), 8, 64),
+    "negative S": (pycute.ComposedLayout(pycute.Swizzle(2, 1, -3), 0, pycute.Layout((16, 32), (32, 1))), 16, 32),
+    "nested": (pycute.ComposedLayout(pycute.Swizzle(1, 1, 4), 0,
+                                     pycute.ComposedLayout(pycute.Swizzle(1, 0, 3), 0, pycute.Layout((16, 32), (32, 1)))),
+               16, 32),
+}
+
+
+@pytest.mark.parametrize("name", PYCUTE)
+def test_pycute_str_reads_back_as_pycute(name):
+    """pycute's str() (``SW_3_3_3 o 0 o (8, 64):(64, 1)``) after ``cute:`` is pycute's layout."""
+    layout, rows, cols = PYCUTE[name]
+    tile = Tile(rows, cols, cols, 2)
+    assert np.array_equal(table_of(f"cute: {layout}", tile), pycute_table(layout, rows, cols))
+
+
+@pytest.mark.parametrize("name", PYCUTE)
+def test_cute_print_reads_back_as_pycute(name):
+    """CuTe C++'s print of the same layout (``Sw<3,3,3> o _0 o (_8,_64):(_64,_1)``)."""
+    layout, rows, cols = PYCUTE[name]
+
+    def printed(lay) -> str:
+        if isinstance(lay, pycute.ComposedLayout):
+            sw = lay.layoutB if isinstance(lay.layoutB, pycute.Swizzle) else lay.layoutA
+            inner = lay.layoutA if sw is lay.layoutB else lay.layoutB
+            return f"Sw<{sw.bits},{sw.base},{sw.shift}> o _0 o {printed(inner)}"
+        return f"{cute_print(lay.shape)}:{cute_print(lay.stride)}"
+
+    tile = Tile(rows, cols, cols, 2)
+    assert np.array_equal(table_of(f"cute: {printed(layout)}", tile), pycute_table(layout, rows, cols))
+
+
+# CuTe C++'s own print of these layouts, as nvcc 13 printed them with CUTLASS 4.2's headers
+# (cute::print of Layout<Shape<_64,_64>,Stride<_64,_1>>{}, ..., of a dynamic make_layout), each with the
+# pycute layout of the same arguments
+PRINTED = {
+    "(_64,_64):(_64,_1)": (pycute.Layout((64, 64), (64, 1)), 64, 64),
+    "((_8,_8),_64):((_64,_512),_1)": (pycute.Layout(((8, 8), 64), ((64, 512), 1)), 64, 64),
+    "Sw<3,3,3> o _0 o (_8,_64):(_64,_1)":
+        (pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1))), 8, 64),
+    "(8,64):(64,1)": (pycute.Layout((8, 64), (64, 1)), 8, 64),
+}
+
+
+@pytest.mark.parametrize("text", PRINTED)
+def test_cute_cpp_print_as_printed(text):
+    layout, rows, cols = PRINTED[text]
+    assert np.array_equal(table_of(f"cute: {text}", Tile(rows, cols, cols, 2)), pycute_table(layout, rows, cols))
+
+
+@pytest.mark.parametrize(("bits", "dtype_bytes", "byte_m"), [(16, 2, 4), (32, 4, 5), (8, 1, 3)])
+def test_printed_swizzle_of_a_pointer_is_its_element_form(bits, dtype_bytes, byte_m):
+    """``Sw<3,M,3> o smem_ptr[Nb](unset) o L``: the swizzle of the pointer's byte addresses, whose
+    element form is ``Sw<3, M - log2(N/8), 3>``: equal to pycute's element swizzle."""
+    ref = pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1)))
+    text = f"cute: Sw<3,{byte_m},3> o smem_ptr[{bits}b](unset) o (_8,_64):(_64,_1)"
+    assert np.array_equal(table_of(text, Tile(8, 64, 64, dtype_bytes)), pycute_table(ref, 8, 64))
+
+
+def test_printed_pointer_of_another_width_is_refused():
+    with pytest.raises(InputError, match="16-bit pointer.*32 bits"):
+        table_of("cute: Sw<3,4,3> o smem_ptr[16b](0x7f0000) o (_8,_64):(_64,_1)", Tile(8, 64, 64, 4))
+
+
+DSL = {  # the CuTe DSL's (and Mojo's) constructors, each against pycute's layout of the same arguments
+    "cute.make_layout((8, 64), stride=(64, 1))": pycute.Layout((8, 64), (64, 1)),
+    "cute.make_layout(((8, 8), 64), stride=((64, 512), 1))": pycute.Layout(((8, 8), 64), ((64, 512), 1)),
+    "cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, cute.make_layout((64, 64), stride=(64, 1)))":
+        pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1))),
+    "Layout(IntTuple(64, 64), IntTuple(64, 1))": pycute.Layout((64, 64), (64, 1)),
+    "Layout.row_major(64, 64)": pycute.Layout((64, 64), (64, 1)),
+    "Layout.col_major(64, 64)": pycute.Layout((64, 64), (1, 64)),
+    # a swizzle alone: of the tile's row-major element offsets (as the family Swizzle<B,M,S> is)
+    "cute.make_swizzle(3, 3, 3)": pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1))),
+    "Swizzle(2, 4, 3)": pycute.ComposedLayout(pycute.Swizzle(2, 4, 3), 0, pycute.Layout((64, 64), (64, 1))),
+}
+
+
+@pytest.mark.parametrize("text", DSL)
+def test_dsl_and_mojo_constructors_are_pycutes(text):
+    ref = DSL[text]
+    rows, cols = (pycute.size(ref.shape[0]), pycute.size(ref.shape[1])) if isinstance(ref, pycute.Layout) else (64, 64)
+    assert np.array_equal(table_of(f"cute: {text}", Tile(rows, cols, cols, 2)), pycute_table(ref, rows, cols))
+
+
+@pytest.mark.parametrize("text", [
+    "(_8,_64):(_64)",  # stride not congruent
+    "Sw<3,3,3> o _4 o (_8,_64):(_64,_1)",  # an offset
+    "(_8,_64):(_64,_1) o _0 o (_8,_64):(_64,_1)",  # a layout outside
+    "Sw<3,4,3> o smem_ptr[16](unset) o (_8,_64):(_64,_1)",  # no b
+    "cute.make_layout((8, 64), order=(1, 0))",
+    "(_8,_64):",
+])
+def test_bad_printed_forms_are_one_line_errors(text):
+    run = clirun.solve("--rows", "8", "--cols", "64", "--dtype", "f16", "--access", "warp:4x8:1x8", "--check", f"cute: {text}")
+    err = run.stderr
+    assert run.returncode == 2 and run.stdout == "" and len(err.strip().splitlines()) == 1, err
+    assert "Traceback" not in err and "cute:" in err and "warp" not in err
