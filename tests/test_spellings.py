@@ -10,6 +10,8 @@ against an independent oracle:
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pycute
 import pytest
@@ -137,3 +139,64 @@ def test_bad_printed_forms_are_one_line_errors(text):
     err = run.stderr
     assert run.returncode == 2 and run.stdout == "" and len(err.strip().splitlines()) == 1, err
     assert "Traceback" not in err and "cute:" in err and "warp" not in err
+
+
+# --- template constants (-D NAME=VALUE, define = {...}) and sizeof / casts in expr: ------------------
+
+
+def test_define_substitutes_template_constants_in_cute_and_expr():
+    """``Swizzle<kSwizzle, 3, 3>`` with -D kSwizzle=3 is Swizzle<3,3,3> (pycute), and an expr: constant
+    is its value; a member (``Config::kSwizzle``, ``cfg.kSwizzle``) is not a macro's name and stays."""
+    from swizzle_solver.notation import defined
+
+    tile = Tile(8, 64, 64, 2)
+    text = defined("cute: composition(Swizzle<kSwizzle, kM, 3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{})",
+                   ["kSwizzle=3", "kM=0x3"])
+    ref = pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((8, 64), (64, 1)))
+    assert np.array_equal(table_of(str(text), tile), pycute_table(ref, 8, 64))
+    got = table_of(str(defined("expr: r * kPitch + c", {"kPitch": 72})), Tile(8, 64, 72, 2))
+    assert np.array_equal(got, np.arange(8)[:, None] * 72 + np.arange(64)[None, :])
+    assert defined("cute: Config::kS + cfg.kS + kS", ["kS=2"]) == "cute: Config::kS + cfg.kS + 2"
+
+
+def test_define_on_the_command_line_and_in_a_batch_case(tmp_path):
+    args = ("--rows", "16", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4")
+    run = clirun.solve(*args, "-D", "kSwizzle=3", "--define", "kBlockKSmem=64", "--check",
+                       "cute: composition(Swizzle<kSwizzle,3,3>{}, Layout<Shape<_16,Int<kBlockKSmem>>,"
+                       "Stride<Int<kBlockKSmem>,_1>>{})", "-q")
+    assert run.returncode == 0 and "passed" in run.stdout, run.stdout + run.stderr
+    unswizzled = clirun.solve(*args, "-D", "kSwizzle=0", "--check", "cute: composition(Swizzle<kSwizzle,3,3>{}, "
+                              "Layout<Shape<_16,_64>,Stride<_64,_1>>{})", "-q")
+    assert unswizzled.returncode == 1, unswizzled.stdout  # (the constant is used: B = 0 conflicts)
+    cases = tmp_path / "cases.toml"
+    cases.write_text('[[case]]\nname = "k"\nrows = 16\ncols = 64\ndtype = "f16"\naccess = ["ldmatrix.x4"]\n'
+                     'check = "expr: r * kPitch + (c ^ ((r & 7) << 3))"\ndefine = {kPitch = 64}\n')
+    batch = clirun.solve("batch", str(cases))
+    assert batch.returncode == 0, batch.stdout + batch.stderr
+
+
+@pytest.mark.parametrize("define", ["k-1=3", "r=3", "kS=three", "=4"])
+def test_bad_define_is_one_line(define):
+    run = clirun.solve("--rows", "16", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "-D", define,
+                       "--check", "expr: r * 64 + c")
+    assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert run.stderr.startswith("swizzle-solve: error: -D "), run.stderr
+
+
+def test_sizeof_and_integer_casts_in_expr():
+    """CUDA's vector types have the bytes of their members (half2: 4, float4: 16, int4: 16, the CUDA
+    Programming Guide's built-in vector types); an integer cast keeps an index's value."""
+    tile = Tile(8, 64, 64, 2)
+    r, c = np.arange(8)[:, None], np.arange(64)[None, :]
+    got = table_of("expr: r * 64 * (int) sizeof(half2) / 4 + (unsigned int)(c ^ ((r & 7) << 3))", tile)
+    assert np.array_equal(got, r * 64 * 4 // 4 + (c ^ ((r & 7) << 3)))
+    got = table_of("expr: (r * (int)sizeof(float4) / (int)sizeof(__half)) + c", Tile(8, 8, 8, 2))
+    assert np.array_equal(got, np.arange(8)[:, None] * 8 + np.arange(8)[None, :])
+
+
+@pytest.mark.parametrize(("text", "says"), [("expr: (float) r + c", "not index arithmetic"),
+                                            ("expr: sizeof(widget) + c", "a type known here"),
+                                            ("expr: r * kPitch + c", "-D kPitch=VALUE")])
+def test_bad_sizeof_cast_or_constant_says_why(text, says):
+    with pytest.raises(InputError, match=re.escape(says)):
+        table_of(text, Tile(8, 64, 64, 2))
