@@ -200,3 +200,74 @@ def test_sizeof_and_integer_casts_in_expr():
 def test_bad_sizeof_cast_or_constant_says_why(text, says):
     with pytest.raises(InputError, match=re.escape(says)):
         table_of(text, Tile(8, 64, 64, 2))
+
+
+# --- Triton's spellings of versions 3.0 to today ----------------------------------------------------
+
+
+def gluon_prints() -> list[str]:
+    """Gluon's own print (repr of its dataclasses) of the 64 x 64 f16 layouts, from the installed
+    Triton when there is one, else as Triton 3.9 prints them."""
+    try:
+        from triton.experimental.gluon import language as gl
+    except ImportError:  # (Triton is a test toolchain, not a dependency)
+        return ["SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0], cga_layout=[])",
+                "NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2, transposed=False, "
+                "fp4_padded=False, cga_layout=[])"]
+    return [repr(gl.SwizzledSharedLayout(8, 1, 8, [1, 0])),
+            repr(gl.NVMMASharedLayout(swizzle_byte_width=128, element_bitwidth=16, rank=2))]
+
+
+SAME = [  # one layout (64 x 64 f16, rows of 128 bytes, 16-byte chunks XORed with the row mod 8) in each spelling
+    "Swizzle<3,3,3>",  # the tool's own name
+    "cute: composition(Swizzle<3,3,3>{}, Layout<Shape<_64,_64>,Stride<_64,_1>>{})",  # CuTe C++ source
+    "cute: Sw<3,3,3> o _0 o (_64,_64):(_64,_1)",  # CuTe C++ print
+    "cute: Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)",  # CuTe C++ print of the byte swizzle
+    f"cute: {pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1)))}",  # pycute str
+    "cute: cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, cute.make_layout((64, 64), stride=(64, 1)))",
+    "cute: Swizzle(3, 3, 3)",  # Mojo, the DSL
+    "triton: #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], hasLeadingOffset = false}>",
+    "triton: #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CTAsPerCGA = [1, 1], "
+    "CTASplitNum = [1, 1], CTAOrder = [0, 1], hasLeadingOffset = true}>",  # Triton 3.0's wgmma operand (128B)
+    "triton: #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",  # Triton 3.3 to 3.9
+    "triton: #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>",
+    "triton: SwizzledSharedLayout(8, 1, 8, [1, 0])",  # Gluon's constructor
+    "triton: SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0], ctas_per_cga=[1, 1], "
+    "cta_split_num=[1, 1], cta_order=[1, 0])",  # Gluon's print before cga_layout
+    *(f"triton: {text}" for text in gluon_prints()),  # Gluon's print today
+    "expr: r * 64 + (c ^ ((r & 7) << 3))",
+    "bytes:Swizzle<3,4,3>",
+]
+ACCESSES = ("--access", "ldmatrix.x4", "--access", "warp:4x8:1x8", "--access", "warp:32x1:1x8")
+
+
+def check_counts(text: str) -> tuple:
+    import json
+
+    run = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", *ACCESSES, "--check", text, "--json")
+    assert run.returncode in (0, 1), run.stderr
+    doc = json.loads(run.stdout)
+    return doc["check"]["passed"], [(a["spec"], a["worst_wavefronts"], a["total_wavefronts"])
+                                     for a in doc["answer"]["per_access"]]
+
+
+@pytest.mark.parametrize("text", SAME)
+def test_every_spelling_of_one_layout_checks_to_the_same_counts(text):
+    """The acceptance of issue 34: the spellings CuTe, pycute, the CuTe DSL, Mojo, Triton 3.0 to 3.9 and
+    Gluon print for one layout all --check to the counts of the tool's own name for it, which differ
+    from the unswizzled tile's (so a misread spelling would show)."""
+    want = check_counts("Swizzle<3,3,3>")
+    assert want != check_counts("cute: (_64,_64):(_64,_1)")
+    assert check_counts(text) == want
+
+
+def test_leading_offset_is_nvmma_and_checks_its_parameters():
+    """hasLeadingOffset = true is nvmma_shared of swizzlingByteWidth 16 * maxPhase (64 B here: 8 x 32
+    tiles down the rows, then across), and refuses a vec that is not 16 bytes of the tile's element."""
+    tile = Tile(16, 64, 64, 2)
+    old = "triton: #triton_gpu.shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0], hasLeadingOffset = true}>"
+    new = "triton: #ttg.nvmma_shared<{swizzlingByteWidth = 64, transposed = false, elementBitWidth = 16}>"
+    assert np.array_equal(table_of(old, tile), table_of(new, tile))
+    assert not np.array_equal(table_of(old, tile), table_of(old.replace("true", "false"), tile))
+    with pytest.raises(InputError, match="no wgmma swizzle of 32-bit"):
+        table_of(old, Tile(16, 64, 64, 4))
