@@ -271,3 +271,16 @@ def test_leading_offset_is_nvmma_and_checks_its_parameters():
     assert not np.array_equal(table_of(old, tile), table_of(old.replace("true", "false"), tile))
     with pytest.raises(InputError, match="no wgmma swizzle of 32-bit"):
         table_of(old, Tile(16, 64, 64, 4))
+
+
+@pytest.mark.parametrize(("text", "prefix"), [("(_64,_64):(_64,_1)", "cute"), ("Swizzle(3, 3, 3)", "cute"),
+                                              ("SW_3_3_3 o 0 o (64, 64):(64, 1)", "cute"),
+                                              ("cute.make_swizzle(3, 3, 3)", "cute"),
+                                              ("#triton_gpu.shared<{vec = 8}>", "triton"),
+                                              ("SwizzledSharedLayout(vec=8, per_phase=1)", "triton")])
+def test_a_spelling_without_its_prefix_is_refused_naming_it(text, prefix):
+    """Bare text is a family's name: a CuTe or Triton spelling is not guessed at, but the one line
+    says which prefix reads it (and the text with it works: the tests above)."""
+    run = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check", text)
+    assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1
+    assert f"write '{prefix}: {text}'" in run.stderr, run.stderr
