@@ -15,6 +15,8 @@ import re
 import numpy as np
 import pycute
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, Tile
@@ -89,6 +91,39 @@ PRINTED = {
 def test_cute_cpp_print_as_printed(text):
     layout, rows, cols = PRINTED[text]
     assert np.array_equal(table_of(f"cute: {text}", Tile(rows, cols, cols, 2)), pycute_table(layout, rows, cols))
+
+
+@st.composite
+def pycute_layouts(draw):
+    """A 2-mode pycute layout (each mode an extent or a tuple of two), strides 0 to 40, under an optional
+    swizzle."""
+    mode = st.one_of(st.sampled_from([1, 2, 4, 8]), st.tuples(st.sampled_from([2, 4]), st.sampled_from([1, 2, 4])))
+    shape = (draw(mode), draw(mode))
+    stride = tuple(draw(st.integers(0, 40)) if isinstance(m, int) else tuple(draw(st.integers(0, 40)) for _ in m)
+                   for m in shape)
+    layout = pycute.Layout(shape, stride)
+    sw = draw(st.one_of(st.none(), st.tuples(st.integers(0, 3), st.integers(0, 4), st.integers(-6, 6))))
+    if sw is None:
+        return layout
+    assume(abs(sw[2]) >= sw[0] and sw[2] != 0)  # (pycute's shiftr recurses forever on 0)
+    return pycute.ComposedLayout(pycute.Swizzle(*sw), 0, layout)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pycute_layouts(), st.booleans())
+def test_any_pycute_str_and_its_cute_print_read_back(layout, cpp):
+    """Any pycute layout's str(), or CuTe C++'s print of it (_N integers, no blanks, Sw<B,M,S>), read
+    after cute: is pycute's table."""
+    inner = layout.layoutA if isinstance(layout, pycute.ComposedLayout) else layout
+    text = str(layout)
+    if cpp:
+        text = f"{cute_print(inner.shape)}:{cute_print(inner.stride)}"
+        if inner is not layout:
+            sw = layout.layoutB
+            text = f"Sw<{sw.bits},{sw.base},{sw.shift}> o _0 o {text}"
+    rows, cols = pycute.size(inner.shape[0]), pycute.size(inner.shape[1])
+    got = table_of(f"cute: {text}", Tile(rows, cols, cols, 4))
+    assert np.array_equal(got, pycute_table(layout, rows, cols)), text
 
 
 @pytest.mark.parametrize(("bits", "dtype_bytes", "byte_m"), [(16, 2, 4), (32, 4, 5), (8, 1, 3)])
