@@ -24,7 +24,7 @@ from .value import Value, replace
 
 KEYS = {"name", "rows", "cols", "row_length", "dtype", "elem_bytes", "banks", "bank_bytes", "arch", "access",
         "phases", "linear_layout", "expect", "expect_status", "check", "stage", "pitch", "keep_pitch", "for",
-        "order", "matrix"}
+        "order", "matrix", "define"}
 STATUSES = ("conflict-free", "conflicts")
 
 
@@ -236,10 +236,21 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
                                order=t.get("order", "row"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
-    check = parse_layout(t["check"], f"{where}: check", problem.tile, base, allow_outside) if "check" in t else None
+    check = parse_layout(_defined(t, where), f"{where}: check", problem.tile, base, allow_outside) \
+        if "check" in t else None
     given = "dtype" in t or "elem_bytes" in t
     warning = None if given else defaulted_elem_warning(access, 'dtype = "{}"')
     return Case(shown_name(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
+
+
+def _defined(t: dict, where: str) -> str:
+    """The case's check with its ``define = {NAME = VALUE, ...}`` constants substituted (as -D)."""
+    defines = t.get("define", {})
+    if not isinstance(defines, dict):
+        raise InputError(f"{where}: define is a table of constants, define = {{kSwizzle = 3}}")
+    from .notation import defined
+
+    return str(defined(t["check"], defines, f"{where}: define"))
 
 
 def _access_specs(t: dict, where: str) -> list[str]:

@@ -318,6 +318,9 @@ def main_command(
                                                "B,M,S, XorCols<B,M,a>, 'A then B', any answer's name; the kernel's "
                                                "own, e.g. 'expr: r * 72 + c' (notations: {notations}); or "
                                                "128B, 64B, 32B (the TMA mode)."),
+    define: List[str] = typer.Option([], "-D", "--define", help="NAME=VALUE: a template constant of --check's "
+                                     "layout (Swizzle<kSwizzle,3,3>, r * kStride + c), as a compiler's -D; "
+                                     "repeatable."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
@@ -348,6 +351,9 @@ def main_command(
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
     if _nothing_to_solve(ctx, rows, cols, bool(access or phases or linear_layout), bool(access)):
         return EXIT_OK
+    from .notation import defined
+
+    check_layout = defined(check_layout, list(define))  # -D's constants, as the compiler substitutes them
     assert rows is not None and cols is not None  # (_nothing_to_solve refuses a run without them)
     _check_output_options(json_out, quiet, timeout)
     from .access import limits

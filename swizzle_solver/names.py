@@ -42,8 +42,22 @@ def parse_layout(text: str, what: str = "--check", tile: Tile | None = None, bas
     except BadName as err:
         named = text if err.text == s else err.text  # the user's own text, or the part at fault
         if err.why is None:
-            raise InputError(f"{what} {named!r} is not a layout name: write {checkable()}") from None
+            raise InputError(f"{what} {named!r} is not a layout name: {_prefix_hint(s) or 'write ' + checkable()}") \
+                from None
         raise InputError(f"{what} {named!r}: {err.why}") from None
+
+
+def _prefix_hint(text: str) -> str:
+    """For a CuTe or Triton layout given without its notation's prefix: which to write (a printed or
+    Python-built layout is not guessed at: docs/checking-your-kernel.md); else ""."""
+    from .notation import shown
+
+    text = shown(text)
+    if re.match(r"\s*(#(ttg|triton_gpu)\.|(ttgl\.|gl\.)?(Swizzled|NVMMA|Padded)Shared|SharedLinearLayout)", text):
+        return f"a Triton encoding: write 'triton: {text.strip()}'"
+    if re.search(r"\):\s*\(|^\s*_?\d+\s*:|\bSW?_?\d|\bSw<|\bcute\.|make_layout|make_swizzle|\bSwizzle\(", text):
+        return f"a CuTe layout: write 'cute: {text.strip()}'"
+    return ""
 
 
 def _notation(text: str, what: str, tile: Tile | None, base: Path | None, allow_outside: bool) -> Layout:

@@ -138,10 +138,21 @@ def tma_recipe(name: str, tile: Tile | None) -> Layout:
     return TwoLevel(Swizzle(*steps[0]), Swizzle(*steps[1]))
 
 
+def defined(text: str | None, items: list[str] | dict, where: str = "-D") -> str | None:
+    """A layout's text with the template constants ``-D NAME=VALUE`` (``items``; a batch case's
+    ``define`` table) substituted (notation/_defines.py); None stays None."""
+    if text is None or not items:
+        return text
+    from ._defines import parse, substitute
+
+    pairs = [f"{k}={v}" for k, v in items.items()] if isinstance(items, dict) else items
+    return substitute(text, parse(pairs, where))
+
+
 def shown(text: str, limit: int = 80) -> str:
     """A layout's text in a message: the start of a long one."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["PREFIXES", "NotationError", "is_notation", "module", "prefixes", "read", "recipe", "shown", "what"]
+__all__ = ["PREFIXES", "NotationError", "defined", "is_notation", "module", "prefixes", "read", "recipe", "shown", "what"]

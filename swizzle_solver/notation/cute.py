@@ -15,6 +15,12 @@ optional; ``;`` may end it):
   compact layout of the block counts in ``order`` (``Step<_1,_2>`` or ``GenColMajor``, the default:
   down the rows first; ``Step<_2,_1>`` or ``GenRowMajor``: across first), through the block's
   ``complement`` (cute/layout.hpp); a composed block keeps its swizzle outside (layout_composed.hpp);
+- CuTe's printed forms (C++ ``print``: ``(_8,_64):(_64,_1)``, ``Sw<3,3,3> o _0 o ...``, and
+  ``Sw<3,4,3> o smem_ptr[16b](unset) o ...``, a swizzle of the pointer's byte addresses read as its
+  element form; pycute's ``str``: ``SW_3_3_3 o 0 o (8, 64):(64, 1)``), the CuTe DSL's constructors
+  (``cute.make_layout((8, 64), stride=(64, 1))``, ``cute.make_swizzle``, ``cute.make_composed_layout``)
+  and Mojo's (``Layout(IntTuple(...), IntTuple(...))``, ``Layout.row_major(8, 64)``, ``Swizzle(3, 3, 3)``);
+  a swizzle alone is the swizzle of the tile's row-major offsets;
 - the GMMA atoms of cute/atom/mma_traits_sm90_gmma.hpp: ``Layout_{K,MN}_{INTER,SW32,SW64,SW128}_Atom<T>``
   (and ``Layout_SW128_Atom<T, Major::K>``, ...): a bit layout of 8 rows x 128/256/512/1024 bits (K:
   rows are K-contiguous; MN: the transpose), upcast to T's width, under the byte-level
@@ -45,7 +51,8 @@ MAX_TEXT = 4000
 ORDER = 2  # this notation's place in the lists of notations
 WHAT = "a CuTe layout"
 MAX_DEPTH = 24
-_TOKEN = r"(?a)(-?\d+)|([A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)|([<>(){},;])"
+# a name may be qualified with C++'s :: or Python's . (cute.make_layout is cute::make_layout)
+_TOKEN = r"(?a)(-?\d+)|([A-Za-z_]\w*(?:\s*(?:::|\.)\s*[A-Za-z_]\w*)*)|([<>(){},;:=\[\]])"
 _QUALIFIERS = {"cute", "cutlass", "GMMA", "UMMA", "SM90", "SM100", "std"}
 
 # sizeof of the element types a GMMA atom names (CUTLASS's names, and CUDA's)
@@ -73,16 +80,32 @@ class TypeName(Value):
     name: str
 
 
+class Keyword(Value):
+    """A Python keyword argument (the CuTe DSL's ``stride=(64, 1)``)."""
+
+    name: str
+    value: Any
+
+
 class Cute(Value):
     """The parsed layout (a Layout, Composed, Tiled or Atom): the ``cute:`` source."""
 
     layout: object
+    pointer_bits: int = 0  # CuTe's print named the pointer (smem_ptr[16b]): the tile's elements must be this wide
     notation = "cute"
     as_written = False
     unit = "element"
 
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
-        node, (rows, cols) = build(self.layout, tile)
+        bits = tile.elem_bits or 8 * tile.elem_bytes
+        if self.pointer_bits and self.pointer_bits != bits:
+            raise NotationError(f"the printed layout is over a {self.pointer_bits}-bit pointer (smem_ptr["
+                                f"{self.pointer_bits}b]), the tile's elements are {bits} bits: give the --dtype "
+                                f"of {self.pointer_bits} bits")
+        layout = self.layout
+        if isinstance(layout, Swizzle):  # a swizzle alone: of the tile's row-major element offsets
+            layout = Composed(layout, Layout((tile.rows, tile.cols), (tile.cols, 1)))
+        node, (rows, cols) = build(layout, tile)
         if (rows, cols) != (tile.rows, tile.cols):
             raise NotationError(f"the CuTe layout's shape is ({rows}, {cols}), the tile is {tile.rows} x {tile.cols}: "
                                 f"give --rows {rows} --cols {cols}, or tile it to the tile's shape with "
@@ -97,7 +120,10 @@ class Cute(Value):
 def parse(text: str) -> Cute:
     if len(text) > MAX_TEXT:
         raise NotationError(f"the CuTe layout has {len(text)} characters, above the limit of {MAX_TEXT}")
-    parser = _Parser(_tokens(text), len(text))
+    toks = _tokens(text)
+    if _is_printed(toks):
+        return _Printed(toks, len(text)).whole()
+    parser = _Parser(toks, len(text))
     value = parser.value(0)
     tok = parser.peek()
     if tok is not None and tok[1] == ";":
@@ -105,9 +131,10 @@ def parse(text: str) -> Cute:
         tok = parser.peek()
     if tok is not None:
         raise NotationError(f"unexpected {tok[1]!r} after a complete layout", tok[2])
-    if not isinstance(value, (Layout, Composed, Tiled, Atom)):
+    if isinstance(value, Keyword) or not isinstance(value, (Layout, Composed, Tiled, Atom, Swizzle)):
         raise NotationError("this is not a layout: write Layout<Shape<...>, Stride<...>>{}, make_layout(...), "
-                            "composition(Swizzle<B,M,S>{}, ...), tile_to_shape(...) or a GMMA atom")
+                            "composition(Swizzle<B,M,S>{}, ...), tile_to_shape(...), a GMMA atom, CuTe's "
+                            "printed (_8,_64):(_64,_1) or the DSL's cute.make_layout((8, 64), stride=(64, 1))")
     return Cute(value)
 
 
@@ -115,7 +142,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
     out = []
     for m, col in expr.scan(text, _TOKEN, 200, "a CuTe layout"):
         kind = "int" if m[1] else "name" if m[2] else "punct"
-        value = m[0] if kind != "name" else re.sub(r"\s+", "", m[0])
+        value = m[0] if kind != "name" else re.sub(r"\s+", "", m[0]).replace(".", "::")
         if kind == "int" and len(value.lstrip("-")) > 9:
             raise NotationError(f"the number {value[:12]} is too large for a layout", col)
         out.append((kind, value, col))
@@ -159,13 +186,25 @@ class _Parser:
             self.i += 1
             return out
         while True:
-            out.append(self.value(depth + 1))
+            out.append(self.keyword(depth + 1))
             tok = self.peek()
             if tok is not None and tok[1] == ",":
                 self.i += 1
+                after = self.peek()
+                if close == ")" and after is not None and after[1] == ")":  # Python's (8,)
+                    self.i += 1
+                    return out
                 continue
             self.expect(close)
             return out
+
+    def keyword(self, depth: int):
+        """A value, or a Python keyword argument ``name=value`` (the DSL's ``stride=``)."""
+        tok, nxt = self.peek(), self.toks[self.i + 1] if self.i + 1 < len(self.toks) else None
+        if tok is not None and tok[0] == "name" and nxt is not None and nxt[1] == "=":
+            self.i += 2
+            return Keyword(tok[1], self.value(depth))
+        return self.value(depth)
 
     def value(self, depth: int):
         tok = self.peek()
@@ -177,6 +216,8 @@ class _Parser:
         self.i += 1
         if kind == "int":
             return int(text)
+        if text == "(":  # a Python tuple (the CuTe DSL's shapes and strides)
+            return tuple(self.items(")", depth))
         if kind != "name":
             raise NotationError(f"{text!r} where a value is expected", col)
         name = _base(text)
@@ -200,7 +241,8 @@ def _int(v, what: str, col: int) -> int:
     return v
 
 
-_TUPLES = ("Shape", "Stride", "Step", "tuple", "Tuple", "make_shape", "make_stride", "make_step", "make_tuple")
+_TUPLES = ("Shape", "Stride", "Step", "tuple", "Tuple", "make_shape", "make_stride", "make_step", "make_tuple",
+           "IntTuple")
 
 
 def _meaning(name: str, args: list | None, call: bool, col: int):
@@ -238,11 +280,11 @@ def _given_meaning(name: str, args: list, call: bool, col: int):
 
 def _layout_meaning(name: str, args: list, call: bool, col: int):
     """The layouts, swizzles and atoms among the names (None: not one of them)."""
-    known = _MEANINGS.get(name)
+    known = _MEANINGS.get((name, call))
     if known is not None:
-        as_call, counts, meaning = known
-        return meaning(args, col) if call == as_call and len(args) in counts else None
-    return None if call else _atom_meaning(name, args)
+        counts, meaning = known
+        return meaning(args, col) if len(args) in counts else None
+    return None if call or name in _CALLED else _atom_meaning(name, args)
 
 
 def _swizzle(args: list, col: int) -> Swizzle:
@@ -265,22 +307,40 @@ def _atom_meaning(name: str, args: list) -> Atom | None:
 
 
 def _plain(args: list, col: int) -> Layout:
+    """Layout<Shape, Stride>, make_layout(shape, stride), the DSL's make_layout(shape, stride=...)."""
+    if isinstance(args[-1], Keyword):
+        if args[-1].name != "stride" or len(args) != 2:
+            raise NotationError(f"make_layout(shape, stride=...) takes no {args[-1].name}=", col)
+        args = [args[0], args[1].value]
     return _layout(args[0], args[1] if len(args) == 2 else Major(False), col)
 
 
-# name -> (written as a call, its counts of arguments, its meaning from them)
-_MEANINGS: dict[str, tuple[bool, tuple[int, ...], Any]] = {
-    "Layout": (False, (1, 2), _plain),
-    "make_layout": (True, (1, 2), _plain),
-    "Swizzle": (False, (3,), _swizzle),
-    "composition": (True, (2, 3), lambda a, col: _composed(a[0], a[-1], 0 if len(a) == 2 else a[1], col)),
-    "make_composed_layout": (True, (3,), lambda a, col: _composed(a[0], a[2], a[1], col)),
-    "tile_to_shape": (True, (2, 3), lambda a, col: _tiled(a[0], a[1], a[2] if len(a) == 3 else Major(False), col)),
+def _mojo_major(right: bool):
+    """Mojo's Layout.row_major(8, 64) / Layout.col_major(8, 64) (layout/layout.mojo)."""
+    return lambda args, col: _layout(tuple(args), Major(right), col)
+
+
+# (name, written as a call) -> (its counts of arguments, its meaning from them). Calls: C++'s
+# make_*, the CuTe DSL's cute.make_layout / cute.make_swizzle / cute.make_composed_layout, and Mojo's
+# Layout(IntTuple(...), IntTuple(...)) and Swizzle(B, M, S).
+_MEANINGS: dict[tuple[str, bool], tuple[tuple[int, ...], Any]] = {
+    ("Layout", False): ((1, 2), _plain),
+    ("Layout", True): ((1, 2), _plain),
+    ("make_layout", True): ((1, 2), _plain),
+    ("Layout::row_major", True): ((2,), _mojo_major(True)),
+    ("Layout::col_major", True): ((2,), _mojo_major(False)),
+    ("Swizzle", False): ((3,), _swizzle),
+    ("Swizzle", True): ((3,), _swizzle),
+    ("make_swizzle", True): ((3,), _swizzle),
+    ("composition", True): ((2, 3), lambda a, col: _composed(a[0], a[-1], 0 if len(a) == 2 else a[1], col)),
+    ("make_composed_layout", True): ((3,), lambda a, col: _composed(a[0], a[2], a[1], col)),
+    ("tile_to_shape", True): ((2, 3), lambda a, col: _tiled(a[0], a[1], a[2] if len(a) == 3 else Major(False), col)),
 }
+_CALLED = {name for name, _ in _MEANINGS}
 
 
-_KNOWN = {"Int", "C", "Shape", "Stride", "Step", "Layout", "make_layout", "Swizzle", "composition",
-          "make_composed_layout", "tile_to_shape", "make_shape", "make_stride", "make_tuple", "tuple", "Tuple"}
+_KNOWN = {"Int", "C", "Shape", "Stride", "Step", "tuple", "Tuple", "IntTuple", "make_shape", "make_stride",
+          "make_tuple", *_CALLED}
 
 
 def _is_int_tree(v) -> bool:
@@ -464,6 +524,129 @@ def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], 
         strides.append(d * s)
     rest = -(-cotarget // strides[-1])
     return shapes + [rest], strides
+
+
+# --- CuTe's printed forms ---------------------------------------------------------------------
+
+
+def _is_printed(toks: list[tuple[str, str, int]]) -> bool:
+    """CuTe's print (a ``:`` between shape and stride, or a swizzle ``Sw<...> o``) or pycute's str."""
+    return any(t[1] == ":" for t in toks) or toks[0][1] == "Sw" or bool(re.fullmatch(_PYCUTE_SW, toks[0][1]))
+
+
+_PYCUTE_SW = r"(?a)SW_(\d+)_(\d+)_(\d*)"  # pycute's Swizzle.__str__: SW_3_3_3 (a negative S: SW_2_1_ then -3)
+
+
+class _Printed(_Parser):
+    """CuTe's print (cute/layout.hpp: ``shape:stride``, static integers as ``_8``, tuples ``(a,b)``;
+    cute/swizzle.hpp: ``Sw<B,M,S>``; cute/layout_composed.hpp: ``outer o offset o inner``, the offset
+    ``_0``, or ``smem_ptr[16b](unset)`` where the swizzle is of the pointer's byte addresses) and
+    pycute's str (``SW_3_3_3 o 0 o (8, 64):(64, 1)``)."""
+
+    def whole(self) -> Cute:
+        layout, bits = self.composed(0)
+        tok = self.peek()
+        if tok is not None and tok[1] == ";":
+            self.i += 1
+            tok = self.peek()
+        if tok is not None:
+            raise NotationError(f"unexpected {tok[1]!r} after a complete printed layout", tok[2])
+        return Cute(layout, bits)
+
+    def composed(self, depth: int) -> tuple[Any, int]:
+        """(the record, the pointer's bits or 0): ``A o O o B`` nests to the right."""
+        tok = self.peek()
+        if depth > MAX_DEPTH or tok is None:
+            raise NotationError("the printed layout ends where a layout is expected" if tok is None
+                                else f"nested more than {MAX_DEPTH} levels deep", tok[2] if tok else self.end)
+        first = self.part(depth)
+        if not self.o():
+            return first, 0
+        if not isinstance(first, Swizzle):
+            raise NotationError("a printed composed layout is read here with a swizzle outside (Sw<B,M,S> o ...)", tok[2])
+        bits = self.offset()
+        if not self.o():
+            raise NotationError("expected ' o ' and the inner layout after the offset", self.end)
+        inner, inner_bits = self.composed(depth + 1)
+        if bits:  # a swizzle of byte addresses: its element form (M less log2 of the element's bytes)
+            first = _element_swizzle(first, bits, tok[2])
+        return Composed(first, inner), bits or inner_bits
+
+    def o(self) -> bool:
+        tok = self.peek()
+        if tok is not None and tok[1] == "o":
+            self.i += 1
+            return True
+        return False
+
+    def part(self, depth: int):
+        kind, text, col = self.toks[self.i]
+        if text == "Sw":
+            self.i += 1
+            self.expect("<")
+            return _swizzle(self.items(">", depth), col)
+        pycute = re.fullmatch(_PYCUTE_SW, text)
+        if pycute:
+            self.i += 1
+            shift = int(pycute[3]) if pycute[3] else _int(self.value(depth), "SW_B_M_S's S", col)
+            return _swizzle([int(pycute[1]), int(pycute[2]), shift], col)
+        shape = self.tree(depth)
+        self.expect(":")
+        return _layout(shape, self.tree(depth), col)
+
+    def tree(self, depth: int):
+        """An integer (``_8`` or ``8``) or a tuple of them, nested."""
+        tok = self.peek()
+        if tok is None or depth > MAX_DEPTH:
+            raise NotationError("the printed layout ends where a shape or stride is expected" if tok is None
+                                else f"nested more than {MAX_DEPTH} levels deep", tok[2] if tok else self.end)
+        self.i += 1
+        if tok[1] == "(":
+            out = [self.tree(depth + 1)]
+            while self.peek() is not None and self.peek()[1] == ",":
+                self.i += 1
+                if self.peek() is not None and self.peek()[1] == ")":
+                    break  # pycute's (8,)
+                out.append(self.tree(depth + 1))
+            self.expect(")")
+            return tuple(out)
+        value = int(tok[1]) if tok[0] == "int" else _bare_meaning(tok[1]) if tok[0] == "name" else None
+        if not isinstance(value, int):
+            raise NotationError(f"{tok[1]!r} where an integer (_8) or a tuple of them is expected", tok[2])
+        return value
+
+    def offset(self) -> int:
+        """The composed layout's offset: 0 (``_0``, ``0``), or a pointer ``smem_ptr[16b](...)``: its bits."""
+        kind, text, col = self.toks[self.i] if self.i < len(self.toks) else ("", "", self.end)
+        self.i += 1
+        if text in ("0", "_0"):
+            return 0
+        if text not in ("smem_ptr", "gmem_ptr", "rmem_ptr", "ptr"):
+            raise NotationError(f"a composed layout's offset must be 0 or a pointer (smem_ptr[16b](unset)), "
+                                f"not {text!r}", col)
+        self.expect("[")
+        bits = self.value(0)
+        tok = self.peek()
+        if not isinstance(bits, int) or tok is None or tok[1] != "b":
+            raise NotationError("a pointer is printed smem_ptr[16b]: its element's bits, then b", col)
+        self.i += 1
+        self.expect("]")
+        if self.peek() is not None and self.peek()[1] == "(":  # the address: (unset), (0x7f00...)
+            while self.peek() is not None and self.peek()[1] != ")":
+                self.i += 1
+            self.expect(")")
+        return bits
+
+
+def _element_swizzle(sw: Swizzle, bits: int, col: int) -> Swizzle:
+    """A swizzle of byte addresses as the swizzle of ``bits``-bit element offsets (the mask moves down)."""
+    if not is_pow2(bits) or bits > 128:
+        raise NotationError(f"a {bits}-bit pointer: elements of 1 to 128 bits, powers of two", col)
+    m = sw.M - log2(bits // 8) if bits >= 8 else sw.M + log2(8 // bits)
+    if m < 0:
+        raise NotationError(f"Sw<{sw.B},{sw.M},{sw.S}> moves pieces of {1 << sw.M} bytes, smaller than the "
+                            f"pointer's {bits}-bit elements", col)
+    return Swizzle(sw.B, m, sw.S)
 
 
 def read(body: str, base=None, allow_outside: bool = True) -> Cute:

@@ -118,6 +118,26 @@ def linear(*terms: tuple[Node, int]) -> Node:
 # --- parsing ---------------------------------------------------------------------------------
 
 _TOKEN = r"(?a)(0[xX][0-9a-fA-F]+|\d+)|([A-Za-z_]\w*)|(<<|>>|[-+*/%&|^~()])"
+
+# sizeof of the types a kernel's index arithmetic names (CUDA's vector types: int4 is 16 bytes)
+SIZEOF = {
+    **dict.fromkeys(("char", "signed char", "unsigned char", "int8_t", "uint8_t", "bool", "__nv_fp8_e4m3",
+                     "__nv_fp8_e5m2", "float_e4m3_t", "float_e5m2_t", "char1", "uchar1"), 1),
+    **dict.fromkeys(("short", "unsigned short", "int16_t", "uint16_t", "half", "__half", "__nv_bfloat16",
+                     "half_t", "bfloat16_t", "nv_bfloat16", "char2", "uchar2", "short1", "ushort1"), 2),
+    **dict.fromkeys(("int", "unsigned", "unsigned int", "signed", "int32_t", "uint32_t", "float", "half2",
+                     "__half2", "__nv_bfloat162", "nv_bfloat162", "tfloat32_t", "char4", "uchar4", "short2",
+                     "ushort2", "int1", "uint1", "float1"), 4),
+    **dict.fromkeys(("long", "unsigned long", "long long", "unsigned long long", "int64_t", "uint64_t",
+                     "size_t", "double", "float2", "int2", "uint2", "short4", "ushort4", "double1", "long1",
+                     "ulong1", "longlong1"), 8),
+    **dict.fromkeys(("float4", "int4", "uint4", "double2", "long2", "ulong2", "longlong2"), 16),
+}
+_TYPE_WORDS = {w for name in SIZEOF for w in name.split()}
+# casts that keep an index's value: to the integer types (a cast to float is not index arithmetic)
+INTEGER_TYPES = {"char", "signed char", "unsigned char", "int8_t", "uint8_t", "short", "unsigned short",
+                 "int16_t", "uint16_t", "int", "unsigned", "unsigned int", "signed", "int32_t", "uint32_t", "long",
+                 "unsigned long", "long long", "unsigned long long", "int64_t", "uint64_t", "size_t"}
 BINARY = {"*": 10, "/": 10, "%": 10, "+": 9, "-": 9, "<<": 8, ">>": 8, "&": 5, "^": 4, "|": 3}
 
 
@@ -209,11 +229,11 @@ class _Parser:
         if kind == "num":
             return num(literal(value, col))
         if kind == "name":
-            if value in ("r", "c"):
-                return R if value == "r" else C
-            raise NotationError(f"unknown name {value!r}: only r (the row) and c (the column) may appear", col)
+            return self.name(value, col)
         if value in ("-", "+", "~"):
             return ("un", value, self.unary(depth + 1), col)
+        if value == "(" and self.type_name() is not None:  # a C cast: (int) x
+            return self.cast(col, depth)
         if value == "(":
             inner = self.expression(0, depth + 1)
             close = self.peek()
@@ -222,6 +242,51 @@ class _Parser:
             self.i += 1
             return inner
         raise NotationError(f"{value!r} where an operand (a number, r, c or '(') is expected", col)
+
+
+    def name(self, value: str, col: int) -> Node:
+        """A name operand: r, c, or sizeof(T)."""
+        if value in ("r", "c"):
+            return R if value == "r" else C
+        if value == "sizeof":
+            return num(self.sizeof(col))
+        raise NotationError(f"unknown name {value!r}: only r (the row) and c (the column) may appear "
+                            f"(a template constant: give -D {value}=VALUE)", col)
+
+    def type_name(self) -> str | None:
+        """The type name (one or more words: ``unsigned int``) that starts here and is closed by ')',
+        or None; the position is kept."""
+        j, words = self.i, []
+        while j < len(self.toks) and self.toks[j][0] == "name" and self.toks[j][1] in _TYPE_WORDS:
+            words.append(self.toks[j][1])
+            j += 1
+        if words and j < len(self.toks) and self.toks[j][1] == ")":
+            return " ".join(words)
+        return None
+
+    def closed_type(self, col: int) -> str:
+        """A type name and its ')' (after a '('): the name."""
+        name = self.type_name()
+        if name is None or name not in SIZEOF:
+            raise NotationError("expected a type known here (int, float, half2, float4, ...) and ')'", col)
+        self.i += len(name.split()) + 1
+        return name
+
+    def sizeof(self, col: int) -> int:
+        """``sizeof(T)`` of a type SIZEOF knows: its bytes."""
+        tok = self.peek()
+        if tok is None or tok[1] != "(":
+            raise NotationError("sizeof takes a type in parentheses: sizeof(half2)", col)
+        self.i += 1
+        return SIZEOF[self.closed_type(col)]
+
+    def cast(self, col: int, depth: int) -> Node:
+        """``(int) x``: a cast to an integer type keeps an index's value (below 2^31, as the evaluation
+        checks no value reaches 2^62); a cast to a floating type is refused."""
+        name = self.closed_type(col)
+        if name not in INTEGER_TYPES:
+            raise NotationError(f"a cast to {name} is not index arithmetic: cast to an integer type", col)
+        return self.unary(depth + 1)
 
 
 # --- evaluation ------------------------------------------------------------------------------

@@ -24,6 +24,11 @@ inverse of Triton's ``toLinearLayout`` (lib/Dialect/TritonGPU/IR/LinearLayoutCon
   ...])``: offset bit i goes to element offset[i]; the layout is its inverse, and it must be a
   bijection of the tile (else not usable).
 
+Older spellings: Triton 3.0-3.2's ``#triton_gpu.shared<{vec, perPhase, maxPhase, order,
+hasLeadingOffset}>`` is ``swizzled_shared``, or with ``hasLeadingOffset = true`` the ``nvmma_shared`` of
+swizzlingByteWidth 16 * maxPhase for the tile's element; Gluon's dataclass print
+(``SwizzledSharedLayout(vec=8, per_phase=1, ..., ctas_per_cga=[1, 1], ...)`` or ``cga_layout=[]``).
+
 Shapes must be powers of two (Triton's). The CTA layout must be one CTA (the tile is one CTA's).
 """
 from __future__ import annotations
@@ -83,6 +88,8 @@ class Triton(Value, eq=False):
             return expr.add(expr.mul(mrow, expr.num(num_cols)), expr.xor(mcol, xor_node(mrow, xors)))
         if self.kind == "nvmma":
             return nvmma_node(tile, self, mrow, mcol, num_cols, num_rows)
+        if self.kind == "leading":
+            return leading_as_nvmma(self, tile).node(tile)
         shape = self.get("shape")
         if shape is not None and list(shape) != [tile.rows, tile.cols]:
             raise NotationError(f"the encoding's shape is {list(shape)}, the tile is {tile.rows} x {tile.cols}")
@@ -140,6 +147,21 @@ def nvmma_node(tile: Tile, enc: Triton, mrow: tuple, mcol: tuple, num_cols: int,
     return node
 
 
+def leading_as_nvmma(enc: Triton, tile: Tile) -> Triton:
+    """Triton 3.0 to 3.2's ``#triton_gpu.shared<{..., hasLeadingOffset = true}>`` (the wgmma operand
+    layout, before nvmma_shared replaced it): the same 8-row x W-byte tiles as ``nvmma_shared`` of
+    swizzlingByteWidth W = 16 * maxPhase (both go through sharedToLinearLayoutLeadingOffset), for the
+    tile's element, whose vec and perPhase it fixes: vec = 128 / bits, perPhase = 128 / W."""
+    vec, per, top = (enc.get(k) for k in ("vec", "perPhase", "maxPhase"))
+    bits, width = 8 * tile.elem_bytes, 16 * top
+    if vec * bits != 128 or per * width != 128:
+        raise NotationError(f"hasLeadingOffset = true with vec = {vec}, perPhase = {per}, maxPhase = {top} is no "
+                            f"wgmma swizzle of {bits}-bit elements (vec = 128 / bits, perPhase = 128 / (16 * "
+                            f"maxPhase)): check --dtype")
+    return Triton("nvmma", (("elementBitWidth", bits), ("swizzlingByteWidth", width),
+                            ("transposed", enc.get("order", [1, 0]) == [0, 1])))
+
+
 def padded_node(raw: tuple, intervals) -> tuple:
     node = raw
     for interval, pad in intervals:
@@ -181,17 +203,18 @@ def linear_table(tile: Tile, bases) -> tuple[np.ndarray, None, str | None]:
 
 # --- parsing ---------------------------------------------------------------------------------
 
-_KINDS = {"swizzled_shared": "swizzled", "amd_rotating_shared": "amd_rotating", "nvmma_shared": "nvmma",
+_KINDS = {"shared": "legacy", "swizzled_shared": "swizzled", "amd_rotating_shared": "amd_rotating", "nvmma_shared": "nvmma",
           "padded_shared": "padded", "shared_linear": "linear"}
 _GLUON = {"SwizzledSharedLayout": ("swizzled", ("vec", "per_phase", "max_phase", "order")),
           "NVMMASharedLayout": ("nvmma", ("swizzle_byte_width", "element_bitwidth", "rank", "transposed",
                                           "fp4_padded")),
           "SharedLinearLayout": ("linear", ("offset_bases", "block_bases", "alignment")),
           "PaddedSharedLayout.with_identity_for": ("padded", ("interval_padding_pairs", "shape", "order"))}
-_GLUON_NAMES = {"per_phase": "perPhase", "max_phase": "maxPhase", "swizzle_byte_width": "swizzlingByteWidth",
+_GLUON_NAMES = {"ctas_per_cga": "CTAsPerCGA", "cta_split_num": "CTASplitNum", "cta_order": "CTAOrder",
+                "per_phase": "perPhase", "max_phase": "maxPhase", "swizzle_byte_width": "swizzlingByteWidth",
                 "element_bitwidth": "elementBitWidth", "fp4_padded": "fp4Padded", "offset_bases": "offset",
                 "block_bases": "block", "interval_padding_pairs": "intervals"}
-_KEYS = {"swizzled": {"vec", "perPhase", "maxPhase", "order"}, "amd_rotating": {"vec", "perPhase", "maxPhase", "order"},
+_KEYS = {"swizzled": {"vec", "perPhase", "maxPhase", "order"}, "leading": {"vec", "perPhase", "maxPhase", "order"}, "amd_rotating": {"vec", "perPhase", "maxPhase", "order"},
          "nvmma": {"swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", "rank"},
          "padded": {"intervals", "order", "shape", "offset", "block"}, "linear": {"offset", "block", "alignment"}}
 _CGA = {"CTAsPerCGA", "CTASplitNum", "CTAOrder", "cga_layout", "CGALayout"}
@@ -350,6 +373,11 @@ def _ints(v, n: int | None = None) -> bool:
 
 def _checked(kind: str, params: dict) -> Triton:
     """The parameters, checked against the encoding's; one CTA only."""
+    if kind == "legacy":  # Triton 3.0-3.2's #triton_gpu.shared: swizzled, or with a leading offset, wgmma's
+        leading = params.pop("hasLeadingOffset", False)
+        if not isinstance(leading, bool):
+            raise NotationError("hasLeadingOffset is true or false")
+        kind = "leading" if leading else "swizzled"
     for key in sorted(set(params) - _KEYS[kind] - _CGA):
         raise NotationError(f"{key} is not a parameter of this encoding (its parameters: "
                             f"{', '.join(sorted(_KEYS[kind]))})")
@@ -365,7 +393,7 @@ def _checked(kind: str, params: dict) -> Triton:
 
 
 def _check_values(kind: str, params: dict) -> None:
-    if kind in ("swizzled", "amd_rotating"):
+    if kind in ("swizzled", "amd_rotating", "leading"):
         for key in ("vec", "perPhase", "maxPhase"):
             if not (isinstance(params.get(key), int) and params[key] >= 1):
                 raise NotationError(f"{key} must be a positive integer")
@@ -398,7 +426,7 @@ def _check_padded_and_linear(kind: str, params: dict) -> None:
         if not (isinstance(bases, list) and all(_ints(b, 2) for b in bases)) or len(bases) > 20:
             raise NotationError("offset must be a list of [row, col] bases (at most 20)")
         params["offset"] = [tuple(b) for b in bases]
-    if any(b != [0, 0] for b in params.get("block", []) or []):
+    if any(b != [0, 0] for b in params.get("block", []) or []) or params.get("cga_layout", []):
         raise NotationError("block bases move between CTAs; the tile is one CTA's: give block = []")
 
 
