@@ -420,13 +420,9 @@ def run_arch_list(names: list[str], rows: int, cols: int, access: list[str], che
 def _directions(vectors: str, access: list[str], linear_layout: list[str]
                 ) -> tuple[list[str], list[str], list[bool | None]]:
     """(the access specs and layout files without their store:/load: prefixes, each one's direction,
-    specs first: None where not said). Only --vectors auto reads a direction: elsewhere a prefix is
-    bad input."""
-    if vectors != "auto":
-        said = [x for x in access + linear_layout if x.strip().lower().startswith(("store:", "load:"))]
-        if said:
-            raise InputError(f"{said[0]!r}: store: and load: name an access's direction under --vectors auto "
-                             f"only (without it, name the instruction: sts128, stmatrix.x4, ds_write_b128)")
+    specs first: None where not said) under --vectors auto; elsewhere the specs and files as given
+    (make_problem reads the prefixes)."""
+    if vectors != "auto":  # the prefixes stay: the problem's patterns carry them (access/direction.py)
         return access, linear_layout, []
     from .vectors import split_direction
 

@@ -61,3 +61,89 @@ def test_mma_fragments_follow_the_column_major_tile(spec):
 def test_k_major_fragment_on_a_column_major_tile_is_refused():
     with pytest.raises(InputError, match=re.escape("use --order row for a K-major tile")):
         api.problem(64, 32, ["mma-a:m16n8k16:k"], elem_bytes=2, order="col")
+
+
+# --- a store named as such: store:warp:..., store:FILE (counted under ncu's _op_st) ---------------
+
+def _counter_names(doc) -> list[tuple[str, str]]:
+    """(spec, the op of its counter's names) for every access of a --check document."""
+    out = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "spec" in x and isinstance(x.get("counter"), dict):
+                (name, *_), = [list(x["counter"])]
+                out.append((x["spec"], name.rsplit("_op_", 1)[1].split(".")[0]))
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(doc)
+    return out
+
+
+def test_a_named_store_is_counted_under_op_st(tmp_path):
+    doc = api.check("none", rows=32, cols=64, elem_bytes=2,
+                    access=["store:warp:4x8:1x8", "warp:4x8:1x8", "load:8x8"]).json()
+    names = dict(_counter_names(doc))
+    assert names == {"store:warp:4x8:1x8": "st", "warp:4x8:1x8": "ld", "load:8x8": "ld"}
+    # the direction changes the counter's name, not the count
+    waves = {}
+    for spec, counter in ((a["spec"], a["counter"]) for a in _walk_accesses(doc)):
+        waves[spec] = sorted(counter.values())
+    assert waves["store:warp:4x8:1x8"] == waves["warp:4x8:1x8"]
+
+
+def _walk_accesses(doc):
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            if "spec" in x and isinstance(x.get("counter"), dict):
+                found.append(x)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+    walk(doc)
+    return found
+
+
+def test_a_linear_layout_store(tmp_path):
+    import json
+
+    doc = {"register": [[0, 1], [0, 2]], "lane": [[0, 4], [0, 8], [0, 16], [1, 0], [2, 0]], "warp": [], "block": [],
+           "out_dims": {"dim0": 4, "dim1": 32}}
+    (tmp_path / "ll.json").write_text(json.dumps(doc))
+    from swizzle_solver.access import make_problem
+
+    problem = make_problem(32, 32, [], None, 2, layout_files=[f"store:{tmp_path / 'll.json'}"])
+    out = api.check("none", problem).json()
+    (spec, op), *_ = _counter_names(out)
+    assert spec.startswith("store:") and op == "st"
+
+
+def test_a_contradicting_direction_is_one_line(capsys):
+    from swizzle_solver.cli import main
+
+    assert main(["--rows", "32", "--cols", "64", "--dtype", "f16", "--access", "load:stmatrix.x4"]) == 2
+    err = capsys.readouterr()
+    assert err.out == "" and len(err.err.strip().splitlines()) == 1 and "is a store itself" in err.err
+
+
+def test_a_linear_layout_store_is_never_a_paired_load(tmp_path):
+    """Lanes repeating in pairs (a broadcast lane bit) with 16-byte vectors: a load is served in 2
+    merged phases per request, a store in 4 of 8 lanes (hardware.Hardware.pairs)."""
+    import json
+
+    from swizzle_solver.access import make_problem
+
+    doc = {"register": [[0, 1], [0, 2]], "lane": [[0, 0], [0, 4], [0, 8], [1, 0], [2, 0]], "warp": [], "block": [],
+           "out_dims": {"dim0": 4, "dim1": 16}}
+    (tmp_path / "ll.json").write_text(json.dumps(doc))
+    load = make_problem(4, 16, [], None, 4, layout_files=[str(tmp_path / "ll.json")]).patterns[0]
+    store = make_problem(4, 16, [], None, 4, layout_files=[f"store:{tmp_path / 'll.json'}"]).patterns[0]
+    assert (load.placements, store.placements) == (2, 4)
+    assert store.direction == "store" and store.spec.startswith("store:")

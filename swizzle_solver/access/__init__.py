@@ -45,6 +45,8 @@ def _byte_form(text: str) -> bool:
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
     text = spec.strip().lower()
+    if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
+        return _directed(spec, tile, hardware, parse_access)
     if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
         from .subbyte import parse as parse_packed
 
@@ -68,6 +70,18 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
         return parse_warp_access(spec, tile, hardware)
     raise malformed(spec)
+
+
+def _directed(spec: str, tile: Tile, hardware: Hardware, parse: Callable[[str, Tile, Hardware], Pattern]) -> Pattern:
+    """``store:X`` / ``load:X``: X compiled by ``parse``, marked with the direction (access/direction.py)."""
+    from .direction import directed, split
+
+    direction, rest = split(spec)
+    if split(rest)[0]:
+        raise InputError(f"access {spec.strip()!r}: one direction at most (store: or load:, once)")
+    p = parse(rest, tile, hardware)
+    rule = hardware.rule(p.op) if p.op else None
+    return directed(p, direction, spec, None if rule is None else rule.write)
 
 
 def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> str | None:
@@ -115,6 +129,8 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
         plain = parse
 
         def parse(spec: str, t: Tile, hw: Hardware) -> Pattern:  # (a column-major tile's accesses)
+            if spec.strip().lower().startswith(("store:", "load:")):
+                return _directed(spec, t, hw, lambda rest, t2, hw2: parse_col(rest, t2, hw2, plain))
             return parse_col(spec, t, hw, plain)
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
@@ -137,9 +153,12 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
             patterns += load_phases(path, tile, hardware)
             check_patterns(patterns)
     if layout_files:
+        from .direction import directed, split
         from .triton_layout import load_linear_layout
 
         for path in layout_files:
-            patterns.append(load_linear_layout(path, tile, hardware))
+            direction, file = split(path)
+            loaded = load_linear_layout(file, tile, hardware, write=direction == "store")
+            patterns.append(directed(loaded, direction, path, None) if direction else loaded)
             check_patterns(patterns)
     return Problem(tile, hardware, tuple(patterns))

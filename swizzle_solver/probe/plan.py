@@ -195,7 +195,8 @@ def op_of(p: Pattern, problem: Problem) -> Op:
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
     if p.kind == "cp.async":  # 16 bytes from global memory to each lane's chunk, bypassing L1 (.cg)
         return Op(CP_ASYNC, True, width, copy=True)
-    store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
+    # the accumulator fragment stored from registers (access.warp._mma_c), or a store the user named
+    store = p.kind == "mma-c" if not p.direction else p.direction == "store"
     return Op((target.stores if store else target.loads)[width], store, width)
 
 
