@@ -147,3 +147,32 @@ def test_a_linear_layout_store_is_never_a_paired_load(tmp_path):
     store = make_problem(4, 16, [], None, 4, layout_files=[f"store:{tmp_path / 'll.json'}"]).patterns[0]
     assert (load.placements, store.placements) == (2, 4)
     assert store.direction == "store" and store.spec.startswith("store:")
+
+
+# --- a column-major layout checked without --order col -------------------------------------------
+
+M_MAJOR = "cute: composition(Swizzle<3,3,3>{}, Layout<Shape<_64,_64>,Stride<_1,_64>>{})"
+
+
+def _invalid(doc) -> str | None:
+    return doc["check"].get("invalid")
+
+
+def test_a_column_major_layout_without_order_col_names_it():
+    doc = api.check(M_MAJOR, rows=64, cols=64, dtype="f16", access=["ldmatrix.x4"]).json()
+    assert "it looks column-major; add --order col" in _invalid(doc)
+    # and with it, the same layout is sound (the vectors of ldmatrix.x4.trans run down a column)
+    assert _invalid(api.check(M_MAJOR, rows=64, cols=64, dtype="f16", access=["ldmatrix.x4.trans"],
+                              order="col").json()) is None
+
+
+def test_a_row_major_layout_under_order_col_names_it():
+    doc = api.check("expr: r * 64 + (c ^ ((r & 7) << 3))", rows=64, cols=64, dtype="f16", access=["8x8"],
+                    order="col").json()
+    assert "it looks row-major; drop --order col" in _invalid(doc)
+
+
+def test_an_xor_that_splits_vectors_keeps_its_own_hint():
+    """A layout that splits vectors both ways is not called column-major."""
+    doc = api.check("Swizzle<3,2,3>", rows=64, cols=64, dtype="f16", access=["8x8"]).json()
+    assert "column-major" not in _invalid(doc) and "2^M >= elements per vector" in _invalid(doc)
