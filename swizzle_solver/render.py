@@ -244,11 +244,25 @@ def problem_view(doc: dict) -> Group:
     return Group(*parts)
 
 
-def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool) -> list:
-    """One layout's row of the candidates table; ``unusable``: it fails the soundness check (--check)."""
+NAME_WIDTH = 24  # a layout's name in a table: longer ones (a pasted --check text) abbreviated, printed whole below
+
+
+def short_name(name: str, note: int) -> str:
+    """``name`` as a table cell: itself, or (``note`` > 0) its start and the note number ``[note]``
+    when longer than NAME_WIDTH (the table would otherwise split into one-column parts at 80 columns)."""
+    if not note or len(name) <= NAME_WIDTH:
+        return name
+    mark = f"… [{note}]"
+    return name[:NAME_WIDTH - len(mark)].rstrip() + mark
+
+
+def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool, note: int = 1) -> list:
+    """One layout's row of the candidates table; ``unusable``: it fails the soundness check (--check);
+    ``note``: the number a long name is abbreviated with (candidates_view prints it whole)."""
     cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
              for a, f in zip(lay["per_access"], floors)]
-    name = Text(lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else ""),
+    name = Text(short_name(lay["name"], note) + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding")
+                                                  else ""),
                 style="bold" if mark else "")
     if unusable:  # its counts are of a map no kernel can use: never shown as at the bound
         cells = [Text(cell.plain) for cell in cells]
@@ -261,7 +275,10 @@ def candidates_view(doc: dict, title: str) -> Group:
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check
-    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable) for mark, lay in layouts]
+    # a --check text (pasted from a kernel) abbreviated in the table and printed whole once below it
+    long = [lay["name"] for _, lay in layouts if "check" in doc and len(lay["name"]) > NAME_WIDTH]
+    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable, long.index(lay["name"]) + 1 if
+                           lay["name"] in long else 0) for mark, lay in layouts]
     base = doc["answer"]["per_access"]
     if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -269,7 +286,8 @@ def candidates_view(doc: dict, title: str) -> Group:
                        for a in base],
                      str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base))])
     numeric = range(3, 4 + len(specs))  # the per-access cells and the excess
-    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric, key=2),
+    notes = [Text(f"[{i + 1}] {name}", no_wrap=True, overflow="ignore") for i, name in enumerate(long)]
+    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric, key=2), *notes,
                  Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
                       + ("yellow: at the access's floor, which no layout goes below\n" if any(floors) else "")
                       + "excess: the sum over accesses of worst - lower bound", style="dim"))

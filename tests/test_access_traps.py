@@ -5,6 +5,8 @@ DESIGN.md section 1's bank rule (a request costs the most distinct 4-byte words 
 the tool's own simulator.
 """
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -176,3 +178,19 @@ def test_an_xor_that_splits_vectors_keeps_its_own_hint():
     """A layout that splits vectors both ways is not called column-major."""
     doc = api.check("Swizzle<3,2,3>", rows=64, cols=64, dtype="f16", access=["8x8"]).json()
     assert "column-major" not in _invalid(doc) and "2^M >= elements per vector" in _invalid(doc)
+
+
+# --- a long --check text: abbreviated in the table, printed whole once ---------------------------
+
+def test_a_long_check_text_keeps_the_table_whole():
+    text = "cute: tile_to_shape(composition(Swizzle<3,3,3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{}), Shape<_64,_64>{})"
+    got = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "64", "--cols", "64", "--dtype", "f16",
+                          "--access", "ldmatrix.x4", "--access", "cp.async", "--check", text],
+                         capture_output=True, text=True, env={"COLUMNS": "80", "PATH": ""}, check=False)
+    assert got.returncode == 0, got.stderr
+    out = got.stdout
+    section = out[out.index("Checked layout"):out.index("cells: worst")]
+    assert "(part" not in section  # one table, every column in it
+    assert section.count(f"[1] {text}\n") == 1  # the whole text once, on one line
+    row = next(line for line in section.splitlines() if line.startswith("  *"))
+    assert "[1]" in row and "ldmatrix" not in row and len(row) <= 80
