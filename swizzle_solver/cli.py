@@ -329,6 +329,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    _forms_above(access)
     arch, access = _one_target(arch, access, rows, cols, check_layout, json_out, quiet, list(emit), timeout,
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
@@ -415,6 +416,14 @@ def run_arch_list(names: list[str], rows: int, cols: int, access: list[str], che
 
         targets = tuple(parse_targets(emit))
     return run(parts, layout, json_out, quiet, targets, _write, Budget(timeout), exhaustive, keep_pitch)
+
+
+def _forms_above(access: list[str]) -> None:
+    """Register the index: and offset: readers when a spec is one (indexed.py; start-up time)."""
+    from .access import needs_forms_above
+
+    if needs_forms_above(access):
+        from . import indexed  # noqa: F401  (it registers itself)
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]

@@ -270,15 +270,23 @@ def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool, note: int
     return [mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])]
 
 
+def _long_names(doc: dict, layouts: list[dict]) -> dict[str, int]:
+    """A --check text (pasted from a kernel) over NAME_WIDTH -> its note number: abbreviated in the
+    table, printed whole once below it."""
+    if "check" not in doc:
+        return {}
+    long = [lay["name"] for lay in layouts if len(lay["name"]) > NAME_WIDTH]
+    return {name: i + 1 for i, name in enumerate(dict.fromkeys(long))}
+
+
 def candidates_view(doc: dict, title: str) -> Group:
     specs = [a["spec"] for a in doc["problem"]["accesses"]]
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check
-    # a --check text (pasted from a kernel) abbreviated in the table and printed whole once below it
-    long = [lay["name"] for _, lay in layouts if "check" in doc and len(lay["name"]) > NAME_WIDTH]
-    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable, long.index(lay["name"]) + 1 if
-                           lay["name"] in long else 0) for mark, lay in layouts]
+    long = _long_names(doc, [lay for _, lay in layouts])
+    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable, long.get(lay["name"], 0))
+            for mark, lay in layouts]
     base = doc["answer"]["per_access"]
     if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -286,7 +294,7 @@ def candidates_view(doc: dict, title: str) -> Group:
                        for a in base],
                      str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base))])
     numeric = range(3, 4 + len(specs))  # the per-access cells and the excess
-    notes = [Text(f"[{i + 1}] {name}", no_wrap=True, overflow="ignore") for i, name in enumerate(long)]
+    notes = [Text(f"[{i}] {name}", no_wrap=True, overflow="ignore") for name, i in long.items()]
     return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric, key=2), *notes,
                  Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
                       + ("yellow: at the access's floor, which no layout goes below\n" if any(floors) else "")

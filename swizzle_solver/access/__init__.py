@@ -25,7 +25,7 @@ from .grammar import is_block_spec, malformed, parse_block
 from .limits import check_count, check_patterns
 from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bits_of, elem_bytes_of, find_target, make_hardware, make_tile
 
-__all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
+__all__ = ["FORMS_ABOVE", "defaulted_elem_warning", "needs_forms_above", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
            "make_problem",
            "make_tile", "parse_access"]
 
@@ -42,11 +42,31 @@ def _byte_form(text: str) -> bool:
         t in ("m16n16", "m8n16", "m16n8", "b8", "b8x16", "b6x16_p32", "b4x16_p64") for t in name[1:])
 
 
+# Forms whose readers live above this package (they build on notation/: indexed.py's index: and
+# offset:), registered by their module when it is imported (swizzle_solver.indexed.register); a
+# caller that reads user text imports it when a spec starts with one of these (needs_forms_above).
+FORMS_ABOVE: dict[str, Callable[[str, Tile, Hardware], Pattern]] = {}
+ABOVE_PREFIXES = ("index:", "offset:")
+
+
+def needs_forms_above(specs: Sequence[str]) -> bool:
+    """Whether a spec (after a store:/load: prefix) is a form read above this package."""
+    from .direction import split
+
+    return any(split(s)[1].strip().lower().startswith(ABOVE_PREFIXES) for s in specs)
+
+
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
     text = spec.strip().lower()
     if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
         return _directed(spec, tile, hardware, parse_access)
+    if text.startswith(ABOVE_PREFIXES):
+        reader = FORMS_ABOVE.get(text.partition(":")[0] + ":")
+        if reader is None:
+            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed to read index: and offset: "
+                             f"forms (the CLI and the API do)")
+        return reader(spec, tile, hardware)
     if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
         from .subbyte import parse as parse_packed
 
@@ -79,9 +99,21 @@ def _directed(spec: str, tile: Tile, hardware: Hardware, parse: Callable[[str, T
     direction, rest = split(spec)
     if split(rest)[0]:
         raise InputError(f"access {spec.strip()!r}: one direction at most (store: or load:, once)")
+    if rest.strip().lower().startswith(ABOVE_PREFIXES):  # its instruction is chosen by its direction
+        rest = f"{rest}; {direction}"
     p = parse(rest, tile, hardware)
     rule = hardware.rule(p.op) if p.op else None
     return directed(p, direction, spec, None if rule is None else rule.write)
+
+
+def _layout_file(path: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """One --linear-layout file, optionally after store: or load: (access/direction.py)."""
+    from .direction import directed, split
+    from .triton_layout import load_linear_layout
+
+    direction, file = split(path)
+    loaded = load_linear_layout(file, tile, hardware, write=direction == "store")
+    return directed(loaded, direction, path, None) if direction else loaded
 
 
 def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> str | None:
@@ -152,13 +184,7 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
         for path in phases_files:
             patterns += load_phases(path, tile, hardware)
             check_patterns(patterns)
-    if layout_files:
-        from .direction import directed, split
-        from .triton_layout import load_linear_layout
-
-        for path in layout_files:
-            direction, file = split(path)
-            loaded = load_linear_layout(file, tile, hardware, write=direction == "store")
-            patterns.append(directed(loaded, direction, path, None) if direction else loaded)
-            check_patterns(patterns)
+    for path in layout_files:
+        patterns.append(_layout_file(path, tile, hardware))
+        check_patterns(patterns)
     return Problem(tile, hardware, tuple(patterns))
