@@ -135,3 +135,11 @@ def test_bad_input_is_one_line(spec, words, capsys):
     out = capsys.readouterr()
     assert code == 2 and out.out == "" and len(out.err.strip().splitlines()) == 1, out.err
     assert words in out.err, out.err
+
+
+def test_a_batch_case_states_the_access_from_the_source(tmp_path, capsys):
+    (tmp_path / "cases.toml").write_text(
+        '[[case]]\nname = "transpose read"\nrows = 32\ncols = 32\nrow_length = 33\n'
+        f'access = ["{READ}"]\ncheck = "none"\n')
+    assert main(["batch", str(tmp_path / "cases.toml"), "--json"]) == 0, capsys.readouterr().err
+    assert "transpose read" in capsys.readouterr().out
