@@ -6,11 +6,16 @@
     matrix_b8.py      --access ldmatrix.m16n16..., stmatrix.m16n8...: Blackwell's byte forms (sm_100a/sm_120a)
     fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
     recipes.py        --access cp.async (a warp form); tma, wgmma: bad input pointing to --for tma
+    cute_atoms.py     --access SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>, ...: CuTe copy atoms as their forms
+    direction.py      store: / load: before an access or a --linear-layout file
     subbyte.py        --dtype fp4, i4, u4: each access as the same access of the packed bytes
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
     limits.py         caps on the problem's size (--max-patterns, --max-placements, --max-lanes)
+
+index: and offset: (swizzle_solver/indexed.py, which builds on notation/) are read above this
+package and registered in FORMS_ABOVE when that module is imported.
 
 Layering: this package builds on model.py and hardware.py and nothing above them. The warp forms
 and the two file readers are imported only when a spec or file needs them (start-up time).
@@ -32,6 +37,7 @@ __all__ = ["FORMS_ABOVE", "defaulted_elem_warning", "needs_forms_above", "dtype_
 # the words of access/recipes.py (kept here so that a plain solve imports nothing more)
 _RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
                       "tcgen05", "umma"})
+_ATOM_PREFIXES = ("sm75_", "sm90_u", "sm80_cp_async", "universalcopy", "cute::", "copy_atom")  # access/cute_atoms.py
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -73,6 +79,10 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return parse_packed(spec, tile, hardware, parse_access)
     if is_block_spec(text):
         return parse_block(spec, tile, hardware)
+    if text.startswith(_ATOM_PREFIXES):
+        from .cute_atoms import parse as parse_atom  # CuTe copy atoms by name: the form each issues
+
+        return parse_atom(spec, tile, hardware, parse_access)
     if text.startswith(("ldmatrix.", "stmatrix.")) and _byte_form(text):
         from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
 
