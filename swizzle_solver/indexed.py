@@ -117,7 +117,7 @@ def _pattern(spec: str, row: np.ndarray, col: np.ndarray, rule, tile: Tile, hard
     (per,) = counts
     warps = threads // hardware.wave_lanes
     summary = (f"{warps} {hardware.group}{'s' if warps > 1 else ''} x {iterations} iteration"
-               f"{'s' if iterations > 1 else ''}, 1 {rule.op} each ({per} phase{'s' if per > 1 else ''})")
+               f"{'s' if iterations > 1 else ''} of {rule.op}" + (f" ({per} phases)" if per > 1 else ""))
     pattern = tile_pattern(spec, "instruction", template, tile.rows, tile.cols, summary, tile, served)
     # a placement is one warp instruction, as an [[instruction]]'s is (its phases summed)
     return as_instruction(replace(pattern, phases_per_placement=per), hardware, rule, per)

@@ -221,14 +221,17 @@ def problem_view(doc: dict) -> Group:
         (f" ({p['arch']}, {p['wave_lanes']}-lane {p.get('group', 'wave')}s{own})" if "arch" in p else ""),
     )
     rows = []
+    labels = spec_labels(doc)
     for a in p["accesses"]:
         per = a.get("phases_per_placement", 1)
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
-        rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
+        rows.append([labels.get(a["spec"], a["spec"]), a["footprint"], f"{a['vector_bytes']} B", placements,
                      f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
     parts: list[RenderableType] = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
                          right={2, 3, 4}, key=1)]
+    parts += [Text(f"{label.rpartition(' ')[2]} {spec}", no_wrap=True, overflow="ignore") for spec, label in
+              labels.items()]  # a long spec (an index: expression) whole, once
     for a in p["accesses"]:
         f = a.get("floor")
         if f:
@@ -270,6 +273,16 @@ def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool, note: int
     return [mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])]
 
 
+SPEC_WIDTH = 60  # an access spec in a table: a longer one (index: ..., a stated kernel line) gets a note
+
+
+def spec_labels(doc: dict) -> dict[str, str]:
+    """Each access spec over SPEC_WIDTH -> its label in the tables (its form's word and ``[aN]``),
+    printed whole once under the access table (the tables keep their columns at 80)."""
+    long = [a["spec"] for a in doc["problem"]["accesses"] if len(a["spec"]) > SPEC_WIDTH]
+    return {spec: f"{spec.partition(':')[0][:12]}: … [a{i + 1}]" for i, spec in enumerate(dict.fromkeys(long))}
+
+
 def _long_names(doc: dict, layouts: list[dict]) -> dict[str, int]:
     """A --check text (pasted from a kernel) over NAME_WIDTH -> its note number: abbreviated in the
     table, printed whole once below it."""
@@ -280,7 +293,8 @@ def _long_names(doc: dict, layouts: list[dict]) -> dict[str, int]:
 
 
 def candidates_view(doc: dict, title: str) -> Group:
-    specs = [a["spec"] for a in doc["problem"]["accesses"]]
+    labels = spec_labels(doc)
+    specs = [labels.get(a["spec"], a["spec"]) for a in doc["problem"]["accesses"]]
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check

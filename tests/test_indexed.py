@@ -143,3 +143,17 @@ def test_a_batch_case_states_the_access_from_the_source(tmp_path, capsys):
         f'access = ["{READ}"]\ncheck = "none"\n')
     assert main(["batch", str(tmp_path / "cases.toml"), "--json"]) == 0, capsys.readouterr().err
     assert "transpose read" in capsys.readouterr().out
+
+
+def test_long_specs_are_labelled_in_the_tables_and_printed_whole_once():
+    import subprocess
+    import sys
+
+    got = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--row-length",
+                          "33", "--access", WRITE, "--access", READ, "--check", "none"],
+                         capture_output=True, text=True, env={"COLUMNS": "80", "PATH": ""}, check=False)
+    assert got.returncode == 0, got.stderr
+    out = got.stdout
+    assert out.count(f"[a1] {WRITE}\n") == 1 and out.count(f"[a2] {READ}\n") == 1
+    checked = out[out.index("Checked layout"):out.index("cells: worst")]
+    assert "(part" not in checked and "index: … [a1]" in checked
