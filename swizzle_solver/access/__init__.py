@@ -56,10 +56,9 @@ ABOVE_PREFIXES = ("index:", "offset:")
 
 
 def needs_forms_above(specs: Sequence[str]) -> bool:
-    """Whether a spec (after a store:/load: prefix) is a form read above this package."""
-    from .direction import split
-
-    return any(split(s)[1].strip().lower().startswith(ABOVE_PREFIXES) for s in specs)
+    """Whether a spec may be a form read above this package (after a store:/load: prefix or an
+    --arch selector: any spec naming one; importing the reader when not needed is harmless)."""
+    return any(prefix in s.lower() for s in specs for prefix in ABOVE_PREFIXES)
 
 
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
