@@ -18,7 +18,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import solving
-from .access import elem_bits_of, elem_bytes_of, make_problem
+from .access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
@@ -41,6 +41,8 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
 
     if isinstance(access, str):
         access = [access]
+    if needs_forms_above(access):
+        from . import indexed  # noqa: F401  (index: and offset: register their reader)
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                         bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access,
                         elem_bits=elem_bits_of(dtype), order=order)

@@ -14,7 +14,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import overload
 
-from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
+from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
 from .access.inputfile import load_toml, printable, read_text
 from .configs import MAX_CONFIGS, Matrix, config_name, read_matrix, substituted
 from .layout import Layout
@@ -227,6 +227,8 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     _check_paths(files, base, where, allow_outside)
     status = t.get("expect_status")
     keep_pitch, targets = _restrictions(t, where)
+    if needs_forms_above(access):
+        from . import indexed  # noqa: F401  (index: and offset: register their reader)
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e, banks=t.get("banks"),

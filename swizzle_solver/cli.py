@@ -362,6 +362,7 @@ def main_command(
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
     access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    _forms_above(access)
     arch, access = _one_target(arch, access, rows, cols, check_layout, json_out, quiet, list(emit), timeout,
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
@@ -499,16 +500,20 @@ def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bo
     return EXIT_OK
 
 
+def _forms_above(access: list[str]) -> None:
+    """Register the index: and offset: readers when a spec is one (indexed.py; start-up time)."""
+    from .access import needs_forms_above
+
+    if needs_forms_above(access):
+        from . import indexed  # noqa: F401  (it registers itself)
+
+
 def _directions(vectors: str, access: list[str], linear_layout: list[str]
                 ) -> tuple[list[str], list[str], list[bool | None]]:
     """(the access specs and layout files without their store:/load: prefixes, each one's direction,
-    specs first: None where not said). Only --vectors auto reads a direction: elsewhere a prefix is
-    bad input."""
-    if vectors != "auto":
-        said = [x for x in access + linear_layout if x.strip().lower().startswith(("store:", "load:"))]
-        if said:
-            raise InputError(f"{said[0]!r}: store: and load: name an access's direction under --vectors auto "
-                             f"only (without it, name the instruction: sts128, stmatrix.x4, ds_write_b128)")
+    specs first: None where not said) under --vectors auto; elsewhere the specs and files as given
+    (make_problem reads the prefixes)."""
+    if vectors != "auto":  # the prefixes stay: the problem's patterns carry them (access/direction.py)
         return access, linear_layout, []
     from .vectors import split_direction
 

@@ -142,6 +142,9 @@ class Pattern(Value, eq=False):
     # orientation, the footprint fields (rows, cols, row_stride) are the user's, and coset_bits
     # (in storage orientation) is the only source of linear_bits
     order: str = "row"
+    # "store" / "load": the direction the user named (``store:warp:...``, access.direction); "": the
+    # form's own (an instruction's, mma-c a store, every other form a load)
+    direction: str = ""
 
     @property
     def instruction_lower_bound(self) -> int:

@@ -221,14 +221,17 @@ def problem_view(doc: dict) -> Group:
         (f" ({p['arch']}, {p['wave_lanes']}-lane {p.get('group', 'wave')}s{own})" if "arch" in p else ""),
     )
     rows = []
+    labels = spec_labels(doc)
     for a in p["accesses"]:
         per = a.get("phases_per_placement", 1)
         placements = f"{a['placements'] // per} x {per} phases" if per > 1 else str(a["placements"])
-        rows.append([a["spec"], a["footprint"], f"{a['vector_bytes']} B", placements,
+        rows.append([labels.get(a["spec"], a["spec"]), a["footprint"], f"{a['vector_bytes']} B", placements,
                      f"{a['lower_bound']} wavefront" + ("s" if a["lower_bound"] > 1 else "")])
     parts: list[RenderableType] = [head, table("Access patterns (all must be fast at once)",
                          ["access", "one placement reads", "vector", "placements", "lower bound"], rows,
                          right={2, 3, 4}, key=1)]
+    parts += [Text(f"{label.rpartition(' ')[2]} {spec}", no_wrap=True, overflow="ignore") for spec, label in
+              labels.items()]  # a long spec (an index: expression) whole, once
     for a in p["accesses"]:
         f = a.get("floor")
         if f:
@@ -244,11 +247,25 @@ def problem_view(doc: dict) -> Group:
     return Group(*parts)
 
 
-def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool) -> list:
-    """One layout's row of the candidates table; ``unusable``: it fails the soundness check (--check)."""
+NAME_WIDTH = 24  # a layout's name in a table: longer ones (a pasted --check text) abbreviated, printed whole below
+
+
+def short_name(name: str, note: int) -> str:
+    """``name`` as a table cell: itself, or (``note`` > 0) its start and the note number ``[note]``
+    when longer than NAME_WIDTH (the table would otherwise split into one-column parts at 80 columns)."""
+    if not note or len(name) <= NAME_WIDTH:
+        return name
+    mark = f"… [{note}]"
+    return name[:NAME_WIDTH - len(mark)].rstrip() + mark
+
+
+def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool, note: int = 1) -> list:
+    """One layout's row of the candidates table; ``unusable``: it fails the soundness check (--check);
+    ``note``: the number a long name is abbreviated with (candidates_view prints it whole)."""
     cells = [_wf(a["worst_wavefronts"], a["total_wavefronts"], a["lower_bound"], f)
              for a, f in zip(lay["per_access"], floors)]
-    name = Text(lay["name"] + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding") else ""),
+    name = Text(short_name(lay["name"], note) + (f" ({lay['padding']['extra_bytes']:+d} B)" if lay.get("padding")
+                                                  else ""),
                 style="bold" if mark else "")
     if unusable:  # its counts are of a map no kernel can use: never shown as at the bound
         cells = [Text(cell.plain) for cell in cells]
@@ -256,12 +273,34 @@ def _candidate_row(mark: str, lay: dict, floors: list, unusable: bool) -> list:
     return [mark, name, lay["family"], *cells, str(lay["excess_wavefronts"])]
 
 
+SPEC_WIDTH = 60  # an access spec in a table: a longer one (index: ..., a stated kernel line) gets a note
+
+
+def spec_labels(doc: dict) -> dict[str, str]:
+    """Each access spec over SPEC_WIDTH -> its label in the tables (its form's word and ``[aN]``),
+    printed whole once under the access table (the tables keep their columns at 80)."""
+    long = [a["spec"] for a in doc["problem"]["accesses"] if len(a["spec"]) > SPEC_WIDTH]
+    return {spec: f"{spec.partition(':')[0][:12]}: … [a{i + 1}]" for i, spec in enumerate(dict.fromkeys(long))}
+
+
+def _long_names(doc: dict, layouts: list[dict]) -> dict[str, int]:
+    """A --check text (pasted from a kernel) over NAME_WIDTH -> its note number: abbreviated in the
+    table, printed whole once below it."""
+    if "check" not in doc:
+        return {}
+    long = [lay["name"] for lay in layouts if len(lay["name"]) > NAME_WIDTH]
+    return {name: i + 1 for i, name in enumerate(dict.fromkeys(long))}
+
+
 def candidates_view(doc: dict, title: str) -> Group:
-    specs = [a["spec"] for a in doc["problem"]["accesses"]]
+    labels = spec_labels(doc)
+    specs = [labels.get(a["spec"], a["spec"]) for a in doc["problem"]["accesses"]]
     floors = [(a.get("floor") or {}).get("wavefronts") for a in doc["problem"]["accesses"]]
     layouts = [("*", doc["answer"])] + [("", alt) for alt in doc.get("alternatives", [])]
     unusable = bool((doc.get("check") or {}).get("invalid"))  # the checked layout fails the soundness check
-    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable) for mark, lay in layouts]
+    long = _long_names(doc, [lay for _, lay in layouts])
+    rows = [_candidate_row(mark, lay, floors, bool(mark) and unusable, long.get(lay["name"], 0))
+            for mark, lay in layouts]
     base = doc["answer"]["per_access"]
     if all(lay["family"] != baseline() for _, lay in layouts):
         rows.append(["", Text("unswizzled", style="dim"), Text("baseline", style="dim"),
@@ -269,7 +308,8 @@ def candidates_view(doc: dict, title: str) -> Group:
                        for a in base],
                      str(sum(a["baseline_worst_wavefronts"] - a["lower_bound"] for a in base))])
     numeric = range(3, 4 + len(specs))  # the per-access cells and the excess
-    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric, key=2),
+    notes = [Text(f"[{i}] {name}", no_wrap=True, overflow="ignore") for name, i in long.items()]
+    return Group(table(title, ["", "layout", "family", *specs, "excess"], rows, right=numeric, key=2), *notes,
                  Text("cells: worst / total wavefronts over all placements (green: at the bound)\n"
                       + ("yellow: at the access's floor, which no layout goes below\n" if any(floors) else "")
                       + "excess: the sum over accesses of worst - lower bound", style="dim"))

@@ -184,9 +184,24 @@ def _detailed(why: str, tile: Tile, table: np.ndarray, size: int, patterns: Sequ
         where = (f"starts at offset {offsets[0]}, not a multiple of {align}" if offsets[0] % align and offsets ==
                  list(range(offsets[0], offsets[0] + len(offsets))) else f"lands at offsets {', '.join(map(str, offsets))}")
         hint = " (an XOR into bits M and up keeps them whole only when 2^M >= elements per vector)" if xor else ""
+        if _whole_down_columns(table, nbytes // tile.elem_bytes):
+            hint = (" (the layout keeps such vectors whole down the columns: it looks column-major; add --order col"
+                    if not tile.col_major else " (the layout keeps such vectors whole along the rows: it looks "
+                    "row-major; drop --order col") + ", which says the tile is stored that way)"
         return (f"it splits the {pattern.vector_bytes}-byte vectors of {pattern.spec}: the {nbytes}-byte vector at "
                 f"({r}, {c}) {where}{hint}")
     return why
+
+
+def _whole_down_columns(table: np.ndarray, n: int) -> bool:
+    """Whether the layout stores every run of ``n`` elements down a column, from a row that is a
+    multiple of n, at n consecutive offsets from a multiple of n: the transposed orientation keeps
+    n-element vectors whole (a column-major layout given without --order col, or the reverse)."""
+    rows = table.shape[0]
+    if n < 2 or rows % n:
+        return False
+    runs = table.reshape(rows // n, n, -1).astype(np.int64)  # (run, element in run, column)
+    return bool(np.all(runs[:, 0] % n == 0) and np.all(runs - runs[:, :1] == np.arange(n)[None, :, None]))
 
 
 def verify(tile: Tile, layout: Layout, patterns: Sequence[Pattern], table: np.ndarray | None = None) -> None:

@@ -328,11 +328,13 @@ def test_directions_spelled_wrong_are_refused_in_one_line(tmp_path):
     row = ROOT / "examples" / "blocked-16x16-rows-v16.json"
     for bad in (["--linear-layout", f"stroe:{row}", "--vectors", "auto"],
                 ["--access", "stroe:warp:4x8:1x4", "--vectors", "auto"],
-                ["--access", "store:warp:4x8:1x4"],  # a direction only under --vectors auto
-                ["--linear-layout", f"store:{row}"],
-                ["--access", "store:load:warp:4x8:1x4", "--vectors", "auto"]):
+                ["--access", "store:load:warp:4x8:1x4", "--vectors", "auto"],
+                ["--access", "store:load:warp:4x8:1x4"]):
         got = run("--rows", "16", "--cols", "16", "--dtype", "f32", *bad)
         assert got.returncode == 2 and got.stdout == "" and len(got.stderr.strip().splitlines()) == 1, (bad, got.stderr)
+    for good in (["--access", "store:warp:8x4:1x4"], ["--linear-layout", f"store:{row}"]):  # the plain solve too
+        got = run("--rows", "16", "--cols", "16", "--dtype", "f32", "-q", *good)
+        assert got.returncode == 0 and got.stderr == "", (good, got.stderr)
 
 
 def test_amd_stores_are_ds_write():

@@ -6,11 +6,16 @@
     matrix_b8.py      --access ldmatrix.m16n16..., stmatrix.m16n8...: Blackwell's byte forms (sm_100a/sm_120a)
     fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
     recipes.py        --access cp.async (a warp form); tma, wgmma: bad input pointing to --for tma
+    cute_atoms.py     --access SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>, ...: CuTe copy atoms as their forms
+    direction.py      store: / load: before an access or a --linear-layout file
     subbyte.py        --dtype fp4, i4, u4: each access as the same access of the packed bytes
     phases_file.py    --phases FILE: explicit phases
     triton_layout.py  --linear-layout FILE: a Triton LinearLayout as an access
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
     limits.py         caps on the problem's size (--max-patterns, --max-placements, --max-lanes)
+
+index: and offset: (swizzle_solver/indexed.py, which builds on notation/) are read above this
+package and registered in FORMS_ABOVE when that module is imported.
 
 Layering: this package builds on model.py and hardware.py and nothing above them. The warp forms
 and the two file readers are imported only when a spec or file needs them (start-up time).
@@ -25,13 +30,14 @@ from .grammar import is_block_spec, malformed, parse_block
 from .limits import check_count, check_patterns
 from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bits_of, elem_bytes_of, find_target, make_hardware, make_tile
 
-__all__ = ["defaulted_elem_warning", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
+__all__ = ["FORMS_ABOVE", "defaulted_elem_warning", "needs_forms_above", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
            "make_problem",
            "make_tile", "parse_access"]
 
 # the words of access/recipes.py (kept here so that a plain solve imports nothing more)
 _RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
                       "tcgen05", "umma"})
+_ATOM_PREFIXES = ("sm75_", "sm90_u", "sm80_cp_async", "universalcopy", "cute::", "copy_atom")  # access/cute_atoms.py
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -42,15 +48,40 @@ def _byte_form(text: str) -> bool:
         t in ("m16n16", "m8n16", "m16n8", "b8", "b8x16", "b6x16_p32", "b4x16_p64") for t in name[1:])
 
 
+# Forms whose readers live above this package (they build on notation/: indexed.py's index: and
+# offset:), registered by their module when it is imported (swizzle_solver.indexed.register); a
+# caller that reads user text imports it when a spec starts with one of these (needs_forms_above).
+FORMS_ABOVE: dict[str, Callable[[str, Tile, Hardware], Pattern]] = {}
+ABOVE_PREFIXES = ("index:", "offset:")
+
+
+def needs_forms_above(specs: Sequence[str]) -> bool:
+    """Whether a spec may be a form read above this package (after a store:/load: prefix or an
+    --arch selector: any spec naming one; importing the reader when not needed is harmless)."""
+    return any(prefix in s.lower() for s in specs for prefix in ABOVE_PREFIXES)
+
+
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
     text = spec.strip().lower()
+    if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
+        return _directed(spec, tile, hardware, parse_access)
+    if text.startswith(ABOVE_PREFIXES):
+        reader = FORMS_ABOVE.get(text.partition(":")[0] + ":")
+        if reader is None:
+            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed to read index: and offset: "
+                             f"forms (the CLI and the API do)")
+        return reader(spec, tile, hardware)
     if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
         from .subbyte import parse as parse_packed
 
         return parse_packed(spec, tile, hardware, parse_access)
     if is_block_spec(text):
         return parse_block(spec, tile, hardware)
+    if text.startswith(_ATOM_PREFIXES):
+        from .cute_atoms import parse as parse_atom  # CuTe copy atoms by name: the form each issues
+
+        return parse_atom(spec, tile, hardware, parse_access)
     if text.startswith(("ldmatrix.", "stmatrix.")) and _byte_form(text):
         from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
 
@@ -68,6 +99,30 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
         return parse_warp_access(spec, tile, hardware)
     raise malformed(spec)
+
+
+def _directed(spec: str, tile: Tile, hardware: Hardware, parse: Callable[[str, Tile, Hardware], Pattern]) -> Pattern:
+    """``store:X`` / ``load:X``: X compiled by ``parse``, marked with the direction (access/direction.py)."""
+    from .direction import directed, split
+
+    direction, rest = split(spec)
+    if split(rest)[0]:
+        raise InputError(f"access {spec.strip()!r}: one direction at most (store: or load:, once)")
+    if rest.strip().lower().startswith(ABOVE_PREFIXES):  # its instruction is chosen by its direction
+        rest = f"{rest}; {direction}"
+    p = parse(rest, tile, hardware)
+    rule = hardware.rule(p.op) if p.op else None
+    return directed(p, direction, spec, None if rule is None else rule.write)
+
+
+def _layout_file(path: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """One --linear-layout file, optionally after store: or load: (access/direction.py)."""
+    from .direction import directed, split
+    from .triton_layout import load_linear_layout
+
+    direction, file = split(path)
+    loaded = load_linear_layout(file, tile, hardware, write=direction == "store")
+    return directed(loaded, direction, path, None) if direction else loaded
 
 
 def defaulted_elem_warning(accesses: Sequence[str], fix: str = "--dtype {}") -> str | None:
@@ -122,6 +177,8 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
         plain = parse
 
         def parse(spec: str, t: Tile, hw: Hardware) -> Pattern:  # (a column-major tile's accesses)
+            if spec.strip().lower().startswith(("store:", "load:")):
+                return _directed(spec, t, hw, lambda rest, t2, hw2: parse_col(rest, t2, hw2, plain))
             return parse_col(spec, t, hw, plain)
     target = find_target(arch)
     hardware = target if banks is None and bank_bytes is None else make_hardware(
@@ -142,10 +199,7 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
         for path in phases_files:
             patterns += load_phases(path, tile, hardware)
             check_patterns(patterns)
-    if layout_files:
-        from .triton_layout import load_linear_layout
-
-        for path in layout_files:
-            patterns.append(load_linear_layout(path, tile, hardware))
-            check_patterns(patterns)
+    for path in layout_files:
+        patterns.append(_layout_file(path, tile, hardware))
+        check_patterns(patterns)
     return Problem(tile, hardware, tuple(patterns))

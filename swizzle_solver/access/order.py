@@ -15,7 +15,11 @@ runs down a column of the tile):
   above the element size is refused).
 - ``row`` and ``col``: as under row order, scalar lanes (``row``: one wavefront's run of a row;
   ``col``: one element from each of ``banks`` rows), each lane transposed.
-- the instruction forms (``warp:``, ``ldmatrix``, ``stmatrix``, ``mma-c``, ``mfma``, AMD's ops): what
+- ``mma-a`` / ``mma-b`` (fragments read by ld.shared) follow the tile: (r, c) is (m, k) or (n, k) as
+  under row order, so on a column-major tile the read is M- (N-) major in memory, the stored tile's
+  ``:mn`` read. ``:mn`` says the same and is accepted; ``:k`` (K-major in memory) contradicts the
+  tile's order and is refused, naming ``--order row``.
+- the other instruction forms (``warp:``, ``ldmatrix``, ``stmatrix``, ``mma-c``, ``mfma``, AMD's ops): what
   the instruction reads in memory, so in storage orientation: ``ldmatrix.x4.trans`` on a
   column-major tile reads 8 x 16-byte *storage* rows (8 columns of the tile, 16 bytes down each),
   which is how an M-major operand is read (CuTe's ``SM75_U16x8_LDSM_T``).
@@ -73,6 +77,8 @@ def parse_col(spec: str, tile: Tile, hardware: Hardware, parse: Parse) -> Patter
     """Compile ``spec`` for the column-major ``tile`` (its storage orientation; see the module)."""
     text = spec.strip().lower()
     match = re.match(_SPEC, text)
+    if match is None and text.startswith(("mma-a", "mma-b")):
+        return _fragment(spec, text, tile, hardware, parse)
     if match is None:  # an instruction form: in storage orientation as written
         return replace(parse(spec, tile, hardware), order="col")
     v = None if match["v"] is None else int(match["v"])
@@ -99,6 +105,19 @@ def _block(spec: str, match: re.Match, v: int | None, tile: Tile, hardware: Hard
         stored = replace(stored, summary=f"{m} rows x {n} columns = {n} columns x {m // per} bytes (the stored "
                                          f"{n}x{m // per} of the packed bytes)")
     return replace(stored, spec=spec.strip(), rows=m, cols=n, order="col", coset_bits=bits)
+
+
+def _fragment(spec: str, text: str, tile: Tile, hardware: Hardware, parse: Parse) -> Pattern:
+    """An mma.sync operand fragment on a column-major tile: (r, c) = (m or n, k) as always, so the
+    elements run down k in memory only under row order; here it is the stored tile's ``:mn`` read."""
+    name, _, major = text.rpartition(":")
+    if major not in ("k", "mn"):
+        name, major = text, ""
+    if major == "k":
+        raise InputError(f"access {spec!r}: ':k' reads a K-major operand (k contiguous in memory), but under "
+                         f"--order col the tile's rows (m or n) are contiguous: drop ':k' (the fragment follows the "
+                         f"tile's order: an M/N-major read), or use --order row for a K-major tile")
+    return replace(parse(f"{name}:mn", tile, hardware), spec=spec.strip(), order="col")
 
 
 def _check_scalar_lanes(spec: str, match: re.Match, v: int | None, tile: Tile) -> None:

@@ -40,19 +40,20 @@ def is_recipe(text: str) -> bool:
     return text in CP_ASYNC or text in NOT_ACCESSES
 
 
-def cp_async_form(spec: str, tile: Tile) -> str:
-    """The warp form one warp of 16-byte cp.async copies is on this tile (lanes along the rows)."""
+def cp_async_form(spec: str, tile: Tile, chunk: int = CHUNK) -> str:
+    """The warp form one warp of 16-byte cp.async copies is on this tile (lanes along the rows);
+    ``chunk``: another width per lane, laid out alike (CuTe's UniversalCopy<T>, access.cute_atoms)."""
     row_bytes = tile.cols * tile.elem_bytes
-    chunks = row_bytes // CHUNK
-    if row_bytes % CHUNK:
-        raise InputError(f"access {spec!r}: a row of {row_bytes} bytes is not a whole number of 16-byte chunks: "
+    chunks = row_bytes // chunk
+    if row_bytes % chunk:
+        raise InputError(f"access {spec!r}: a row of {row_bytes} bytes is not a whole number of {chunk}-byte chunks: "
                          f"write the copy's thread map as warp:RxC:MxN with vB, a --linear-layout or a --phases file")
     if not (32 % chunks == 0 or chunks % 32 == 0):
-        raise InputError(f"access {spec!r}: a row of {row_bytes} bytes is {chunks} chunks of 16 bytes, which 32 "
+        raise InputError(f"access {spec!r}: a row of {row_bytes} bytes is {chunks} chunks of {chunk} bytes, which 32 "
                          f"lanes along the rows do not tile (1, 2, 4, 8, 16 or a multiple of 32 chunks a row): write "
                          f"the copy's thread map as a --linear-layout or a --phases file")
     across = min(32, chunks)
-    return f"warp:{32 // across}x{across}:1x{CHUNK // tile.elem_bytes}"
+    return f"warp:{32 // across}x{across}:1x{chunk // tile.elem_bytes}"
 
 
 def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:

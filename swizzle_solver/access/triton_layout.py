@@ -36,20 +36,22 @@ MAX_INDEX_BITS = 20  # a 512 KiB tile of 1-byte elements has 2^19 elements
 _ALIASES = {"reg_bases": "register", "lane_bases": "lane", "warp_bases": "warp", "block_bases": "block"}
 
 
-def load_linear_layout(path: str, tile: Tile, hardware: Hardware) -> Pattern:
+def load_linear_layout(path: str, tile: Tile, hardware: Hardware, write: bool = False) -> Pattern:
+    """``write``: the layout stores the tile (``store:FILE``): its requests are never paired loads."""
     text = read_text(path, "linear layout file")
-    return linear_layout_pattern(text, Path(path).stem, tile, hardware, f"linear layout file {printable(path)}")
+    return linear_layout_pattern(text, Path(path).stem, tile, hardware, f"linear layout file {printable(path)}",
+                                 write)
 
 
 def linear_layout_pattern(text: str, default_name: str, tile: Tile, hardware: Hardware,
-                          where: str = "linear layout") -> Pattern:
+                          where: str = "linear layout", write: bool = False) -> Pattern:
     """The access a layout in any accepted form describes; named by its "name", else default_name."""
     name, bases, out_dims = parse_layout_text(text, where)
     bases, shape = _row_col(bases, out_dims, where)
     if tile.col_major:  # --order col: the tile's (r, c) stored as (c, r), vectors found down its columns
         bases = {k: [(c, r) for r, c in v] for k, v in bases.items()}
         shape = (shape[1], shape[0])
-    return layout_pattern(printable(name or default_name), bases, shape, tile, hardware, where)
+    return layout_pattern(printable(name or default_name), bases, shape, tile, hardware, where, write)
 
 
 def layout_bases(text: str, default_name: str, where: str) -> tuple[str, dict, tuple[int, int]]:
@@ -298,7 +300,7 @@ def _vector_bits(reg: list, lane: list, warp: list, e: int) -> int:
     return vec
 
 def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, hardware: Hardware,
-                   where: str) -> Pattern:
+                   where: str, write: bool = False) -> Pattern:
     """The layout's requests (one per warp and register group), split into phases, over the tile."""
     rows, cols = shape
     lane, reg, warp = bases.get("lane", []), bases.get("register", []), bases.get("warp", [])
@@ -314,7 +316,7 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
             for lane_index in range(1 << len(lane)):
                 lr, lc = xor_image(lane, lane_index)
                 request.append((wr ^ rr ^ lr, wc ^ rc ^ lc, v))
-            template += hardware.split_request(request)
+            template += hardware.split_request(request, write)
     summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
                f"{rows} x {cols}, {v}-byte vectors")
     return tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, hardware)

@@ -180,10 +180,12 @@ def op_of(p: Pattern, problem: Problem) -> Op:
         raise InputError(f"access {p.spec!r} mixes lane widths {sorted(set(np.unique(p.lane_bytes).tolist()))} B: one "
                          f"instruction moves one width per lane; probe each width as its own pattern")
     if p.kind in ("ldmatrix", "stmatrix"):
-        if any(t in ("m16n16", "m8n16", "m16n8") for t in p.spec.lower().split(":")[0].split(".")):
+        # the form's own words; a CuTe atom's name (access.cute_atoms) prints its form first: "= ldmatrix.x4.trans: ..."
+        form = p.summary[2:].split(":")[0] if p.summary.startswith("= ") else p.spec
+        if any(t in ("m16n16", "m8n16", "m16n8") for t in form.lower().split(":")[0].split(".")):
             raise InputError(f"access {p.spec!r}: probes of Blackwell's byte forms of {p.kind} are not written "
                              f"(their phases are inferred; probe the same rows as {p.kind}.x4 on sm_90)")
-        trans = "trans" in p.spec.lower().split(":")[0].split(".")
+        trans = "trans" in form.lower().split(":")[0].split(".")
         return Op(f"{p.kind}.x{p.phases_per_placement}{'.trans' if trans else ''}", p.kind == "stmatrix", width,
                   matrices=p.phases_per_placement, trans=trans)
     if p.op:  # an instruction of the target
@@ -195,7 +197,8 @@ def op_of(p: Pattern, problem: Problem) -> Op:
         return Op(rule.op, rule.write, rule.lane_bytes, addresses=rule.addresses, checksum_bits=bits)
     if p.kind == "cp.async":  # 16 bytes from global memory to each lane's chunk, bypassing L1 (.cg)
         return Op(CP_ASYNC, True, width, copy=True)
-    store = p.kind == "mma-c"  # the accumulator fragment stored from registers (access.warp._mma_c)
+    # the accumulator fragment stored from registers (access.warp._mma_c), or a store the user named
+    store = p.kind == "mma-c" if not p.direction else p.direction == "store"
     return Op((target.stores if store else target.loads)[width], store, width)
 
 
