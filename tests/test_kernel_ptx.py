@@ -328,6 +328,23 @@ def test_a_statement_over_the_cap_exits_2_with_one_line(tmp_path):
     assert "characters" in run.stderr
 
 
+def test_a_table_on_one_line_reads_as_the_same_table_over_several():
+    """nvcc writes a data table on one line (NAME[N] = {...};), which the scanner takes at once: the
+    same statements, lines and bytes as the table broken over lines (read character by character)."""
+    from swizzle_solver.compiled import ptx
+
+    values = [(7 * i) % 251 - 3 for i in range(300)]
+    one = ".global .align 4 .b32 t[300] = {" + ", ".join(map(str, values)) + "};"
+    split = one.replace(", 100,", ",\n 100,").replace("{", "{\n", 1)
+    assert "\n" in split
+    head = ".version 8.0\n.target sm_90\n.address_size 64\n"
+    fast, slow = ptx.statements(head + one + "\n"), ptx.statements(head + split + "\n")
+    assert ["".join(s.split()) for s, _ in fast] == ["".join(s.split()) for s, _ in slow]
+    assert [line for _, line in fast] == [line for _, line in slow] == [1, 2, 3, 4]
+    data = ptx.parse(head + one + "\n").variables["t"].data
+    assert data == b"".join((v % (1 << 32)).to_bytes(4, "little") for v in values)
+
+
 def test_a_loop_with_no_exit_meets_the_instruction_budget():
     """The budget, made small here (the CLI's, emulator.MAX_STEPS, in the slow twin below)."""
     from swizzle_solver.compiled.report import analyse

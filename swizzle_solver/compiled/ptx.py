@@ -99,6 +99,7 @@ class Module:
 
 # --- statements ---------------------------------------------------------------------------------
 
+_TABLE_LINE = re.compile(r"[^{}();]*\.(global|const)\s[^{}();]*=\s*\{[^{}();]*\}\s*;")  # NAME[N] = {1, 2, ...};
 _LINE_DIRECTIVES = (".version", ".target", ".address_size", ".file", ".loc", ".maxntid", ".reqntid",
                     ".minnctapersm", ".maxnctapersm", ".maxnreg", ".section", ".explicitcluster",
                     ".reqnctapercluster", ".maxclusterrank", ".noreturn", ".pragma", ".alias")
@@ -144,6 +145,8 @@ class _Scanner:
         s = line.strip()
         if not s:
             return True
+        if _TABLE_LINE.fullmatch(s):  # a data table on one line (nvcc writes them so): no per-character scan
+            return self._table(s)
         if any(c in s for c in "{}()") or (";" in s and s.index(";") != len(s) - 1):
             return False
         if s.endswith(";"):
@@ -157,6 +160,15 @@ class _Scanner:
             self.emit()
             return True
         return False
+
+    def _table(self, s: str) -> bool:
+        if len(s) > MAX_STATEMENT_CHARS:
+            raise InputError(f"PTX line {self.line}: a statement of more than {MAX_STATEMENT_CHARS} characters: "
+                             f"is this PTX?")
+        self.start = self.line
+        self.buf.append(s[:-1])
+        self.emit()
+        return True
 
     def newline(self) -> None:
         self.line += 1
