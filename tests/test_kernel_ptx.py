@@ -713,25 +713,27 @@ def test_nvcc_inline_asm_cp_async_and_ldmatrix_and_their_fix():
     assert writes[0] == writes[1] and reads[0] == reads[1]
 
 
-def test_a_ttgir_file_goes_to_the_ttgir_reader(monkeypatch, tmp_path):
-    """.ttgir: compiled/ttgir.py's kernel_entries (a stand-in here) gives the kernel entries; the status,
-    -q, the table and the exit code are computed from their instructions."""
-    import sys
-    import types
+def test_a_ttgir_file_goes_to_the_ttgir_reader():
+    """.ttgir end to end, the real reader: compiled/ttgir.py's kernel_entries on
+    tests/data/ttgir/column_store.ttgir (a 32x32 f32 tile stored by 4 warps, each warp's 32 lanes down
+    one column of 128-byte rows: every lane in one bank, 32 wavefronts where 1 would do; 4 warps x 8
+    columns each = 32 instances); the status, -q, the table and the exit code follow from its rows."""
+    from swizzle_solver.compiled.ttgir import kernel_entries
 
-    entry = {"name": "matmul", "block": [128, 1, 1], "fix": None, "not_counted": [], "counters": {},
-             "instructions": [{"file": "m.py", "line": 7, "ptx": "ttg.local_load", "op": "ld", "allocation": None,
-                               "instances": 1, "wavefronts": 8, "ideal_wavefronts": 4, "excess": 4,
-                               "counters": {}, "status": "conflicts"}]}
-    monkeypatch.setitem(sys.modules, "swizzle_solver.compiled.ttgir",
-                        types.SimpleNamespace(kernel_entries=lambda text, *, arch: [entry]))
-    source = tmp_path / "m.ttgir"
-    source.write_text("module {}\n")
+    source = DATA / "ttgir" / "column_store.ttgir"
+    entries = kernel_entries(source.read_text())
+    [row] = entries[0]["instructions"]
+    lanes = {n: n * 32 * 4 for n in range(32)}  # lane n: row n, the warp's column, 4-byte elements
+    per_instance = brute([(lanes, 4, True)])
+    assert per_instance == (32, 1)
+    assert (row["op"], row["instances"]) == ("st", 32)
+    assert (row["wavefronts"], row["ideal_wavefronts"]) == (32 * per_instance[0], 32 * per_instance[1])
+    assert row["excess"] == 32 * 31
     run = clirun.solve("kernel", str(source), "-q")
-    assert (run.returncode, run.stdout) == (1, "conflicts: 1 instruction above ideal, 4 excess wavefronts\n")
+    assert (run.returncode, run.stdout) == (1, f"conflicts: 1 instruction above ideal, {32 * 31} excess wavefronts\n")
     run = clirun.solve("kernel", str(source))
-    assert run.returncode == 1 and "ttg.local_load" in run.stdout and "m.py:7" in run.stdout
-    assert kernel(source).to_json()["kernels"] == [entry]
+    assert run.returncode == 1 and "ttg.local_alloc" in run.stdout
+    assert kernel(source).to_json()["kernels"] == entries
 
 
 def test_the_api_takes_one_name_and_one_size():
