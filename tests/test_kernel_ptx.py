@@ -287,7 +287,19 @@ def test_cli_json_quiet_and_exit_codes():
     run = clirun.solve("kernel", str(TRANSPOSE), "--kernel", "_Z16transpose_paddedPfPKfi", "--block", "32,8", "-q")
     assert (run.returncode, run.stdout) == (0, "conflict-free\n")
     run = clirun.solve("kernel", str(TRANSPOSE), "--kernel", "transpose_naive", "--block", "32,8")
-    assert run.returncode == 1 and "transpose.cu:13" in run.stdout and "status: conflicts" in run.stdout
+    assert run.returncode == 1 and "transpose.cu:13" in run.stdout
+    quiet = clirun.solve("kernel", str(TRANSPOSE), "--kernel", "transpose_naive", "--block", "32,8", "-q").stdout
+    assert quiet.startswith("conflicts: ")
+    assert run.stdout.splitlines()[-1] == "status: " + quiet.strip()  # the word once, not "conflicts (conflicts: ...)"
+
+
+def test_the_status_line_says_its_word_once():
+    """The text report's last line is "status: " and the -q line, which opens with the JSON status:
+    "status: conflict-free", never "status: conflict-free (conflict-free)"."""
+    args = ("kernel", str(TRANSPOSE), "--kernel", "transpose_padded", "--block", "32,8")
+    run = clirun.solve(*args)
+    assert run.returncode == 0 and run.stdout.splitlines()[-1] == "status: conflict-free"
+    assert run.stdout.count("conflict-free") == 1
 
 
 @pytest.mark.parametrize("argv, message", [
