@@ -236,6 +236,24 @@ def test_initialized_global_data_is_read():
     assert row.counted.wavefronts == 4
 
 
+def test_a_global_without_an_initializer_reads_as_zeros_a_const_one_stays_unknown():
+    """PTX zero-fills an uninitialized .global: zeros[tid % 4] * 128 + tid * 4 is conflict-free (one
+    wavefront; perm's 4 would show it was not read). A .const without one (the host's
+    cudaMemcpyToSymbol fills it) stays unknown: the address is data-dependent, not counted."""
+    zeros = INITIALIZED.replace(".global .align 4 .u32 perm[4] = {3, 0, 2, 1};", ".global .align 4 .b8 perm[16];")
+    zeros = zeros.replace("shl.b32 %r4, %r3, 7;", "shl.b32 %r7, %r3, 7;\n\tshl.b32 %r8, %r1, 2;\n\tadd.s32 %r4, %r7, %r8;")
+    assert zeros.count("perm[16]") == 1 and "%r8" in zeros
+    row = kernel(zeros).kernels[0].rows[0]
+    assert (row.counted.wavefronts, row.counted.ideal) == brute([({n: n * 4 for n in range(32)}, 4, False)]) == (1, 1)
+    const = zeros.replace(".global .align 4 .b8 perm[16];", ".const .align 4 .b8 perm[16];").replace(
+        "ld.global.u32", "ld.const.u32")
+    doc = kernel(const).to_json()["kernels"][0]["instructions"][0]
+    assert doc["status"] == "data-dependent" and doc["wavefronts"] == 0
+    initialized = const.replace(".const .align 4 .b8 perm[16];", ".const .align 4 .u32 perm[4] = {3, 0, 2, 1};")
+    doc = kernel(initialized).to_json()["kernels"][0]["instructions"][0]  # an initialized .const is read
+    assert doc["status"] == "conflict-free" and not doc.get("data_dependent") and doc["wavefronts"] == 1
+
+
 # --- nvcc's PTX -----------------------------------------------------------------------------------
 
 
