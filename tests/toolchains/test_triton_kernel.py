@@ -255,3 +255,19 @@ def test_matmul_every_instruction_as_the_decoded_lanes(compiled):
         trips = K_TRIPS if line in loop else 1
         assert {key: rows[line][key] for key in count} == {key: trips * v for key, v in count.items()}, (
             line, rows[line]["ptx"])
+
+
+def test_the_fresh_ttgir_dot_operand_loads_are_the_ptx_ldmatrix(compiled):
+    """The TTGIR of the same compile, read by `kernel FILE.ttgir`'s reader: each dot-operand local_load
+    (counted as ldmatrix, compiled/ttgir_dot.py) is one trip of the PTX's ldmatrix lines of its form."""
+    from swizzle_solver.compiled.ttgir import read_ttgir
+
+    ptx, ttgir = compiled["matmul_sm80"]
+    loads = [r for r in read_ttgir(ttgir) if r["op"] == "ttg.local_load"]
+    assert [r["access"] for r in loads] == ["ldsm", "ldsm"], [r["why_not"] for r in loads]
+    rows = rows_of(kernel(ptx, params={"matmul_param_5": 32 * K_TRIPS}).to_json()).values()
+    for row, form in zip(loads, (".x4.shared.", ".x4.trans.shared.")):
+        lines = [r for r in rows if r["op"] == "ldsm" and form in r["ptx"]]
+        assert sum(r["wavefronts"] for r in lines) == K_TRIPS * row["wavefronts"]
+        assert sum(r["ideal_wavefronts"] for r in lines) == K_TRIPS * row["ideal_wavefronts"]
+        assert sum(4 * r["instances"] for r in lines) == K_TRIPS * row["phases"]
