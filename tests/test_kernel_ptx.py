@@ -810,3 +810,84 @@ def test_mul24_reads_the_low_24_bits_and_bulk_bookkeeping_is_not_a_copy():
         "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;\n\tcp.async.wait_all;")
     k = kernel(text).to_json()["kernels"][0]
     assert k["not_counted"] == [] and k["instructions"][0]["allocation"]["bytes"] == [0, 63 * 4 + 4]
+
+
+# --- what the emulator does not model: each said so, in one line or one field -----------------------------
+
+UNMODELLED_HEAD = HEAD + """.visible .entry k()
+.reqntid 64, 1, 1
+{
+	.reg .b32 %r<10>;
+	.reg .pred %p<3>;
+	.reg .f32 %f<2>;
+	.reg .b64 %rd<4>;
+	.shared .align 4 .b8 s[8192];
+	.local .align 4 .b8 loc[128];
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r3, s;
+"""
+
+
+def unmodelled(body: str) -> str:
+    return UNMODELLED_HEAD + body + "\tret;\n}\n"
+
+
+@pytest.mark.parametrize("name, body, why", [
+    ("vote", "\tsetp.lt.u32 %p1, %r1, 16;\n\tvote.sync.ballot.b32 %r2, %p1, -1;\n"
+             "\tadd.s32 %r4, %r3, %r2;\n\tld.shared.f32 %f1, [%r4];\n", "the result of vote"),
+    ("local", "\tshl.b32 %r5, %r1, 2;\n\tmov.u64 %rd1, loc;\n\tst.local.u32 [%rd1], %r5;\n"
+              "\tld.local.u32 %r2, [%rd1];\n\tadd.s32 %r4, %r3, %r2;\n\tld.shared.f32 %f1, [%r4];\n",
+     "local memory"),
+])
+def test_an_address_from_vote_or_local_memory_is_data_dependent_with_its_reason(name, body, why):
+    doc = kernel(unmodelled(body)).to_json()
+    validate(doc, "kernel.schema.json")
+    (row,) = doc["kernels"][0]["instructions"]
+    assert row["status"] == "data-dependent" and row["wavefronts"] == 0 and row["data_dependent"] == 2, name
+    assert why in row["why_data_dependent"], row["why_data_dependent"]
+
+
+def test_same_address_atomics_are_counted_with_a_note_that_serialisation_is_not_modelled():
+    """32 lanes of each warp add to one word: one wavefront each (the bank model), and a note naming the
+    instruction and the 32 lanes; lanes on distinct words (tid * 4) have no note."""
+    same = kernel(unmodelled("\tatom.shared.add.u32 %r2, [%r3], 1;\n")).to_json()["kernels"][0]
+    (row,) = same["instructions"]
+    assert (row["op"], row["instances"], row["wavefronts"]) == ("atom", 2, brute([({n: 0 for n in range(32)}, 4, True)])[0] * 2)
+    (note,) = same["notes"]
+    assert "up to 32 lanes of a warp update one address" in note and "serialises" in note and "line 15" in note
+    apart = kernel(unmodelled("\tshl.b32 %r5, %r1, 2;\n\tadd.s32 %r4, %r3, %r5;\n"
+                              "\tatom.shared.add.u32 %r2, [%r4], 1;\n")).to_json()["kernels"][0]
+    assert apart["notes"] == [] and apart["instructions"][0]["wavefronts"] == 2
+
+
+def test_distributed_shared_memory_is_listed_not_counted():
+    body = ("\tmapa.shared::cluster.u32 %r4, %r3, 1;\n\tld.shared::cluster.u32 %r5, [%r4];\n"
+            "\tst.shared::cluster.u32 [%r4], %r1;\n\tshl.b32 %r6, %r1, 2;\n\tadd.s32 %r7, %r3, %r6;\n"
+            "\tld.shared.f32 %f1, [%r7];\n")
+    k = kernel(unmodelled(body)).to_json()["kernels"][0]
+    assert [r["ptx"] for r in k["instructions"]] == ["ld.shared.f32 %f1, [%r7]"]
+    assert [n["ptx"].split()[0] for n in k["not_counted"]] == ["ld.shared::cluster.u32", "st.shared::cluster.u32"]
+    assert all("distributed shared memory" in n["reason"] for n in k["not_counted"])
+
+
+def test_a_call_is_refused_with_one_line(tmp_path):
+    path = tmp_path / "call.ptx"
+    path.write_text(HEAD + """.func (.param .b32 ret0) helper(.param .b32 x)
+{
+	.reg .b32 %r<3>;
+	ld.param.b32 %r1, [x];
+	st.param.b32 [ret0], %r1;
+	ret;
+}
+""" + unmodelled("\t{\n\t.param .b32 p0;\n\tst.param.b32 [p0], %r1;\n\t.param .b32 r0;\n"
+                 "\tcall (r0), helper, (p0);\n\tld.param.b32 %r2, [r0];\n\t}\n")[len(HEAD):])
+    run = clirun.solve("kernel", str(path))
+    assert run.returncode == 2 and run.stdout == "" and run.stderr.count("\n") == 1, run.stderr
+    assert "calls are not emulated" in run.stderr and "inline" in run.stderr
+
+
+def test_kernel_help_names_what_is_not_modelled():
+    run = clirun.solve("kernel", "--help")
+    text = " ".join(run.stdout.split())
+    for what in ("call", "vote", "local memory", "atomics' serialisation", "clusters", ".shared::cluster"):
+        assert what in text, what
