@@ -181,6 +181,10 @@ def test_kernel_entries_are_design_section_15s():
     assert sm80["name"] == "matmul" and len(sm80["instructions"]) == 4 and sm80["fix"] is None
     assert sm80["not_counted"] == []  # the two dot-operand local_loads are counted (ldsm)
     assert [i["op"] for i in sm80["instructions"]] == ["st", "st", "ldsm", "ldsm"]
+    from swizzle_solver import kernel
+    from tests.test_schema import validate
+
+    validate(kernel(TRITON / "matmul_sm80.ttgir").to_json(), "kernel.schema.json")  # op ldsm, its counters
     assert "sm__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum" in sm80["instructions"][2]["counters"]
     (sm90,) = kernel_entries((TRITON / "matmul_sm90.ttgir").read_text())
     assert len(sm90["not_counted"]) == 1 and "descriptor" in sm90["not_counted"][0]["reason"]
