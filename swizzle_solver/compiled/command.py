@@ -28,8 +28,11 @@ Exit codes:
   2  bad input: one line on stderr
 
 \b
-Not built: AMD GCN/LLVM IR, TMA descriptors (cp.async.bulk, wgmma and
-tcgen05 operands are listed as not counted), clusters (one CTA is run).
+Not modelled, and said so: call (refused: inline the callee), vote and
+local memory (an address from them is data-dependent, not counted),
+same-address atomics' serialisation (a note), clusters (one CTA is run;
+.shared::cluster accesses, cp.async.bulk/TMA, wgmma and tcgen05 operands
+are listed as not counted). Not read: AMD GCN/LLVM IR.
 docs/checking-your-kernel.md: one command per toolchain."""
 
 

@@ -131,6 +131,7 @@ class Emulator:
         self.capped: dict[int, int] = {}  # pc of a backward branch -> times its loop was cut at --iterations
         self.assumed: dict[int, str] = {}  # pc of a branch on an unknown value followed by --iterations
         self.not_counted: dict[int, str] = {}  # pc -> why it touches shared memory uncounted
+        self.serialised: dict[int, int] = {}  # pc of an atomic -> the most lanes of a warp on one address
         self.counters: dict[int, np.ndarray] = {}
         self.why_guard = ""
         self._layout()

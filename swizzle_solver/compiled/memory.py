@@ -47,12 +47,41 @@ def _generic_shared(emu: Emulator, address: Value, ctx: Ctx) -> Value | None:
     return Value(address.v - SHARED_WINDOW, address.u, address.why, True)
 
 
+CLUSTER_WHY = ("distributed shared memory (.shared::cluster: an address in any CTA of the cluster, served over "
+               "the SM-to-SM network; one CTA is run): not counted")
+
+
+def _cluster(emu: Emulator, ins: Instruction, ctx: Ctx) -> bool:
+    """A .shared::cluster access: listed as not counted (its result unknown): True."""
+    if "shared::cluster" not in ins.mods:
+        return False
+    emu.not_counted.setdefault(ctx.p, CLUSTER_WHY)
+    if ins.opcode in ("ld", "atom"):
+        put_unknown(emu, ins, ctx, "a load from distributed shared memory")
+    return True
+
+
+def _serialised(emu: Emulator, ctx: Ctx, address: Value) -> None:
+    """Lanes of one warp updating one address with an atomic: the hardware serialises them, which is
+    not modelled (the count is the bank conflicts alone): the most lanes on one address, noted."""
+    act = ctx.active if address.u is None else ctx.active & ~address.u
+    threads = np.flatnonzero(act)
+    if threads.size < 2:
+        return
+    keys = (emu.warp[threads].astype(np.int64) << 40) | (address.v[threads].astype(np.int64) & ((1 << 40) - 1))
+    most = int(np.unique(keys, return_counts=True)[1].max())
+    if most > 1:
+        emu.serialised[ctx.p] = max(emu.serialised.get(ctx.p, 1), most)
+
+
 def _event(emu: Emulator, ctx: Ctx, address: Value) -> None:
     emu.record(ctx.p, ctx.active | (ctx.maybe if ctx.maybe is not None else False), address, ctx.maybe)
 
 
 def h_ld(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     sp = spaces(ins)
+    if _cluster(emu, ins, ctx):
+        return
     d, a = ins.operands[0], ins.operands[1]
     if "param" in sp:
         if a.base is not None and a.base.kind == "param":
@@ -68,9 +97,12 @@ def h_ld(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
         _event(emu, ctx, shared)
         put_unknown(emu, ins, ctx, "a shared-memory load")
         return
+    if "local" in sp:  # a spilled register or a local array: local memory is not kept
+        put_unknown(emu, ins, ctx, "a load from local memory (.local: not kept by the emulator)")
+        return
     t = type_of(ins)
     size = TYPE_BYTES.get(t, 4)
-    if "local" not in sp and ctx.active.any():
+    if ctx.active.any():
         items = d.items if d.kind == "vec" else (d,)
         for k, x in enumerate(items):
             got = emu.load_initialized(Value(address.v + k * size, address.u), size, ctx.active)
@@ -84,7 +116,7 @@ def h_ld(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
 
 def h_st(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     sp = spaces(ins)
-    if sp & {"global", "local", "param"}:
+    if sp & {"global", "local", "param"} or _cluster(emu, ins, ctx):
         return
     address = emu.address(ins.operands[0])
     shared = address if "shared" in sp else _generic_shared(emu, address, ctx)
@@ -122,6 +154,8 @@ def h_cp(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
 
 def h_atom(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     sp = spaces(ins)
+    if _cluster(emu, ins, ctx):
+        return
     a = ins.operands[1] if ins.opcode == "atom" else ins.operands[0]
     if ins.opcode == "atom":
         put_unknown(emu, ins, ctx, "an atomic's old value")
@@ -131,6 +165,7 @@ def h_atom(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     shared = address if "shared" in sp else _generic_shared(emu, address, ctx)
     if shared is not None:
         _event(emu, ctx, shared)
+        _serialised(emu, ctx, shared)
 
 
 def h_descriptor(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:

@@ -83,4 +83,4 @@ def write(report, console) -> None:
             for a in k["fix"].get("allocations", []):
                 if a.get("emit"):  # --emit TARGET: the fixed allocation's code, to paste
                     console.print(a["emit"], highlight=False, markup=False, soft_wrap=True)
-    console.print(f"status: {doc['status']} ({report.quiet()})", highlight=False)
+    console.print(f"status: {report.quiet()}", highlight=False)  # the -q line, which opens with doc["status"]

@@ -241,6 +241,9 @@ def _notes(emu: Emulator) -> list[str]:
     for pc, why in sorted(emu.assumed.items()):
         notes.append(f"branch at PTX line {emu.f.code[pc].line} depends on {why}: followed as a loop of "
                      f"--iterations {emu.iterations} (the path into the loop taken)")
+    for pc, lanes in sorted(emu.serialised.items()):
+        notes.append(f"atomic at PTX line {emu.f.code[pc].line}: up to {lanes} lanes of a warp update one address; "
+                     f"the hardware serialises them, which is not modelled (counted: its bank conflicts alone)")
     return notes
 
 

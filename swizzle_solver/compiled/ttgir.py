@@ -9,8 +9,11 @@ counted, with the reason. A row is counted when its register encoding is ``#ttg.
 ``#ttg.linear`` (turned into register/lane/warp bases here, Triton's blockedToLinearLayout) and its
 shared encoding one notation/triton.py reads (swizzled, padded, nvmma, amd_rotating, shared_linear):
 the value's lanes, warp by warp, are the phases of a ``--linear-layout`` access over the
-allocation's last two dimensions, measured under the encoding by the simulator. The dot operand
-and MMA encodings are not read (the PTX, where their ldmatrix addresses are, is: ``kernel FILE.ptx``).
+allocation's last two dimensions, measured under the encoding by the simulator. A ``ttg.local_load``
+into an mma.sync operand (``#ttg.dot_op`` of an ``#ttg.nvidia_mma`` v2 parent, 2-byte elements, a
+row-major shared encoding) is counted as the ldmatrix reads Triton lowers it to (ttgir_dot.py: the row
+addresses as a linear layout, op ``ldsm``); other dot operands and MMA encodings are not read (the
+PTX, where their addresses are, is: ``kernel FILE.ptx``).
 
 Per allocation with excess, the solver's answer for its counted accesses is printed as the ``#ttg``
 attribute ``--emit triton`` gives (``better``), or None where Triton cannot express it.
@@ -160,7 +163,8 @@ def _encodings(line: str, name: str, aliases: dict[str, str]) -> dict:
         shape, element, enc = _split_type(memdescs[-1 if name == "ttg.local_alloc" else 0])
         out.update(shared_encoding=_encoding(enc, aliases), shape=shape[-2:], elem_bytes=ELEM_BYTES.get(element))
     if tensors and name in ACCESS_OPS:
-        out["register_encoding"] = _encoding(_split_type(tensors[0])[2], aliases)
+        encoding = _encoding(_split_type(tensors[0])[2], aliases)  # a parent named inside (#mma) spelled out
+        out["register_encoding"] = re.sub(r"#[\w.]+", lambda m: aliases.get(m[0], m[0]), encoding)
     return out
 
 
@@ -184,11 +188,20 @@ def _why_not(row: dict) -> str | None:
         return "an allocation with no value: no access"
     if row["elem_bytes"] is None or not row["shape"] or len(row["shape"]) != 2:
         return "the element type or shape is not read here"
+    if row["register_encoding"].startswith("#ttg.dot_op<"):
+        bases = _dot_bases(row)
+        return bases if isinstance(bases, str) else None
     if not row["register_encoding"].startswith(("#ttg.blocked<", "#ttg.linear<")):
         kind = re.match(r"#ttg\.(\w+)", row["register_encoding"])
         return (f"register encoding #ttg.{kind[1] if kind else '?'} is not read here: count the PTX "
                 f"(swizzle-solve kernel FILE.ptx), where its addresses are")
     return None
+
+
+def _dot_bases(row: dict) -> dict[str, list[list[int]]] | str:
+    from .ttgir_dot import dot_operand_bases  # the ldmatrix reads of an mma.sync operand
+
+    return dot_operand_bases(row["register_encoding"], row["shape"], row["elem_bytes"], row["shared_encoding"])
 
 
 def _problem(row: dict, arch: str, name: str) -> Problem:
@@ -202,7 +215,8 @@ def _problem(row: dict, arch: str, name: str) -> Problem:
     hardware = target(arch)
     if hardware is None:
         raise InputError(f"--arch {arch!r} is not a target")
-    bases = register_bases(row["register_encoding"], row["shape"])
+    dot = _dot_bases(row) if row["register_encoding"].startswith("#ttg.dot_op<") else None
+    bases = dot if isinstance(dot, dict) else register_bases(row["register_encoding"], row["shape"])
     doc = json.dumps({"name": name, **(bases or {}), "block": [], "out_dims": {"dim0": rows, "dim1": cols}})
     return Problem(tile, hardware, (linear_layout_pattern(doc, name, tile, hardware),))
 
@@ -245,6 +259,8 @@ def read_ttgir(text: str, *, arch: str = "nvidia") -> list[dict]:
         row["why_not"] = _why_not(row)
         if row["why_not"] is None:
             row.update(count(row, arch), counted=True)
+            if row["register_encoding"].startswith("#ttg.dot_op<"):
+                row["access"] = "ldsm"  # Triton reads an mma.sync operand with ldmatrix
     by_allocation: dict[str, list[dict]] = {}
     for row in rows:
         if row["counted"]:
@@ -277,7 +293,7 @@ def _instruction(row: dict, arch: str) -> dict:
     rows, cols = row["shape"]
     counters = {}
     if hw is not None and hw.language == "CUDA" and hw.profiler:  # ncu counts NVIDIA's kernels
-        waves, conflicts = ncu_names(row["access"] if row["access"] in ("ld", "st") else "ldgsts")[0]
+        waves, conflicts = ncu_names(row["access"] if row["access"] in ("ld", "st", "ldsm") else "ldgsts")[0]
         counters = {waves: row["wavefronts"], conflicts: row["excess"]}
     return {"file": row["file"] or "", "line": row["line"] or 0, "ptx_line": row["ttgir_line"], "ptx": row["text"],
             "op": row["access"], "allocation": {"name": row["allocation"] or "", "dynamic": False,
