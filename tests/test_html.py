@@ -158,3 +158,76 @@ def test_a_128_by_128_page_is_at_most_three_times_the_svg(tmp_path):
                 "--svg", str(svg), "--html", str(html), "-q")
     assert run.returncode == 0
     assert html.stat().st_size <= 3 * svg.stat().st_size, (html.stat().st_size, svg.stat().st_size)
+
+
+BATCH = """
+[[case]]
+name = "solved"
+rows = 16
+cols = 16
+elem_bytes = 4
+access = ["8x4", "col"]
+
+[[case]]
+name = "checked, passes"
+rows = 8
+cols = 8
+elem_bytes = 4
+banks = 8
+access = ["row", "8x1"]
+check = "Swizzle<3,0,3>"
+
+[[case]]
+name = "checked, fails </script>"
+rows = 8
+cols = 8
+elem_bytes = 4
+banks = 8
+access = ["row", "8x1"]
+check = "none"
+"""
+
+
+def test_batch_html_is_one_view_per_case_with_the_json_counts(tmp_path):
+    cases = tmp_path / "cases.toml"
+    cases.write_text(BATCH)
+    path = tmp_path / "b.html"
+    run = solve("batch", str(cases), "--html", str(path), "--json")
+    assert run.returncode == 1  # the failing check fails its (default) expectation
+    doc = json.loads(run.stdout)
+    data = data_of(path.read_text())
+    assert data["title"] == "swizzle-solve batch cases.toml: 3 of 3 cases"
+    assert [v["title"].split(":")[0] for v in data["views"]] == ["solved", "checked, passes", "checked, fails </script>"]
+    assert [c["ok"] for c in doc["cases"]] == [True, True, False]
+    assert data["views"][2]["title"].endswith("FAILED its expectation)")
+    roles = [[x["role"] for x in v["layouts"]] for v in data["views"]]
+    assert roles[0][:2] == ["before", "answer"] and roles[1] == ["before", "checked"]
+    # the failing check draws the unswizzled tile (its layout, "none", once) and the minimal layout
+    assert [x["name"] for x in data["views"][2]["layouts"]] == ["none", "Swizzle<3,0,3>"]
+    for case, v in zip(doc["cases"], data["views"]):
+        result = case["result"]
+        i = [x["name"] for x in v["layouts"]].index(result["answer"]["name"])  # the answer or the checked layout
+        got = [(a["worst"][i], a["total"][i]) for a in v["accesses"]]
+        assert got == [(p["worst_wavefronts"], p["total_wavefronts"]) for p in result["answer"]["per_access"]]
+        assert v["doc"]["answer"]["per_access"] == result["answer"]["per_access"]
+
+
+@pytest.mark.slow
+def test_batch_html_from_worker_processes_is_the_same_page(tmp_path):
+    cases = tmp_path / "cases.toml"
+    cases.write_text(BATCH)
+    path, again = tmp_path / "b.html", tmp_path / "j.html"
+    assert solve("batch", str(cases), "--html", str(path)).returncode == 1
+    assert solve("batch", str(cases), "--html", str(again), "-j", "2").returncode == 1
+    assert again.read_bytes() == path.read_bytes()
+
+
+def test_batch_html_bad_input_writes_nothing(tmp_path):
+    cases = tmp_path / "cases.toml"
+    cases.write_text(BATCH)
+    for argv, words in ((["--list", "--html", str(tmp_path / "x.html")], "--list and --html"),
+                        (["--html", str(tmp_path / "no" / "x.html")], "does not exist"),
+                        (["--html", str(tmp_path)], "is a directory")):
+        run = solve("batch", str(cases), *argv)
+        assert run.returncode == 2 and run.stdout == "" and words in run.stderr and len(run.stderr.splitlines()) == 1
+    assert sorted(os.listdir(tmp_path)) == ["cases.toml"]
