@@ -144,8 +144,19 @@ def page_of_texts(view_texts: list[str], title: str) -> str:
     _, rest = rest.split("</title>", 1)
     text = f"{head}<title>{escape(title)}</title>{rest}"
     data = '{"version":1,"title":' + script_json(title) + ',"views":[' + ",".join(view_texts) + "]}"
-    before, after = text.split("/*DATA*/", 1)
-    return before + data + after
+    before, after = text.split("<!--DATA-->", 1)
+    return before + data_elements(data) + after
+
+
+PART = 1 << 15  # characters of the data per <script> element (page.html says why)
+
+
+def data_elements(data: str) -> str:
+    """The data's JSON text cut into ``<script type="application/json" class="swizzle-data">``
+    elements of at most PART characters, which the page joins back (no ``<`` is in the text, so
+    any cut is safe)."""
+    return "\n".join(f'<script type="application/json" class="swizzle-data">{data[i:i + PART]}</script>'
+                     for i in range(0, max(len(data), 1), PART))
 
 
 def write_page(path: str, views: list[dict], title: str) -> None:

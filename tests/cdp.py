@@ -17,6 +17,12 @@ import subprocess
 import tempfile
 import time
 
+# Run in every document before its own scripts: the main thread's long tasks (over 50 ms: the Long
+# Tasks API), as [start, duration] in ms from navigation, in window.__longTasks.
+LONG_TASKS = """window.__longTasks = [];
+new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]); })
+  .observe({ type: "longtask" });"""
+
 
 class CdpError(RuntimeError):
     pass
@@ -130,6 +136,7 @@ class Browser:
         page = Page(self, session)
         for domain in ("Network", "Page", "Runtime"):
             page.call(f"{domain}.enable")
+        page.call("Page.addScriptToEvaluateOnNewDocument", {"source": LONG_TASKS})
         page.navigate(url)
         return page
 
