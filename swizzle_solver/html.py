@@ -133,17 +133,19 @@ def page(views: list[dict], title: str) -> str:
     return page_of_texts([script_json(v) for v in views], title)
 
 
-def page_of_texts(view_texts: list[str], title: str) -> str:
+def page_of_texts(view_texts: list[str], title: str, note: str | None = None) -> str:
     """The page from views already written as ``script_json`` text (batch keeps each case's text,
     not its tables): the same bytes as ``script_json({"version": 1, "title": title, "views":
-    views})``, since compact JSON and the escapes compose."""
+    views})``, since compact JSON and the escapes compose. ``note``: what the page says when it has
+    no view (a kernel with nothing to fix)."""
     from html import escape
 
     text = template()
     head, rest = text.split("<title>", 1)
     _, rest = rest.split("</title>", 1)
     text = f"{head}<title>{escape(title)}</title>{rest}"
-    data = '{"version":1,"title":' + script_json(title) + ',"views":[' + ",".join(view_texts) + "]}"
+    extra = "" if note is None else ',"note":' + script_json(note)
+    data = '{"version":1,"title":' + script_json(title) + extra + ',"views":[' + ",".join(view_texts) + "]}"
     before, after = text.split("<!--DATA-->", 1)
     return before + data_elements(data) + after
 
@@ -164,11 +166,11 @@ def write_page(path: str, views: list[dict], title: str) -> None:
     write_texts(path, [script_json(v) for v in views], title)
 
 
-def write_texts(path: str, view_texts: list[str], title: str) -> None:
+def write_texts(path: str, view_texts: list[str], title: str, note: str | None = None) -> None:
     """``write_page`` of views already written as text (batch --html: one per case)."""
     from .svg import write
 
-    write(path, page_of_texts(view_texts, title), option="--html")
+    write(path, page_of_texts(view_texts, title, note), option="--html")
 
 
 def case_title(name: str, layout_name: str, status: str, ok: bool) -> str:

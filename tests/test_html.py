@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -184,3 +185,38 @@ def test_batch_html_bad_input_writes_nothing(tmp_path):
         run = solve("batch", str(cases), *argv)
         assert run.returncode == 2 and run.stdout == "" and words in run.stderr and len(run.stderr.splitlines()) == 1
     assert sorted(os.listdir(tmp_path)) == ["cases.toml"]
+
+
+TRANSPOSE = Path(__file__).resolve().parent / "data" / "kernels" / "transpose.ptx"
+
+
+def test_kernel_fix_html_draws_each_fixed_allocation(tmp_path):
+    path = tmp_path / "k.html"
+    argv = ["kernel", str(TRANSPOSE), "--kernel", "transpose_naive", "--block", "32,8", "--fix"]
+    run = solve(*argv, "--html", str(path), "--json")
+    assert run.returncode == 1
+    (fix,) = json.loads(run.stdout)["kernels"][0]["fix"]["allocations"]
+    data = data_of(path.read_text())
+    (v,) = data["views"]
+    assert v["title"].startswith("transpose_naive: ") and fix["layout"] in v["title"]
+    assert [x["name"] for x in v["layouts"][:2]] == ["none", fix["layout"]]
+    t = v["tile"]
+    assert (t["rows"], t["cols"], t["elem_bytes"]) == (fix["tile"]["rows"], fix["tile"]["cols"], fix["tile"]["elem_bytes"])
+    phys = ints(v["layouts"][1]["phys"]).reshape(t["rows"], t["cols"])
+    code = compile(fix["expression"], "<expression>", "eval")
+    assert phys.tolist() == [[eval(code, {"__builtins__": {}}, {"r": r, "c": c}) for c in range(t["cols"])]
+                             for r in range(t["rows"])]
+    # one access per instruction seen on the allocation, each at its lower bound under the fix, as the proof says
+    assert [a["spec"] for a in v["accesses"]] == [a["spec"] for a in fix["proof"]["accesses"]]
+    assert [a["worst"][1] for a in v["accesses"]] == [a["worst_wavefronts"] for a in fix["proof"]["accesses"]]
+    assert sum(a["total"][0] - a["total"][1] for a in v["accesses"]) == fix["excess_before"] - fix["excess_after"]
+    bad = solve(*argv[:-1], "--html", str(tmp_path / "n.html"))  # without --fix
+    assert bad.returncode == 2 and bad.stdout == "" and "add --fix" in bad.stderr and len(bad.stderr.splitlines()) == 1
+    bad = solve(*argv, "--html", str(tmp_path / "no" / "n.html"))
+    assert bad.returncode == 2 and bad.stdout == "" and "does not exist" in bad.stderr
+    none = tmp_path / "none.html"
+    assert solve("kernel", str(TRANSPOSE), "--kernel", "transpose_padded", "--block", "32,8", "--fix", "--html",
+                 str(none), "-q").returncode == 0
+    data = data_of(none.read_text())
+    assert data["views"] == [] and "nothing to fix" in data["note"]
+    assert sorted(os.listdir(tmp_path)) == ["k.html", "none.html"]
