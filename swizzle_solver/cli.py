@@ -774,9 +774,12 @@ class _CaseDoc:
 
     def __init__(self, make_doc: Callable[[], dict], layout: Layout, others: Callable[[], list], role: str):
         self.make_doc, self.layout, self.others, self.role = make_doc, layout, others, role
+        self.doc: dict | None = None
 
     def __call__(self) -> dict:
-        return self.make_doc()
+        if self.doc is None:  # built once: --json's entry and --html's view read the same (the view copies it)
+            self.doc = self.make_doc()
+        return self.doc
 
 
 def _entry(c, row: dict, make_doc: Callable[[], dict]) -> dict:
