@@ -594,13 +594,15 @@ def batch_command(
     jobs: str = typer.Option("1", "--jobs", "-j", metavar="N",
                              help="Work on N cases at once, each in its own process (0 or auto: one per CPU); "
                                   "the output is the same, in case order."),
+    html: Optional[str] = typer.Option(None, "--html", help="Write one interactive page for every case (a case "
+                                       "selector; each case as solve --html draws it).", metavar="FILE"),
 ) -> None:
     """Solve or check the cases of examples.toml."""
     from .cases import case_makers
     from .jobs import parse_jobs
     from .progress import LazyProgress
 
-    _check_batch_options(list_names, json_out, timeout, total_timeout)
+    _check_batch_options(list_names, json_out, timeout, total_timeout, html)
     processes = parse_jobs(jobs)
     makers = case_makers(file, case, allow_outside)  # every case checked before anything is printed
     if list_names:
@@ -609,11 +611,19 @@ def batch_command(
     times = _CaseTimes(timeout, total_timeout)
     rows, all_ok = [], True
     document = _JsonCases(len(makers)) if json_out else None
+    pages: list[str] | None = None if html is None else []  # each case's view, as page text (html.py)
     with LazyProgress(enabled=_stderr_is_terminal()) as progress:
-        for row in _run_cases(makers, processes, progress, times, exhaustive, document):
+        for row in _run_cases(makers, processes, progress, times, exhaustive, document, pages):
             all_ok = all_ok and row["ok"]
             if document is None:  # the table needs only the row
                 rows.append(row)
+    if html is not None and pages is not None:
+        from pathlib import Path
+
+        from .html import write_texts
+
+        write_texts(html, pages, f"swizzle-solve batch {Path(file).name}: {len(pages)} of {len(makers)} "
+                                 f"cases")
     if document is not None:
         document.close()
     else:
@@ -623,19 +633,26 @@ def batch_command(
 
 
 def _check_batch_options(list_names: bool, json_out: bool, timeout: float | None,
-                         total_timeout: float | None) -> None:
-    if list_names and json_out:
-        raise InputError("--list and --json both given: --list prints the case names only; choose one")
+                         total_timeout: float | None, html: Optional[str] = None) -> None:
+    for given, option in ((json_out, "--json"), (html is not None, "--html")):
+        if list_names and given:
+            raise InputError(f"--list and {option} both given: --list prints the case names only; choose one")
+    if html is not None:
+        from .svg import check_writable  # before any case is solved: nothing is written on bad input
+
+        check_writable(html, "--html")
     for option, seconds in (("--timeout", timeout), ("--total-timeout", total_timeout)):
         if seconds is not None and not 0 < seconds < float("inf"):
             raise InputError(f"{option} {seconds} must be a positive, finite number of seconds (e.g. {option} 60)")
 
 
-def _run_cases(makers, processes: int, progress, times, exhaustive: bool, document):
-    """Each case's table row, in case order: in ``processes`` worker processes (batch --jobs), or here."""
+def _run_cases(makers, processes: int, progress, times, exhaustive: bool, document, pages: list[str] | None = None):
+    """Each case's table row, in case order: in ``processes`` worker processes (batch --jobs), or here.
+    ``pages`` (batch --html) gets each solved case's view as page text, in case order."""
     if processes > 1 and len(makers) > 1:
-        return _run_in_processes(makers, min(processes, len(makers)), progress, times, exhaustive, document)
-    return (_run_case(make, i, len(makers), progress, times, exhaustive, document) for i, make in enumerate(makers))
+        return _run_in_processes(makers, min(processes, len(makers)), progress, times, exhaustive, document, pages)
+    return (_run_case(make, i, len(makers), progress, times, exhaustive, document, pages)
+            for i, make in enumerate(makers))
 
 
 from .probe.command import (  # noqa: E402 (typer options only; the work is lazy)
@@ -714,16 +731,19 @@ class _JsonCases:
 
 
 def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive: bool,
-              document: _JsonCases | None) -> dict:
+              document: _JsonCases | None, pages: list[str] | None = None) -> dict:
     """One case of batch, compiled again here (case_makers) and dropped on return, with its answer:
-    one case in memory at a time. Its row, after its entry is written when ``document``."""
+    one case in memory at a time (batch --html keeps its view's text). Its row, after its entry is
+    written when ``document``."""
     c = make()
     _warn(c.warning and f"case {c.name!r}: {c.warning}")
     progress.case(c.name, i, count)
+    page = None
     try:
-        row, make_doc = _batch_case(c, table=document is not None, budget=times.budget(progress.update),
-                                    exhaustive=exhaustive)
+        row, make_doc = _batch_case(c, table=document is not None or pages is not None,
+                                    budget=times.budget(progress.update), exhaustive=exhaustive)
         entry = _entry(c, row, make_doc) if document is not None else None
+        page = _case_page(c, row, make_doc) if pages is not None else None
     except (InputError, MemoryError):  # bad input stops the run (exit 2), as out of memory does
         raise
     except Exception as err:  # an internal error in one case: the others go on
@@ -731,7 +751,35 @@ def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive:
     if document is not None:
         assert entry is not None
         document.add(entry)
+    if pages is not None and page is not None:  # (a case that failed with an internal error has no view)
+        pages.append(page)
     return row
+
+
+def _case_page(c, row: dict, make_doc: Callable[[], dict]) -> str:
+    """A batch case's view for --html, as page text (html.script_json): the view solve --html or
+    --check --html draws, titled by the case (``make_doc``: _batch_case's _CaseDoc)."""
+    from .html import case_title, document_view, script_json
+
+    assert isinstance(make_doc, _CaseDoc)
+    title = case_title(c.name, make_doc.layout.name, row["status"], row["ok"])
+    return script_json(document_view(c.problem, make_doc.layout, make_doc(), make_doc.others(), make_doc.role,
+                                     title=title))
+
+
+class _CaseDoc:
+    """How to build a batch case's JSON document (``make_doc()``), with what --html draws beside
+    it: the layout (the answer, or the checked one: ``role``) and, on demand, the others the page
+    offers (a solve's alternatives; a failed check's minimal, which a solve finds)."""
+
+    def __init__(self, make_doc: Callable[[], dict], layout: Layout, others: Callable[[], list], role: str):
+        self.make_doc, self.layout, self.others, self.role = make_doc, layout, others, role
+        self.doc: dict | None = None
+
+    def __call__(self) -> dict:
+        if self.doc is None:  # built once: --json's entry and --html's view read the same (the view copies it)
+            self.doc = self.make_doc()
+        return self.doc
 
 
 def _entry(c, row: dict, make_doc: Callable[[], dict]) -> dict:
@@ -755,21 +803,23 @@ def _failed(c, err: BaseException, json_out: bool) -> tuple[dict, dict | None]:
 
 
 def _run_in_processes(makers: list, processes: int, progress, times: _CaseTimes, exhaustive: bool,
-                      document: _JsonCases | None):
+                      document: _JsonCases | None, pages: list[str] | None = None):
     """batch --jobs: the cases in ``processes`` worker processes (jobs.py), each case's warning,
-    entry and row given here in case order, as _run_case gives them; a case whose work raised is
-    failed here (_failed), except bad input, which stops the run as in one process."""
+    entry, view (``pages``) and row given here in case order, as _run_case gives them; a case whose
+    work raised is failed here (_failed), except bad input, which stops the run as in one process."""
     import contextlib
 
     from .jobs import in_order
 
     json_out = document is not None
-    tasks = [(make, json_out, exhaustive, times.per_case, times.deadline) for make in makers]
+    tasks = [(make, json_out, exhaustive, times.per_case, times.deadline, pages is not None) for make in makers]
     with contextlib.closing(in_order(_job, tasks, processes)) as outcomes:
         for i, (ok, value) in enumerate(outcomes):
             if ok:
-                warning, row, text = value
+                warning, row, text, page = value
                 _warn(warning)
+                if pages is not None and page is not None:
+                    pages.append(page)
             else:
                 if isinstance(value, (InputError, MemoryError)):
                     raise value
@@ -783,14 +833,16 @@ def _run_in_processes(makers: list, processes: int, progress, times: _CaseTimes,
             yield row
 
 
-def _job(task: tuple) -> tuple[str | None, dict, str | None]:
-    """One case of batch --jobs, in a worker process (jobs.in_order): its warning, its row, and its
-    entry's JSON text (``json_out``)."""
-    make, json_out, exhaustive, per_case, deadline = task
+def _job(task: tuple) -> tuple[str | None, dict, str | None, str | None]:
+    """One case of batch --jobs, in a worker process (jobs.in_order): its warning, its row, its
+    entry's JSON text (``json_out``) and its view's page text (``html``)."""
+    make, json_out, exhaustive, per_case, deadline, html = task
     c = make()
     warning = c.warning and f"case {c.name!r}: {c.warning}"
-    row, make_doc = _batch_case(c, table=json_out, budget=_case_budget(per_case, deadline, None), exhaustive=exhaustive)
-    return warning, row, _JsonCases.text(_entry(c, row, make_doc)) if json_out else None
+    row, make_doc = _batch_case(c, table=json_out or html, budget=_case_budget(per_case, deadline, None),
+                                exhaustive=exhaustive)
+    return (warning, row, _JsonCases.text(_entry(c, row, make_doc)) if json_out else None,
+            _case_page(c, row, make_doc) if html else None)
 
 
 def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[dict, Callable[[], dict]]:
@@ -803,14 +855,18 @@ def _batch_case(c, table: bool, budget=None, exhaustive: bool = False) -> tuple[
         checked = check(c.check, c.problem, budget=budget)  # (the budget bounds the minimal's search only)
         status = checked.status
         ok = c.meets(checked.measured.status, checked.layout.name, usable=checked.invalid is None)
-        answer, make_doc, measured = checked.layout.name, checked.json, checked.measured
+        answer, measured = checked.layout.name, checked.measured
+        make_doc = _CaseDoc(checked.json, checked.layout, lambda: [] if checked.passed or checked.minimal is None
+                            else [checked.minimal.layout], "checked")
     else:
         from .api import solve
 
         result = solve(c.problem, budget=budget, table=table, exhaustive=exhaustive, keep_pitch=c.keep_pitch,
                        for_targets=c.for_targets)
         answer, status = result.name, result.status
-        ok, make_doc, measured = status != "timeout" and c.meets(status, answer), result.json, result.answered.answer
+        ok, measured = status != "timeout" and c.meets(status, answer), result.answered.answer
+        make_doc = _CaseDoc(result.json, result.layout, lambda: [x.layout for x in result.solution.alternatives],
+                            "answer")
     row = {"name": c.name, "answer": answer, "status": status, "expected": c.expectation(), "ok": ok,
            **_outcome(c, checked if c.check is not None else None, ok, answer, measured)}
     hint = None if ok or c.check is not None or status == "timeout" else _expect_hint(c, answer)

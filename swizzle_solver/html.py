@@ -130,22 +130,53 @@ def template() -> str:
 
 def page(views: list[dict], title: str) -> str:
     """The whole page: the template with the data and the title in place."""
+    return page_of_texts([script_json(v) for v in views], title)
+
+
+def page_of_texts(view_texts: list[str], title: str, note: str | None = None) -> str:
+    """The page from views already written as ``script_json`` text (batch keeps each case's text,
+    not its tables): the same bytes as ``script_json({"version": 1, "title": title, "views":
+    views})``, since compact JSON and the escapes compose. ``note``: what the page says when it has
+    no view (a kernel with nothing to fix)."""
     from html import escape
 
     text = template()
     head, rest = text.split("<title>", 1)
     _, rest = rest.split("</title>", 1)
     text = f"{head}<title>{escape(title)}</title>{rest}"
-    data = script_json({"version": 1, "title": title, "views": views})
-    before, after = text.split("/*DATA*/", 1)
-    return before + data + after
+    extra = "" if note is None else ',"note":' + script_json(note)
+    data = '{"version":1,"title":' + script_json(title) + extra + ',"views":[' + ",".join(view_texts) + "]}"
+    before, after = text.split("<!--DATA-->", 1)
+    return before + data_elements(data) + after
+
+
+PART = 1 << 15  # characters of the data per <script> element (page.html says why)
+
+
+def data_elements(data: str) -> str:
+    """The data's JSON text cut into ``<script type="application/json" class="swizzle-data">``
+    elements of at most PART characters, which the page joins back (no ``<`` is in the text, so
+    any cut is safe)."""
+    return "\n".join(f'<script type="application/json" class="swizzle-data">{data[i:i + PART]}</script>'
+                     for i in range(0, max(len(data), 1), PART))
 
 
 def write_page(path: str, views: list[dict], title: str) -> None:
     """Write the page whole or not at all (svg.write's temporary file and rename)."""
+    write_texts(path, [script_json(v) for v in views], title)
+
+
+def write_texts(path: str, view_texts: list[str], title: str, note: str | None = None) -> None:
+    """``write_page`` of views already written as text (batch --html: one per case)."""
     from .svg import write
 
-    write(path, page(views, title), option="--html")
+    write(path, page_of_texts(view_texts, title, note), option="--html")
+
+
+def case_title(name: str, layout_name: str, status: str, ok: bool) -> str:
+    """A batch case's view title, as the case selector lists it: the case, its layout, whether it met
+    its expectation."""
+    return f"{name}: {layout_name} ({status}{'' if ok else ', FAILED its expectation'})"
 
 
 def document_view(problem: Problem, layout: Layout, doc: dict, others: list[Layout], role: str,

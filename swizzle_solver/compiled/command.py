@@ -79,16 +79,26 @@ def kernel_command(
     define: List[str] = typer.Option([], "--define", "-D", help=".cu only: a macro for nvcc (NAME or NAME=VALUE)."),
     include: List[str] = typer.Option([], "--include", "-I", help=".cu only: an include folder for nvcc."),
     gpu_arch: str = typer.Option("sm_90", "--gpu-arch", help=".cu only: nvcc's -arch (default sm_90)."),
+    html: Optional[str] = typer.Option(None, "--html", metavar="FILE", help="With --fix: one interactive page, a "
+                                       "view per fixed allocation (its observed accesses, before and after)."),
 ) -> None:
     """Count every shared-memory instruction of a compiled kernel, one CTA, on the CPU."""
     from . import kernel
 
+    if html is not None:
+        if not fix:
+            raise InputError("--html draws the allocations --fix solves: add --fix")
+        from ..svg import check_writable
+
+        check_writable(html, "--html")  # before any work: bad input writes nothing
     b = _ints(block, "--block", 3) if block is not None else None
     if b is not None and min(b) < 1:
         raise InputError(f"--block {block!r}: every size must be at least 1")
     report = kernel(file if not file.startswith("\n") else file, kernels=kernel_names or None, block=b,
                     cta=_ints(cta, "--cta", 3), params=_params(param), iterations=iterations, arch=arch, fix=fix,
                     defines=tuple(define), includes=tuple(include), gpu_arch=gpu_arch, emit=emit)
+    if html is not None:
+        write_html(html, report)
     if json_out:
         import json
 
@@ -101,3 +111,23 @@ def kernel_command(
 
         write(report, Console(highlight=False))
     raise typer.Exit(report.exit_code)
+
+
+def write_html(path: str, report) -> None:
+    """kernel --fix --html: one view per allocation the fix solved, in report order: the unswizzled
+    allocation, the fix's layout, its alternatives, under every instruction observed on it (each a
+    ``--phases`` access named by its PTX line), as solve --html draws a tile."""
+    from pathlib import Path
+
+    from ..html import document_view, script_json, write_texts
+    from .report import demangle
+
+    texts = []
+    for result in report.kernels:
+        for name, problem, answer in result.solved:
+            title = f"{demangle(result.name)}: {name}, {problem.tile.rows} x {problem.tile.cols} elements of " \
+                    f"{problem.tile.elem_bytes} B: {answer.name} ({answer.status})"
+            others = [c.layout for c in answer.solution.alternatives]
+            texts.append(script_json(document_view(problem, answer.layout, answer.json(), others, "answer", title=title)))
+    note = None if texts else "no allocation has excess: nothing to fix, nothing to draw"
+    write_texts(path, texts, f"swizzle-solve kernel {Path(report.file).name}: {len(texts)} allocations fixed", note)

@@ -52,8 +52,10 @@ def _lanes(found: Instances, a: Allocation, e: int, cols: int, hw: Hardware) -> 
 
 
 def fix_kernel(result, found: dict[int, Instances], hw: Hardware, emit: str | None) -> dict[str, Any]:
-    """The fix of every allocation of ``result`` (report.KernelResult) with excess."""
+    """The fix of every allocation of ``result`` (report.KernelResult) with excess. Each solved
+    allocation's name, problem and answer are kept in ``result.solved`` (what ``--html`` draws)."""
     fixes = []
+    result.solved = []
     for a in _with_excess(result):
         fixes.append(_fix_allocation(result, a, found, hw, emit))
     lines = [f["summary"] for f in fixes] or ["no allocation has excess: nothing to fix"]
@@ -88,6 +90,7 @@ def _fix_allocation(result, a: Allocation, found: dict[int, Instances], hw: Hard
     except InputError as err:
         return _cannot(a, f"{name}: no layout can be searched ({err})")
     after = count(found, hw, _remap(answer.layout, tile, a.base))
+    result.solved.append((name, answer.problem, answer))
     before_excess = sum(r.counted.excess for r in rows)
     after_excess = sum(after[r.pc].excess for r in rows)
     out: dict[str, Any] = {

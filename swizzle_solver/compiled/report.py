@@ -56,6 +56,7 @@ class KernelResult:
         self.name, self.block, self.cta, self.rows = name, block, cta, rows
         self.not_counted, self.notes, self.emu = not_counted, notes, emu
         self.fix: dict[str, Any] | None = None
+        self.solved: list[tuple[str, Any, Any]] = []  # --fix: (allocation, Problem, api.Result) each (--html)
 
     @property
     def excess(self) -> int:
