@@ -364,9 +364,40 @@ def evidence_view(doc: dict) -> Group:
         parts.append(Wrapped(Text("GF(2) bank matrix: one column per index bit that varies inside a phase (r = row "
                                   "bit, c = column bit), one row per bank bit of the word address (b0 = lowest); a "
                                   "1 means the bit flips that bank bit.", style="dim")))
+    per_access = doc["answer"]["per_access"]
     for i, acc in enumerate(proof["accesses"]):
         parts += _access_evidence(acc, counters[i] if i < len(counters) else None)
+        line = partition_line(per_access[i].get("partition") if i < len(per_access) else None)
+        if line is not None:
+            parts.append(Wrapped(line, 2))
+    line = partitioned_line(doc["answer"])
+    if line is not None:
+        parts += [Text(), Wrapped(line)]
     return Group(*parts)
+
+
+def partition_line(count: dict | None) -> Text | None:
+    """An access issued by several waves on a target with LDS partitions (report.partition_json)."""
+    if not count:
+        return None
+    n, of = count["conflicting_pairs"], count["pairs"]
+    return Text(f"LDS partitions ({count['partition_bytes'] // 1024} KiB, {count['waves']} waves): {n} of {of} "
+                f"wave-pair instructions share a partition (inferred rule: waves 2k and 2k+1 issuing together; "
+                f"cycles not modelled)", style=BAD if n else OK)
+
+
+def partitioned_line(answer: dict) -> Text | None:
+    """The partitioned allocation that removes the answer's partition conflicts (report.partitioned_json)."""
+    if "partitioned" not in answer:
+        return None
+    alt = answer["partitioned"]
+    if alt is None:
+        if any(a.get("partition", {}).get("conflicting_pairs") for a in answer["per_access"]):
+            return Text("no partitioned allocation the target can hold removes the partition conflicts", style=BAD)
+        return None
+    return Text(f"partitioned allocation without partition conflicts: {alt['num_partitions']} partitions x "
+                f"{alt['num_groups']} groups of {alt['piece_rows']} rows (dim {alt['partition_dim']}), excess "
+                f"{alt['excess_wavefronts']} wavefront(s): {alt['triton']}", style=OK)
 
 
 def _access_evidence(acc: dict, counter: dict | None) -> list:

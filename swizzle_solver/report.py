@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import orient, simulate
+from . import orient, partitions, simulate
 from .candidate import Candidate
 from .families import every_solve, record
 from .hardware import DEFAULT
@@ -94,6 +94,14 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
     table = layout_table(problem.tile, layout) if counters and problem.hardware.profiler else None
     per_access = [cost_json(problem, r, base, table, counters) for r, base in zip(ranked.results, baseline.results)]
     excess = reported_excess(problem, ranked)
+    partitioned = {}
+    if partitions.multi_wave(problem):  # gfx1250's LDS partitions: each multi-wave access's count, and the fix
+        phys = layout_table(problem.tile, layout)
+        for entry, pattern in zip(per_access, problem.patterns):
+            count = simulate.partition_conflicts(problem.tile, problem.hardware, pattern, phys)
+            if count is not None:
+                entry["partition"] = partition_json(problem, count)
+        partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys))}
     return {
         "family": layout.family,
         "name": layout.name,
@@ -106,7 +114,39 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         "storage_bytes": ranked.storage_bytes,
         **orient.extras(problem.tile, layout.json_extras(problem.tile)),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
+        **partitioned,
     }
+
+
+def partition_json(problem: Problem, count: simulate.PartitionCount) -> dict:
+    """An access issued by several waves, on a target with LDS partitions (hardware.LdsPartitions):
+    the (pair, round)s whose two waves touch a common partition, of all, and how sure the rule is."""
+    parts = problem.hardware.lds_partitions
+    assert parts is not None
+    return {"waves": count.waves, "pairs": count.pairs, "conflicting_pairs": count.conflicting,
+            "partitions_touched": count.partitions_touched, "partition_bytes": parts.partition_bytes,
+            "confidence": parts.confidence,
+            "not_modelled": "the cost in cycles of a conflict, and whether the two waves of a pair issue in the "
+                            "same cycle (a conflict is counted as if they do)"}
+
+
+def partitioned_json(problem: Problem, found: partitions.Partitioned | None) -> dict | None:
+    """The partitioned allocation (Triton's #ttg.partitioned_shared) that removes the partition
+    conflicts of the layout above, with the simulator's bank counts under it; None when the layout has
+    none, or no allocation the target can hold removes them."""
+    if found is None:
+        return None
+    tile = problem.tile
+    dim = 1 if tile.col_major else 0
+    return {"num_partitions": found.num_partitions, "num_groups": found.num_groups, "partition_dim": dim,
+            "piece_rows": found.piece_rows, "conflicting_pairs": found.conflicting,
+            "worst_wavefronts": [int(r.instruction_costs().max()) for r in found.results],
+            "excess_wavefronts": max(r.excess for r in found.results),
+            "triton": (f"#ttg.partitioned_shared<{{numPartitions = {found.num_partitions}, numGroups = "
+                       f"{found.num_groups}, partitionDim = {dim}, partitionLayout = <the answer's shared encoding, "
+                       f"--emit triton>}}>"),
+            "gluon": (f"ttgl.amd.cdna5.PartitionedSharedLayout({found.num_partitions}, {found.num_groups}, {dim}, "
+                      f"<the answer's shared layout, --emit triton>)")}
 
 
 def reported_excess(problem: Problem, ranked: Candidate) -> int:
