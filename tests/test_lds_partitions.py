@@ -1,0 +1,180 @@
+"""gfx1250's LDS partitions (issue 38 item 5; docs/hardware.md, "LDS partitions (gfx1250)").
+
+The rules, as the sources state them (cited in docs/hardware.md), written here again from the text
+and not from the tool's code:
+
+- byte address a of the workgroup's LDS is in partition a // 65536 (Triton Allocation.cpp
+  getPartitionIndex = offset / partitionSize; AMD TargetInfo.cpp getSharedMemoryPartitionSize:
+  GFX1250 -> 64 KiB), 320 KiB / 64 KiB = 5 partitions;
+- waves 2k and 2k + 1 of the workgroup that issue one instruction together conflict when they
+  touch a common partition (inferred from Gluon's make_partitioned_dot_layouts, which keeps w0/w1
+  and w2/w3 on different operand blocks "in a single instruction");
+- ``OP:RxC:wN``: N waves issue the access's instructions, wave w the w-th N-th of them in the
+  access's order (footprint positions row-major), one per round;
+- a partitioned allocation (TritonGPUAttrDefs.td, PartitionedSharedEncodingAttr): the tile cut along
+  dim 0 into P * G pieces, piece i in buffer i % P at position i // P, buffer p in partition p.
+
+The brute force below walks every lane of every wave's instruction, byte by byte, and is compared with
+simulate.partition_conflicts on random layouts (hypothesis in the slow tier; a fixed instance here).
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from swizzle_solver import api, partitions, simulate
+from swizzle_solver.access import make_problem
+from swizzle_solver.hardware import TARGETS
+from tests import clirun
+
+PARTITION = 64 * 1024  # bytes, the cited rule
+WIDTH = {"ds_read_b128": 16, "ds_read_b64": 8, "ds_read_b32": 4, "ds_write_b128": 16, "ds_write_b64": 8}
+
+
+def brute_force(rows: int, cols: int, row_length: int, elem: int, op: str, lr: int, lc: int, waves: int,
+                phys: np.ndarray) -> tuple[int, int]:
+    """(conflicting, pairs) of ``op:LRxLC:wWAVES`` (default block: one vector per lane) under ``phys``."""
+    vec = WIDTH[op] // elem  # elements per lane
+    height, width = lr, lc * vec  # one instruction's footprint
+    positions = [(r0, c0) for r0 in range(0, rows, height) for c0 in range(0, cols, width)]
+    touched = []
+    for r0, c0 in positions:  # one instruction per position (one vector per lane)
+        parts = set()
+        for lane in range(lr * lc):
+            r, c = r0 + lane // lc, c0 + (lane % lc) * vec
+            for k in range(vec):
+                for byte in range(elem):
+                    parts.add((int(phys[r, c + k]) * elem + byte) // PARTITION)
+        touched.append(parts)
+    per_wave = len(touched) // waves
+    conflicting = pairs = 0
+    for t in range(per_wave):
+        for w in range(0, waves, 2):
+            pairs += 1
+            conflicting += bool(touched[w * per_wave + t] & touched[(w + 1) * per_wave + t])
+    return conflicting, pairs
+
+
+def tool_count(rows, cols, elem, spec, phys):
+    problem = make_problem(rows, cols, [spec], elem_bytes=elem, arch="gfx1250")
+    count = simulate.partition_conflicts(problem.tile, problem.hardware, problem.patterns[0], phys)
+    return count.conflicting, count.pairs
+
+
+def random_layout(rng: np.random.Generator, rows: int, cols: int, elem: int, vec: int, block: int) -> np.ndarray:
+    """Runs of ``block`` rows permuted, and whole vectors permuted anywhere inside each run: with runs
+    at least an instruction high, each instruction stays in one run (one partition or two), so pairs
+    both collide and do not; with short runs an instruction is spread over the storage."""
+    order = rng.permutation(rows // block)
+    per_run = block * cols // vec  # vector slots in one run
+    phys = np.empty((rows, cols), dtype=np.int64)
+    for i, run in enumerate(order):
+        slots = rng.permutation(per_run) + run * per_run
+        phys[i * block:(i + 1) * block] = (slots.reshape(block, cols // vec, 1) * vec + np.arange(vec)).reshape(block, cols)
+    return phys
+
+
+def test_count_equals_the_brute_force_on_a_fixed_random_layout():
+    rng = np.random.default_rng(1250)
+    rows, cols, elem = 256, 256, 2  # 128 KiB: two partitions
+    seen = []
+    for op, lr, lc, waves in (("ds_read_b128", 32, 1, 4), ("ds_read_b64", 16, 2, 2), ("ds_write_b128", 4, 8, 8)):
+        phys = random_layout(rng, rows, cols, elem, WIDTH[op] // elem, 32)
+        expected = brute_force(rows, cols, cols, elem, op, lr, lc, waves, phys)
+        assert tool_count(rows, cols, elem, f"{op}:{lr}x{lc}:w{waves}", phys) == expected
+        seen.append(expected)
+    assert any(c > 0 for c, _ in seen) and any(c < p for c, p in seen)  # pairs that collide, and pairs that do not
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), rows=st.sampled_from([128, 256, 512]),
+       form=st.sampled_from([("ds_read_b128", 32, 1), ("ds_read_b64", 32, 1), ("ds_read_b32", 8, 4),
+                             ("ds_write_b128", 4, 8)]),
+       waves=st.sampled_from([2, 4, 8]), block=st.sampled_from([1, 4, 32, 64]))
+def test_count_equals_the_brute_force_on_random_layouts(seed, rows, form, waves, block):
+    op, lr, lc = form
+    cols, elem = 256, 2
+    phys = random_layout(np.random.default_rng(seed), rows, cols, elem, WIDTH[op] // elem, block)
+    assert tool_count(rows, cols, elem, f"{op}:{lr}x{lc}:w{waves}", phys) == \
+        brute_force(rows, cols, cols, elem, op, lr, lc, waves, phys)
+
+
+def test_row_major_tile_pairs_in_one_partition_and_triton_partitioning_frees_them():
+    """256 x 256 f16 (128 KiB), 4 waves each reading 64 rows: waves 0 and 1 both read rows below
+    128 (partition 0), waves 2 and 3 both above (partition 1), so every pair collides; Triton's
+    partitioned_shared with 2 partitions and 2 groups (pieces of 64 rows, alternating) frees them."""
+    problem = api.problem(256, 256, ["ds_read_b128:32x1:w4"], dtype="f16", arch="gfx1250")
+    tile = problem.tile
+    identity = np.arange(tile.size).reshape(tile.rows, tile.cols)
+    assert tool_count(256, 256, 2, "ds_read_b128:32x1:w4", identity) == (128, 128)
+    found = partitions.alternative(problem, identity)
+    assert (found.num_partitions, found.num_groups, found.piece_rows, found.conflicting) == (2, 2, 64, 0)
+    # the table is TritonGPUAttrDefs.td's rule: piece i -> buffer i % P at position i // P, buffer p at p * 64 KiB
+    for r in range(0, 256, 17):
+        piece = r // 64
+        expected = (piece % 2) * PARTITION // 2 + (piece // 2) * 64 * 256 + (r % 64) * 256
+        assert found.table[r, 3] == expected + 3
+    assert brute_force(256, 256, 256, 2, "ds_read_b128", 32, 1, 4, found.table) == (0, 128)
+
+
+def test_a_tile_within_one_partition_always_conflicts_and_a_partitioned_one_does_not():
+    """Any layout of a 32 KiB buffer keeps both waves of a pair in partition 0."""
+    solved = api.solve(api.problem(128, 128, ["ds_read_b128:32x1:w2"], dtype="f16", arch="gfx1250"))
+    doc = solved.json()
+    entry = doc["answer"]["per_access"][0]["partition"]
+    assert (entry["conflicting_pairs"], entry["pairs"], entry["partitions_touched"]) == (32, 32, 1)
+    alt = doc["answer"]["partitioned"]
+    assert alt["conflicting_pairs"] == 0 and alt["num_partitions"] == 2
+    assert alt["excess_wavefronts"] == 0  # the answer's banks hold on every piece
+    assert alt["triton"].startswith("#ttg.partitioned_shared<{numPartitions = 2, numGroups = ")
+
+
+def test_json_and_text_say_it_only_where_the_target_has_partitions():
+    args = ("--rows", "256", "--cols", "256", "--dtype", "f16")
+    run = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1:w4", "--json")
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    part = doc["answer"]["per_access"][0]["partition"]
+    assert part["confidence"] == "C+I" and part["partition_bytes"] == PARTITION and "cycles" in part["not_modelled"]
+    assert any("LDS partitions" in w and "inferred" in w for w in doc["warnings"])
+    text = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1:w4", env={"COLUMNS": "200"})
+    assert "128 of 128 wave-pair instructions share a partition" in text.stdout
+    assert "partitioned allocation without partition conflicts: 2 partitions x 2 groups" in text.stdout
+    plain = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1", "--json")
+    assert "partition" not in json.dumps(json.loads(plain.stdout)["answer"])  # one wave: nothing to count
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx950", "rdna4", "nvidia"])
+def test_waves_on_a_target_without_partitions_exit_2(arch):
+    op = "lds128" if arch == "nvidia" else "ds_read_b128"
+    lanes = "32x1" if arch in ("rdna4", "nvidia") else "64x1"
+    run = clirun.solve("--arch", arch, "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+                       f"{op}:{lanes}:w2")
+    text = clirun.assert_input_error(run, "no LDS partitions", "gfx1250")
+    assert re.search(r"targets that have it: --arch gfx1250", text)
+
+
+@pytest.mark.parametrize("waves", ["w1", "w3", "w6", "w512"])
+def test_waves_that_are_not_whole_pairs_dividing_the_instructions_exit_2(waves):
+    run = clirun.solve("--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+                       f"ds_read_b128:32x1:{waves}")
+    clirun.assert_input_error(run, "whole pairs")
+
+
+def test_the_capability_matches_the_docs_table():
+    """docs/hardware.md's partition rows say what hardware.TARGETS holds."""
+    from pathlib import Path
+
+    parts = TARGETS["gfx1250"].lds_partitions
+    assert parts is not None and (parts.partition_bytes, parts.count, parts.pair) == (PARTITION, 5, 2)
+    assert all(TARGETS[n].lds_partitions is None for n in TARGETS if n != "gfx1250")
+    text = (Path(__file__).resolve().parents[1] / "docs" / "hardware.md").read_text()
+    section = text.split("#### gfx1250 LDS partitions\n", 1)[1].split("\n#", 1)[0]
+    assert "| partition size | 64 KiB |" in section and "| partitions | 5 |" in section
+    assert "| which waves collide | waves 2k and 2k+1 issuing one instruction together | I |" in section
+    assert "not modelled" in section
