@@ -178,3 +178,47 @@ def test_the_capability_matches_the_docs_table():
     assert "| partition size | 64 KiB |" in section and "| partitions | 5 |" in section
     assert "| which waves collide | waves 2k and 2k+1 issuing one instruction together | I |" in section
     assert "not modelled" in section
+
+
+_TRITON = """
+import json, sys
+from triton._C.libtriton import ir, gluon_ir
+from triton.experimental.gluon.language._layouts import SwizzledSharedLayout
+from triton.experimental.gluon.language.amd.cdna5 import PartitionedSharedLayout
+ctx = ir.context(); ir.load_dialects(ctx)
+builder = gluon_ir.GluonOpBuilder(ctx)
+layout = PartitionedSharedLayout(2, 2, 0, SwizzledSharedLayout(8, 1, 16, [1, 0]))
+ll = builder.to_linear_layout(layout._to_ir(builder), [256, 256])
+sys.stdout.write(json.dumps(ll.offset_bases))
+"""
+
+
+@pytest.mark.toolchain
+def test_partitioned_table_is_tritons_own_linear_layout():
+    """Triton 3.9's to_linear_layout of PartitionedSharedLayout(2, 2, 0, SwizzledSharedLayout(8, 1, 16))
+    on 256 x 256 f16 (its offsets inside a partition buffer) equals the tool's partitioned table of the
+    same inner layout (Swizzle<4,3,5>: column chunk ^= row % 16) less the buffer's partition base."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("triton")
+    run = subprocess.run([sys.executable, "-c", _TRITON], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    bases = json.loads(run.stdout)
+    within = {}
+    for offset in range(1 << len(bases)):  # Triton's offsets -> (row, col); the partition bit has no basis
+        r = c = 0
+        for bit, (br, bc) in enumerate(bases):
+            if offset >> bit & 1:
+                r, c = r ^ br, c ^ bc
+        within[(r, c)] = offset
+    problem = api.problem(256, 256, ["ds_read_b128:32x1:w4"], dtype="f16", arch="gfx1250")
+    r, c = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    p = r * 256 + c
+    swizzled = p ^ ((p >> 5) & 120)  # Swizzle<4,3,5>
+    found = partitions.measure(problem, swizzled, 2, 2, 64)
+    base = ((r // 64) % 2) * (PARTITION // 2)  # buffer p at p * 64 KiB, in f16 elements
+    # row bit 6 picks the partition (piece i % 2): Triton's offsets have no basis for it
+    assert len(within) == 1 << 15 and all((i & 64) == 0 for i, _ in within)
+    assert all(found.table[i, j] - base[i, j] == within[(i & ~64, j)] for i in range(256) for j in range(256))
+    assert found.conflicting == 0
