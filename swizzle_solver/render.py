@@ -591,9 +591,23 @@ def verdict(doc: dict) -> Text:
     price = price_of_for(doc)
     if price:
         text.append(price)
+    partition = partition_verdict(doc.get("answer", {}))
+    if partition:
+        text.append(partition, style=BAD)
     if doc.get("short_report"):  # a run --timeout stopped before its report (overtime.py)
         text.append(f"\n{doc['short_report']}.", style=BAD)
     return text
+
+
+def partition_verdict(answer: dict) -> str:
+    """The verdict above is about banks; where waves share gfx1250's LDS partitions, say so beside it."""
+    conflicting = sum(a.get("partition", {}).get("conflicting_pairs", 0) for a in answer.get("per_access", []))
+    if not conflicting:
+        return ""
+    alt = answer.get("partitioned")
+    fix = (f"a partitioned allocation ({alt['num_partitions']} partitions x {alt['num_groups']} groups, above) "
+           "removes them" if alt else "no partitioned allocation the target can hold removes them")
+    return f"\nLDS partitions: {conflicting} wave-pair instruction(s) share a partition (inferred rule); {fix}."
 
 
 def _check_verdict(doc: dict) -> Text:

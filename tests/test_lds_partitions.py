@@ -145,6 +145,14 @@ def test_json_and_text_say_it_only_where_the_target_has_partitions():
     text = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1:w4", env={"COLUMNS": "200"})
     assert "128 of 128 wave-pair instructions share a partition" in text.stdout
     assert "partitioned allocation without partition conflicts: 2 partitions x 2 groups" in text.stdout
+    assert "LDS partitions: 128 wave-pair instruction(s) share a partition (inferred rule); a partitioned" in text.stdout
+    from tests.test_schema import validate
+
+    validate(doc)  # the partition entry and the partitioned allocation, in docs/schema/solution.schema.json
+    checked = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1:w4", "--check", "Swizzle<4,3,5>",
+                           "--json")
+    validate(json.loads(checked.stdout))
+    assert json.loads(checked.stdout)["answer"]["partitioned"]["num_groups"] == 2
     plain = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1", "--json")
     assert "partition" not in json.dumps(json.loads(plain.stdout)["answer"])  # one wave: nothing to count
 
