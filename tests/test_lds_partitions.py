@@ -188,6 +188,48 @@ def test_the_capability_matches_the_docs_table():
     assert "not modelled" in section
 
 
+MLIR = ("#ttg.partitioned_shared<{numPartitions = 2, numGroups = 2, partitionDim = 0, partitionLayout = "
+        "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 16, order = [1, 0]}>}>")
+GLUON = "ttgl.amd.cdna5.PartitionedSharedLayout(2, 2, 0, ttgl.SwizzledSharedLayout(8, 1, 16, [1, 0]))"
+
+
+def test_check_reads_the_partitioned_encoding_and_counts_it():
+    """`--check 'triton: #ttg.partitioned_shared<...>'` (and its Gluon spelling) is the allocation
+    TritonGPUAttrDefs.td describes (buffer p at p * 64 KiB), and the brute force finds no pair sharing a
+    partition under it, where the plain swizzle of the same inner layout has every pair sharing one."""
+    args = ("--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+            "ds_read_b128:32x1:w4", "--json")
+    docs = [json.loads(clirun.solve(*args, "--check", f"triton: {text}").stdout) for text in (MLIR, GLUON)]
+    assert docs[0]["answer"]["expression"] == docs[1]["answer"]["expression"]
+    for doc in docs:
+        assert doc["check"]["passed"] and doc["answer"]["per_access"][0]["partition"]["conflicting_pairs"] == 0
+        assert doc["answer"]["partitioned"] is None  # nothing to remove
+    from swizzle_solver.notation import triton
+
+    table = triton.parse(MLIR).evaluate(make_problem(256, 256, ["row"], elem_bytes=2).tile)[0]
+    assert brute_force(256, 256, 256, 2, "ds_read_b128", 32, 1, 4, table) == (0, 128)
+    r, c = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    inner = (r % 64) * 256 + (c ^ ((r % 16) * 8))  # swizzled_shared vec 8, maxPhase 16 on a 64 x 256 piece
+    piece = r // 64
+    assert np.array_equal(table, (piece % 2) * (PARTITION // 2) + (piece // 2) * 64 * 256 + inner)
+    plain = json.loads(clirun.solve(*args, "--check", "triton: " + MLIR.split("partitionLayout = ")[1][:-2]).stdout)
+    assert plain["answer"]["per_access"][0]["partition"]["conflicting_pairs"] == 128
+
+
+@pytest.mark.parametrize("text, words", [
+    (MLIR.replace("numPartitions = 2", "numPartitions = 3"), "numPartitions must be a power of two"),
+    (MLIR.replace("partitionDim = 0", "partitionDim = 2"), "partitionDim must be 0 or 1"),
+    (MLIR.replace("numGroups = 2", "numGroups = 256"), "not a multiple of numPartitions * numGroups"),
+    ("#ttg.partitioned_shared<{numPartitions = 2, numGroups = 2, partitionDim = 0, partitionLayout = " + MLIR + "}>",
+     "partitionLayout is one level"),
+    (MLIR.replace("partitionLayout = ", "partitionLayout = 3, x = "), "not a parameter"),
+])
+def test_bad_partitioned_encodings_exit_2(text, words):
+    run = clirun.solve("--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+                       "ds_read_b128:32x1:w4", "--check", f"triton: {text}")
+    clirun.assert_input_error(run, words)
+
+
 _TRITON = """
 import json, sys
 from triton._C.libtriton import ir, gluon_ir
@@ -230,3 +272,6 @@ def test_partitioned_table_is_tritons_own_linear_layout():
     assert len(within) == 1 << 15 and all((i & 64) == 0 for i, _ in within)
     assert all(found.table[i, j] - base[i, j] == within[(i & ~64, j)] for i in range(256) for j in range(256))
     assert found.conflicting == 0
+    from swizzle_solver.notation import triton  # the same encoding as --check reads it
+
+    assert np.array_equal(triton.parse(MLIR).evaluate(problem.tile)[0], found.table)
