@@ -111,3 +111,61 @@ def alternative(problem: Problem, phys: np.ndarray) -> Partitioned | None:
         if found.conflicting == 0:
             return found
     return None
+
+
+class PartitionXor(Value):
+    """The other fix, in one buffer: the layout with one row bit XORed into an offset bit that picks a
+    partition (element offset bit ``offset_bit``, at or above 64 KiB). That bit is far above the bank
+    bits (a word's bank is its low 5 or 6 bits), so the banks of every access stay as they were (the
+    simulator's counts say so); only which partition a row lands in changes."""
+
+    offset_bit: int
+    row_bit: int
+    table: np.ndarray = field(repr=False)
+    counts: tuple = ()
+    results: tuple = ()
+
+    @property
+    def conflicting(self) -> int:
+        return sum(c.conflicting for c in self.counts if c is not None)
+
+
+def xor_candidates(problem: Problem, phys: np.ndarray):
+    """(offset bit, row bit) pairs: an offset bit that picks a partition and lies inside the buffer (a
+    power of two of elements, so the XOR stays inside it), each stored row bit."""
+    parts, tile = problem.hardware.lds_partitions, problem.tile
+    assert parts is not None
+    size = int(phys.max()) + 1
+    top = (size - 1).bit_length()
+    low = (parts.partition_bytes // tile.elem_bytes).bit_length() - 1
+    if size != 1 << top:
+        return
+    for bit in range(low, top):
+        for row_bit in range((tile.rows - 1).bit_length()):
+            yield bit, row_bit
+
+
+def xor_alternative(problem: Problem, phys: np.ndarray) -> PartitionXor | None:
+    """The single row-bit XOR into a partition bit that leaves the fewest partition conflicts (none
+    needed, or none helps: None); first found among equals (lowest offset bit, then row bit)."""
+    if not multi_wave(problem):
+        return None
+    tile, hw = problem.tile, problem.hardware
+    now = sum(c.conflicting for c in (simulate.partition_conflicts(tile, hw, p, phys) for p in problem.patterns)
+              if c is not None)
+    best: PartitionXor | None = None
+    rows = np.arange(tile.rows)[:, None]
+    for bit, row_bit in xor_candidates(problem, phys) if now else ():
+        table = phys ^ (((rows >> row_bit) & 1) << bit)
+        if not simulate.is_injective(tile, table, int(phys.max()) + 1):
+            continue
+        counts = tuple(simulate.partition_conflicts(tile, hw, p, table) for p in problem.patterns)
+        found = PartitionXor(offset_bit=bit, row_bit=row_bit, table=table, counts=counts)
+        if found.conflicting < (now if best is None else best.conflicting):
+            best = found
+            if found.conflicting == 0:
+                break
+    if best is None:
+        return None
+    return PartitionXor(offset_bit=best.offset_bit, row_bit=best.row_bit, table=best.table, counts=best.counts,
+                        results=tuple(simulate.simulate(tile, hw, problem.patterns, best.table)))

@@ -373,6 +373,12 @@ def evidence_view(doc: dict) -> Group:
     line = partitioned_line(doc["answer"])
     if line is not None:
         parts += [Text(), Wrapped(line)]
+    xor = doc["answer"].get("partition_xor")
+    if xor:
+        parts.append(Wrapped(Text(f"or in one buffer: row bit {xor['row_bit']} XORed into offset bit "
+                                  f"{xor['offset_bit']} (a partition bit, above the banks): "
+                                  f"{xor['conflicting_pairs']} conflicting, excess {xor['excess_wavefronts']}: "
+                                  f"{xor['expression']}", style=OK if not xor["conflicting_pairs"] else BAD)))
     return Group(*parts)
 
 
@@ -607,6 +613,9 @@ def partition_verdict(answer: dict) -> str:
     alt = answer.get("partitioned")
     fix = (f"a partitioned allocation ({alt['num_partitions']} partitions x {alt['num_groups']} groups, above) "
            "removes them" if alt else "no partitioned allocation the target can hold removes them")
+    xor = answer.get("partition_xor")
+    if xor and not xor["conflicting_pairs"]:
+        fix += f", and so does XORing row bit {xor['row_bit']} into offset bit {xor['offset_bit']} (above)"
     return f"\nLDS partitions: {conflicting} wave-pair instruction(s) share a partition (inferred rule); {fix}."
 
 

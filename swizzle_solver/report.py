@@ -101,7 +101,9 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
             count = simulate.partition_conflicts(problem.tile, problem.hardware, pattern, phys)
             if count is not None:
                 entry["partition"] = partition_json(problem, count)
-        partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys))}
+        partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys)),
+                       "partition_xor": partition_xor_json(problem, partitions.xor_alternative(problem, phys),
+                                                           layout.expression(problem.tile))}
     return {
         "family": layout.family,
         "name": layout.name,
@@ -147,6 +149,21 @@ def partitioned_json(problem: Problem, found: partitions.Partitioned | None) -> 
                        f"--emit triton>}}>"),
             "gluon": (f"ttgl.amd.cdna5.PartitionedSharedLayout({found.num_partitions}, {found.num_groups}, {dim}, "
                       f"<the answer's shared layout, --emit triton>)")}
+
+
+def partition_xor_json(problem: Problem, found: partitions.PartitionXor | None, expression: str | None) -> dict | None:
+    """The same buffer with one stored row bit XORed into a partition bit (partitions.xor_alternative):
+    the partition conflicts it leaves, the banks the simulator measures under it (unchanged: the bit is
+    above the bank bits), and its C expression; None when there is nothing to remove or no such XOR helps."""
+    if found is None:
+        return None
+    tile = problem.tile
+    term = f"(((r >> {found.row_bit}) & 1) << {found.offset_bit})"
+    text = None if expression is None else f"({expression}) ^ {term}"
+    return {"offset_bit": found.offset_bit, "row_bit": found.row_bit, "conflicting_pairs": found.conflicting,
+            "worst_wavefronts": [int(r.instruction_costs().max()) for r in found.results],
+            "excess_wavefronts": max(r.excess for r in found.results),
+            "expression": orient.expression(tile, text)}
 
 
 def reported_excess(problem: Problem, ranked: Candidate) -> int:

@@ -134,6 +134,23 @@ def test_a_tile_within_one_partition_always_conflicts_and_a_partitioned_one_does
     assert alt["triton"].startswith("#ttg.partitioned_shared<{numPartitions = 2, numGroups = ")
 
 
+def test_a_row_bit_xored_into_the_partition_bit_frees_them_in_one_buffer():
+    """128 KiB in one buffer: XORing row bit 6 into element offset bit 15 (byte bit 16, the partition bit)
+    sends rows 64-127 to partition 1 and rows 192-255 to partition 0, so each pair splits; the C
+    expression the JSON gives, evaluated here, has no pair sharing a partition (the brute force) and
+    the answer's bank counts (the bit is far above the bank bits)."""
+    doc = api.solve(api.problem(256, 256, ["ds_read_b128:32x1:w4"], dtype="f16", arch="gfx1250")).json()
+    answer, xor = doc["answer"], doc["answer"]["partition_xor"]
+    assert (xor["offset_bit"], xor["row_bit"], xor["conflicting_pairs"]) == (15, 6, 0)
+    assert xor["worst_wavefronts"] == [a["worst_wavefronts"] for a in answer["per_access"]]
+    r, c = np.meshgrid(np.arange(256), np.arange(256), indexing="ij")
+    table = eval(xor["expression"], {"r": r, "c": c})  # C's ^, >>, &, << on ints: Python's
+    assert sorted(table.ravel().tolist()) == list(range(256 * 256))  # one buffer, a bijection
+    assert brute_force(256, 256, 256, 2, "ds_read_b128", 32, 1, 4, table) == (0, 128)
+    small = api.solve(api.problem(128, 128, ["ds_read_b128:32x1:w2"], dtype="f16", arch="gfx1250")).json()
+    assert small["answer"]["partition_xor"] is None  # 32 KiB: every offset is in partition 0
+
+
 def test_json_and_text_say_it_only_where_the_target_has_partitions():
     args = ("--rows", "256", "--cols", "256", "--dtype", "f16")
     run = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1:w4", "--json")
