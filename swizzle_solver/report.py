@@ -72,12 +72,14 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 
 
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all",
-                counters: bool = True) -> dict:
+                counters: bool = True, fixes: bool = True) -> dict:
     """One layout's entry. ``verdicts``: "all" (every document read as JSON): its ``tma_mode`` and
     ``expressible_in``, each from the emitters' own snippets; "tma": only ``tma_mode`` (the
     rich report prints the answer's); "none": neither (the rich report's runners-up). The rich report
     never prints the others, and asking every target imports every emitter (start-up). ``counters``:
-    each access's profiler counters (cost_json; the rich report prints only the answer's)."""
+    each access's profiler counters (cost_json; the rich report prints only the answer's). ``fixes``:
+    on a target with LDS partitions, the allocation and the XOR that remove the layout's partition
+    conflicts (the answer's; a runner-up gives its counts only)."""
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
     targets: dict = {}
@@ -101,9 +103,10 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
             count = simulate.partition_conflicts(problem.tile, problem.hardware, pattern, phys)
             if count is not None:
                 entry["partition"] = partition_json(problem, count)
-        partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys)),
-                       "partition_xor": partition_xor_json(problem, partitions.xor_alternative(problem, phys),
-                                                           layout.expression(problem.tile))}
+        if fixes:
+            partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys)),
+                           "partition_xor": partition_xor_json(problem, partitions.xor_alternative(problem, phys),
+                                                               layout.expression(problem.tile))}
     return {
         "family": layout.family,
         "name": layout.name,
@@ -361,8 +364,8 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
         "warnings": problem_warnings(problem),
         "status": solution.status,
         "answer": layout_json(problem, solution.answer, solution.baseline, "tma" if terminal else "all"),
-        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all", not terminal)
-                         for r in solution.alternatives],
+        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all", not terminal,
+                                     fixes=False) for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven,
                   "unsearched_pitches": list(solution.unsearched_pitches)},
