@@ -35,7 +35,8 @@ def problem_json(problem: Problem) -> dict:
 def access_json(p: Pattern) -> dict:
     return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
             "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.instruction_lower_bound,
-            "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
+            "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement,
+            **({"waves": p.waves} if p.waves > 1 else {})}  # OP:RxC:wN (gfx1250's LDS partitions)
 
 
 def problem_warnings(problem: Problem) -> list[str]:

@@ -156,6 +156,7 @@ def test_json_and_text_say_it_only_where_the_target_has_partitions():
     run = clirun.solve("--arch", "gfx1250", *args, "--access", "ds_read_b128:32x1:w4", "--json")
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
+    assert doc["problem"]["accesses"][0]["waves"] == 4
     part = doc["answer"]["per_access"][0]["partition"]
     assert part["confidence"] == "C+I" and part["partition_bytes"] == PARTITION and "cycles" in part["not_modelled"]
     assert any("LDS partitions" in w and "inferred" in w for w in doc["warnings"])
