@@ -105,7 +105,7 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
             if count is not None:
                 entry["partition"] = partition_json(problem, count)
         if fixes:
-            partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys)),
+            partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys), layout),
                            "partition_xor": partition_xor_json(problem, partitions.xor_alternative(problem, phys),
                                                                layout.expression(problem.tile))}
     return {
@@ -136,23 +136,40 @@ def partition_json(problem: Problem, count: simulate.PartitionCount) -> dict:
                             "same cycle (a conflict is counted as if they do)"}
 
 
-def partitioned_json(problem: Problem, found: partitions.Partitioned | None) -> dict | None:
+def piece_encoding(problem: Problem, layout, piece_rows: int) -> tuple[str, str]:
+    """The layout's Triton shared encoding for one piece (``piece_rows`` stored rows), as --emit triton
+    writes it for a tile of that shape: (MLIR attribute, Gluon constructor), or a placeholder saying why
+    there is none."""
+    from .emit import triton as emit_triton  # (start-up: lazy)
+    from .value import replace
+
+    piece = Problem(replace(problem.tile, rows=piece_rows), problem.hardware, ())
+    snippet = emit_triton.emit(piece, layout)
+    mlir = [line[4:].strip() for line in snippet.code.splitlines() if line.startswith("#   #ttg.")]
+    gluon = [line.split(" = ", 1)[1] for line in snippet.code.splitlines() if line.startswith("smem_layout = ")]
+    if not (snippet.expressible and mlir and gluon):
+        return "<no Triton encoding of the piece: see --emit triton>", "<no Gluon layout of the piece>"
+    return mlir[0], gluon[0]
+
+
+def partitioned_json(problem: Problem, found: partitions.Partitioned | None, layout) -> dict | None:
     """The partitioned allocation (Triton's #ttg.partitioned_shared) that removes the partition
     conflicts of the layout above, with the simulator's bank counts under it; None when the layout has
-    none, or no allocation the target can hold removes them."""
+    none, or no allocation the target can hold removes them. Its partitionLayout is the layout's own
+    encoding of one piece (piece_encoding)."""
     if found is None:
         return None
     tile = problem.tile
     dim = 1 if tile.col_major else 0
+    inner, inner_gluon = piece_encoding(problem, layout, found.piece_rows)
     return {"num_partitions": found.num_partitions, "num_groups": found.num_groups, "partition_dim": dim,
             "piece_rows": found.piece_rows, "conflicting_pairs": found.conflicting,
             "worst_wavefronts": [int(r.instruction_costs().max()) for r in found.results],
             "excess_wavefronts": max(r.excess for r in found.results),
             "triton": (f"#ttg.partitioned_shared<{{numPartitions = {found.num_partitions}, numGroups = "
-                       f"{found.num_groups}, partitionDim = {dim}, partitionLayout = <the answer's shared encoding, "
-                       f"--emit triton>}}>"),
+                       f"{found.num_groups}, partitionDim = {dim}, partitionLayout = {inner}}}>"),
             "gluon": (f"ttgl.amd.cdna5.PartitionedSharedLayout({found.num_partitions}, {found.num_groups}, {dim}, "
-                      f"<the answer's shared layout, --emit triton>)")}
+                      f"{inner_gluon})")}
 
 
 def partition_xor_json(problem: Problem, found: partitions.PartitionXor | None, expression: str | None) -> dict | None:

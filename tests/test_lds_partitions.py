@@ -234,6 +234,41 @@ def test_check_reads_the_partitioned_encoding_and_counts_it():
     assert plain["answer"]["per_access"][0]["partition"]["conflicting_pairs"] == 128
 
 
+@pytest.mark.parametrize("rows, cols, accesses, order", [
+    (256, 256, ["ds_read_b128:32x1:w4"], "row"),
+    (256, 256, ["ds_read_b128:32x1:w4"], "col"),
+    (128, 128, ["ds_read_b128:32x1:w2", "ds_write_b128:4x8"], "row"),
+    (128, 64, ["ds_read_b64:32x1:w2"], "row"),
+])
+def test_the_partitioned_encoding_printed_reads_back_as_the_allocation_measured(rows, cols, accesses, order):
+    """The answer's `partitioned.triton` (its partitionLayout: --emit triton's encoding of one piece),
+    read back by `triton:`, is the table the counts were measured on: TritonGPUAttrDefs.td's rule over
+    the answer's own expression, evaluated here; and --check of that text finds what the answer says."""
+    from swizzle_solver.notation import triton
+
+    doc = api.solve(api.problem(rows, cols, accesses, dtype="f16", arch="gfx1250", order=order)).json()
+    alt = doc["answer"]["partitioned"]
+    read = triton.parse(alt["triton"]).evaluate(make_problem(rows, cols, ["row"], elem_bytes=2).tile)[0]
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    answer = eval(doc["answer"]["expression"], {"r": r, "c": c})  # the user's (r, c)
+    along, other = (r, c) if order == "row" else (c, r)  # pieces run along the stored rows
+    height = (rows if order == "row" else cols) // (alt["num_partitions"] * alt["num_groups"])
+    piece = along // height
+    first = (along % height) * (cols if order == "row" else rows) + other  # the plain offset in a piece
+    inner = eval(doc["answer"]["expression"], {"r": first // cols, "c": first % cols}) if order == "row" else \
+        eval(doc["answer"]["expression"], {"r": first % rows, "c": first // rows})
+    expected = (piece % alt["num_partitions"]) * (PARTITION // 2) + (piece // alt["num_partitions"]) * height * \
+        (cols if order == "row" else rows) + inner
+    assert np.array_equal(read, expected)
+    assert not np.array_equal(read, answer)  # a different allocation from the one buffer
+    args = ["--arch", "gfx1250", "--rows", str(rows), "--cols", str(cols), "--dtype", "f16", "--order", order, "--json"]
+    for a in accesses:
+        args += ["--access", a]
+    checked = json.loads(clirun.solve(*args, "--check", "triton: " + alt["triton"]).stdout)
+    assert [a["worst_wavefronts"] for a in checked["answer"]["per_access"]] == alt["worst_wavefronts"]
+    assert all(a.get("partition", {}).get("conflicting_pairs", 0) == 0 for a in checked["answer"]["per_access"])
+
+
 @pytest.mark.parametrize("text, words", [
     (MLIR.replace("numPartitions = 2", "numPartitions = 3"), "numPartitions must be a power of two"),
     (MLIR.replace("partitionDim = 0", "partitionDim = 2"), "partitionDim must be 0 or 1"),
@@ -293,3 +328,40 @@ def test_partitioned_table_is_tritons_own_linear_layout():
     from swizzle_solver.notation import triton  # the same encoding as --check reads it
 
     assert np.array_equal(triton.parse(MLIR).evaluate(problem.tile)[0], found.table)
+
+
+_VERIFY = """
+import sys
+from triton._C.libtriton import ir
+ctx = ir.context(); ir.load_dialects(ctx)
+attribute, rows, cols = sys.argv[1], sys.argv[2], sys.argv[3]
+open("m.mlir", "w").write(f\"\"\"#shared = {attribute}
+#smem = #ttg.shared_memory
+module attributes {{"ttg.num-warps" = 4 : i32, "ttg.num-ctas" = 1 : i32, "ttg.threads-per-warp" = 32 : i32, ttg.target = "hip:gfx1250"}} {{
+  tt.func public @tile() {{
+    %0 = ttg.local_alloc : () -> !ttg.memdesc<{rows}x{cols}xf16, #shared, #smem, mutable>
+    tt.return
+  }}
+}}
+\"\"\")
+module = ir.parse_mlir_module("m.mlir", ctx)
+module.context = ctx
+sys.stdout.write("verified" if module.verify() else "rejected")
+"""
+
+
+@pytest.mark.toolchain
+@pytest.mark.parametrize("rows, cols, accesses", [(256, 256, ["ds_read_b128:32x1:w4"]),
+                                                  (128, 128, ["ds_read_b128:32x1:w2", "ds_write_b128:4x8"])])
+def test_triton_parses_and_verifies_the_partitioned_encoding_printed(rows, cols, accesses, tmp_path):
+    """The answer's `partitioned.triton` is a #ttg attribute Triton 3.9 parses and verifies on a
+    hip:gfx1250 module (its partitionLayout one of each kind --emit triton prints here)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("triton")
+    attribute = api.solve(api.problem(rows, cols, accesses, dtype="f16", arch="gfx1250")).json()["answer"][
+        "partitioned"]["triton"]
+    run = subprocess.run([sys.executable, "-c", _VERIFY, attribute, str(rows), str(cols)], capture_output=True,
+                         text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 0 and run.stdout == "verified", (attribute, run.stderr[-2000:])
