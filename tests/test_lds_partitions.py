@@ -276,6 +276,9 @@ def test_the_partitioned_encoding_printed_reads_back_as_the_allocation_measured(
     ("#ttg.partitioned_shared<{numPartitions = 2, numGroups = 2, partitionDim = 0, partitionLayout = " + MLIR + "}>",
      "partitionLayout is one level"),
     (MLIR.replace("partitionLayout = ", "partitionLayout = 3, x = "), "not a parameter"),
+    ("#ttg.partitioned_shared<{numPartitions = 2, numGroups = 1, partitionDim = 0}>", "partitionLayout must be given"),
+    ("#ttg.partitioned_shared<{numPartitions = 2, numGroups = 1, partitionDim = 1, partitionLayout = "
+     "#ttg.padded_shared<[512:+8] {order = [1, 0], shape = [256, 128]}>}>", "larger than a 64 KiB partition"),
 ])
 def test_bad_partitioned_encodings_exit_2(text, words):
     run = clirun.solve("--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",

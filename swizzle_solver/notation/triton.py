@@ -128,8 +128,13 @@ def partitioned_table(enc: Triton, tile: Tile) -> tuple[np.ndarray, None, str | 
             raise NotationError(f"a piece has {elems} elements, less than the padding interval {interval}: its "
                                 f"padding across pieces is not read here")
         stride += elems // interval * pad
+    partition = GFX1250_PARTITIONS.partition_bytes // tile.elem_bytes  # elements
+    if groups * stride > partition:
+        raise NotationError(f"a partition buffer ({groups} piece(s) of {stride * tile.elem_bytes} B) is larger than a "
+                            f"{GFX1250_PARTITIONS.partition_bytes // 1024} KiB partition: where Triton's allocator puts "
+                            f"the next buffer is not read here; use more partitions")
     index = np.arange(along) // (along // pieces)
-    base = (index % parts) * (GFX1250_PARTITIONS.partition_bytes // tile.elem_bytes) + (index // parts) * stride
+    base = (index % parts) * partition + (index // parts) * stride
     within = np.arange(along) % (along // pieces)
     if dim == 0:
         return base[:, None] + table[within, :], None, why
@@ -480,7 +485,7 @@ def _check_partitioned(params: dict) -> None:
         raise NotationError("partitionDim must be 0 or 1 (a 2-D tile)")
     inner = params.get("partitionLayout")
     if not isinstance(inner, Triton) or inner.kind == "partitioned":
-        raise NotationError("partitionLayout must be a shared encoding (swizzled_shared, padded_shared, "
+        raise NotationError("partitionLayout must be given, a shared encoding (swizzled_shared, padded_shared, "
                             "shared_linear, ...), not a partitioned one")
 
 
