@@ -146,6 +146,39 @@ MMA_OPERANDS: dict[str, str] = {
 }
 
 
+class LdsPartitions(Value):
+    """The LDS partitions of a target (gfx1250; docs/hardware.md, "LDS partitions"), as its
+    compiler states them:
+
+    - byte address a of the workgroup's LDS is in partition ``a // partition_bytes``: Triton's
+      allocator (lib/Analysis/Allocation.cpp, ``getPartitionIndex``: ``offset / partitionSize``),
+      with ``partition_bytes`` = 64 KiB on gfx1250 (third_party/amd TargetInfo.cpp,
+      ``getSharedMemoryPartitionSize``), and ``count`` = 320 KiB / 64 KiB partitions
+      (``getSharedMemorySize``; LLVM's gfx1250 limit 327680 B): confidence C;
+    - which accesses collide: waves 2k and 2k + 1 of the workgroup issuing one instruction
+      together touch a common partition (``pair`` = 2 waves). Triton's Gluon helper
+      (``make_partitioned_dot_layouts``, cdna5/_layouts.py) builds its WMMA layouts so that "w0 and
+      w1 as well as w2 and w3 ... read different A/B operand data blocks in a single instruction,
+      which is necessary precondition for avoiding LDS partition conflicts": the pairing is read from
+      that, and no source gives the cost in cycles or the timing: confidence I (``inferred``).
+    """
+
+    partition_bytes: int
+    count: int
+    pair: int
+    source: str
+    confidence: str
+
+    def index(self, byte_addresses: np.ndarray) -> np.ndarray:
+        """The partition of each byte address."""
+        return byte_addresses // self.partition_bytes
+
+    def warning(self, arch: str) -> str:
+        return (f"{arch} LDS partitions: the {self.partition_bytes // 1024} KiB partitions are the compiler's "
+                f"(C), but which waves collide (waves 2k and 2k+1 issuing one instruction together) is inferred "
+                f"(I) and the cost in cycles is not modelled [{self.source}]")
+
+
 class Hardware(Value):
     """One shared-memory target. Immutable and hashable (the proof caches per (tile, hardware)).
 
@@ -180,6 +213,9 @@ class Hardware(Value):
       (non-contiguous phase tables); otherwise only cosets of single offset bits;
     - ``paired_loads``: the lane widths (bytes) at which a load whose lanes repeat in pairs is
       served with its phases merged two by two (``pairs``; NVIDIA: 8 and 16, docs/hardware.md);
+    - ``lds_partitions``: the LDS is split into partitions that the waves of a workgroup contend
+      for (gfx1250: ``LdsPartitions``); an instruction form issued by several waves together
+      (``OP:RxC:wN``) is then also counted for partition conflicts (simulate.partition_conflicts);
     - ``without_tma``: what ``--emit tma`` says on a target without a TMA (why, and what writes
       its tiles instead); empty: a sentence made from the targets that have one.
     """
@@ -213,6 +249,15 @@ class Hardware(Value):
     general_cosets: bool = False
     paired_loads: tuple[int, ...] = ()
     without_tma: str = ""
+    lds_partitions: LdsPartitions | None = None
+
+    def partitions_refusal(self) -> str | None:
+        """None when this target has LDS partitions (``lds_partitions``); else the one line that
+        refuses a multi-wave access (``:wN``), naming the targets that have them."""
+        if self.lds_partitions is not None:
+            return None
+        return self.lacks("LDS partitions (the :wN suffix counts partition conflicts between the waves of "
+                          "a workgroup)", lambda hw: hw.lds_partitions is not None)
 
     def __post_init__(self) -> None:
         unknown = ((set(self.instructions) - set(INSTRUCTIONS)) | (set(self.copy_engines) - set(COPY_ENGINES))
@@ -529,13 +574,14 @@ CDNA = RDNA | {"mfma"}
 
 
 def _amd(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str] = RDNA,
-         mfma_reads: tuple[tuple[int, str], ...] = ()) -> Callable[[], Hardware]:
+         mfma_reads: tuple[tuple[int, str], ...] = (), partitions: LdsPartitions | None = None
+         ) -> Callable[[], Hardware]:
     """The recipe of one AMD target: its rules are built when the target is first read (TARGETS)."""
-    return lambda: _amd_target(name, wave, banks, cells, instructions, mfma_reads)
+    return lambda: _amd_target(name, wave, banks, cells, instructions, mfma_reads, partitions)
 
 
 def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell], instructions: frozenset[str],
-                mfma_reads: tuple[tuple[int, str], ...] = ()) -> Hardware:
+                mfma_reads: tuple[tuple[int, str], ...] = (), partitions: LdsPartitions | None = None) -> Hardware:
     rules = _st64(tuple(_rule(wave, b, op, ph, src, conf) for op, b, ph, src, conf in cells))
     if name == "gfx950":  # research section 5-Q1: the other reading of the narrow reads
         rules = tuple(_disputed(r, 64, 64, "S3 L326, S4 cdna4info (single phase T0-T63), S5 CDNA4_B32_Contiguous")
@@ -547,7 +593,7 @@ def _amd_target(name: str, wave: int, banks: int, cells: list[_Cell], instructio
     return Hardware(name=name, banks=banks, wave_lanes=wave, phase_lanes=sizes, phase_sets=sets,
                     rules=rules, instructions=instructions, language="HIP", group="wave", shared="LDS",
                     vector_reads=_AMD_READS, counter="SQ_LDS_BANK_CONFLICT", general_cosets=True,
-                    without_tma=_AMD_NO_TMA, mfma_reads=mfma_reads)
+                    without_tma=_AMD_NO_TMA, mfma_reads=mfma_reads, lds_partitions=partitions)
 
 
 class Targets(MutableMapping[str, Hardware]):
@@ -589,6 +635,15 @@ _TWO_PASS = "two passes (every lane's first address, then its second)"
 _TR1250 = ("S7 Triton Utility.cpp: each cycle two shuffle groups of 8 lanes (16 lanes) load (C); the groups "
            "taken as consecutive lanes; names from LLVM PR #163900")
 _BOTH = "S7 Triton Utility.cpp: gfx1250 serves the two addresses simultaneously (ds_load_2addr_b64, C); lane sets inferred"
+
+# gfx1250's LDS partitions (LdsPartitions; docs/hardware.md, "LDS partitions"): 5 of 64 KiB, by address // 64 KiB
+# (C: Triton Allocation.cpp getPartitionIndex, TargetInfo.cpp getSharedMemoryPartitionSize/getSharedMemorySize);
+# waves 2k and 2k+1 issuing one instruction together collide in one (I: read from Gluon's
+# make_partitioned_dot_layouts, which keeps w0/w1 and w2/w3 in different partitions).
+GFX1250_PARTITIONS = LdsPartitions(
+    partition_bytes=64 * 1024, count=5, pair=2, confidence="C+I",
+    source="S7 Triton lib/Analysis/Allocation.cpp getPartitionIndex, third_party/amd TargetInfo.cpp "
+           "getSharedMemoryPartitionSize (64 KiB), Gluon cdna5/_layouts.py make_partitioned_dot_layouts (pairs)")
 
 _WRITES = ("ds_write_b8", "ds_write_b16", "ds_write_b32", "ds_write_b64", "ds_write_b96", "ds_write_b128")
 _TWO_ADDRESS = ("ds_read2_b32", "ds_read2_b64", "ds_write2_b32", "ds_write2_b64")
@@ -711,7 +766,7 @@ TARGETS = Targets({
         ("ds_read2_b64", 64, cosets(64, (1, 2, 4, 8, 32)), _BOTH + "; 16 lanes x 2 x 8 B per phase", "I"),
         ("ds_write2_b32", 64, cosets(64, (1, 2, 4, 8, 16, 32)), _BOTH + " (as the load); 32 lanes per phase", "I"),
         ("ds_write2_b64", 64, cosets(64, (1, 2, 4, 8, 32)), _BOTH + " (as the load); 16 lanes per phase", "I"),
-    ]),
+    ], partitions=GFX1250_PARTITIONS),
     "rdna3": _amd("rdna3", 32, 32, [
         ("ds_read_b32", 32, 32, f"{_EMP} rdna3info (W7900)", "M"),
         ("ds_read_u8", 32, None, _NONE, "I"),

@@ -145,6 +145,10 @@ class Pattern(Value, eq=False):
     # "store" / "load": the direction the user named (``store:warp:...``, access.direction); "": the
     # form's own (an instruction's, mma-c a store, every other form a load)
     direction: str = ""
+    # instruction-level forms issued by several waves of the workgroup together (``OP:RxC:wN``): N
+    # waves, wave w issuing the w-th N-th of the instructions in placement order, one per round
+    # (simulate.partition_conflicts; only on a target with LDS partitions, hardware.LdsPartitions)
+    waves: int = 1
 
     @property
     def instruction_lower_bound(self) -> int:

@@ -364,9 +364,46 @@ def evidence_view(doc: dict) -> Group:
         parts.append(Wrapped(Text("GF(2) bank matrix: one column per index bit that varies inside a phase (r = row "
                                   "bit, c = column bit), one row per bank bit of the word address (b0 = lowest); a "
                                   "1 means the bit flips that bank bit.", style="dim")))
+    per_access = doc["answer"]["per_access"]
     for i, acc in enumerate(proof["accesses"]):
         parts += _access_evidence(acc, counters[i] if i < len(counters) else None)
+        line = partition_line(per_access[i].get("partition") if i < len(per_access) else None)
+        if line is not None:
+            parts.append(Wrapped(line, 2))
+    line = partitioned_line(doc["answer"])
+    if line is not None:
+        parts += [Text(), Wrapped(line)]
+    xor = doc["answer"].get("partition_xor")
+    if xor:
+        parts.append(Wrapped(Text(f"or in one buffer: row bit {xor['row_bit']} XORed into offset bit "
+                                  f"{xor['offset_bit']} (a partition bit, above the banks): "
+                                  f"{xor['conflicting_pairs']} conflicting, excess {xor['excess_wavefronts']}: "
+                                  f"{xor['expression']}", style=OK if not xor["conflicting_pairs"] else BAD)))
     return Group(*parts)
+
+
+def partition_line(count: dict | None) -> Text | None:
+    """An access issued by several waves on a target with LDS partitions (report.partition_json)."""
+    if not count:
+        return None
+    n, of = count["conflicting_pairs"], count["pairs"]
+    return Text(f"LDS partitions ({count['partition_bytes'] // 1024} KiB, {count['waves']} waves): {n} of {of} "
+                f"wave-pair instructions share a partition (inferred rule: waves 2k and 2k+1 issuing together; "
+                f"cycles not modelled)", style=BAD if n else OK)
+
+
+def partitioned_line(answer: dict) -> Text | None:
+    """The partitioned allocation that removes the answer's partition conflicts (report.partitioned_json)."""
+    if "partitioned" not in answer:
+        return None
+    alt = answer["partitioned"]
+    if alt is None:
+        if any(a.get("partition", {}).get("conflicting_pairs") for a in answer["per_access"]):
+            return Text("no partitioned allocation the target can hold removes the partition conflicts", style=BAD)
+        return None
+    return Text(f"partitioned allocation without partition conflicts: {alt['num_partitions']} partitions x "
+                f"{alt['num_groups']} groups of {alt['piece_rows']} rows (dim {alt['partition_dim']}), excess "
+                f"{alt['excess_wavefronts']} wavefront(s): {alt['triton']}", style=OK)
 
 
 def _access_evidence(acc: dict, counter: dict | None) -> list:
@@ -560,9 +597,26 @@ def verdict(doc: dict) -> Text:
     price = price_of_for(doc)
     if price:
         text.append(price)
+    partition = partition_verdict(doc.get("answer", {}))
+    if partition:
+        text.append(partition, style=BAD)
     if doc.get("short_report"):  # a run --timeout stopped before its report (overtime.py)
         text.append(f"\n{doc['short_report']}.", style=BAD)
     return text
+
+
+def partition_verdict(answer: dict) -> str:
+    """The verdict above is about banks; where waves share gfx1250's LDS partitions, say so beside it."""
+    conflicting = sum(a.get("partition", {}).get("conflicting_pairs", 0) for a in answer.get("per_access", []))
+    if not conflicting:
+        return ""
+    alt = answer.get("partitioned")
+    fix = (f"a partitioned allocation ({alt['num_partitions']} partitions x {alt['num_groups']} groups, above) "
+           "removes them" if alt else "no partitioned allocation the target can hold removes them")
+    xor = answer.get("partition_xor")
+    if xor and not xor["conflicting_pairs"]:
+        fix += f", and so does XORing row bit {xor['row_bit']} into offset bit {xor['offset_bit']} (above)"
+    return f"\nLDS partitions: {conflicting} wave-pair instruction(s) share a partition (inferred rule); {fix}."
 
 
 def _check_verdict(doc: dict) -> Text:

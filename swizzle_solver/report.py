@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import orient, simulate
+from . import orient, partitions, simulate
 from .candidate import Candidate
 from .families import every_solve, record
 from .hardware import DEFAULT
@@ -35,7 +35,8 @@ def problem_json(problem: Problem) -> dict:
 def access_json(p: Pattern) -> dict:
     return {"spec": p.spec, "kind": p.kind, "rows": p.rows, "cols": p.cols, "row_stride": p.row_stride,
             "vector_bytes": p.vector_bytes, "placements": p.placements, "lower_bound": p.instruction_lower_bound,
-            "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement}
+            "footprint": p.footprint(), "phases_per_placement": p.phases_per_placement,
+            **({"waves": p.waves} if p.waves > 1 else {})}  # OP:RxC:wN (gfx1250's LDS partitions)
 
 
 def problem_warnings(problem: Problem) -> list[str]:
@@ -72,12 +73,14 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 
 
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all",
-                counters: bool = True) -> dict:
+                counters: bool = True, fixes: bool = True) -> dict:
     """One layout's entry. ``verdicts``: "all" (every document read as JSON): its ``tma_mode`` and
     ``expressible_in``, each from the emitters' own snippets; "tma": only ``tma_mode`` (the
     rich report prints the answer's); "none": neither (the rich report's runners-up). The rich report
     never prints the others, and asking every target imports every emitter (start-up). ``counters``:
-    each access's profiler counters (cost_json; the rich report prints only the answer's)."""
+    each access's profiler counters (cost_json; the rich report prints only the answer's). ``fixes``:
+    on a target with LDS partitions, the allocation and the XOR that remove the layout's partition
+    conflicts (the answer's; a runner-up gives its counts only)."""
     layout, e = ranked.layout, problem.tile.elem_bytes
     sw = layout.cute_swizzle()
     targets: dict = {}
@@ -94,6 +97,17 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
     table = layout_table(problem.tile, layout) if counters and problem.hardware.profiler else None
     per_access = [cost_json(problem, r, base, table, counters) for r, base in zip(ranked.results, baseline.results)]
     excess = reported_excess(problem, ranked)
+    partitioned = {}
+    if partitions.multi_wave(problem):  # gfx1250's LDS partitions: each multi-wave access's count, and the fix
+        phys = layout_table(problem.tile, layout)
+        for entry, pattern in zip(per_access, problem.patterns):
+            count = simulate.partition_conflicts(problem.tile, problem.hardware, pattern, phys)
+            if count is not None:
+                entry["partition"] = partition_json(problem, count)
+        if fixes:
+            partitioned = {"partitioned": partitioned_json(problem, partitions.alternative(problem, phys), layout),
+                           "partition_xor": partition_xor_json(problem, partitions.xor_alternative(problem, phys),
+                                                               layout.expression(problem.tile))}
     return {
         "family": layout.family,
         "name": layout.name,
@@ -106,7 +120,71 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
         "storage_bytes": ranked.storage_bytes,
         **orient.extras(problem.tile, layout.json_extras(problem.tile)),  # what the family adds: XOR terms, C steps, padding's memory
         "per_access": per_access,
+        **partitioned,
     }
+
+
+def partition_json(problem: Problem, count: simulate.PartitionCount) -> dict:
+    """An access issued by several waves, on a target with LDS partitions (hardware.LdsPartitions):
+    the (pair, round)s whose two waves touch a common partition, of all, and how sure the rule is."""
+    parts = problem.hardware.lds_partitions
+    assert parts is not None
+    return {"waves": count.waves, "pairs": count.pairs, "conflicting_pairs": count.conflicting,
+            "partitions_touched": count.partitions_touched, "partition_bytes": parts.partition_bytes,
+            "confidence": parts.confidence,
+            "not_modelled": "the cost in cycles of a conflict, and whether the two waves of a pair issue in the "
+                            "same cycle (a conflict is counted as if they do)"}
+
+
+def piece_encoding(problem: Problem, layout, piece_rows: int) -> tuple[str, str]:
+    """The layout's Triton shared encoding for one piece (``piece_rows`` stored rows), as --emit triton
+    writes it for a tile of that shape: (MLIR attribute, Gluon constructor), or a placeholder saying why
+    there is none."""
+    from .emit import triton as emit_triton  # (start-up: lazy)
+    from .value import replace
+
+    piece = Problem(replace(problem.tile, rows=piece_rows), problem.hardware, ())
+    snippet = emit_triton.emit(piece, layout)
+    mlir = [line[4:].strip() for line in snippet.code.splitlines() if line.startswith("#   #ttg.")]
+    gluon = [line.split(" = ", 1)[1] for line in snippet.code.splitlines() if line.startswith("smem_layout = ")]
+    if not (snippet.expressible and mlir and gluon):
+        return "<no Triton encoding of the piece: see --emit triton>", "<no Gluon layout of the piece>"
+    return mlir[0], gluon[0]
+
+
+def partitioned_json(problem: Problem, found: partitions.Partitioned | None, layout) -> dict | None:
+    """The partitioned allocation (Triton's #ttg.partitioned_shared) that removes the partition
+    conflicts of the layout above, with the simulator's bank counts under it; None when the layout has
+    none, or no allocation the target can hold removes them. Its partitionLayout is the layout's own
+    encoding of one piece (piece_encoding)."""
+    if found is None:
+        return None
+    tile = problem.tile
+    dim = 1 if tile.col_major else 0
+    inner, inner_gluon = piece_encoding(problem, layout, found.piece_rows)
+    return {"num_partitions": found.num_partitions, "num_groups": found.num_groups, "partition_dim": dim,
+            "piece_rows": found.piece_rows, "conflicting_pairs": found.conflicting,
+            "worst_wavefronts": [int(r.instruction_costs().max()) for r in found.results],
+            "excess_wavefronts": max(r.excess for r in found.results),
+            "triton": (f"#ttg.partitioned_shared<{{numPartitions = {found.num_partitions}, numGroups = "
+                       f"{found.num_groups}, partitionDim = {dim}, partitionLayout = {inner}}}>"),
+            "gluon": (f"ttgl.amd.cdna5.PartitionedSharedLayout({found.num_partitions}, {found.num_groups}, {dim}, "
+                      f"{inner_gluon})")}
+
+
+def partition_xor_json(problem: Problem, found: partitions.PartitionXor | None, expression: str | None) -> dict | None:
+    """The same buffer with one stored row bit XORed into a partition bit (partitions.xor_alternative):
+    the partition conflicts it leaves, the banks the simulator measures under it (unchanged: the bit is
+    above the bank bits), and its C expression; None when there is nothing to remove or no such XOR helps."""
+    if found is None:
+        return None
+    tile = problem.tile
+    term = f"(((r >> {found.row_bit}) & 1) << {found.offset_bit})"
+    text = None if expression is None else f"({expression}) ^ {term}"
+    return {"offset_bit": found.offset_bit, "row_bit": found.row_bit, "conflicting_pairs": found.conflicting,
+            "worst_wavefronts": [int(r.instruction_costs().max()) for r in found.results],
+            "excess_wavefronts": max(r.excess for r in found.results),
+            "expression": orient.expression(tile, text)}
 
 
 def reported_excess(problem: Problem, ranked: Candidate) -> int:
@@ -304,8 +382,8 @@ def solution_json(solution: Solution, terminal: bool = False) -> dict:
         "warnings": problem_warnings(problem),
         "status": solution.status,
         "answer": layout_json(problem, solution.answer, solution.baseline, "tma" if terminal else "all"),
-        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all", not terminal)
-                         for r in solution.alternatives],
+        "alternatives": [layout_json(problem, r, solution.baseline, "none" if terminal else "all", not terminal,
+                                     fixes=False) for r in solution.alternatives],
         "proof": {**evidence_json(problem, solution.answer), "families": families_json(solution),
                   "proven_minimal": solution.unproven is None, "unproven": solution.unproven,
                   "unsearched_pitches": list(solution.unsearched_pitches)},

@@ -295,3 +295,52 @@ def bank_list(tile: Tile, hardware: Hardware, pattern: Pattern, phys: np.ndarray
         words = sorted({w for k in range(nbytes // e) for w in hardware.words_of_element(int(phys[r, c + k]), e)})
         out.append(((r, c, nbytes), words, [hardware.bank(w) for w in words]))
     return out
+
+
+class PartitionCount(Value):
+    """An access issued by several waves together (``Pattern.waves``), under one layout: the wave
+    pairs that touch a common LDS partition in one round (hardware.LdsPartitions)."""
+
+    conflicting: int  # (pair, round)s whose two waves touch a common partition
+    pairs: int  # (pair, round)s: waves // pair * instructions per wave
+    waves: int
+    partitions_touched: int  # distinct partitions the access touches
+
+    @property
+    def free(self) -> bool:
+        return self.conflicting == 0
+
+
+def instruction_partitions(tile: Tile, hardware: Hardware, pattern: Pattern, phys: np.ndarray) -> np.ndarray:
+    """The partitions each instruction of ``pattern`` touches under the layout ``phys[r, c]`` (element
+    offsets from the start of the workgroup's LDS), as a bit mask per instruction, in placement order.
+    Every byte of every lane counts (an element never straddles a partition: partitions are whole
+    elements)."""
+    parts = hardware.lds_partitions
+    assert parts is not None
+    rows, cols = lane_elements(tile, pattern)
+    first_byte = phys[rows, cols].astype(np.int64) * tile.elem_bytes
+    index = parts.index(first_byte).reshape(pattern.placements, -1)
+    masks = np.bitwise_or.reduce(np.left_shift(1, index), axis=1)
+    k = max(1, pattern.instruction_phases)
+    return np.bitwise_or.reduce(masks.reshape(-1, k), axis=1)
+
+
+def partition_conflicts(tile: Tile, hardware: Hardware, pattern: Pattern, phys: np.ndarray) -> PartitionCount | None:
+    """LDS partition conflicts of an access issued by ``pattern.waves`` waves together, under the layout
+    ``phys``; None where the target has no partitions or one wave issues the access.
+
+    The waves split the access's instructions in placement order: wave w issues instructions
+    [w n/W, (w + 1) n/W), its t-th in round t. In each round, waves 2k and 2k + 1 (a pair,
+    hardware.LdsPartitions.pair) conflict when the partitions their instructions touch intersect."""
+    parts = hardware.lds_partitions
+    if parts is None or pattern.waves < 2:
+        return None
+    masks = instruction_partitions(tile, hardware, pattern, phys)
+    per_wave = masks.size // pattern.waves
+    by_wave = masks.reshape(pattern.waves, per_wave)  # [wave, round]
+    grouped = by_wave.reshape(pattern.waves // parts.pair, parts.pair, per_wave)
+    shared = np.bitwise_and.reduce(grouped, axis=1) != 0  # a partition every wave of the pair touches
+    touched = int(np.bitwise_or.reduce(masks))
+    return PartitionCount(conflicting=int(shared.sum()), pairs=int(shared.size), waves=pattern.waves,
+                          partitions_touched=bin(touched).count("1"))

@@ -20,7 +20,7 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
     mfma-a:MxNxK, mfma-b:MxNxK   (AMD CDNA) one MFMA operand read, K-contiguous: lane l reads
                            row l % M (A; column of B, stored N x K), K elements kl*(l // M) ..
                            + kl - 1, kl = K*M/64; MxNxK = 16x16x16, 16x16x32, 32x32x8, 32x32x16
-    OP:RxC[:MxN][:down]    an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
+    OP:RxC[:MxN][:down][:wN]  an instruction of the target (--arch; hardware.Rule), e.g. ds_read_b128,
                            ds_write_b64, ds_read_u16, ds_read_b64_tr_b16, lds128, sts32: the wave's
                            lanes as R x C like warp: (:down: lane l at (l % R, l // R)), each
                            covering an M x N block (default one vector: 1 x width/elem) as
@@ -28,6 +28,9 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
                            ds_write2_b32, ...; hardware.Rule.addresses) takes the lane's vectors two
                            at a time in row order (default block: two consecutive vectors); any other
                            pairing is written with [[instruction]] in a --phases file.
+                           :wN (gfx1250): N waves issue these instructions together, wave w the
+                           w-th N-th of them in placement order, counted for LDS partition
+                           conflicts between waves 2k and 2k+1 (simulate.partition_conflicts)
 
 On an instruction (OP forms, and the warp: form on a target whose vector reads are instructions,
 hardware.Hardware.vector_reads: AMD's ds_read of the vector width) the bank count and the phases
@@ -184,7 +187,7 @@ def _compiled(spec: str, tile: Tile, hardware: Hardware, op: str, m: int, k: int
     return as_instruction(pattern, hardware, rule, len(template))
 
 
-_INSTRUCTION = r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?$"
+_INSTRUCTION = r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(:down)?(?::w(\d{1,18}))?$"
 
 
 def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
@@ -197,7 +200,26 @@ def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> P
     step = rule.lane_bytes // tile.elem_bytes
     # default: one instruction per lane (a ds_read2 form: its two addresses are consecutive vectors)
     m, n = (int(match[4]), int(match[5])) if match[4] else (1, step * rule.addresses)
-    return _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n, down=bool(match[6]))
+    pattern = _lanes_as_instructions(spec, tile, hardware, rule, lr, lc, m, n, down=bool(match[6]))
+    return pattern if match[7] is None else with_waves(spec, pattern, int(match[7]), hardware)
+
+
+def with_waves(spec: str, pattern: Pattern, waves: int, hardware: Hardware) -> Pattern:
+    """``OP:RxC[:MxN]:wN``: the instructions issued by N waves of the workgroup together, wave w
+    taking the w-th N-th of them in placement order (one per round), counted for LDS partition
+    conflicts between waves 2k and 2k + 1 (hardware.LdsPartitions; simulate.partition_conflicts). Only
+    on a target with LDS partitions: elsewhere no source says waves contend, and bank conflicts are
+    per wave."""
+    refusal = hardware.partitions_refusal()
+    if refusal is not None:
+        raise InputError(f"access {spec!r}: {refusal}")
+    assert hardware.lds_partitions is not None
+    pair = hardware.lds_partitions.pair
+    instructions = pattern.placements // max(1, pattern.instruction_phases)
+    if waves < pair or waves % pair or instructions % waves:
+        raise InputError(f"access {spec!r}: :w{waves} needs a multiple of {pair} waves (whole pairs) that divides "
+                         f"the access's {instructions} instructions over the tile: e.g. :w{pair}")
+    return replace(pattern, waves=waves, warnings=(*pattern.warnings, hardware.lds_partitions.warning(hardware.name)))
 
 
 def _check_wave(spec: str, hardware: Hardware, lr: int, lc: int) -> None:

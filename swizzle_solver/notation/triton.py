@@ -24,6 +24,14 @@ inverse of Triton's ``toLinearLayout`` (lib/Dialect/TritonGPU/IR/LinearLayoutCon
   ...])``: offset bit i goes to element offset[i]; the layout is its inverse, and it must be a
   bijection of the tile (else not usable).
 
+- ``#ttg.partitioned_shared<{numPartitions = P, numGroups = G, partitionDim = D, partitionLayout =
+  #ttg.swizzled_shared<...>}>``, ``PartitionedSharedLayout(P, G, D, inner)`` (AMD gfx1250;
+  TritonGPUAttrDefs.td PartitionedSharedEncodingAttr): the tile cut along D into P * G pieces, piece
+  i in buffer i % P at position i // P (offset (i // P) * piece elements, then the inner encoding
+  of the piece's shape), buffer p at p * 64 KiB, gfx1250's partition size (Allocation.cpp places
+  each buffer in its own partition; hardware.LdsPartitions). The inner encoding may be any read
+  here but a partitioned one; a padded one pads the buffer's offset (pieces of at least one interval).
+
 Older spellings: Triton 3.0-3.2's ``#triton_gpu.shared<{vec, perPhase, maxPhase, order,
 hasLeadingOffset}>`` is ``swizzled_shared``, or with ``hasLeadingOffset = true`` the ``nvmma_shared`` of
 swizzlingByteWidth 16 * maxPhase for the tile's element; Gluon's dataclass print
@@ -37,6 +45,7 @@ import re
 
 import numpy as np
 
+from ..hardware import GFX1250_PARTITIONS
 from ..model import Tile, is_pow2, log2
 from ..value import Value
 from . import expr
@@ -66,6 +75,8 @@ class Triton(Value, eq=False):
             raise NotationError(f"Triton's shared encodings are of power-of-two shapes; the tile is "
                                 f"{tile.rows} x {tile.cols}")
         r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+        if self.kind == "partitioned":
+            return partitioned_table(self, tile)
         if self.kind == "linear":
             return linear_table(tile, self.get("offset"))
         if self.kind == "padded" and self.get("offset") is not None:
@@ -95,6 +106,39 @@ class Triton(Value, eq=False):
             raise NotationError(f"the encoding's shape is {list(shape)}, the tile is {tile.rows} x {tile.cols}")
         raw = expr.add(expr.mul(mrow, expr.num(num_cols)), mcol)
         return padded_node(raw, self.get("intervals"))
+
+
+def partitioned_table(enc: Triton, tile: Tile) -> tuple[np.ndarray, None, str | None]:
+    """``#ttg.partitioned_shared``: piece i (of P * G along partitionDim) at buffer i % P, position i // P;
+    within a buffer, offset (i // P) * E + inner(piece), E the piece's elements (a padded inner encoding
+    pads that offset: (i // P) * (E + its padding of E elements) + inner); buffer p at p * 64 KiB."""
+    parts, groups, dim, inner = (enc.get(k) for k in ("numPartitions", "numGroups", "partitionDim", "partitionLayout"))
+    pieces = parts * groups
+    along = tile.rows if dim == 0 else tile.cols
+    if along % pieces:
+        raise NotationError(f"partitionDim {dim} has {along} elements, not a multiple of numPartitions * numGroups "
+                            f"= {pieces}")
+    piece = Tile(along // pieces, tile.cols, tile.cols, tile.elem_bytes) if dim == 0 else \
+        Tile(tile.rows, along // pieces, along // pieces, tile.elem_bytes)
+    table, _, why = inner.evaluate(piece)
+    elems = piece.rows * piece.cols
+    stride = elems
+    for interval, pad in inner.get("intervals", None) or () if inner.kind == "padded" else ():
+        if elems % interval:
+            raise NotationError(f"a piece has {elems} elements, less than the padding interval {interval}: its "
+                                f"padding across pieces is not read here")
+        stride += elems // interval * pad
+    partition = GFX1250_PARTITIONS.partition_bytes // tile.elem_bytes  # elements
+    if groups * stride > partition:
+        raise NotationError(f"a partition buffer ({groups} piece(s) of {stride * tile.elem_bytes} B) is larger than a "
+                            f"{GFX1250_PARTITIONS.partition_bytes // 1024} KiB partition: where Triton's allocator puts "
+                            f"the next buffer is not read here; use more partitions")
+    index = np.arange(along) // (along // pieces)
+    base = (index % parts) * partition + (index // parts) * stride
+    within = np.arange(along) % (along // pieces)
+    if dim == 0:
+        return base[:, None] + table[within, :], None, why
+    return base[None, :] + table[:, within], None, why
 
 
 def row_xor(row: int, vec: int, per: int, top: int, num_cols: int, rotating: bool) -> int:
@@ -204,19 +248,23 @@ def linear_table(tile: Tile, bases) -> tuple[np.ndarray, None, str | None]:
 # --- parsing ---------------------------------------------------------------------------------
 
 _KINDS = {"shared": "legacy", "swizzled_shared": "swizzled", "amd_rotating_shared": "amd_rotating", "nvmma_shared": "nvmma",
-          "padded_shared": "padded", "shared_linear": "linear"}
+          "padded_shared": "padded", "shared_linear": "linear", "partitioned_shared": "partitioned"}
 _GLUON = {"SwizzledSharedLayout": ("swizzled", ("vec", "per_phase", "max_phase", "order")),
           "NVMMASharedLayout": ("nvmma", ("swizzle_byte_width", "element_bitwidth", "rank", "transposed",
                                           "fp4_padded")),
           "SharedLinearLayout": ("linear", ("offset_bases", "block_bases", "alignment")),
-          "PaddedSharedLayout.with_identity_for": ("padded", ("interval_padding_pairs", "shape", "order"))}
+          "PaddedSharedLayout.with_identity_for": ("padded", ("interval_padding_pairs", "shape", "order")),
+          "PartitionedSharedLayout": ("partitioned", ("num_partitions", "num_groups", "partition_dim",
+                                                      "partition_layout"))}
 _GLUON_NAMES = {"ctas_per_cga": "CTAsPerCGA", "cta_split_num": "CTASplitNum", "cta_order": "CTAOrder",
                 "per_phase": "perPhase", "max_phase": "maxPhase", "swizzle_byte_width": "swizzlingByteWidth",
                 "element_bitwidth": "elementBitWidth", "fp4_padded": "fp4Padded", "offset_bases": "offset",
-                "block_bases": "block", "interval_padding_pairs": "intervals"}
+                "block_bases": "block", "interval_padding_pairs": "intervals", "num_partitions": "numPartitions",
+                "num_groups": "numGroups", "partition_dim": "partitionDim", "partition_layout": "partitionLayout"}
 _KEYS = {"swizzled": {"vec", "perPhase", "maxPhase", "order"}, "leading": {"vec", "perPhase", "maxPhase", "order"}, "amd_rotating": {"vec", "perPhase", "maxPhase", "order"},
          "nvmma": {"swizzlingByteWidth", "transposed", "elementBitWidth", "fp4Padded", "rank"},
-         "padded": {"intervals", "order", "shape", "offset", "block"}, "linear": {"offset", "block", "alignment"}}
+         "padded": {"intervals", "order", "shape", "offset", "block"}, "linear": {"offset", "block", "alignment"},
+         "partitioned": {"numPartitions", "numGroups", "partitionDim", "partitionLayout"}}
 _CGA = {"CTAsPerCGA", "CTASplitNum", "CTAOrder", "cga_layout", "CGALayout"}
 
 
@@ -253,6 +301,18 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 class _Parser:
     def __init__(self, toks, end: int):
         self.toks, self.i, self.end = toks, 0, end + 1
+        self.nested = 0  # encodings read inside another (partitioned_shared's partitionLayout): one level
+
+    def inner(self, read, col: int):
+        """An encoding inside an encoding (``read``: attribute or gluon), at most one level deep."""
+        if self.nested:
+            raise NotationError("an encoding nested in an encoding nested in another: partitionLayout is one level",
+                                col)
+        self.nested += 1
+        try:
+            return _checked(*read())
+        finally:
+            self.nested -= 1
 
     def peek(self):
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -270,7 +330,8 @@ class _Parser:
         kind = _KINDS.get(name.split(".")[-1])
         if kind is None or not re.fullmatch(r"#(ttg|triton_gpu)\.\w+", name):
             raise NotationError(f"{name} is not a shared encoding read here (#ttg.swizzled_shared, #ttg.nvmma_shared, "
-                                f"#ttg.padded_shared, #ttg.shared_linear, #ttg.amd_rotating_shared)", col)
+                                f"#ttg.padded_shared, #ttg.shared_linear, #ttg.amd_rotating_shared, "
+                                f"#ttg.partitioned_shared)", col)
         self.take("<")
         params: dict = {}
         while (tok := self.peek()) is not None and tok[1] != ">":
@@ -292,7 +353,7 @@ class _Parser:
     def gluon(self) -> tuple[str, dict]:
         _, name, col = self.take()
         base = re.sub(r"^(ttgl|gl|triton\.experimental\.gluon\.language|language)\.", "", name)
-        base = re.sub(r"^(nvidia\.(hopper|blackwell|ampere)\.|amd\.)", "", base)
+        base = re.sub(r"^(nvidia\.(hopper|blackwell|ampere)\.|amd\.(cdna5\.|gfx1250\.)?)", "", base)
         if base not in _GLUON:
             raise NotationError(f"{name}(...) is not a Gluon shared layout read here ({', '.join(_GLUON)})", col)
         kind, positional = _GLUON[base]
@@ -322,8 +383,14 @@ class _Parser:
             tok = self.peek()
             raise NotationError(f"nested more than {MAX_DEPTH} levels deep", tok[2] if tok else self.end)
         kind, text, col = self.take()
+        if kind == "attr":  # an encoding inside one (partitioned_shared's partitionLayout)
+            self.i -= 1
+            return self.inner(self.attribute, col)
         if kind == "int":
             return int(text)
+        if kind == "name" and (nxt := self.peek()) is not None and nxt[1] == "(":  # a Gluon layout inside one
+            self.i -= 1
+            return self.inner(self.gluon, col)
         if kind == "name":
             if text.lower() in ("true", "false"):
                 return text.lower() == "true"
@@ -406,6 +473,20 @@ def _check_values(kind: str, params: dict) -> None:
         if params.get("rank", 2) != 2:
             raise NotationError("rank must be 2 (a 2-D tile)")
     _check_padded_and_linear(kind, params)
+    if kind == "partitioned":
+        _check_partitioned(params)
+
+
+def _check_partitioned(params: dict) -> None:
+    for key in ("numPartitions", "numGroups"):
+        if not (isinstance(params.get(key), int) and is_pow2(params[key])):
+            raise NotationError(f"{key} must be a power of two (Triton's verifier)")
+    if params.get("partitionDim") not in (0, 1):
+        raise NotationError("partitionDim must be 0 or 1 (a 2-D tile)")
+    inner = params.get("partitionLayout")
+    if not isinstance(inner, Triton) or inner.kind == "partitioned":
+        raise NotationError("partitionLayout must be given, a shared encoding (swizzled_shared, padded_shared, "
+                            "shared_linear, ...), not a partitioned one")
 
 
 def _check_padded(params: dict) -> None:
