@@ -375,6 +375,7 @@ class Checked(Value, eq=False):
     measured: Candidate  # per access worst and total wavefronts
     invalid: str | None  # why the layout is not sound here (soundness.py), or None
     budget: Budget | None = None  # bounds the search for ``minimal`` (batch's timeouts)
+    stages: tuple = ()  # a staged layout (stages.py): every stage's Stage; measured is the reported one's
 
     @property
     def layout(self) -> Layout:
@@ -484,7 +485,33 @@ class Checked(Value, eq=False):
 
         doc = check_json(self.problem, self.measured, measure_as_given(self.problem, Identity()), self.invalid,
                          self.minimal_name, terminal, self.hint, self.minimal_unproven, self.better_name)
+        if self.stages:  # a staged layout: every stage's verdict, and the one reported
+            doc["check"].update(stage=self.stage, stages=self.stages_json())
         return with_emit(doc, self.problem, self.layout, emit)
+
+    @property
+    def stage(self) -> int | None:
+        """A staged layout: the stage whose counts the check reports (stages.worst); None otherwise."""
+        from .stages import worst
+
+        return worst(self.stages) if self.stages else None
+
+    def stages_json(self) -> list[dict]:
+        """Every stage's verdict; ``same_as``: the first earlier stage with the same counts."""
+        first: dict[tuple, int] = {}
+        out = []
+        for s in self.stages:
+            key = (s.status, s.counts)
+            out.append(s.json(first.get(key)))
+            first.setdefault(key, s.stage)
+        return out
+
+    @property
+    def stages_summary(self) -> str | None:
+        """The stages in words (stages.summary), or None for a layout of one stage."""
+        from .stages import summary, worst
+
+        return summary(self.stages_json(), worst(self.stages)) if self.stages else None
 
 
 def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: Budget | None = None,
@@ -503,8 +530,29 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: B
         raise TypeError("give a problem or keyword arguments, not both")
     if isinstance(layout, str):
         layout = parse_layout(layout, "layout", tile=problem_.tile)
+    from .stages import staged
+
+    if staged(layout) > 1:
+        return _check_stages(layout, problem_, budget)
     measured, why = measure_check(problem_, layout)
     return Checked(problem_, measured, why, budget)
+
+
+def _check_stages(layout: Layout, problem_: Problem, budget: Budget | None) -> Checked:
+    """A staged layout (stages.py): every stage checked; the worst reported, every stage listed; two
+    stages on one offset make it not usable."""
+    from .layout import layout_table
+    from .report import check_status
+    from .solving import check as measure_check
+    from .stages import Stage, overlap, stage_layouts, worst
+
+    parts = [(one, *measure_check(problem_, one)) for one in stage_layouts(layout)]
+    stages = tuple(Stage(s, int(layout_table(problem_.tile, one).min()), check_status(m, why),
+                         None if why is not None else m.excess, tuple((r.worst, r.total) for r in m.results))
+                   for s, (one, m, why) in enumerate(parts))
+    _, measured, why = parts[worst(stages)]
+    shared = overlap(problem_.tile, [layout_table(problem_.tile, one) for one, _, _ in parts])
+    return Checked(problem_, measured, why or shared, budget, stages)
 
 
 _check_layout = check  # (sweep's keyword ``check`` hides the function there)

@@ -235,6 +235,8 @@ def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet
                 line = failed_check_why(layout.name, checked.invalid, checked.minimal_name, checked.better_name)
                 line += f" (not proven: {checked.minimal_unproven})" if checked.minimal_unproven else ""
                 line += f"; {checked.hint}" if checked.hint else ""
+            line += f"; {checked.stages_summary}" if checked.stages else ""
+            layout = checked.layout  # (a staged layout: the stage reported is the one drawn and emitted)
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
             out = replace(out, targets=())
         minimal = checked.minimal if not checked.passed else None

@@ -568,8 +568,13 @@ def verdict(doc: dict) -> Text:
 def _check_verdict(doc: dict) -> Text:
     """--check's verdict: passed, or failed (not usable, or its excess) with the minimal layout."""
     ans, chk = doc["answer"], doc["check"]
+    staged = ""
+    if chk.get("stages"):  # a staged layout (stages.py): every stage checked, the worst reported
+        from .stages import summary
+
+        staged = f"\n{summary(chk['stages'], chk['stage'])}; the counts are stage {chk['stage']}'s"
     if chk["passed"]:
-        return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
+        return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access{staged}", style=OK)
     minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
                "for its proof)" if chk.get("minimal") else
                "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
@@ -580,6 +585,7 @@ def _check_verdict(doc: dict) -> Text:
         minimal += f", NOT proven minimal ({chk['minimal_unproven']})"
     if chk.get("hint"):
         minimal += f"\nhint: {chk['hint']}"
+    minimal += staged
     if chk["invalid"]:
         return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
     best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \
