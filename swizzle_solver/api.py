@@ -18,7 +18,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import solving
-from .access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
+from .access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above, scalar_bytes_of
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
@@ -45,7 +45,7 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
         from . import indexed  # noqa: F401  (index: and offset: register their reader)
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                         bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access,
-                        elem_bits=elem_bits_of(dtype), order=order)
+                        elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order)
 
 
 class Tabled:
@@ -217,7 +217,7 @@ def solve_targets(*, arch, budget: Budget | None = None, exhaustive: bool = Fals
     access = [access] if isinstance(access, str) else list(access)
     dtype, elem_bytes = kwargs.pop("dtype", None), kwargs.pop("elem_bytes", None)
     parts = problems(names, rows, cols, access, elem_bytes=elem_bytes_of(dtype, elem_bytes),
-                     elem_bits=elem_bits_of(dtype), phases_files=list(kwargs.pop("phases", ())), **kwargs)
+                     elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), phases_files=list(kwargs.pop("phases", ())), **kwargs)
     return solve_joint(parts, Options(table=False, exhaustive=exhaustive, keep_pitch=keep_pitch), budget)
 
 

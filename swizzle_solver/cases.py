@@ -14,7 +14,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import overload
 
-from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
+from .access import (
+    defaulted_elem_warning,
+    elem_bits_of,
+    elem_bytes_of,
+    make_problem,
+    needs_forms_above,
+    scalar_bytes_of,
+)
 from .access.inputfile import load_toml, printable, read_text
 from .configs import MAX_CONFIGS, Matrix, config_name, read_matrix, substituted
 from .layout import Layout
@@ -234,7 +241,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e, banks=t.get("banks"),
                                bank_bytes=t.get("bank_bytes"), phases_files=[str(base / p) for p in files["phases"]],
                                layout_files=[str(base / p) for p in files["linear_layout"]],
-                               arch=t.get("arch", "nvidia"), elem_bits=elem_bits_of(t.get("dtype")),
+                               arch=t.get("arch", "nvidia"), elem_bits=elem_bits_of(t.get("dtype")), scalar_bytes=scalar_bytes_of(t.get("dtype")),
                                order=t.get("order", "row"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None

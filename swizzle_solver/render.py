@@ -203,7 +203,9 @@ def _tile_line(p: dict, pad: int, storage: str) -> str:
         return (f"{p['rows']} x {p['cols'] * per} elements of {p['elem_bits']} bits, {per} a byte: solved as "
                 f"{p['rows']} x {p['cols']} bytes, row length {p['row_length']} B" + (f" ({pad} B of padding)" if pad
                 else "") + "; columns, vectors and layouts below are in bytes")
-    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, {storage}"
+    scalars = (f" ({p['elem_bytes'] // p['scalar_bytes']} scalars of {p['scalar_bytes']} B: MMA/MFMA operands read "
+               f"them)") if "scalar_bytes" in p else ""
+    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B{scalars}, {storage}"
             + (f" ({pad} elements of padding)" if pad else ""))
 
 
