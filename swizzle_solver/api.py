@@ -22,7 +22,7 @@ from .access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
-from .model import Problem
+from .model import InputError, Problem
 from .solving import Options, Solution
 from .value import FrozenError, Value, field, replace
 
@@ -32,15 +32,20 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
             elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
-            arch: str = "nvidia", order: str = "row") -> Problem:
+            arch: str = "nvidia", order: str = "row", define: dict | None = None) -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI). An
     access compiled before for the same tile and hardware is reused (memo.parse_access): patterns
     are immutable, and solve's cache knows them. ``order``: "row" (default) or "col", the tile's
-    storage order (--order; a column-major tile's row_length is its column length)."""
+    storage order (--order; a column-major tile's row_length is its column length). ``define``:
+    template constants ``{"BM": 128}``, substituted in index:/offset: accesses as the CLI's -D."""
     from .memo import parse_access
 
     if isinstance(access, str):
         access = [access]
+    if define:
+        from .notation import defined_accesses
+
+        access = defined_accesses(list(access), _define_items(define), "define")
     if needs_forms_above(access):
         from . import indexed  # noqa: F401  (index: and offset: register their reader)
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
@@ -515,20 +520,26 @@ class Checked(Value, eq=False):
 
 
 def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: Budget | None = None,
-          **kwargs) -> Checked:
+          define: dict | None = None, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
     is a layout object or a name as the tool prints it (names.checkable()), or a layout in the
     kernel's own notation ("expr: r * 72 + c", "cute: ...", "triton: ...", "table:FILE", "128B").
     ``budget`` bounds the search for the layout to use instead when the check fails
-    (Checked.minimal), not the check."""
+    (Checked.minimal), not the check. ``define``: template constants, ``{"kSwizzle": 3}``, as the
+    CLI's ``-D kSwizzle=3``: substituted in the layout's text and, with keyword arguments, in the
+    index:/offset: accesses (problem's ``define``)."""
     from .names import parse_layout
     from .solving import check as measure_check
 
     if problem_ is None:
-        problem_ = problem(**kwargs)
+        problem_ = problem(**kwargs, define=define)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     if isinstance(layout, str):
+        if define:
+            from .notation import defined
+
+            layout = str(defined(layout, _define_items(define), "define"))
         layout = parse_layout(layout, "layout", tile=problem_.tile)
     from .stages import staged
 
@@ -553,6 +564,20 @@ def _check_stages(layout: Layout, problem_: Problem, budget: Budget | None) -> C
     _, measured, why = parts[worst(stages)]
     shared = overlap(problem_.tile, [layout_table(problem_.tile, one) for one, _, _ in parts])
     return Checked(problem_, measured, why or shared, budget, stages)
+
+
+def _define_items(define: dict) -> list[str]:
+    """The API's ``define`` (a dict of names to integers) as -D's NAME=VALUE items, checked as -D's are."""
+    if not isinstance(define, dict):
+        raise InputError(f"define must be a dict of template constants, e.g. define={{'kSwizzle': 3}}, not "
+                         f"{type(define).__name__}")
+    items = []
+    for name, value in define.items():
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"define {name!r}: {value!r}: each constant is a name and an integer, e.g. "
+                             f"define={{'kSwizzle': 3}}")
+        items.append(f"{name}={value}")
+    return items
 
 
 _check_layout = check  # (sweep's keyword ``check`` hides the function there)

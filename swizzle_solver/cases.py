@@ -228,7 +228,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     _check_keys(t, where)
     t = _pitch_as_row_length(t, where)
-    access = _selected(_access_specs(t, where), t.get("arch", "nvidia"), where)
+    access = _selected(_defined_accesses(t, where), t.get("arch", "nvidia"), where)
     files = {key: _file_list(t, key, where) for key in ("phases", "linear_layout")}
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     _check_paths(files, base, where, allow_outside)
@@ -252,14 +252,25 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     return Case(shown_name(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
 
 
-def _defined(t: dict, where: str) -> str:
-    """The case's check with its ``define = {NAME = VALUE, ...}`` constants substituted (as -D)."""
+def _defines(t: dict, where: str) -> dict:
     defines = t.get("define", {})
     if not isinstance(defines, dict):
         raise InputError(f"{where}: define is a table of constants, define = {{kSwizzle = 3}}")
+    return defines
+
+
+def _defined(t: dict, where: str) -> str:
+    """The case's check with its ``define = {NAME = VALUE, ...}`` constants substituted (as -D)."""
     from .notation import defined
 
-    return str(defined(t["check"], defines, f"{where}: define"))
+    return str(defined(t["check"], _defines(t, where), f"{where}: define"))
+
+
+def _defined_accesses(t: dict, where: str) -> list[str]:
+    """The case's access specs with its ``define`` constants substituted in index:/offset: accesses."""
+    from .notation import defined_accesses
+
+    return defined_accesses(_access_specs(t, where), _defines(t, where), f"{where}: define")
 
 
 def _access_specs(t: dict, where: str) -> list[str]:

@@ -321,8 +321,8 @@ def main_command(
                                                "own, e.g. 'expr: r * 72 + c' (notations: {notations}); or "
                                                "128B, 64B, 32B (the TMA mode)."),
     define: List[str] = typer.Option([], "-D", "--define", help="NAME=VALUE: a template constant of --check's "
-                                     "layout (Swizzle<kSwizzle,3,3>, r * kStride + c), as a compiler's -D; "
-                                     "repeatable."),
+                                     "layout (Swizzle<kSwizzle,3,3>, r * kStride + c) and of index:/offset: "
+                                     "accesses, as a compiler's -D; repeatable."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
@@ -353,7 +353,7 @@ def main_command(
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
     if _nothing_to_solve(ctx, rows, cols, bool(access or phases or linear_layout), bool(access)):
         return EXIT_OK
-    from .notation import defined
+    from .notation import defined, defined_accesses
 
     check_layout = defined(check_layout, list(define))  # -D's constants, as the compiler substitutes them
     assert rows is not None and cols is not None  # (_nothing_to_solve refuses a run without them)
@@ -363,7 +363,8 @@ def main_command(
 
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
-    access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    access, linear_layout, stores = _directions(vectors, defined_accesses(list(access), list(define)),
+                                                list(linear_layout))
     _forms_above(access)
     arch, access = _one_target(arch, access, rows, cols, check_layout, json_out, quiet, list(emit), timeout,
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
