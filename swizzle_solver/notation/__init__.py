@@ -10,6 +10,8 @@ one); the layout is a ``families.given.Given``, checked as written.
 ``cute: L``         a CuTe C++ layout of (row, col) (notation/cute.py)
 ``triton: A``       a Triton shared encoding, MLIR attribute or Gluon constructor (notation/triton.py)
 ``table:FILE``      element offsets, one per (r, c): .npy, .csv or a JSON list of rows (notation/table.py)
+``tilelang: F(B)``  TileLang's make_{full,half,quarter}_bank_swizzled_layout(B) (notation/tilelang.py)
+``tk: T``           a ThunderKittens shared tile type, st_bf<64, 64> (notation/tk.py)
 ==================  ============================================================================
 
 Also recipes under the words users type: ``128B``, ``64B``, ``32B`` and Blackwell's
