@@ -157,3 +157,13 @@ def test_batch_checks_a_staged_layout(tmp_path):
 def test_bad_stage_modes_are_one_line(text, words):
     r = clirun.solve("--rows", "16", "--cols", "16", "--access", "row", "--check", text, "-q")
     clirun.assert_input_error(r, *words)
+
+
+def test_a_gmma_atom_tiled_with_stages():
+    """CUTLASS's usual SmemLayout: tile_to_shape(GMMA atom, make_shape(M, K, Stages)); each stage is
+    pycute's slice of the atom (Swizzle<3,3,3> over (8,64):(64,1) for half_t K SW128) tiled to (M, K, S)."""
+    ref = pycute_tile_to_shape3(pycute.Layout((8, 64), (64, 1)), (128, 64, 4), (1, 2, 3))
+    want = [np.vectorize(pycute.Swizzle(3, 3, 3))(t) for t in pycute_stages(ref, 128, 64, 4)]
+    text = "cute: tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>{}, make_shape(Int<128>{}, Int<64>{}, Int<4>{}))"
+    got = stage_tables(text, Tile(128, 64, 64, 2))
+    assert len(got) == 4 and all(np.array_equal(g, w) for g, w in zip(got, want))
