@@ -15,7 +15,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .model import InputError
 from .value import Value
+
+MAX_STAGES = 64  # a pipeline keeps 2 to 8; each stage is a whole check
 
 
 class Stage(Value):
@@ -41,7 +44,11 @@ def stage_layouts(layout) -> list:
     """The given layout's stages, each a ``Given`` of the same text whose source is that stage's slice."""
     from .families.given import Given
 
-    return [Given(layout.text, layout.source.at_stage(s)) for s in range(staged(layout))]
+    n = staged(layout)
+    if n > MAX_STAGES:
+        raise InputError(f"the layout has {n} stages (its third mode), above the {MAX_STAGES} checked: a pipeline "
+                         f"keeps a few; check a layout of fewer stages")
+    return [Given(layout.text, layout.source.at_stage(s)) for s in range(n)]
 
 
 def worst(stages: Sequence[Stage]) -> int:

@@ -153,6 +153,7 @@ def test_batch_checks_a_staged_layout(tmp_path):
     ("cute: tile_to_shape(Layout<Shape<_8,_8,_2>,Stride<_8,_1,_64>>{}, Shape<_16,_16,_2>{})", ["block is a layout"]),
     ("cute: tile_to_shape(Layout<Shape<_8,_8>,Stride<_8,_1>>{}, Shape<_16,_16,_2>{}, Step<_1,_2>{})",
      ["Step<_1,_2,_3>"]),
+    ("cute: Layout<Shape<_16,_16,_65>,Stride<_16,_1,_256>>{}", ["65 stages", "64"]),
 ])
 def test_bad_stage_modes_are_one_line(text, words):
     r = clirun.solve("--rows", "16", "--cols", "16", "--access", "row", "--check", text, "-q")
