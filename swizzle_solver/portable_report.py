@@ -149,15 +149,19 @@ def run_check(parts: list[Problem], layout: Layout, json_out: bool, quiet: bool,
     from . import portable
     from .api import check
 
-    views = portable.check_targets(parts, layout)
     checks = [check(layout, p) for p in parts]
+    # (a staged layout, stages.py: each target's matrix column is its worst stage, the one its check reports)
+    views = tuple(portable.on_target(p, c.layout) for p, c in zip(parts, checks))
     passed = all(c.passed for c in checks)
     invalid = next((c.invalid for c in checks if c.invalid is not None), None)
     emit = emit if invalid is None else ()
+    staged = "; ".join(dict.fromkeys(f"{c.stages_summary}" for c in checks if c.stages))
     if json_out:
         print_json(joint_json(check(layout, portable.joint_problem(parts)).json(), views, None, emit), write)
     elif quiet:
-        write(f"{layout.name} {'passed' if passed else 'failed' if invalid is None else 'not usable'}\n")
+        verdict = 'passed' if passed else 'failed' if invalid is None else 'not usable'
+        write(f"{layout.name} {verdict}{f'; {staged}' if staged else ''}\n")
     else:
-        write(check_text(layout, views, invalid) + "\n".join(code_text(views, layout, emit)))
+        text = check_text(layout, views, invalid) + (f"{staged}\n" if staged else "")
+        write(text + "\n".join(code_text(views, layout, emit)))
     return 0 if passed else 1

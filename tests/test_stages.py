@@ -168,3 +168,14 @@ def test_a_gmma_atom_tiled_with_stages():
     text = "cute: tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>{}, make_shape(Int<128>{}, Int<64>{}, Int<4>{}))"
     got = stage_tables(text, Tile(128, 64, 64, 2))
     assert len(got) == 4 and all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_several_targets_check_every_stage():
+    """--arch sm90,gfx942: each target's verdict is its staged check's, and the line says the stages."""
+    text = "cute: Layout<Shape<_64,_64,_2>,Stride<_64,_1,_4100>>{}"
+    r = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--arch", "sm90,gfx942",
+                     "--check", text, "-q")
+    assert r.returncode == 1 and r.stdout.startswith(f"{text} not usable; 2 stages: ")
+    for arch in ("sm90", "gfx942"):
+        one = api.check(text, rows=64, cols=64, dtype="f16", access=["8x8"], arch=arch)
+        assert one.stage == 1 and one.status == "not-usable" and one.stages_summary in r.stdout
