@@ -143,6 +143,11 @@ def run(parts: list[Problem], check_layout: Layout | None, json_out: bool, quiet
     return 0 if joint.conflict_free else 1
 
 
+def _stages_summary(checks) -> str:
+    """A staged layout's stages in words (stages.summary), each distinct summary of the targets once."""
+    return "; ".join(dict.fromkeys(f"{c.stages_summary}" for c in checks if c.stages))
+
+
 def run_check(parts: list[Problem], layout: Layout, json_out: bool, quiet: bool, emit: Sequence[str], write) -> int:
     """--check with several targets: the matrix; exit 0 only when the layout passes on every target.
     A layout that is not usable on the tile says so and gets no code."""
@@ -155,7 +160,7 @@ def run_check(parts: list[Problem], layout: Layout, json_out: bool, quiet: bool,
     passed = all(c.passed for c in checks)
     invalid = next((c.invalid for c in checks if c.invalid is not None), None)
     emit = emit if invalid is None else ()
-    staged = "; ".join(dict.fromkeys(f"{c.stages_summary}" for c in checks if c.stages))
+    staged = _stages_summary(checks)
     if json_out:
         print_json(joint_json(check(layout, portable.joint_problem(parts)).json(), views, None, emit), write)
     elif quiet:
