@@ -18,11 +18,11 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from . import solving
-from .access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
+from .access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above, scalar_bytes_of
 from .budget import Budget
 from .candidate import Candidate
 from .layout import Layout
-from .model import Problem
+from .model import InputError, Problem
 from .solving import Options, Solution
 from .value import FrozenError, Value, field, replace
 
@@ -32,20 +32,25 @@ if TYPE_CHECKING:  # the type only: bankmap.py is imported when a picture is ask
 
 def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, dtype: str | None = None,
             elem_bytes: int | None = None, banks: int | None = None, bank_bytes: int | None = None, phases=(),
-            arch: str = "nvidia", order: str = "row") -> Problem:
+            arch: str = "nvidia", order: str = "row", define: dict | None = None) -> Problem:
     """A problem from the CLI's vocabulary (raises model.InputError on bad input, like the CLI). An
     access compiled before for the same tile and hardware is reused (memo.parse_access): patterns
     are immutable, and solve's cache knows them. ``order``: "row" (default) or "col", the tile's
-    storage order (--order; a column-major tile's row_length is its column length)."""
+    storage order (--order; a column-major tile's row_length is its column length). ``define``:
+    template constants ``{"BM": 128}``, substituted in index:/offset: accesses as the CLI's -D."""
     from .memo import parse_access
 
     if isinstance(access, str):
         access = [access]
+    if define:
+        from .notation import defined_accesses
+
+        access = defined_accesses(list(access), _define_items(define), "define")
     if needs_forms_above(access):
         from . import indexed  # noqa: F401  (index: and offset: register their reader)
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                         bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access,
-                        elem_bits=elem_bits_of(dtype), order=order)
+                        elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order)
 
 
 class Tabled:
@@ -217,7 +222,7 @@ def solve_targets(*, arch, budget: Budget | None = None, exhaustive: bool = Fals
     access = [access] if isinstance(access, str) else list(access)
     dtype, elem_bytes = kwargs.pop("dtype", None), kwargs.pop("elem_bytes", None)
     parts = problems(names, rows, cols, access, elem_bytes=elem_bytes_of(dtype, elem_bytes),
-                     elem_bits=elem_bits_of(dtype), phases_files=list(kwargs.pop("phases", ())), **kwargs)
+                     elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), phases_files=list(kwargs.pop("phases", ())), **kwargs)
     return solve_joint(parts, Options(table=False, exhaustive=exhaustive, keep_pitch=keep_pitch), budget)
 
 
@@ -375,6 +380,7 @@ class Checked(Value, eq=False):
     measured: Candidate  # per access worst and total wavefronts
     invalid: str | None  # why the layout is not sound here (soundness.py), or None
     budget: Budget | None = None  # bounds the search for ``minimal`` (batch's timeouts)
+    stages: tuple = ()  # a staged layout (stages.py): every stage's Stage; measured is the reported one's
 
     @property
     def layout(self) -> Layout:
@@ -484,27 +490,94 @@ class Checked(Value, eq=False):
 
         doc = check_json(self.problem, self.measured, measure_as_given(self.problem, Identity()), self.invalid,
                          self.minimal_name, terminal, self.hint, self.minimal_unproven, self.better_name)
+        if self.stages:  # a staged layout: every stage's verdict, and the one reported
+            doc["check"].update(stage=self.stage, stages=self.stages_json())
         return with_emit(doc, self.problem, self.layout, emit)
+
+    @property
+    def stage(self) -> int | None:
+        """A staged layout: the stage whose counts the check reports (stages.worst); None otherwise."""
+        from .stages import worst
+
+        return worst(self.stages) if self.stages else None
+
+    def stages_json(self) -> list[dict]:
+        """Every stage's verdict; ``same_as``: the first earlier stage with the same counts."""
+        first: dict[tuple, int] = {}
+        out = []
+        for s in self.stages:
+            key = (s.status, s.counts)
+            out.append(s.json(first.get(key)))
+            first.setdefault(key, s.stage)
+        return out
+
+    @property
+    def stages_summary(self) -> str | None:
+        """The stages in words (stages.summary), or None for a layout of one stage."""
+        from .stages import summary, worst
+
+        return summary(self.stages_json(), worst(self.stages)) if self.stages else None
 
 
 def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: Budget | None = None,
-          **kwargs) -> Checked:
+          define: dict | None = None, **kwargs) -> Checked:
     """check(layout, problem(...)) or check(layout, rows=..., cols=..., access=[...]): ``layout``
     is a layout object or a name as the tool prints it (names.checkable()), or a layout in the
     kernel's own notation ("expr: r * 72 + c", "cute: ...", "triton: ...", "table:FILE", "128B").
     ``budget`` bounds the search for the layout to use instead when the check fails
-    (Checked.minimal), not the check."""
+    (Checked.minimal), not the check. ``define``: template constants, ``{"kSwizzle": 3}``, as the
+    CLI's ``-D kSwizzle=3``: substituted in the layout's text and, with keyword arguments, in the
+    index:/offset: accesses (problem's ``define``)."""
     from .names import parse_layout
     from .solving import check as measure_check
 
     if problem_ is None:
-        problem_ = problem(**kwargs)
+        problem_ = problem(**kwargs, define=define)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
     if isinstance(layout, str):
+        if define:
+            from .notation import defined
+
+            layout = str(defined(layout, _define_items(define), "define"))
         layout = parse_layout(layout, "layout", tile=problem_.tile)
+    from .stages import staged
+
+    if staged(layout) > 1:
+        return _check_stages(layout, problem_, budget)
     measured, why = measure_check(problem_, layout)
     return Checked(problem_, measured, why, budget)
+
+
+def _check_stages(layout: Layout, problem_: Problem, budget: Budget | None) -> Checked:
+    """A staged layout (stages.py): every stage checked; the worst reported, every stage listed; two
+    stages on one offset make it not usable."""
+    from .layout import layout_table
+    from .report import check_status
+    from .solving import check as measure_check
+    from .stages import Stage, overlap, stage_layouts, worst
+
+    parts = [(one, *measure_check(problem_, one)) for one in stage_layouts(layout)]
+    stages = tuple(Stage(s, int(layout_table(problem_.tile, one).min()), check_status(m, why),
+                         None if why is not None else m.excess, tuple((r.worst, r.total) for r in m.results))
+                   for s, (one, m, why) in enumerate(parts))
+    _, measured, why = parts[worst(stages)]
+    shared = overlap(problem_.tile, [layout_table(problem_.tile, one) for one, _, _ in parts])
+    return Checked(problem_, measured, why or shared, budget, stages)
+
+
+def _define_items(define: dict) -> list[str]:
+    """The API's ``define`` (a dict of names to integers) as -D's NAME=VALUE items, checked as -D's are."""
+    if not isinstance(define, dict):
+        raise InputError(f"define must be a dict of template constants, e.g. define={{'kSwizzle': 3}}, not "
+                         f"{type(define).__name__}")
+    items = []
+    for name, value in define.items():
+        if not isinstance(name, str) or isinstance(value, bool) or not isinstance(value, int):
+            raise InputError(f"define {name!r}: {value!r}: each constant is a name and an integer, e.g. "
+                             f"define={{'kSwizzle': 3}}")
+        items.append(f"{name}={value}")
+    return items
 
 
 _check_layout = check  # (sweep's keyword ``check`` hides the function there)

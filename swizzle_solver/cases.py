@@ -14,7 +14,14 @@ from itertools import accumulate
 from pathlib import Path
 from typing import overload
 
-from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem, needs_forms_above
+from .access import (
+    defaulted_elem_warning,
+    elem_bits_of,
+    elem_bytes_of,
+    make_problem,
+    needs_forms_above,
+    scalar_bytes_of,
+)
 from .access.inputfile import load_toml, printable, read_text
 from .configs import MAX_CONFIGS, Matrix, config_name, read_matrix, substituted
 from .layout import Layout
@@ -221,7 +228,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     where = f"{printable(path)}: case {name!r}"
     _check_keys(t, where)
     t = _pitch_as_row_length(t, where)
-    access = _selected(_access_specs(t, where), t.get("arch", "nvidia"), where)
+    access = _selected(_defined_accesses(t, where), t.get("arch", "nvidia"), where)
     files = {key: _file_list(t, key, where) for key in ("phases", "linear_layout")}
     base = Path(path).resolve().parent  # phases paths are relative to the examples file
     _check_paths(files, base, where, allow_outside)
@@ -234,7 +241,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e, banks=t.get("banks"),
                                bank_bytes=t.get("bank_bytes"), phases_files=[str(base / p) for p in files["phases"]],
                                layout_files=[str(base / p) for p in files["linear_layout"]],
-                               arch=t.get("arch", "nvidia"), elem_bits=elem_bits_of(t.get("dtype")),
+                               arch=t.get("arch", "nvidia"), elem_bits=elem_bits_of(t.get("dtype")), scalar_bytes=scalar_bytes_of(t.get("dtype")),
                                order=t.get("order", "row"))
     except InputError as err:
         raise InputError(f"{where}: {err}") from None
@@ -245,14 +252,25 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     return Case(shown_name(name), problem, t.get("expect"), status, check, keep_pitch, targets, warning)
 
 
-def _defined(t: dict, where: str) -> str:
-    """The case's check with its ``define = {NAME = VALUE, ...}`` constants substituted (as -D)."""
+def _defines(t: dict, where: str) -> dict:
     defines = t.get("define", {})
     if not isinstance(defines, dict):
         raise InputError(f"{where}: define is a table of constants, define = {{kSwizzle = 3}}")
+    return defines
+
+
+def _defined(t: dict, where: str) -> str:
+    """The case's check with its ``define = {NAME = VALUE, ...}`` constants substituted (as -D)."""
     from .notation import defined
 
-    return str(defined(t["check"], defines, f"{where}: define"))
+    return str(defined(t["check"], _defines(t, where), f"{where}: define"))
+
+
+def _defined_accesses(t: dict, where: str) -> list[str]:
+    """The case's access specs with its ``define`` constants substituted in index:/offset: accesses."""
+    from .notation import defined_accesses
+
+    return defined_accesses(_access_specs(t, where), _defines(t, where), f"{where}: define")
 
 
 def _access_specs(t: dict, where: str) -> list[str]:

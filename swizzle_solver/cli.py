@@ -13,7 +13,7 @@ import typer
 from typer.core import TyperGroup, TyperOption
 
 from . import __version__
-from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem
+from .access import defaulted_elem_warning, elem_bits_of, elem_bytes_of, make_problem, scalar_bytes_of
 from .layout import Layout
 from .model import InputError, Problem
 from .value import Value, replace
@@ -235,6 +235,8 @@ def run_check(problem: Problem, layout: Layout, *, json_out: bool = False, quiet
                 line = failed_check_why(layout.name, checked.invalid, checked.minimal_name, checked.better_name)
                 line += f" (not proven: {checked.minimal_unproven})" if checked.minimal_unproven else ""
                 line += f"; {checked.hint}" if checked.hint else ""
+            line += f"; {checked.stages_summary}" if checked.stages else ""
+            layout = checked.layout  # (a staged layout: the stage reported is the one drawn and emitted)
         if checked.invalid is not None:  # no code for a layout no kernel can use (the line says why)
             out = replace(out, targets=())
         minimal = checked.minimal if not checked.passed else None
@@ -292,7 +294,7 @@ def main_command(
                                                    "the column length (>= rows; default rows)."),
     order: str = typer.Option("row", "--order", help="Storage order of the tile before any layout: row "
                               "(row-major) or col (column-major: CuTe's M-major atoms, Triton's order = [0, 1])."),
-    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image), fp4 e2m1 i4 u4 (two a byte: solved as the packed bytes) (also fp16, torch.bfloat16, ...)."),
+    dtype: Optional[str] = typer.Option(None, "--dtype", help="f64 f32 tf32 i32 u32 f16 bf16 i16 f8 e4m3 e5m2 i8 u8, b4x16_p64 b6x16_p32 (TMA's padded 4-/6-bit image), fp4 e2m1 i4 u4 (two a byte: solved as the packed bytes), half2 float2 float4 uint2 char4 ... (vectors: MMA operands read the scalar) (also fp16, torch.bfloat16, ...)."),
     elem_bytes: Optional[int] = typer.Option(None, "--elem-bytes", help="Element size in bytes (default 4)."),
     banks: int | None = typer.Option(None, "--banks", help="Number of banks (default: the --arch target's, 32 on nvidia)."),
     bank_bytes: int | None = typer.Option(None, "--bank-bytes", help="Bytes per bank word (default 4)."),
@@ -319,8 +321,8 @@ def main_command(
                                                "own, e.g. 'expr: r * 72 + c' (notations: {notations}); or "
                                                "128B, 64B, 32B (the TMA mode)."),
     define: List[str] = typer.Option([], "-D", "--define", help="NAME=VALUE: a template constant of --check's "
-                                     "layout (Swizzle<kSwizzle,3,3>, r * kStride + c), as a compiler's -D; "
-                                     "repeatable."),
+                                     "layout (Swizzle<kSwizzle,3,3>, r * kStride + c) and of index:/offset: "
+                                     "accesses, as a compiler's -D; repeatable."),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="Bound the search to SECONDS; on timeout "
                                             "print the best found (not proven minimal), exit 1."),
     exhaustive: bool = typer.Option(False, "--exhaustive", help="Search every later family, even those that "
@@ -351,7 +353,7 @@ def main_command(
     """Solve: swizzle-solve --rows 8 --cols 24 --access 4x2"""
     if _nothing_to_solve(ctx, rows, cols, bool(access or phases or linear_layout), bool(access)):
         return EXIT_OK
-    from .notation import defined
+    from .notation import defined, defined_accesses
 
     check_layout = defined(check_layout, list(define))  # -D's constants, as the compiler substitutes them
     assert rows is not None and cols is not None  # (_nothing_to_solve refuses a run without them)
@@ -361,17 +363,18 @@ def main_command(
 
     limits.current = limits.limits_of(max_patterns, max_placements, max_lanes)
     arm_deadline(timeout)  # the whole run, report included (disarmed when printing starts)
-    access, linear_layout, stores = _directions(vectors, list(access), list(linear_layout))
+    access, linear_layout, stores = _directions(vectors, defined_accesses(list(access), list(define)),
+                                                list(linear_layout))
     _forms_above(access)
     arch, access = _one_target(arch, access, rows, cols, check_layout, json_out, quiet, list(emit), timeout,
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
-                               layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), order=order,
+                               layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order,
                                alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets, html))
     drawing = _drawing_alone(bool(access or phases or linear_layout), show, svg, html)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
-                           elem_bits=elem_bits_of(dtype), order=order, drawing=drawing)
+                           elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order, drawing=drawing)
     layout = _given_layout(check_layout, problem)
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,

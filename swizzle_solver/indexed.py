@@ -287,7 +287,8 @@ class _Env:
                     raise InputError(f"access {_short(self.spec)}: {word!r} is defined in terms of itself")
                 return "(" + self.text(self.st.defined[word], depth + 1, seen + (word,)) + ")"
             raise InputError(f"access {_short(self.spec)}: unknown name {word!r}: define it (NAME = EXPR), loop it "
-                             f"(NAME in A..B), or use the thread (tid, threadIdx.x/y/z, lane, warp, blockDim.x/y/z)")
+                             f"(NAME in A..B), give it as a template constant (-D {word}=VALUE), or use the thread "
+                             f"(tid, threadIdx.x/y/z, lane, warp, blockDim.x/y/z)")
         return _NAME.sub(name, expr)
 
     def tree(self, expr: str, what: str):

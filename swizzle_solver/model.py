@@ -58,6 +58,7 @@ class Tile(Value):
     elem_bytes: int
     order: str = "row"
     elem_bits: int = 0
+    scalar_bytes: int = 0  # a vector element type (--dtype half2): its scalar's bytes (access/vector_dtype.py); 0: none
 
     @property
     def col_major(self) -> bool:
@@ -103,6 +104,11 @@ class Tile(Value):
             per = 8 // self.elem_bits
             return (f"{self.rows} x {self.cols * per} elements of {self.elem_bits} bits, {per} a byte: "
                     f"{self.rows} x {self.cols} bytes, row length {self.row_length}{pad}")
+        if self.scalar_bytes:
+            per = self.elem_bytes // self.scalar_bytes
+            order = ", column-major (--order col), column length" if self.col_major else ", row length"
+            return (f"{rows} x {cols} elements of {self.elem_bytes} B ({per} scalars of {self.scalar_bytes} B each)"
+                    f"{order} {self.row_length}{pad}")
         if self.col_major:
             return (f"{rows} x {cols} elements of {self.elem_bytes} B, column-major (--order col), "
                     f"column length {self.row_length}{pad}")

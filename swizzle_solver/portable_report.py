@@ -143,21 +143,30 @@ def run(parts: list[Problem], check_layout: Layout | None, json_out: bool, quiet
     return 0 if joint.conflict_free else 1
 
 
+def _stages_summary(checks) -> str:
+    """A staged layout's stages in words (stages.summary), each distinct summary of the targets once."""
+    return "; ".join(dict.fromkeys(f"{c.stages_summary}" for c in checks if c.stages))
+
+
 def run_check(parts: list[Problem], layout: Layout, json_out: bool, quiet: bool, emit: Sequence[str], write) -> int:
     """--check with several targets: the matrix; exit 0 only when the layout passes on every target.
     A layout that is not usable on the tile says so and gets no code."""
     from . import portable
     from .api import check
 
-    views = portable.check_targets(parts, layout)
     checks = [check(layout, p) for p in parts]
+    # (a staged layout, stages.py: each target's matrix column is its worst stage, the one its check reports)
+    views = tuple(portable.on_target(p, c.layout) for p, c in zip(parts, checks))
     passed = all(c.passed for c in checks)
     invalid = next((c.invalid for c in checks if c.invalid is not None), None)
     emit = emit if invalid is None else ()
+    staged = _stages_summary(checks)
     if json_out:
         print_json(joint_json(check(layout, portable.joint_problem(parts)).json(), views, None, emit), write)
     elif quiet:
-        write(f"{layout.name} {'passed' if passed else 'failed' if invalid is None else 'not usable'}\n")
+        verdict = 'passed' if passed else 'failed' if invalid is None else 'not usable'
+        write(f"{layout.name} {verdict}{f'; {staged}' if staged else ''}\n")
     else:
-        write(check_text(layout, views, invalid) + "\n".join(code_text(views, layout, emit)))
+        text = check_text(layout, views, invalid) + (f"{staged}\n" if staged else "")
+        write(text + "\n".join(code_text(views, layout, emit)))
     return 0 if passed else 1

@@ -203,7 +203,9 @@ def _tile_line(p: dict, pad: int, storage: str) -> str:
         return (f"{p['rows']} x {p['cols'] * per} elements of {p['elem_bits']} bits, {per} a byte: solved as "
                 f"{p['rows']} x {p['cols']} bytes, row length {p['row_length']} B" + (f" ({pad} B of padding)" if pad
                 else "") + "; columns, vectors and layouts below are in bytes")
-    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B, {storage}"
+    scalars = (f" ({p['elem_bytes'] // p['scalar_bytes']} scalars of {p['scalar_bytes']} B: MMA/MFMA operands read "
+               f"them)") if "scalar_bytes" in p else ""
+    return (f"{p['rows']} x {p['cols']} elements of {p['elem_bytes']} B{scalars}, {storage}"
             + (f" ({pad} elements of padding)" if pad else ""))
 
 
@@ -622,8 +624,13 @@ def partition_verdict(answer: dict) -> str:
 def _check_verdict(doc: dict) -> Text:
     """--check's verdict: passed, or failed (not usable, or its excess) with the minimal layout."""
     ans, chk = doc["answer"], doc["check"]
+    staged = ""
+    if chk.get("stages"):  # a staged layout (stages.py): every stage checked, the worst reported
+        from .stages import summary
+
+        staged = f"\n{summary(chk['stages'], chk['stage'])}; the counts are stage {chk['stage']}'s"
     if chk["passed"]:
-        return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access", style=OK)
+        return Text(f"CHECK PASSED: {chk['layout']} is conflict-free for every access{staged}", style=OK)
     minimal = (f"\nminimal: {chk['minimal']} (the search's answer: use it, or swizzle-solve without --check "
                "for its proof)" if chk.get("minimal") else
                "\nminimal: not searched (time limit reached)" if doc.get("short_report") else
@@ -634,6 +641,7 @@ def _check_verdict(doc: dict) -> Text:
         minimal += f", NOT proven minimal ({chk['minimal_unproven']})"
     if chk.get("hint"):
         minimal += f"\nhint: {chk['hint']}"
+    minimal += staged
     if chk["invalid"]:
         return Text(f"CHECK FAILED: {chk['layout']} is not usable here: {chk['invalid']}{minimal}", style=BAD)
     best = "; no layout that keeps the vectors whole leaves fewer (the floors above)" \

@@ -26,8 +26,9 @@ def problem_json(problem: Problem) -> dict:
                                               "per_instruction": bool(b.rules)}  # the default: as before
     rows, cols = t.logical_shape  # the user's tile; row_length is the stored leading dimension
     packed = {"elem_bits": t.elem_bits} if t.elem_bits else {}  # sub-byte: cols (col order: rows), row_length count packed bytes
+    vector = {"scalar_bytes": t.scalar_bytes} if t.scalar_bytes else {}  # a vector type (half2): its scalar
     return {"rows": rows, "cols": cols, "order": t.order, "row_length": t.row_length, "elem_bytes": t.elem_bytes,
-            **packed,
+            **packed, **vector,
             "banks": b.banks, "bank_bytes": b.bank_bytes, **arch,
             "accesses": [access_json(p) for p in problem.patterns]}
 

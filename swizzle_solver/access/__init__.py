@@ -28,9 +28,22 @@ from ..hardware import Hardware
 from ..model import InputError, Pattern, Problem, Tile
 from .grammar import is_block_spec, malformed, parse_block
 from .limits import check_count, check_patterns
-from .tile import DEFAULT_ELEM_BYTES, dtype_bytes, elem_bits_of, elem_bytes_of, find_target, make_hardware, make_tile
+from .tile import (
+    DEFAULT_ELEM_BYTES,
+    dtype_bytes,
+    elem_bits_of,
+    elem_bytes_of,
+    find_target,
+    make_hardware,
+    make_tile,
+    scalar_bytes_of,
+)
 
-__all__ = ["FORMS_ABOVE", "defaulted_elem_warning", "needs_forms_above", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
+# the forms whose element type is the instruction's (an MMA/MFMA operand or accumulator): on a tile of a
+# vector type (--dtype half2) they read the vector's scalar (access/vector_dtype.py)
+SCALAR_FORMS = ("mma-a", "mma-b", "mma-c", "mfma-a", "mfma-b")
+
+__all__ = ["FORMS_ABOVE", "scalar_bytes_of", "defaulted_elem_warning", "needs_forms_above", "dtype_bytes", "elem_bits_of", "elem_bytes_of", "find_target", "make_hardware",
            "make_problem",
            "make_tile", "parse_access"]
 
@@ -72,6 +85,10 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
             raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed to read index: and offset: "
                              f"forms (the CLI and the API do)")
         return reader(spec, tile, hardware)
+    if tile.scalar_bytes and text.startswith(SCALAR_FORMS):  # a vector type read by its scalar's instruction
+        from .vector_dtype import parse as parse_scalar
+
+        return parse_scalar(spec, tile, hardware, parse_access)
     if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
         from .subbyte import parse as parse_packed
 
@@ -160,7 +177,7 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
                  elem_bytes: int = 4, *, banks: int | None = None, bank_bytes: int | None = None,
                  phases_files: Sequence[str] = (), layout_files: Sequence[str] = (), arch: str = "nvidia",
                  parse: Callable[[str, Tile, Hardware], Pattern] = parse_access, elem_bits: int = 0,
-                 order: str = "row", drawing: bool = False) -> Problem:
+                 order: str = "row", drawing: bool = False, scalar_bytes: int = 0) -> Problem:
     """The whole problem (the tile's shape, row length and element size, then the rest by name):
     `--access` specs, the patterns of each `--phases` file, then each
     `--linear-layout` file (their readers are imported only when used). ``parse``: how one spec
@@ -169,8 +186,9 @@ def make_problem(rows: int, cols: int, accesses: list[str], row_length: int | No
     row_length counting them; the tile is their packed bytes. ``order``: --order, the tile's storage
     order (a column-major tile is stored as its transpose and its accesses compiled for that:
     access/order.py). ``drawing``: a layout drawn alone (--show, --svg, --html without an access)
-    needs none."""
-    tile = make_tile(rows, cols, row_length, elem_bytes, order, elem_bits)
+    needs none. ``scalar_bytes``: a vector element type's scalar (scalar_bytes_of: 2 for half2): the
+    instructions of the scalar type read it in their units (access/vector_dtype.py)."""
+    tile = make_tile(rows, cols, row_length, elem_bytes, order, elem_bits, scalar_bytes)
     if tile.col_major:
         from .order import parse_col
 

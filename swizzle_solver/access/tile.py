@@ -43,13 +43,25 @@ SUB_BYTE: dict[str, int] = {"fp4": 4, "e2m1": 4, "i4": 4, "u4": 4}
 # CUDA's vector types spelled like a 4-bit type (int4 = four ints, 16 bytes): refused, not guessed; the
 # prefixed spellings (cutlass::int4b_t, torch.int4) stay 4-bit
 _CUDA_VECTORS = {"int4", "uint4"}
+# CUDA's built-in vector types (CUDA C++ Programming Guide, "Built-in Vector Types"; cuda_fp16.h's
+# half2, cuda_bf16.h's __nv_bfloat162) and CUTLASS's: a tile of them is a tile of elements of the
+# vector's bytes, made of lanes of the scalar (access/vector_dtype.py). int4 and uint4 are not here:
+# they are refused as ambiguous above (CUTLASS's int4b_t, torch.int4 are 4-bit).
+VECTOR_DTYPES: dict[str, tuple[str, int]] = {
+    **dict.fromkeys(("half2", "__half2", "nv_half2", "f16x2"), ("f16", 2)),
+    **dict.fromkeys(("__nv_bfloat162", "nv_bfloat162", "bfloat162", "bf16x2"), ("bf16", 2)),
+    "float2": ("f32", 2), "float4": ("f32", 4), "double2": ("f64", 2),
+    "int2": ("i32", 2), "uint2": ("u32", 2),
+    "short2": ("i16", 2), "ushort2": ("i16", 2), "short4": ("i16", 4), "ushort4": ("i16", 4),
+    "char2": ("i8", 2), "uchar2": ("u8", 2), "char4": ("i8", 4), "uchar4": ("u8", 4),
+}
 _PACKED_6BIT = {"fp6", "e2m3", "e3m2", "float6_e2m3fn", "float6_e3m2fn", "float_e2m3", "float_e3m2"}
 
 ORDERS = ("row", "col")
 
 
 def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: int = 4, order: str = "row",
-              elem_bits: int = 0) -> Tile:
+              elem_bits: int = 0, scalar_bytes: int = 0) -> Tile:
     """The stored tile of the user's rows x cols tile (model.Tile), checked: under ``order="col"``
     (--order col) its transpose, with ``row_length`` the leading dimension (elements between
     consecutive columns, >= rows; default rows). ``elem_bits`` (4: SUB_BYTE): ``cols`` and
@@ -69,7 +81,7 @@ def make_tile(rows: int, cols: int, row_length: int | None = None, elem_bytes: i
     if not is_pow2(elem_bytes) or elem_bytes > MAX_VECTOR_BYTES:
         raise InputError(f"--elem-bytes {elem_bytes} is not a power of two from 1 to 16: use 1, 2, 4 or 8 "
                          f"(or --dtype)")
-    tile = Tile(rows, cols, row_length, elem_bytes, order)
+    tile = Tile(rows, cols, row_length, elem_bytes, order, 0, scalar_bytes if scalar_bytes != elem_bytes else 0)
     if tile.storage_bytes > MAX_STORAGE_BYTES:
         raise InputError(f"tile storage {tile.storage_bytes} B (rows x row-length x elem-bytes) is above the "
                          f"{MAX_STORAGE_BYTES // 1024} KiB limit: analyse one shared-memory tile, not a whole buffer")
@@ -139,9 +151,20 @@ def _canonical(dtype: str) -> str:
 
 def dtype_bytes(dtype: str) -> int | None:
     """Bytes of a named element type (a DTYPES name or an alias; a SUB_BYTE type: 1, its packed
-    byte), or None if unknown."""
+    byte; a VECTOR_DTYPES type: the vector's), or None if unknown."""
     name = _canonical(dtype)
+    if name in VECTOR_DTYPES:
+        scalar, lanes = VECTOR_DTYPES[name]
+        return DTYPES[scalar] * lanes
     return 1 if name in SUB_BYTE else DTYPES.get(name)
+
+
+def scalar_bytes_of(dtype: str | None) -> int:
+    """Bytes of the scalar of a vector element type (2 for half2, 4 for float4); 0 for any other."""
+    if dtype is None or dtype.strip().lower() in _CUDA_VECTORS:
+        return 0
+    found = VECTOR_DTYPES.get(_canonical(dtype))
+    return DTYPES[found[0]] if found else 0
 
 
 def elem_bits_of(dtype: str | None) -> int:
@@ -170,7 +193,7 @@ def elem_bytes_of(dtype: str | None, elem_bytes: int | None) -> int:
     elem_bits_of(dtype)  # packed 6-bit types: bad input saying why
     size = dtype_bytes(dtype)
     if size is None:
-        names = ", ".join([*DTYPES, *SUB_BYTE])
+        names = ", ".join([*DTYPES, *SUB_BYTE, "half2", "__nv_bfloat162", "float2", "float4", "uint2", "char4"])
         raise InputError(f"unknown --dtype {dtype!r}: use one of {names} (or fp16, bfloat16, float32, ...), "
                          f"or --elem-bytes")
     if elem_bytes is not None and elem_bytes != size:

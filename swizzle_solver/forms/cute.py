@@ -151,7 +151,8 @@ class Tiled(Value):
 
     block: Any  # a Layout, Composed or Atom
     shape: tuple  # (rows, cols)
-    order: tuple = (1, 2)  # Step<_1,_2> (CuTe's default, printed as nothing) or Step<_2,_1>
+    order: tuple = (1, 2)  # Step<_1,_2> (CuTe's default, printed as nothing) or Step<_2,_1>; three steps when staged
+    stages: int = 1  # Shape<R, C, S>: S stages of the tile (notation/cute.py reads them; nothing emits them)
 
     def transpose(self) -> Tiled:
         atom = self.block

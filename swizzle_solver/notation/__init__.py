@@ -10,6 +10,8 @@ one); the layout is a ``families.given.Given``, checked as written.
 ``cute: L``         a CuTe C++ layout of (row, col) (notation/cute.py)
 ``triton: A``       a Triton shared encoding, MLIR attribute or Gluon constructor (notation/triton.py)
 ``table:FILE``      element offsets, one per (r, c): .npy, .csv or a JSON list of rows (notation/table.py)
+``tilelang: F(B)``  TileLang's make_{full,half,quarter}_bank_swizzled_layout(B) (notation/tilelang.py)
+``tk: T``           a ThunderKittens shared tile type, st_bf<64, 64> (notation/tk.py)
 ==================  ============================================================================
 
 Also recipes under the words users type: ``128B``, ``64B``, ``32B`` and Blackwell's
@@ -149,10 +151,21 @@ def defined(text: str | None, items: list[str] | dict, where: str = "-D") -> str
     return substitute(text, parse(pairs, where))
 
 
+def defined_accesses(specs: list[str], items: list[str] | dict, where: str = "-D") -> list[str]:
+    """The accesses with the template constants substituted in those stated as the kernel computes
+    them (``index:``, ``offset:``, also after ``store:``/``load:``; indexed.py), as ``defined`` does
+    for a layout; every other access has no names and stays."""
+    if not items:
+        return list(specs)
+    from ._defines import ACCESS_FORM
+
+    return [str(defined(s, items, where)) if re.match(ACCESS_FORM, s) else s for s in specs]
+
+
 def shown(text: str, limit: int = 80) -> str:
     """A layout's text in a message: the start of a long one."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["PREFIXES", "NotationError", "defined", "is_notation", "module", "prefixes", "read", "recipe", "shown", "what"]
+__all__ = ["PREFIXES", "NotationError", "defined", "defined_accesses", "is_notation", "module", "prefixes", "read", "recipe", "shown", "what"]

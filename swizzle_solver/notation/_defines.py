@@ -1,5 +1,5 @@
 """Template constants as a compiler takes them (``-D kSwizzle=3``, ``define = {kSwizzle = 3}`` in a
-batch case): each NAME, a whole word of a layout's text, is its integer VALUE before the text is read,
+batch case; ``define=`` in the API): each NAME, a whole word of a layout's text (or of an ``index:``/``offset:`` access), is its integer VALUE before the text is read,
 as the preprocessor (or a template's instantiation) would make it. ``cute:`` reads
 ``Swizzle<kSwizzle, 3, 3>{}`` and ``expr:`` reads ``r * kBlockKSmem + c`` with them."""
 from __future__ import annotations
@@ -11,6 +11,7 @@ from ..model import InputError
 _NAME = r"(?a)[A-Za-z_]\w*"
 _VALUE = r"(?a)-?(?:0[xX][0-9a-fA-F]+|\d+)"
 RESERVED = {"r", "c"}  # expr:'s row and column
+ACCESS_FORM = r"(?i)\s*(?:(?:store|load)\s*:\s*)?(?:index|offset)\s*:"  # the accesses with names (indexed.py)
 
 
 def parse(items: list[str], where: str = "-D") -> dict[str, int]:
@@ -38,4 +39,5 @@ def substitute(text: str, defines: dict[str, int]) -> str:
         member = m[1] is not None  # (obj.name, ns::name)
         return m[0] if member or m[2] not in defines else m[0][:m.start(2) - m.start()] + str(defines[m[2]])
 
-    return re.sub(r"(?a)(\.\s*|::\s*)?\b([A-Za-z_]\w*)\b", value, text)
+    # (a range's ``0..N`` is no member access: a dot after a dot is not one)
+    return re.sub(r"(?a)((?<!\.)\.\s*|::\s*)?\b([A-Za-z_]\w*)\b", value, text)

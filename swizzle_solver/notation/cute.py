@@ -92,9 +92,19 @@ class Cute(Value):
 
     layout: object
     pointer_bits: int = 0  # CuTe's print named the pointer (smem_ptr[16b]): the tile's elements must be this wide
+    stage: int = 0  # a staged layout (a third, stage mode): the stage this source evaluates
     notation = "cute"
     as_written = False
     unit = "element"
+
+    @property
+    def stages(self) -> int:
+        """The extent of the layout's third (stage) mode; 1 for a layout of (row, col)."""
+        return stages_of(self.layout)
+
+    def at_stage(self, stage: int) -> Cute:
+        """The same layout, evaluated at coordinate ``stage`` of its stage mode (api.check checks each)."""
+        return Cute(self.layout, self.pointer_bits, stage)
 
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
         bits = tile.elem_bits or 8 * tile.elem_bytes
@@ -105,7 +115,7 @@ class Cute(Value):
         layout = self.layout
         if isinstance(layout, Swizzle):  # a swizzle alone: of the tile's row-major element offsets
             layout = Composed(layout, Layout((tile.rows, tile.cols), (tile.cols, 1)))
-        node, (rows, cols) = build(layout, tile)
+        node, (rows, cols) = build(layout, tile, self.stage)
         if (rows, cols) != (tile.rows, tile.cols):
             raise NotationError(f"the CuTe layout's shape is ({rows}, {cols}), the tile is {tile.rows} x {tile.cols}: "
                                 f"give --rows {rows} --cols {cols}, or tile it to the tile's shape with "
@@ -370,17 +380,24 @@ def _composed(sw, inner, offset, col: int) -> Composed:
 
 
 def _tiled(block, shape, order, col: int) -> Tiled:
+    """tile_to_shape(block, Shape<R, C>[, order]), or with a third, stage mode Shape<R, C, S> (a
+    pipeline's S stages of the tile, CuTe's usual SmemLayout): the order then has three steps."""
     if not isinstance(block, (Layout, Composed, Atom)):
         raise NotationError("tile_to_shape(...) takes a layout (or a GMMA atom) first", col)
-    if not (isinstance(shape, tuple) and len(shape) == 2 and _is_int_tree(shape)):
-        raise NotationError("tile_to_shape's target is a shape of two modes, Shape<_128,_64>{}", col)
+    if not (isinstance(shape, tuple) and len(shape) in (2, 3) and _is_int_tree(shape)):
+        raise NotationError("tile_to_shape's target is a shape of two modes, Shape<_128,_64>{} (or three: "
+                            "Shape<_128,_64,_3>{}, the third the stages)", col)
+    rank = len(shape)
     if isinstance(order, Major):
-        steps = (2, 1) if order.right else (1, 2)
-    elif isinstance(order, tuple) and len(order) == 2 and all(isinstance(x, int) for x in order):
+        steps = tuple(range(rank, 0, -1)) if order.right else tuple(range(1, rank + 1))
+    elif isinstance(order, tuple) and len(order) == rank and all(isinstance(x, int) for x in order):
         steps = order
     else:
-        raise NotationError("tile_to_shape's order is Step<_1,_2>{} (or GenColMajor{} / GenRowMajor{})", col)
-    return Tiled(block, (prod(_flat(shape[0])), prod(_flat(shape[1]))), steps)
+        example = "Step<_1,_2,_3>{}" if rank == 3 else "Step<_1,_2>{}"
+        raise NotationError(f"tile_to_shape's order is {example} (one step a mode of the target, or GenColMajor{{}} "
+                            f"/ GenRowMajor{{}})", col)
+    sizes = tuple(prod(_flat(m)) for m in shape)
+    return Tiled(block, sizes[:2], steps, sizes[2] if rank == 3 else 1)
 
 
 def _flat(t) -> list[int]:
@@ -413,31 +430,57 @@ def compact(shape, right: bool):
 # --- evaluation: the expression tree ---------------------------------------------------------
 
 
-def build(layout, tile: Tile) -> tuple[tuple, tuple[int, int]]:
-    """(tree of the element offset in r and c, (rows, cols) of the layout's shape)."""
-    return _build(layout, tile, expr.R, expr.C)
+def build(layout, tile: Tile, stage: int = 0) -> tuple[tuple, tuple[int, int]]:
+    """(tree of the element offset in r and c, (rows, cols) of the layout's shape); a staged layout
+    (a third mode) at coordinate ``stage`` of its stage mode."""
+    return _build(layout, tile, expr.R, expr.C, stage)
 
 
-def _build(layout, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
+def stages_of(layout) -> int:
+    """The extent of a layout's third (stage) mode: 1 when it has two."""
+    if isinstance(layout, Composed):
+        return stages_of(layout.inner)
+    if isinstance(layout, Tiled):
+        return layout.stages
+    if isinstance(layout, Layout) and isinstance(layout.shape, tuple) and len(layout.shape) == 3:
+        return prod(_flat(layout.shape[2]))
+    return 1
+
+
+def _build(layout, tile: Tile, row: tuple, col: tuple, stage: int = 0) -> tuple[tuple, tuple[int, int]]:
     if isinstance(layout, Atom):
         return _build(atom_layout(layout, tile), tile, row, col)
     if isinstance(layout, Composed):
-        inner, shape = _build(layout.inner, tile, row, col)
+        inner, shape = _build(layout.inner, tile, row, col, stage)
         sw = layout.outer
         return expr.swizzle_node(inner, sw.B, sw.M, sw.S), shape
     if isinstance(layout, Tiled):
-        return _tiled_node(layout, tile, row, col)
+        return _tiled_node(layout, tile, row, col, stage)
     modes = _two_modes(layout.shape, layout.stride)
-    (s0, d0), (s1, d1) = modes
-    return expr.add(mode_node(row, s0, d0), mode_node(col, s1, d1)), (prod(_flat(s0)), prod(_flat(s1)))
+    (s0, d0), (s1, d1) = modes[:2]
+    node = expr.add(mode_node(row, s0, d0), mode_node(col, s1, d1))
+    base = mode_value(stage, *modes[2]) if len(modes) == 3 else 0
+    return (expr.add(node, expr.num(base)) if base else node), (prod(_flat(s0)), prod(_flat(s1)))
 
 
 def _two_modes(shape, stride) -> list[tuple]:
-    if isinstance(shape, int) or len(shape) != 2:
+    """The (row, col) modes, and a third (the stages) where the layout has one."""
+    if isinstance(shape, int) or len(shape) not in (2, 3):
         rank = 1 if isinstance(shape, int) else len(shape)
-        raise NotationError(f"a layout of (row, col) has two modes; this one has {rank}: write "
-                            f"Shape<rows, cols> (a mode may itself be a Shape)")
-    return [(shape[0], stride[0]), (shape[1], stride[1])]
+        raise NotationError(f"a layout of (row, col) has two modes (or three: the third the stages); this one has "
+                            f"{rank}: write Shape<rows, cols> (a mode may itself be a Shape)")
+    return [(s, d) for s, d in zip(shape, stride)]
+
+
+def mode_value(x: int, shape, stride) -> int:
+    """CuTe's offset of the integer coordinate x in one mode (mode_node's arithmetic on a number)."""
+    out, before = 0, 1
+    leaves = list(zip(_flat(shape), _flat(stride)))
+    for i, (s, d) in enumerate(leaves):
+        part = x // before
+        out += (part % s if i < len(leaves) - 1 else part) * d
+        before *= s
+    return out
 
 
 def mode_node(x: tuple, shape, stride) -> tuple:
@@ -479,26 +522,41 @@ def _appended(shape: Any, stride: Any) -> tuple[Any, Any]:
     return shape, stride
 
 
-def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple) -> tuple[tuple, tuple[int, int]]:
+def _tiled_node(t: Tiled, tile: Tile, row: tuple, col: tuple, stage: int = 0) -> tuple[tuple, tuple[int, int]]:
     block = atom_layout(t.block, tile) if isinstance(t.block, Atom) else t.block
     if isinstance(block, Composed):  # the swizzle stays outside (layout_composed.hpp's tile_to_shape)
-        inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order), tile, row, col)
+        inner, size = _tiled_node(Tiled(block.inner, t.shape, t.order, t.stages), tile, row, col, stage)
         return expr.swizzle_node(inner, block.outer.B, block.outer.M, block.outer.S), size
     assert isinstance(block, Layout), block  # (_tiled admits layouts, composed layouts and atoms only)
-    (s0, d0), (s1, d1) = _two_modes(*_appended(block.shape, block.stride))
+    modes = _two_modes(*_appended(block.shape, block.stride))
+    if len(modes) != 2:
+        raise NotationError("tile_to_shape's block is a layout of (row, col), two modes: the target's third mode "
+                            "makes the stages")
+    (s0, d0), (s1, d1) = modes
     b0, b1 = prod(_flat(s0)), prod(_flat(s1))
     if t.shape[0] % b0 or t.shape[1] % b1:
         raise NotationError(f"tile_to_shape: the block's shape ({b0}, {b1}) does not divide the target "
                             f"({t.shape[0]}, {t.shape[1]})")
-    n0, n1 = t.shape[0] // b0, t.shape[1] // b1
-    # make_ordered_layout((n0, n1), order): compact, the mode of the smaller order value first
-    first = 0 if t.order[0] <= t.order[1] else 1
-    tstride = (1, n0) if first == 0 else (n1, 1)
+    counts = (t.shape[0] // b0, t.shape[1] // b1, t.stages)[:len(t.order)]
+    tstride = ordered_strides(counts, t.order)  # make_ordered_layout(counts, order)
     within = expr.add(mode_node(expr.mod(row, b0) if b0 != t.shape[0] else row, s0, d0),
                       mode_node(expr.mod(col, b1) if b1 != t.shape[1] else col, s1, d1))
-    count = expr.linear((expr.div(row, b0), tstride[0] if n0 > 1 else 0), (expr.div(col, b1), tstride[1] if n1 > 1 else 0))
-    shapes, strides = complement(list(zip(_flat(s0) + _flat(s1), _flat(d0) + _flat(d1))), b0 * b1 * n0 * n1)
+    count = expr.linear((expr.div(row, b0), tstride[0] if counts[0] > 1 else 0),
+                        (expr.div(col, b1), tstride[1] if counts[1] > 1 else 0))
+    if stage:  # the stage mode is the block count's third coordinate (the block itself has no stage mode)
+        count = expr.add(count, expr.num(stage * tstride[2]))
+    shapes, strides = complement(list(zip(_flat(s0) + _flat(s1), _flat(d0) + _flat(d1))), b0 * b1 * prod(counts))
     return expr.add(within, mode_node(count, tuple(shapes), tuple(strides))), t.shape
+
+
+def ordered_strides(counts: tuple[int, ...], order: tuple[int, ...]) -> tuple[int, ...]:
+    """CuTe's make_ordered_layout(counts, order): compact, the mode of the smallest order value first
+    (ties: the leftmost first)."""
+    strides, current = [0] * len(counts), 1
+    for i in sorted(range(len(counts)), key=lambda i: (order[i], i)):
+        strides[i] = current
+        current *= counts[i]
+    return tuple(strides)
 
 
 def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], list[int]]:

@@ -69,7 +69,7 @@ def probe_command(
     out: str = typer.Option(..., "--out", "-o", help="A new or empty folder to write the probe into."),
 ) -> None:
     """Write a microbenchmark of the accesses over the layout, with the model's prediction."""
-    from ..access import elem_bits_of, elem_bytes_of, make_problem
+    from ..access import elem_bits_of, elem_bytes_of, make_problem, scalar_bytes_of
     from .write import check_folder, target_module, write_probe
 
     if rows is None or cols is None:
@@ -79,7 +79,7 @@ def probe_command(
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
-                           elem_bits=elem_bits_of(dtype), order=order)
+                           elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order)
     target_module(target, problem)  # every input checked before any solving or writing
     check_folder(out)
     if check_layout is not None:
