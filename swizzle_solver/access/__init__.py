@@ -7,6 +7,7 @@
     fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
     recipes.py        --access cp.async (a warp form); tma, wgmma: bad input pointing to --for tma
     cute_atoms.py     --access SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>, ...: CuTe copy atoms as their forms
+    mma_atoms.py      --access SM80_16x8x16_F32F16F16F32_TN:a (:b, :c): one operand of a CuTe MMA atom
     direction.py      store: / load: before an access or a --linear-layout file
     subbyte.py        --dtype fp4, i4, u4: each access as the same access of the packed bytes
     phases_file.py    --phases FILE: explicit phases
@@ -38,6 +39,7 @@ __all__ = ["FORMS_ABOVE", "defaulted_elem_warning", "needs_forms_above", "dtype_
 _RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
                       "tcgen05", "umma"})
 _ATOM_PREFIXES = ("sm75_", "sm90_u", "sm80_cp_async", "universalcopy", "cute::", "copy_atom")  # access/cute_atoms.py
+_MMA_ATOM_PREFIXES = ("sm75_", "sm80_", "sm89_", "mma_atom", "cute::")  # access/mma_atoms.py (SM75_ is shared)
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -78,10 +80,8 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return parse_packed(spec, tile, hardware, parse_access)
     if is_block_spec(text):
         return parse_block(spec, tile, hardware)
-    if text.startswith(_ATOM_PREFIXES):
-        from .cute_atoms import parse as parse_atom  # CuTe copy atoms by name: the form each issues
-
-        return parse_atom(spec, tile, hardware, parse_access)
+    if text.startswith(_ATOM_PREFIXES + _MMA_ATOM_PREFIXES):
+        return _cute_atom(spec, text, tile, hardware)
     if text.startswith(("ldmatrix.", "stmatrix.")) and _byte_form(text):
         from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
 
@@ -99,6 +99,19 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
         return parse_warp_access(spec, tile, hardware)
     raise malformed(spec)
+
+
+def _cute_atom(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """A CuTe atom by name: an MMA atom's operand (access/mma_atoms.py), else a copy atom as the form
+    it issues (access/cute_atoms.py)."""
+    from .mma_atoms import is_mma_atom
+    from .mma_atoms import parse as parse_mma
+
+    if is_mma_atom(text) or not text.startswith(_ATOM_PREFIXES):
+        return parse_mma(spec, tile, hardware)
+    from .cute_atoms import parse as parse_atom
+
+    return parse_atom(spec, tile, hardware, parse_access)
 
 
 def _directed(spec: str, tile: Tile, hardware: Hardware, parse: Callable[[str, Tile, Hardware], Pattern]) -> Pattern:
