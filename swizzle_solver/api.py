@@ -42,7 +42,7 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
     if isinstance(access, str):
         access = [access]
     if needs_forms_above(access):
-        from . import indexed  # noqa: F401  (index: and offset: register their reader)
+        from . import indexed, tiled  # noqa: F401  (index:, offset: and make_tiled_copy register their readers)
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                         bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access,
                         elem_bits=elem_bits_of(dtype), order=order)

@@ -505,7 +505,7 @@ def _forms_above(access: list[str]) -> None:
     from .access import needs_forms_above
 
     if needs_forms_above(access):
-        from . import indexed  # noqa: F401  (it registers itself)
+        from . import indexed, tiled  # noqa: F401  (index:, offset: and make_tiled_copy register their readers)
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]

@@ -15,8 +15,9 @@
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
     limits.py         caps on the problem's size (--max-patterns, --max-placements, --max-lanes)
 
-index: and offset: (swizzle_solver/indexed.py, which builds on notation/) are read above this
-package and registered in FORMS_ABOVE when that module is imported.
+index: and offset: (swizzle_solver/indexed.py) and make_tiled_copy(...) (swizzle_solver/tiled.py),
+which build on notation/, are read above this package and registered in FORMS_ABOVE when their
+module is imported.
 
 Layering: this package builds on model.py and hardware.py and nothing above them. The warp forms
 and the two file readers are imported only when a spec or file needs them (start-up time).
@@ -54,7 +55,7 @@ def _byte_form(text: str) -> bool:
 # offset:), registered by their module when it is imported (swizzle_solver.indexed.register); a
 # caller that reads user text imports it when a spec starts with one of these (needs_forms_above).
 FORMS_ABOVE: dict[str, Callable[[str, Tile, Hardware], Pattern]] = {}
-ABOVE_PREFIXES = ("index:", "offset:")
+ABOVE_PREFIXES = ("index:", "offset:", "make_tiled_copy", "cute::make_tiled_copy")  # indexed.py, tiled.py
 
 
 def needs_forms_above(specs: Sequence[str]) -> bool:
@@ -69,10 +70,10 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
         return _directed(spec, tile, hardware, parse_access)
     if text.startswith(ABOVE_PREFIXES):
-        reader = FORMS_ABOVE.get(text.partition(":")[0] + ":")
+        reader = FORMS_ABOVE.get(next(p for p in ABOVE_PREFIXES if text.startswith(p)))
         if reader is None:
-            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed to read index: and offset: "
-                             f"forms (the CLI and the API do)")
+            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed and swizzle_solver.tiled to "
+                             f"read index:, offset: and make_tiled_copy forms (the CLI and the API do)")
         return reader(spec, tile, hardware)
     if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
         from .subbyte import parse as parse_packed
