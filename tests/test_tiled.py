@@ -204,3 +204,16 @@ def test_amd_refuses_in_one_line():
     per_thread = _spec("UniversalCopy<uint128_t>", "half_t", ((32, 4), (4, 1)), ((1, 8), (1, 1)))
     run = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--arch", "gfx942", "--access", per_thread)
     assert run.returncode == 2 and "warps of 32 threads" in run.stderr
+
+
+def test_the_api_takes_pycute_layouts():
+    copy = api.tiled_copy("SM75_U32x4_LDSM_N", pycute.Layout((8, 4), (4, 1)), pycute.Layout((4, 2), (2, 1)))
+    assert copy.startswith("make_tiled_copy(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}")
+    checked = api.check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=[copy])
+    typed = ("make_tiled_copy(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, Layout<Shape<_8,_4>, Stride<_4,_1>>{}, "
+             "Layout<Shape<_4,_2>, Stride<_2,_1>>{})")
+    by_hand = api.check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=[typed])
+    ours, theirs = (c.json()["answer"]["per_access"][0] for c in (checked, by_hand))
+    assert ours["spec"] == copy
+    assert (ours["worst_wavefronts"], ours["total_wavefronts"]) == (theirs["worst_wavefronts"],
+                                                                   theirs["total_wavefronts"])
