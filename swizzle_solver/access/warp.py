@@ -133,9 +133,13 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     issues instead where the target lists one (hardware.Hardware.mfma_reads: gfx950's 8-byte reads,
     ds_read2_b64, ``_compiled``)."""
     match = re.match(_MFMA, text)
+    if re.match(r"^mfma-[ab]:(16x16x128|32x32x64)\b", text):
+        raise InputError(f"access {spec!r}: the f8f6f4 shapes are read here on 4-bit operands (--dtype fp4, gfx950); "
+                         f"their 8- and 6-bit operands are not forms yet: write the read as its ds_read "
+                         f"(OP:RxC:MxN:down)")
     if not match:
         raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
-                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16")
+                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16 (16x16x128, 32x32x64 on --dtype fp4)")
     refuse(spec, hardware, "mfma")
     if hardware.wave_lanes != 64:  # the lane map below is the 64-lane wave's
         raise InputError(f"access {spec!r}: the MFMA operand reads are defined for 64-lane waves, and a "
