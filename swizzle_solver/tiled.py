@@ -275,6 +275,69 @@ def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     return replace(pattern, phases_per_placement=per)
 
 
+# --- TiledMMA -----------------------------------------------------------------------------------
+
+MMA_PREFIXES = ("make_tiled_mma", "cute::make_tiled_mma")
+
+
+def split_mma(spec: str) -> tuple[str, str, str]:
+    """(the atom's spec with its operand suffix, the atom layout text, the suffix) of
+    ``make_tiled_mma(ATOM{}, Layout<...>{}):a``."""
+    text = re.sub(r";\s*(store|load)\s*$", "", spec.strip(), flags=re.I)
+    m = re.fullmatch(r"(?:cute::)?make_tiled_mma\s*\((.*)\)\s*((?::\s*[A-Za-z]+\s*){0,2});?", text, re.S | re.I)
+    args = _arguments(m[1]) if m else []
+    if m is None or len(args) not in (1, 2) or not m[2].strip():
+        raise InputError(f"access {_short(spec)}: write make_tiled_mma(ATOM{{}}, Layout<Shape<_WM,_WN>>{{}}) and the "
+                         f"operand after it, :a, :b or :c (e.g. make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{{}}, "
+                         f"Layout<Shape<_2,_2>>{{}}):a); a permutation (a third argument) is not read")
+    atom = re.sub(r"\s+", "", args[0]).removesuffix("{}")
+    return atom + re.sub(r"\s+", "", m[2]), args[1] if len(args) == 2 else "Layout<Shape<_1,_1>>{}", m[2]
+
+
+def _warps(spec: str, text: str) -> list[tuple[int, int]]:
+    """(wm, wn) of each warp of the AtomLayoutMNK ((m, n) or (m, n, 1) -> warp), in warp order."""
+    try:
+        layout = parse_cute(text).layout
+    except NotationError as err:
+        raise InputError(f"access {_short(spec)}: the atom layout {text!r}: {err.message}") from None
+    shape, stride = getattr(layout, "shape", None), getattr(layout, "stride", None)
+    if isinstance(shape, int):
+        shape, stride = (shape, 1), (stride, 0)
+    if shape is None or stride is None or len(shape) not in (2, 3) or (len(shape) == 3 and _size(shape[2]) != 1):
+        raise InputError(f"access {_short(spec)}: the atom layout is (M, N) or (M, N, 1) warps (a K mode of 1)")
+    table = _table(spec, (shape[:2], stride[:2]), "atom")
+    return [table[w] for w in range(len(table))]
+
+
+def parse_tiled_mma(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """One operand of a TiledMMA: warp (wm, wn) moves its atom's fragment of A block wm, B block wn,
+    C block (wm, wn) (CuTe's TiledMMA without a permutation), each warp's read one placement."""
+    from .access.mma_atoms import operand_template, split
+
+    atom_spec, layout_text, _ = split_mma(spec)
+    if tile.col_major or tile.elem_bits:
+        raise InputError(f"access {_short(spec)}: a TiledMMA is read on a row-major tile of whole-byte elements: "
+                         f"state the operand as stored (--order row; :mn for an M/N-major operand)")
+    _, operand, major = split(atom_spec)
+    template, height, width, summary = operand_template(atom_spec, tile, hardware)
+    warps = _warps(spec, layout_text)
+    wm_count = 1 + max(wm for wm, _ in warps)
+    wn_count = 1 + max(wn for _, wn in warps)
+    blocks = {"a": lambda wm, wn: (wm, 0), "b": lambda wm, wn: (wn, 0), "c": lambda wm, wn: (wm, wn)}[operand]
+    counts = {"a": (wm_count, 1), "b": (wn_count, 1), "c": (wm_count, wn_count)}[operand]
+    if major == "mn":  # the stored operand is the transpose: its blocks run along the columns
+        blocks = (lambda f: lambda wm, wn: f(wm, wn)[::-1])(blocks)
+        counts = counts[::-1]
+    whole: list[list[Lane]] = []
+    for wm, wn in warps:
+        br, bc = blocks(wm, wn)
+        whole += [[(r + br * height, c + bc * width, b) for r, c, b in phase] for phase in template]
+    kind = f"mma-{operand}"
+    text = f"{len(warps)} warps ({wm_count}x{wn_count}) x {summary}"
+    pattern = tile_pattern(spec, kind, whole, counts[0] * height, counts[1] * width, text, tile, hardware)
+    return replace(pattern, phases_per_placement=len(template))
+
+
 def tiled_copy(atom: str, thr_layout: Any, val_layout: Any, value_type: str = "half_t") -> str:
     """The ``--access`` text of ``make_tiled_copy(Copy_Atom<atom, value_type>{}, thr_layout,
     val_layout)`` from layouts with ``.shape`` and ``.stride`` (pycute's Layout, the CuTe DSL's)."""
@@ -295,6 +358,8 @@ def register() -> None:
 
     for prefix in PREFIXES:
         FORMS_ABOVE[prefix] = parse_tiled
+    for prefix in MMA_PREFIXES:
+        FORMS_ABOVE[prefix] = parse_tiled_mma
 
 
 register()

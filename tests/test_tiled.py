@@ -217,3 +217,60 @@ def test_the_api_takes_pycute_layouts():
     assert ours["spec"] == copy
     assert (ours["worst_wavefronts"], ours["total_wavefronts"]) == (theirs["worst_wavefronts"],
                                                                    theirs["total_wavefronts"])
+
+
+# --- TiledMMA -----------------------------------------------------------------------------------
+
+MMA = "SM80_16x8x16_F32F16F16F32_TN"
+
+
+@pytest.mark.parametrize("operand,layout,warps", [
+    ("a", "Layout<Shape<_2,_2>>{}", [(0, 0), (1, 0), (0, 1), (1, 1)]),
+    ("b", "Layout<Shape<_2,_2>>{}", [(0, 0), (1, 0), (0, 1), (1, 1)]),
+    ("c", "Layout<Shape<_2,_2>>{}", [(0, 0), (1, 0), (0, 1), (1, 1)]),
+    ("c", "Layout<Shape<_2,_4,_1>,Stride<_4,_1,_0>>{}", [(w // 4, w % 4) for w in range(8)]),
+    ("a", "Layout<Shape<_4,_1>>{}", [(w, 0) for w in range(4)]),
+])
+def test_tiled_mma_warps_move_their_blocks_of_the_atoms_fragment(operand, layout, warps):
+    """Warp w (AtomLayoutMNK^-1(w) = (wm, wn), its threads 32w .. 32w + 31) moves the atom's fragment
+    (CuTe's A/B/CLayout from the headers via pycute) of A block wm, B block wn, C block (wm, wn)."""
+    from tests.test_mma_atoms import _cute_cells
+
+    elem = 4 if operand == "c" else 2
+    spec = f"make_tiled_mma({MMA}{{}}, {layout}):{operand}"
+    p = make_problem(128, 64, [spec], elem_bytes=elem).patterns[0]
+    lanes, (rows, cols) = _cute_cells(MMA, operand)
+    per = p.phases_per_placement
+    for w, (wm, wn) in enumerate(warps):
+        br, bc = {"a": (wm, 0), "b": (wn, 0), "c": (wm, wn)}[operand]
+        expected = sorted({(r + br * rows, c + bc * cols) for lane in lanes for r, c in lane})
+        got = sorted({(r, c + k) for i in range(w * per, (w + 1) * per) for r, c, b in p.phase_lanes(i)
+                      for k in range(b // elem)})
+        assert got == expected, (spec, w)
+
+
+def test_tiled_mma_counts_are_the_atoms_at_each_warps_block():
+    """Every warp read costs what the atom's read at its block costs (each A block read by the
+    2 warps that share it): the same counts, twice as many."""
+    tile = make_tile(64, 64, None, 2)
+    tiled_a = make_problem(64, 64, [f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>>{{}}):a"], elem_bytes=2).patterns[0]
+    atom_a = make_problem(64, 64, [f"{MMA}:a"], elem_bytes=2).patterns[0]
+    r, c = np.meshgrid(np.arange(64), np.arange(64), indexing="ij")
+    for layout in LAYOUTS:
+        phys = r * 64 + c if layout is None else layout.phys(tile, r, c)
+        ours, atoms = (simulate.simulate(tile, NVIDIA, [p], phys)[0].costs for p in (tiled_a, atom_a))
+        assert sorted(ours.tolist()) == sorted(atoms.tolist() * 2), layout
+
+
+@pytest.mark.parametrize("spec,words", [
+    (f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>>{{}})", "and the operand after it"),
+    (f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>>{{}}, Tile<_32,_32,_16>{{}}):a", "a permutation"),
+    (f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2,_2>>{{}}):a", "a K mode of 1"),
+    (f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>,Stride<_1,_1>>{{}}):a", "not a bijection"),
+    (f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>>{{}}):d", "name the operand after the MMA atom"),
+    (f"load:make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>>{{}}):c", "the form is a store itself"),
+])
+def test_tiled_mma_refusals(spec, words):
+    run = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", spec)
+    assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert words in run.stderr, run.stderr

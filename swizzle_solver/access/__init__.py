@@ -55,7 +55,8 @@ def _byte_form(text: str) -> bool:
 # offset:), registered by their module when it is imported (swizzle_solver.indexed.register); a
 # caller that reads user text imports it when a spec starts with one of these (needs_forms_above).
 FORMS_ABOVE: dict[str, Callable[[str, Tile, Hardware], Pattern]] = {}
-ABOVE_PREFIXES = ("index:", "offset:", "make_tiled_copy", "cute::make_tiled_copy")  # indexed.py, tiled.py
+ABOVE_PREFIXES = ("index:", "offset:", "make_tiled_copy", "cute::make_tiled_copy", "make_tiled_mma",
+                  "cute::make_tiled_mma")  # indexed.py, tiled.py
 
 
 def needs_forms_above(specs: Sequence[str]) -> bool:
@@ -73,7 +74,7 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         reader = FORMS_ABOVE.get(next(p for p in ABOVE_PREFIXES if text.startswith(p)))
         if reader is None:
             raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed and swizzle_solver.tiled to "
-                             f"read index:, offset: and make_tiled_copy forms (the CLI and the API do)")
+                             f"read index:, offset:, make_tiled_copy and make_tiled_mma forms (the CLI and the API do)")
         return reader(spec, tile, hardware)
     if tile.elem_bits:  # sub-byte elements: the same access of the packed bytes
         from .subbyte import parse as parse_packed

@@ -175,8 +175,9 @@ def _check_size(spec: str, tile: Tile, types: dict[str, str], operand: str) -> N
                          f"the tile's elements are {tile.elem_bytes}-byte: give --dtype {' or '.join(named)}")
 
 
-def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
-    """The operand ``spec`` names, its phases at every placement (warp.py's tile_pattern)."""
+def operand_template(spec: str, tile: Tile, hardware: Hardware) -> tuple[list[list[Lane]], int, int, str]:
+    """One warp's phases of the operand ``spec`` names at the origin, its footprint (height, width)
+    and summary."""
     name, operand, major = split(spec)
     mnk, types = traits(spec, name)
     refuse(spec.strip(), hardware, "mma-c" if operand == "c" else "mma-ab")
@@ -196,4 +197,10 @@ def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     summary = (f"{'x'.join(map(str, mnk))} {operand.upper()} "
                f"{'accumulator' if write else 'operand'}{', M/N-major' if major == 'mn' else ''}: {len(moves)} "
                f"{op.replace('ld.', 'st.') if write else op} per lane")
-    return tile_pattern(spec, f"mma-{operand}", template, height, width, summary, tile, hardware)
+    return template, height, width, summary
+
+
+def parse(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """The operand ``spec`` names, its phases at every placement (warp.py's tile_pattern)."""
+    template, height, width, summary = operand_template(spec, tile, hardware)
+    return tile_pattern(spec, f"mma-{split(spec)[1]}", template, height, width, summary, tile, hardware)
