@@ -300,7 +300,8 @@ def _warps(spec: str, text: str) -> list[tuple[int, int]]:
         layout = parse_cute(text).layout
     except NotationError as err:
         raise InputError(f"access {_short(spec)}: the atom layout {text!r}: {err.message}") from None
-    shape, stride = getattr(layout, "shape", None), getattr(layout, "stride", None)
+    shape: Any = getattr(layout, "shape", None)
+    stride: Any = getattr(layout, "stride", None)
     if isinstance(shape, int):
         shape, stride = (shape, 1), (stride, 0)
     if shape is None or stride is None or len(shape) not in (2, 3) or (len(shape) == 3 and _size(shape[2]) != 1):
