@@ -1,5 +1,5 @@
-"""CuTe's TiledCopy as ``--access`` (issue 34 item 2): every thread's shared-memory addresses,
-counted per warp instruction.
+"""CuTe's TiledCopy and TiledMMA as ``--access`` (issue 34 item 2): every thread's shared-memory
+addresses, counted per warp instruction (a TiledMMA: ``parse_tiled_mma`` below).
 
     make_tiled_copy(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, Layout<Shape<_32,_4>,Stride<_4,_1>>{},
                     Layout<Shape<_1,_8>>{})
