@@ -238,7 +238,8 @@ def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     name, type_name, thr_text, val_text, direction = split_spec(spec)
     if tile.col_major or tile.elem_bits:
         raise InputError(f"access {_short(spec)}: a TiledCopy is read on a row-major tile of whole-byte elements: "
-                         f"state the tile as stored (--order row), its columns the TiledCopy's n")
+                         f"state the tile as stored (--order row), its columns the TiledCopy's n (a 4-bit tile: "
+                         f"its packed bytes, --dtype u8 and half the --cols, with uint8_t values)")
     atom = copy_atom(spec, name, direction)
     if atom.kind in ("ldmatrix", "stmatrix"):
         refuse(_short(spec), hardware, atom.kind)

@@ -228,3 +228,9 @@ def test_a_target_without_mma_sync_refuses():
     run = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--arch", "gfx942", "--access",
                 "SM80_16x8x16_F32F16F16F32_TN:a")
     assert run.returncode == 2 and "targets that have them" in run.stderr
+
+
+def test_a_4_bit_tile_is_not_read_by_an_8_bit_atom():
+    run = solve("--rows", "64", "--cols", "128", "--dtype", "fp4", "--access", "SM80_16x8x32_S32S8S8S32_TN:a")
+    assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1
+    assert "4-bit ones (S4, U4) are not forms yet" in run.stderr

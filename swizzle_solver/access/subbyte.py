@@ -64,6 +64,13 @@ def byte_spec(spec: str, elem_bits: int) -> tuple[str, str]:
         raise InputError(f"access {spec!r}: the {elem_bits}-bit MFMA operand reads are gfx950's f8f6f4 shapes, "
                          f"mfma-a:16x16x128 and mfma-a:32x32x64 (mfma-b alike); write any other read as its ds_read, "
                          f"e.g. ds_read_b128:32x2:1x32:down")
+    if text.startswith(("sm75_", "sm80_", "sm89_", "mma_atom", "cute::")):
+        from .mma_atoms import is_mma_atom
+
+        if is_mma_atom(text):
+            raise InputError(f"access {spec!r}: the CuTe MMA atoms read here take 8- to 64-bit operands, and CuTe's "
+                             f"4-bit ones (S4, U4) are not forms yet: write the read as the PTX fragment, "
+                             f"mma-a:m16n8k64 or mma-a:m16n8k32 (mma-b alike)")
     op = re.fullmatch(r"([a-z0-9_]+):(\d{1,18}x\d{1,18}):(\d{1,18})x(\d{1,18})((?::down)?)", text)
     if op and not text.startswith("warp:"):
         return f"{op[1]}:{op[2]}:{op[3]}x{_half(spec, op[4], elem_bits)}{op[5]}", "bytes"
