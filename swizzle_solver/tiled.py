@@ -233,14 +233,13 @@ def _phases(atom: CopyAtom, lanes: list[Lane], hardware: Hardware, write: bool) 
     return hardware.split_request(lanes, write)
 
 
-def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
-    """The TiledCopy ``spec`` names: every warp instruction over the tile."""
-    name, type_name, thr_text, val_text, direction = split_spec(spec)
+def _served(spec: str, atom: CopyAtom, type_name: str, tile: Tile, hardware: Hardware) -> None:
+    """Bad input unless the target has the atom's instruction and 32-lane warps, and the value type
+    is the tile's element."""
     if tile.col_major or tile.elem_bits:
         raise InputError(f"access {_short(spec)}: a TiledCopy is read on a row-major tile of whole-byte elements: "
                          f"state the tile as stored (--order row), its columns the TiledCopy's n (a 4-bit tile: "
                          f"its packed bytes, --dtype u8 and half the --cols, with uint8_t values)")
-    atom = copy_atom(spec, name, direction)
     if atom.kind in ("ldmatrix", "stmatrix"):
         refuse(_short(spec), hardware, atom.kind)
     if hardware.wave_lanes != WARP:
@@ -251,6 +250,13 @@ def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         raise InputError(f"access {_short(spec)}: the atom's value type {type_name!r} is "
                          f"{'unknown' if value_bytes is None else f'{value_bytes}-byte'}, the tile's elements are "
                          f"{tile.elem_bytes}-byte: give the --dtype of the value type (half_t: f16, float: f32)")
+
+
+def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """The TiledCopy ``spec`` names: every warp instruction over the tile."""
+    name, type_name, thr_text, val_text, direction = split_spec(spec)
+    atom = copy_atom(spec, name, direction)
+    _served(spec, atom, type_name, tile, hardware)
     thr_layout, val_layout = _layout(spec, thr_text, "thread"), _layout(spec, val_text, "value")
     thr, val = _table(spec, thr_layout, "thread"), _table(spec, val_layout, "value")
     threads, values = len(thr), len(val)
