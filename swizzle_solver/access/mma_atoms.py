@@ -79,6 +79,16 @@ _NAME = re.compile(r"^(sm\d\d_(\d+)x(\d+)x(\d+)_([a-z0-9]+?))_tn(_saturate)?$")
 _TYPES = re.compile("(f16|bf16|f32|tf32|f64|s32|s8|u8|s4|u4|u1|e4m3|e5m2|c64|gc64)" * 4)
 
 
+def _cut(spec: str) -> str:
+    """The spec as a message names it (a long one cut)."""
+    text = " ".join(spec.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _short(spec: str) -> str:
+    return repr(_cut(spec))
+
+
 def is_mma_atom(text: str) -> bool:
     """``text`` (stripped, lower case) names an MMA atom (not a copy atom: SM75_U32x4_LDSM_N)."""
     return _NAME.match(_bare(_plain(text).partition(":")[0])) is not None
@@ -101,7 +111,7 @@ def split(spec: str) -> tuple[str, str, str]:
     traits(spec, _bare(name))  # an unknown name first
     operand, major = (suffix + ["", ""])[:2]
     if operand not in ("a", "b", "c") or len(suffix) > 2 or major not in ("", "k", "mn"):
-        raise InputError(f"access {spec.strip()!r}: name the operand after the MMA atom: NAME:a or NAME:b (the A or "
+        raise InputError(f"access {_short(spec)}: name the operand after the MMA atom: NAME:a or NAME:b (the A or "
                          f"B operand read) or NAME:c (the accumulator store), optionally :mn (tile row = k; C: n)")
     return _bare(name), operand, major or "k"
 
@@ -113,9 +123,9 @@ def traits(spec: str, name: str) -> tuple[tuple[int, int, int], dict[str, str]]:
     key = None if m is None else f"{m[1].upper().replace('X', 'x')}{'_SATURATE' if m[6] else ''}"
     if m is None or types is None or key not in ATOMS:
         if types is not None and any(t in ("s4", "u4", "u1", "c64", "gc64") for t in types.groups()):
-            raise InputError(f"access {spec.strip()!r}: the 4-bit, 1-bit and complex MMA atoms are not forms yet: "
+            raise InputError(f"access {_short(spec)}: the 4-bit, 1-bit and complex MMA atoms are not forms yet: "
                              f"state the operand's reads as an index: access or a --phases file")
-        raise InputError(f"access {spec.strip()!r}: not an MMA atom of CuTe's mma_traits_sm75/80/89.hpp: e.g. "
+        raise InputError(f"access {_short(spec)}: not an MMA atom of CuTe's mma_traits_sm75/80/89.hpp: e.g. "
                          f"SM80_16x8x16_F32F16F16F32_TN:a, SM80_16x8x8_F32TF32TF32F32_TN:b, "
                          f"SM80_16x8x32_S32S8S8S32_TN:a, SM89_16x8x32_F32E4M3E4M3F32_TN:b, ...:c")
     return (int(m[2]), int(m[3]), int(m[4])), dict(zip("dabc", types.groups(), strict=True))
@@ -171,7 +181,7 @@ def _check_size(spec: str, tile: Tile, types: dict[str, str], operand: str) -> N
     if tile.elem_bytes not in sizes:
         named = [DTYPE[types[operand]]] + (["f16"] if len(sizes) > 1 else [])
         what = "stores its accumulator" if operand == "c" else f"reads its {operand.upper()} operand"
-        raise InputError(f"access {spec.strip()!r}: the atom {what} as {types[operand]} ({want}-byte elements), and "
+        raise InputError(f"access {_short(spec)}: the atom {what} as {types[operand]} ({want}-byte elements), and "
                          f"the tile's elements are {tile.elem_bytes}-byte: give --dtype {' or '.join(named)}")
 
 
@@ -180,7 +190,7 @@ def operand_template(spec: str, tile: Tile, hardware: Hardware) -> tuple[list[li
     and summary."""
     name, operand, major = split(spec)
     mnk, types = traits(spec, name)
-    refuse(spec.strip(), hardware, "mma-c" if operand == "c" else "mma-ab")
+    refuse(_cut(spec), hardware, "mma-c" if operand == "c" else "mma-ab")
     _check_size(spec, tile, types, operand)
     lanes = cells(mnk, types, operand)
     height, width = {"a": (mnk[0], mnk[2]), "b": (mnk[1], mnk[2]), "c": (mnk[0], mnk[1])}[operand]
