@@ -274,3 +274,23 @@ def test_tiled_mma_refusals(spec, words):
     run = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", spec)
     assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert words in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("spec,op", [
+    (_spec("SM75_U32x4_LDSM_N", "half_t", ((8, 4), (4, 1)), ((4, 2), (2, 1))), "ldmatrix"),
+    (f"make_tiled_mma({MMA}{{}}, Layout<Shape<_2,_2>>{{}}):a", "ld.shared.b32"),
+])
+def test_a_probe_is_written_and_predicts_the_solves_total(spec, op, tmp_path):
+    """`swizzle-solve probe` reads the forms (it registers their readers as the solve does) and
+    predicts the solve's own total for the layout."""
+    import json
+
+    from swizzle_solver.cli import main
+
+    out = tmp_path / "p"
+    assert main(["probe", "--rows", "64", "--cols", "64", "--dtype", "f16", "--access", spec,
+                 "--check", "Swizzle<3,3,3>", "--target", "cuda", "-o", str(out)]) == 0
+    kernel = json.loads((out / "prediction.json").read_text())["kernels"][0]
+    checked = api.check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=[spec]).json()
+    assert kernel["op"].startswith(op)
+    assert kernel["access_total_wavefronts"] == checked["answer"]["per_access"][0]["total_wavefronts"]
