@@ -76,7 +76,7 @@ def _registers(k: int, trans: bool) -> Any:
     return ((32, (32, k)), (32, (1, 1024)))
 
 
-def copy_atom(spec: str, name: str, direction: str) -> CopyAtom:
+def copy_atom(spec: str, name: str) -> CopyAtom:
     """The atom ``name`` (cute_atoms' spelling) as its layouts, or bad input."""
     text = name.strip().lower()
     m = re.fullmatch(r"sm(75|90)_u(32|16)x(\d)_(ldsm|stsm)_(n|t)", text)
@@ -250,12 +250,15 @@ def _served(spec: str, atom: CopyAtom, type_name: str, tile: Tile, hardware: Har
         raise InputError(f"access {_short(spec)}: the atom's value type {type_name!r} is "
                          f"{'unknown' if value_bytes is None else f'{value_bytes}-byte'}, the tile's elements are "
                          f"{tile.elem_bytes}-byte: give the --dtype of the value type (half_t: f16, float: f32)")
+    if _size(atom.smem[0][1]) < 8 * tile.elem_bytes:
+        raise InputError(f"access {_short(spec)}: {atom.name} moves {_size(atom.smem[0][1])} bits a thread, less than "
+                         f"one {type_name}: use a wider atom")
 
 
 def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """The TiledCopy ``spec`` names: every warp instruction over the tile."""
     name, type_name, thr_text, val_text, direction = split_spec(spec)
-    atom = copy_atom(spec, name, direction)
+    atom = copy_atom(spec, name)
     _served(spec, atom, type_name, tile, hardware)
     thr_layout, val_layout = _layout(spec, thr_text, "thread"), _layout(spec, val_text, "value")
     thr, val = _table(spec, thr_layout, "thread"), _table(spec, val_layout, "value")

@@ -190,6 +190,8 @@ def test_an_ldmatrix_tiled_copy_whose_thread_values_are_not_one_row_is_refused_a
      "Layout<Shape<_1,_8>>{})", "the thread layout"),
     ("load:make_tiled_copy(Copy_Atom<SM90_U32x4_STSM_N, half_t>{}, Layout<Shape<_8,_4>,Stride<_4,_1>>{}, "
      "Layout<Shape<_4,_2>,Stride<_2,_1>>{})", "the form is a store itself"),
+    ("make_tiled_copy(Copy_Atom<UniversalCopy<uint8_t>, half_t>{}, Layout<Shape<_32,_4>,Stride<_4,_1>>{}, "
+     "Layout<Shape<_1,_8>>{})", "moves 8 bits a thread, less than one half_t"),
 ])
 def test_bad_spellings_are_one_line(spec, words):
     run = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", spec)
