@@ -79,7 +79,9 @@ def test_the_same_as_the_ds_read_it_stands_for():
 
 @pytest.mark.parametrize("args,words", [
     (["--arch", "gfx942", "--dtype", "fp4", "--access", "mfma-a:16x16x128"], "use --arch gfx950"),
-    (["--arch", "gfx950", "--dtype", "e4m3", "--access", "mfma-a:16x16x128"], "8- and 6-bit operands are not forms"),
+    (["--arch", "gfx950", "--dtype", "e4m3", "--access", "mfma-a:16x16x128"], "no source here states the others'"),
+    (["--arch", "gfx950", "--dtype", "f16", "--access", "mfma-b:32x32x64"], "no source here states the others'"),
+    (["--arch", "gfx942", "--dtype", "e4m3", "--access", "mfma-a:32x32x64"], "use --arch gfx950"),
     (["--arch", "nvidia", "--dtype", "fp4", "--access", "mfma-b:32x32x64"], "has no MFMA operand reads"),
     (["--arch", "gfx950", "--dtype", "fp4", "--access", "mfma-a:16x16x64"], "ds_read_b128:32x2:1x32:down"),
 ])
@@ -87,3 +89,46 @@ def test_refusals_are_one_line(args, words):
     run = solve("--rows", "64", "--cols", "256", *args)
     assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1, run.stderr
     assert words in run.stderr, run.stderr
+
+
+# --- 8-bit operands: 32x32x64 only -----------------------------------------------------------------
+
+
+def blog_fp8_lanes() -> list[list[tuple[int, int]]]:
+    """AMD's blog, FP8 32x32x64: ldg_a = A + (t % 32) * 64 + (t / 32) * 16; a_reg[i * 16 + j] =
+    ldg_a[i * 32 + j]: per read i, each lane's (row, first byte) of its 16 bytes."""
+    return [[divmod((t % 32) * 64 + (t // 32) * 16 + i * 32, 64) for t in range(64)] for i in range(2)]
+
+
+@pytest.mark.parametrize("operand", ["a", "b"])
+def test_fp8_32x32x64_lanes_are_amds(operand):
+    p = api.problem(32, 64, [f"mfma-{operand}:32x32x64"], dtype="e4m3", arch="gfx950").patterns[0]
+    assert p.op == "ds_read_b128" and p.placements == 2 * p.instruction_phases and p.vector_bytes == 16
+    for i, reads in enumerate(blog_fp8_lanes()):
+        lanes = sorted((r, c) for k in range(i * p.instruction_phases, (i + 1) * p.instruction_phases)
+                       for r, c, _ in p.phase_lanes(k))
+        assert lanes == sorted(reads)
+
+
+def test_fp8_counts_are_the_brute_force():
+    p = api.problem(64, 128, ["mfma-a:32x32x64"], dtype="e4m3", arch="gfx950").patterns[0]
+    tile = make_tile(64, 128, None, 1)
+    r, c = np.meshgrid(np.arange(64), np.arange(128), indexing="ij")
+    for layout in (None, Swizzle(3, 4, 3), Swizzle(2, 4, 4), Swizzle(3, 4, 4)):
+        phys = r * 128 + c if layout is None else layout.phys(tile, r, c)
+        ours = simulate.simulate(tile, GFX950, [p], phys)[0].costs.reshape(-1, p.instruction_phases).sum(axis=1)
+        expected = []
+        for r0 in range(0, 64, 32):
+            for c0 in range(0, 128, 64):
+                for reads in blog_fp8_lanes():
+                    total = 0
+                    for phase in RULE.phases:
+                        banks: dict[int, set[int]] = {}
+                        for lane in phase:
+                            rr, cc = reads[lane]
+                            for b in range(0, 16, 4):
+                                word = int(phys[r0 + rr, c0 + cc + b]) // 4
+                                banks.setdefault(word % RULE.banks, set()).add(word)
+                        total += max(map(len, banks.values()))
+                    expected.append(total)
+        assert ours.tolist() == expected, layout

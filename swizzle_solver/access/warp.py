@@ -134,9 +134,7 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     ds_read2_b64, ``_compiled``)."""
     match = re.match(_MFMA, text)
     if re.match(r"^mfma-[ab]:(16x16x128|32x32x64)\b", text):
-        raise InputError(f"access {spec!r}: the f8f6f4 shapes are read here on 4-bit operands (--dtype fp4, gfx950); "
-                         f"their 8- and 6-bit operands are not forms yet: write the read as its ds_read "
-                         f"(OP:RxC:MxN:down)")
+        return _f8f6f4_fp8(spec, text, tile, hardware)
     if not match:
         raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
                          f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16 (16x16x128, 32x32x64 on --dtype fp4)")
@@ -171,6 +169,28 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
             f"{len(other.phases[0])} lane addresses, {other.banks} banks, {other.confidence}): --access {form} "
             f"counts it that way")
     return replace(pattern, warnings=(*pattern.warnings, note))
+
+
+def _f8f6f4_fp8(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """gfx950's V_MFMA_(SCALE_)F32_32X32X64_F8F6F4 on 8-bit operands, as AMD's ROCm blog loads them
+    (docs/hardware.md): lane l reads row l % 32, two 16-byte runs at K elements 16 (l / 32) and 32
+    more, two ds_read_b128. Its 4-bit operands are access/subbyte.py's; 16x16x128 on 8-bit operands,
+    whose map no source here states, and 6-bit ones are refused."""
+    refuse(spec, hardware, "mfma")
+    if text.split(":")[1] != "32x32x64" or tile.elem_bytes != 1 or text.count(":") > 1:
+        raise InputError(f"access {spec!r}: the f8f6f4 shapes are read here on 4-bit operands (16x16x128, 32x32x64, "
+                         f"--dtype fp4) and 8-bit ones as 32x32x64 (--dtype e4m3/e5m2); no source here states the "
+                         f"others' lane map: write the read as its ds_read (OP:RxC:MxN:down)")
+    if hardware.name != "gfx950":
+        raise InputError(f"access {spec!r}: the f8f6f4 MFMAs are CDNA4's: use --arch gfx950")
+    rule = instruction_rule(spec, "ds_read_b128", tile, hardware)
+    served = hardware.for_rule(rule)
+    template: list[list[Lane]] = []
+    for run in (0, 32):  # a_reg[i * 16 + j] = A[row][16 (l / 32) + 32 i + j]
+        template += served.split_request([(lane % 32, 16 * (lane // 32) + run, 16) for lane in range(64)])
+    summary = "32x32x64 fp8 operand: 32 elements a lane, 2 ds_read_b128"
+    pattern = tile_pattern(spec, "instruction", template, 32, 64, summary, tile, served)
+    return as_instruction(pattern, hardware, rule, len(template) // 2)
 
 
 def _compiled(spec: str, tile: Tile, hardware: Hardware, op: str, m: int, k: int, kl: int) -> Pattern:
