@@ -12,8 +12,11 @@ written in the kernel's elements and read here as the same access of the bytes:
     row, col, ldmatrix/stmatrix (16-byte rows), cp.async (16-byte chunks), the Blackwell byte forms,
     OP:RxC without a block, --phases and --linear-layout     bytes as they are
 
-and mma-c (never 4-bit) and mfma-a/b (their 4-bit f8f6f4 shapes are not modelled: write the read as
-its ds_read) are bad input. The pattern keeps the spec as written; its summary says what it reads
+    mfma-a/mfma-b:16x16x128, :32x32x64          gfx950's f8f6f4 MFMAs on fp4: lane l reads row l % M,
+                                                 16 bytes from byte 16 (l // M): one ds_read_b128
+                                                 (ds_read_b128:Mx(64/M):1x16:down of the bytes)
+
+and mma-c (never 4-bit), the other mfma shapes and the CuTe MMA atoms (8 bits and up) are bad input. The pattern keeps the spec as written; its summary says what it reads
 in bytes.
 """
 from __future__ import annotations
