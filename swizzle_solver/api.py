@@ -10,6 +10,9 @@
 
     checked = check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=["8x8", "row"])
     assert checked.passed        # what --check says, as an object
+
+    copy = tiled_copy("UniversalCopy<uint128_t>", pycute.Layout((32, 4), (4, 1)), pycute.Layout((1, 8)))
+    check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=[copy])   # a CuTe TiledCopy, counted
 """
 from __future__ import annotations
 
@@ -47,10 +50,19 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
 
         access = defined_accesses(list(access), _define_items(define), "define")
     if needs_forms_above(access):
-        from . import indexed  # noqa: F401  (index: and offset: register their reader)
+        from . import indexed, tiled  # noqa: F401  (index:, offset: and make_tiled_copy register their readers)
     return make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                         bank_bytes=bank_bytes, phases_files=list(phases), arch=arch, parse=parse_access,
                         elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order)
+
+
+def tiled_copy(atom: str, thr_layout: Any, val_layout: Any, value_type: str = "half_t") -> str:
+    """The access of CuTe's ``make_tiled_copy(Copy_Atom<atom, value_type>{}, thr_layout, val_layout)``
+    from layouts with ``.shape`` and ``.stride`` (pycute's, the CuTe DSL's): a spec for ``access=``
+    (tiled.py evaluates every thread's addresses and counts each warp instruction)."""
+    from .tiled import tiled_copy as text
+
+    return text(atom, thr_layout, val_layout, value_type)
 
 
 class Tabled:

@@ -235,7 +235,7 @@ def _case(t: dict, name: str, path: str, allow_outside: bool = False) -> Case:
     status = t.get("expect_status")
     keep_pitch, targets = _restrictions(t, where)
     if needs_forms_above(access):
-        from . import indexed  # noqa: F401  (index: and offset: register their reader)
+        from . import indexed, tiled  # noqa: F401  (index:, offset: and make_tiled_copy register their readers)
     try:
         e = elem_bytes_of(t.get("dtype"), t.get("elem_bytes"))
         problem = make_problem(t["rows"], t["cols"], access, t.get("row_length"), e, banks=t.get("banks"),

@@ -306,7 +306,9 @@ def main_command(
                                      "warp:RxC:MxN, ldmatrix.x4[.trans], stmatrix.x2, mma-c:m16n8, "
                                      "mma-a:m16n8k8 / mma-b:m16n8k16 (operand fragments read by ld.shared; "
                                      ":mn for an M/N-major tile), cp.async (16-byte chunks, lanes along "
-                                     "the rows); repeatable."),
+                                     "the rows), CuTe atoms (SM75_U32x4_LDSM_N, SM80_16x8x16_F32F16F16F32_TN:a), "
+                                     "make_tiled_copy(...), make_tiled_mma(...):a (docs/access-patterns.md); "
+                                     "repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     linear_layout: List[str] = typer.Option([], "--linear-layout",
                                             help="Triton linear layout file (JSON, str(LinearLayout) or "
@@ -508,7 +510,7 @@ def _forms_above(access: list[str]) -> None:
     from .access import needs_forms_above
 
     if needs_forms_above(access):
-        from . import indexed  # noqa: F401  (it registers itself)
+        from . import indexed, tiled  # noqa: F401  (index:, offset: and make_tiled_copy register their readers)
 
 
 def _directions(vectors: str, access: list[str], linear_layout: list[str]

@@ -282,7 +282,15 @@ def spec_labels(doc: dict) -> dict[str, str]:
     """Each access spec over SPEC_WIDTH -> its label in the tables (its form's word and ``[aN]``),
     printed whole once under the access table (the tables keep their columns at 80)."""
     long = [a["spec"] for a in doc["problem"]["accesses"] if len(a["spec"]) > SPEC_WIDTH]
-    return {spec: f"{spec.partition(':')[0][:12]}: … [a{i + 1}]" for i, spec in enumerate(dict.fromkeys(long))}
+    return {spec: _label(spec, i + 1) for i, spec in enumerate(dict.fromkeys(long))}
+
+
+def _label(spec: str, n: int) -> str:
+    """``index: … [a1]``; a call's name with its parentheses: ``make_tiled_copy(…) [a1]``."""
+    call = spec.partition("(")[0].strip()
+    if "(" in spec and call.replace("::", "").replace("_", "").isalnum() and len(call) <= 24:
+        return f"{call}(…) [a{n}]"
+    return f"{spec.partition(':')[0][:12]}: … [a{n}]"
 
 
 def _long_names(doc: dict, layouts: list[dict]) -> dict[str, int]:

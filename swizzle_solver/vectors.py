@@ -101,7 +101,8 @@ def read_access(text: str, default_name: str, tile: Tile, hardware: Hardware, wh
 
 
 _WARP = re.compile(r"warp:(\d{1,6})x(\d{1,6}):(\d{1,6})x(\d{1,6})(?:v(\d{1,3}))?")
-_FORMS = "warp:RxC:MxN[vB] and mma-c[:m16n8], each optionally after store: or load:"
+_MMA_C = re.compile(r"mma-c(?::m16n8)?(?:v(\d{1,3}))?")
+_FORMS = "warp:RxC:MxN[vB] and mma-c[:m16n8][vB], each optionally after store: or load:"
 
 
 def warp_access(spec: str, tile: Tile, hardware: Hardware, store: bool | None = None) -> RegisterAccess:
@@ -111,8 +112,9 @@ def warp_access(spec: str, tile: Tile, hardware: Hardware, store: bool | None = 
     m16n8 accumulator: lane l holds rows l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}); the footprint's
     places in the tile are further "warp" bases (access/warp.py reads the same forms)."""
     text = spec.strip().lower()
-    if text in ("mma-c", "mma-c:m16n8"):
+    if (c := _MMA_C.fullmatch(text)) is not None:
         reg, lane, foot, cap = _mma_c(spec, hardware)
+        cap = cap if c[1] is None else _vector_cap(spec, int(c[1]), tile)
     elif (m := _WARP.fullmatch(text)) is not None:
         reg, lane, foot, cap = _warp_blocks(spec, m, tile, hardware)
     else:

@@ -7,6 +7,7 @@
     fragments.py      --access mma-a:m16n8k8, mma-b:...: mma.sync operand fragments read by ld.shared
     recipes.py        --access cp.async (a warp form); tma, wgmma: bad input pointing to --for tma
     cute_atoms.py     --access SM75_U32x4_LDSM_N, UniversalCopy<uint128_t>, ...: CuTe copy atoms as their forms
+    mma_atoms.py      --access SM80_16x8x16_F32F16F16F32_TN:a (:b, :c): one operand of a CuTe MMA atom
     direction.py      store: / load: before an access or a --linear-layout file
     subbyte.py        --dtype fp4, i4, u4: each access as the same access of the packed bytes
     phases_file.py    --phases FILE: explicit phases
@@ -14,8 +15,9 @@
     inputfile.py      reading any input file safely (regular files, size, encoding, depth)
     limits.py         caps on the problem's size (--max-patterns, --max-placements, --max-lanes)
 
-index: and offset: (swizzle_solver/indexed.py, which builds on notation/) are read above this
-package and registered in FORMS_ABOVE when that module is imported.
+index: and offset: (swizzle_solver/indexed.py) and make_tiled_copy(...) (swizzle_solver/tiled.py),
+which build on notation/, are read above this package and registered in FORMS_ABOVE when their
+module is imported.
 
 Layering: this package builds on model.py and hardware.py and nothing above them. The warp forms
 and the two file readers are imported only when a spec or file needs them (start-up time).
@@ -51,6 +53,7 @@ __all__ = ["FORMS_ABOVE", "scalar_bytes_of", "defaulted_elem_warning", "needs_fo
 _RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
                       "tcgen05", "umma"})
 _ATOM_PREFIXES = ("sm75_", "sm90_u", "sm80_cp_async", "universalcopy", "cute::", "copy_atom")  # access/cute_atoms.py
+_MMA_ATOM_PREFIXES = ("sm75_", "sm80_", "sm89_", "mma_atom", "cute::")  # access/mma_atoms.py (SM75_ is shared)
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -65,7 +68,8 @@ def _byte_form(text: str) -> bool:
 # offset:), registered by their module when it is imported (swizzle_solver.indexed.register); a
 # caller that reads user text imports it when a spec starts with one of these (needs_forms_above).
 FORMS_ABOVE: dict[str, Callable[[str, Tile, Hardware], Pattern]] = {}
-ABOVE_PREFIXES = ("index:", "offset:")
+ABOVE_PREFIXES = ("index:", "offset:", "make_tiled_copy", "cute::make_tiled_copy", "make_tiled_mma",
+                  "cute::make_tiled_mma")  # indexed.py, tiled.py
 
 
 def needs_forms_above(specs: Sequence[str]) -> bool:
@@ -80,10 +84,10 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
         return _directed(spec, tile, hardware, parse_access)
     if text.startswith(ABOVE_PREFIXES):
-        reader = FORMS_ABOVE.get(text.partition(":")[0] + ":")
+        reader = FORMS_ABOVE.get(next(p for p in ABOVE_PREFIXES if text.startswith(p)))
         if reader is None:
-            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed to read index: and offset: "
-                             f"forms (the CLI and the API do)")
+            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed and swizzle_solver.tiled to "
+                             f"read index:, offset:, make_tiled_copy and make_tiled_mma forms (the CLI and the API do)")
         return reader(spec, tile, hardware)
     if tile.scalar_bytes and text.startswith(SCALAR_FORMS):  # a vector type read by its scalar's instruction
         from .vector_dtype import parse as parse_scalar
@@ -95,10 +99,8 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         return parse_packed(spec, tile, hardware, parse_access)
     if is_block_spec(text):
         return parse_block(spec, tile, hardware)
-    if text.startswith(_ATOM_PREFIXES):
-        from .cute_atoms import parse as parse_atom  # CuTe copy atoms by name: the form each issues
-
-        return parse_atom(spec, tile, hardware, parse_access)
+    if text.startswith(_ATOM_PREFIXES + _MMA_ATOM_PREFIXES):
+        return _cute_atom(spec, text, tile, hardware)
     if text.startswith(("ldmatrix.", "stmatrix.")) and _byte_form(text):
         from .matrix_b8 import parse  # Blackwell's .m16n16 / .m8n16 / .m16n8 byte forms
 
@@ -116,6 +118,19 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
         return parse_warp_access(spec, tile, hardware)
     raise malformed(spec)
+
+
+def _cute_atom(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """A CuTe atom by name: an MMA atom's operand (access/mma_atoms.py), else a copy atom as the form
+    it issues (access/cute_atoms.py)."""
+    from .mma_atoms import is_mma_atom
+    from .mma_atoms import parse as parse_mma
+
+    if is_mma_atom(text) or not text.startswith(_ATOM_PREFIXES):
+        return parse_mma(spec, tile, hardware)
+    from .cute_atoms import parse as parse_atom
+
+    return parse_atom(spec, tile, hardware, parse_access)
 
 
 def _directed(spec: str, tile: Tile, hardware: Hardware, parse: Callable[[str, Tile, Hardware], Pattern]) -> Pattern:

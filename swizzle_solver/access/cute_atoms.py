@@ -14,7 +14,8 @@ which thread addresses which 16-byte row (LDSM, STSM) or how many bits a thread 
 UniversalCopy): tests/test_access_traps.py reads both from CuTe's Copy_Traits headers (the
 nvidia-cutlass wheel) and evaluates them with pycute. Where a TiledCopy places the atom's rows in
 the tile is the form's placement (the 2x2 arrangement of ldmatrix.x4's matrices, cp.async's lanes
-along the rows); a kernel's own placement is a warp:, --phases or index: access.
+along the rows); a kernel's own placement is its make_tiled_copy(...) (swizzle_solver/tiled.py), or a
+warp:, --phases or index: access.
 """
 from __future__ import annotations
 

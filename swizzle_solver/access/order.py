@@ -15,7 +15,8 @@ runs down a column of the tile):
   above the element size is refused).
 - ``row`` and ``col``: as under row order, scalar lanes (``row``: one wavefront's run of a row;
   ``col``: one element from each of ``banks`` rows), each lane transposed.
-- ``mma-a`` / ``mma-b`` (fragments read by ld.shared) follow the tile: (r, c) is (m, k) or (n, k) as
+- ``mma-a`` / ``mma-b`` (fragments read by ld.shared), and a CuTe MMA atom's ``:a``, ``:b``, ``:c``
+  (access/mma_atoms.py), follow the tile: (r, c) is (m, k) or (n, k) as
   under row order, so on a column-major tile the read is M- (N-) major in memory, the stored tile's
   ``:mn`` read. ``:mn`` says the same and is accepted; ``:k`` (K-major in memory) contradicts the
   tile's order and is refused, naming ``--order row``.
@@ -79,6 +80,8 @@ def parse_col(spec: str, tile: Tile, hardware: Hardware, parse: Parse) -> Patter
     match = re.match(_SPEC, text)
     if match is None and text.startswith(("mma-a", "mma-b")):
         return _fragment(spec, text, tile, hardware, parse)
+    if match is None and _mma_atom(text):  # a CuTe MMA atom's operand (access/mma_atoms.py): as mma-a
+        return _fragment(spec, text, tile, hardware, parse)
     if match is None:  # an instruction form: in storage orientation as written
         return replace(parse(spec, tile, hardware), order="col")
     v = None if match["v"] is None else int(match["v"])
@@ -118,6 +121,14 @@ def _fragment(spec: str, text: str, tile: Tile, hardware: Hardware, parse: Parse
                          f"--order col the tile's rows (m or n) are contiguous: drop ':k' (the fragment follows the "
                          f"tile's order: an M/N-major read), or use --order row for a K-major tile")
     return replace(parse(f"{name}:mn", tile, hardware), spec=spec.strip(), order="col")
+
+
+def _mma_atom(text: str) -> bool:
+    if not text.startswith(("sm75_", "sm80_", "sm89_", "mma_atom", "cute::")):
+        return False
+    from .mma_atoms import is_mma_atom
+
+    return is_mma_atom(text)
 
 
 def _check_scalar_lanes(spec: str, match: re.Match, v: int | None, tile: Tile) -> None:

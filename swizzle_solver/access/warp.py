@@ -15,8 +15,9 @@ footprint; ``tile_pattern`` repeats it at every aligned position of the tile, li
                            reading an M x N block; each row of it as N*elem/V ops of V bytes
     ldmatrix.xK[.trans][:AxB]   K = 1, 2, 4 matrices of 8 rows x 16 bytes, arranged A x B
     stmatrix.xK[.trans][:AxB]   (default 1x1, 2x1, 2x2; numbered down the columns first)
-    mma-c[:m16n8]          the m16n8 MMA accumulator stored from registers: lane l holds rows
-                           l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per row pair
+    mma-c[:m16n8][vB]      the m16n8 MMA accumulator stored from registers: lane l holds rows
+                           l/4 and l/4 + 8, columns 2*(l%4) + {0, 1}; one request per register
+                           pair, or with vB of one element (mma-c:m16n8v4 on f32) per register
     mfma-a:MxNxK, mfma-b:MxNxK   (AMD CDNA) one MFMA operand read, K-contiguous: lane l reads
                            row l % M (A; column of B, stored N x K), K elements kl*(l // M) ..
                            + kl - 1, kl = K*M/64; MxNxK = 16x16x16, 16x16x32, 32x32x8, 32x32x16
@@ -135,9 +136,11 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
     issues instead where the target lists one (hardware.Hardware.mfma_reads: gfx950's 8-byte reads,
     ds_read2_b64, ``_compiled``)."""
     match = re.match(_MFMA, text)
+    if re.match(r"^mfma-[ab]:(16x16x128|32x32x64)\b", text):
+        return _f8f6f4_fp8(spec, text, tile, hardware)
     if not match:
         raise InputError(f"unknown access {spec!r}: the MFMA operand reads are mfma-a:MxNxK or mfma-b:MxNxK with "
-                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16")
+                         f"MxNxK one of 16x16x16, 16x16x32, 32x32x8, 32x32x16 (16x16x128, 32x32x64 on --dtype fp4)")
     refuse(spec, hardware, "mfma")
     if hardware.wave_lanes != 64:  # the lane map below is the 64-lane wave's
         raise InputError(f"access {spec!r}: the MFMA operand reads are defined for 64-lane waves, and a "
@@ -169,6 +172,28 @@ def _mfma_operand(spec: str, text: str, tile: Tile, hardware: Hardware) -> Patte
             f"{len(other.phases[0])} lane addresses, {other.banks} banks, {other.confidence}): --access {form} "
             f"counts it that way")
     return replace(pattern, warnings=(*pattern.warnings, note))
+
+
+def _f8f6f4_fp8(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
+    """gfx950's V_MFMA_(SCALE_)F32_32X32X64_F8F6F4 on 8-bit operands, as AMD's ROCm blog loads them
+    (docs/hardware.md): lane l reads row l % 32, two 16-byte runs at K elements 16 (l / 32) and 32
+    more, two ds_read_b128. Its 4-bit operands are access/subbyte.py's; 16x16x128 on 8-bit operands,
+    whose map no source here states, and 6-bit ones are refused."""
+    refuse(spec, hardware, "mfma")
+    if text.split(":")[1] != "32x32x64" or tile.elem_bytes != 1 or text.count(":") > 1:
+        raise InputError(f"access {spec!r}: the f8f6f4 shapes are read here on 4-bit operands (16x16x128, 32x32x64, "
+                         f"--dtype fp4) and 8-bit ones as 32x32x64 (--dtype e4m3/e5m2); no source here states the "
+                         f"others' lane map: write the read as its ds_read (OP:RxC:MxN:down)")
+    if hardware.name != "gfx950":
+        raise InputError(f"access {spec!r}: the f8f6f4 MFMAs are CDNA4's: use --arch gfx950")
+    rule = instruction_rule(spec, "ds_read_b128", tile, hardware)
+    served = hardware.for_rule(rule)
+    template: list[list[Lane]] = []
+    for run in (0, 32):  # a_reg[i * 16 + j] = A[row][16 (l / 32) + 32 i + j]
+        template += served.split_request([(lane % 32, 16 * (lane // 32) + run, 16) for lane in range(64)])
+    summary = "32x32x64 fp8 operand: 32 elements a lane, 2 ds_read_b128"
+    pattern = tile_pattern(spec, "instruction", template, 32, 64, summary, tile, served)
+    return as_instruction(pattern, hardware, rule, len(template) // 2)
 
 
 def _compiled(spec: str, tile: Tile, hardware: Hardware, op: str, m: int, k: int, kl: int) -> Pattern:
@@ -350,19 +375,34 @@ def _matrix(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
 MMA_LANES = 32  # the m16n8 accumulator fragment is defined over one 32-lane warp
 
 
+_MMA_C = re.compile(r"^mma-c(?::m16n8)?(?:v(\d{1,3}))?$")
+
+
 def _mma_c(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
-    if text not in ("mma-c", "mma-c:m16n8"):
-        raise InputError(f"unknown instruction form {spec!r}: the MMA accumulator fragment is mma-c:m16n8")
+    """The m16n8 accumulator stored from registers: lane l holds c0 c1 at row l/4, columns
+    2*(l%4) + {0, 1}, and c2 c3 at row l/4 + 8. Each register pair is one store of 2 elements (the
+    default, ``v`` twice the element), or ``v`` one element: each register its own scalar store."""
+    match = _MMA_C.match(text)
+    if match is None:
+        raise InputError(f"unknown instruction form {spec!r}: the MMA accumulator fragment is mma-c:m16n8, "
+                         f"optionally vB (bytes a lane stores at once: one or two elements), e.g. mma-c:m16n8v4")
     refuse(spec, hardware, "mma-c")
     e = tile.elem_bytes
     if e not in (2, 4):
         raise InputError(f"access {spec!r}: the m16n8 accumulator holds f16/bf16 (2 B) or f32/i32 (4 B) "
                          f"elements, not {e}-byte ones: use --dtype f16 or f32")
+    v = 2 * e if match[1] is None else int(match[1])
+    if v not in (e, 2 * e):
+        raise InputError(f"access {spec!r}: a lane stores its accumulator {e} B (one element, v{e}) or {2 * e} B "
+                         f"(a register pair, v{2 * e}, the default) at a time, not {v} B")
+    per = v // e  # elements of one store
     template = []
-    for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8: one request each
-        template += hardware.split_request([(half + lane // 4, 2 * (lane % 4), 2 * e) for lane in range(MMA_LANES)],
-                                           write=True)
-    summary = "m16n8 accumulator, 2 requests"  # the lane width (2 * e bytes) is the table's vector column
+    for half in (0, 8):  # registers {c0, c1} hold row l/4, {c2, c3} row l/4 + 8
+        for first in range(0, 2, per):  # one request per store: the pair, or c(2h), then c(2h + 1)
+            template += hardware.split_request(
+                [(half + lane // 4, 2 * (lane % 4) + first, v) for lane in range(MMA_LANES)], write=True)
+    stores = 4 // per
+    summary = f"m16n8 accumulator, {stores} requests"  # the lane width is the table's vector column
     return tile_pattern(spec, "mma-c", template, 16, 8, summary, tile, hardware)
 
 

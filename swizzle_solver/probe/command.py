@@ -69,7 +69,7 @@ def probe_command(
     out: str = typer.Option(..., "--out", "-o", help="A new or empty folder to write the probe into."),
 ) -> None:
     """Write a microbenchmark of the accesses over the layout, with the model's prediction."""
-    from ..access import elem_bits_of, elem_bytes_of, make_problem, scalar_bytes_of
+    from ..access import elem_bits_of, elem_bytes_of, make_problem, needs_forms_above, scalar_bytes_of
     from .write import check_folder, target_module, write_probe
 
     if rows is None or cols is None:
@@ -77,6 +77,8 @@ def probe_command(
                          "--access ldmatrix.x4 --target cuda -o probe64")
     if timeout is not None and not 0 < timeout < float("inf"):
         raise InputError(f"--timeout {timeout} must be a positive, finite number of seconds (e.g. --timeout 5)")
+    if needs_forms_above(access):
+        from .. import indexed, tiled  # noqa: F401  (index:, offset: and make_tiled_copy register their readers)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
                            elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order)
