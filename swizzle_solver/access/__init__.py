@@ -84,11 +84,7 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
         return _directed(spec, tile, hardware, parse_access)
     if text.startswith(ABOVE_PREFIXES):
-        reader = FORMS_ABOVE.get(next(p for p in ABOVE_PREFIXES if text.startswith(p)))
-        if reader is None:
-            raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed and swizzle_solver.tiled to "
-                             f"read index:, offset:, make_tiled_copy and make_tiled_mma forms (the CLI and the API do)")
-        return reader(spec, tile, hardware)
+        return _above(spec, text)(spec, tile, hardware)
     if tile.scalar_bytes and text.startswith(SCALAR_FORMS):  # a vector type read by its scalar's instruction
         from .vector_dtype import parse as parse_scalar
 
@@ -118,6 +114,16 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 
         return parse_warp_access(spec, tile, hardware)
     raise malformed(spec)
+
+
+def _above(spec: str, text: str) -> Callable[[str, Tile, Hardware], Pattern]:
+    """The registered reader of a form read above this package (FORMS_ABOVE), or bad input saying
+    which modules register them."""
+    reader = FORMS_ABOVE.get(next(p for p in ABOVE_PREFIXES if text.startswith(p)))
+    if reader is None:
+        raise InputError(f"access {spec.strip()!r}: import swizzle_solver.indexed and swizzle_solver.tiled to "
+                         f"read index:, offset:, make_tiled_copy and make_tiled_mma forms (the CLI and the API do)")
+    return reader
 
 
 def _cute_atom(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
