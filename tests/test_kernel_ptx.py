@@ -761,3 +761,30 @@ def test_mul24_reads_the_low_24_bits_and_bulk_bookkeeping_is_not_a_copy():
         "\tcp.async.bulk.commit_group;\n\tcp.async.bulk.wait_group.read 0;\n\tcp.async.wait_all;")
     k = kernel(text).to_json()["kernels"][0]
     assert k["not_counted"] == [] and k["instructions"][0]["allocation"]["bytes"] == [0, 63 * 4 + 4]
+
+
+def test_a_one_line_table_is_read_as_the_character_scan_reads_it(monkeypatch):
+    """ptx.py takes a one-line ``.global``/``.const`` initializer whole (the recorded ex33 probes' 118 KB
+    offset table was a third of their parse); the statements are those of the character scan, also
+    for the near misses the fast path must leave to it (a label in front, a second statement, a
+    parenthesis, a .shared variable)."""
+    from swizzle_solver.compiled import ptx
+
+    text = "\n".join([
+        ".version 8.0", ".target sm_90",
+        ".global .align 4 .b8 t[5] = {1, 2,3 , 4, 5};",
+        "  .const .u32 c[2] = { 7, 8 } ;",
+        "L1: .global .b8 u[1] = {1};",
+        ".global .b8 v[1] = {1}; .global .b8 w[1] = {2};",
+        ".global .u32 p[1] = {(1 + 2)};",
+        ".shared .align 4 .b8 s[4];",
+        ".visible .entry k(.param .u64 a) {", "ret;", "}",
+        (Path(__file__).parent / "data/gpu/ptx/gpu_probe/47-ex33-64x128-f16-8x16b-reads-and-row-writes-for-t.ptx")
+        .read_text(),
+    ])
+    fast = ptx.statements(text)
+    assert ptx._one_line_table(".global .align 4 .b8 t[5] = {1, 2,3 , 4, 5};")
+    assert not any(ptx._one_line_table(s) for s in ("L1: .global .b8 u[1] = {1};", ".shared .b8 s[1] = {1};",
+                                                     ".global .b8 v[1] = {1}; .global .b8 w[1] = {2};"))
+    monkeypatch.setattr(ptx, "_one_line_table", lambda s: False)
+    assert fast == ptx.statements(text)

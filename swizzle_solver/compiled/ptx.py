@@ -117,6 +117,19 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
+def _one_line_table(s: str) -> bool:
+    """``.global .b8 NAME[N] = {1, 2, ...};`` whole on one line (a recorded probe's offset table: 118 KB):
+    the statement the character scan would make of it, found with string operations only (a regular
+    expression over a hostile line could backtrack)."""
+    if not s.endswith("};") or s.count("{") != 1 or s.count("}") != 1 or s.count(";") != 1:
+        return False
+    head = s[:s.index("{")]
+    if "(" in s or ")" in s or ":" in head or not head.rstrip().endswith("="):
+        return False
+    words = head.split()
+    return ".global" in words or ".const" in words
+
+
 class _Scanner:
     """Statements out of comment-free PTX, one character at a time (``statements``)."""
 
@@ -144,6 +157,8 @@ class _Scanner:
         s = line.strip()
         if not s:
             return True
+        if _one_line_table(s):  # a data table on one line (nvcc writes them so): no per-character scan
+            return self.whole(s[:-1])
         if any(c in s for c in "{}()") or (";" in s and s.index(";") != len(s) - 1):
             return False
         if s.endswith(";"):
@@ -157,6 +172,16 @@ class _Scanner:
             self.emit()
             return True
         return False
+
+    def whole(self, statement: str) -> bool:
+        """One statement taken at once (what the character scan would have gathered): True."""
+        if len(statement) > MAX_STATEMENT_CHARS:
+            raise InputError(f"PTX line {self.line}: a statement of more than {MAX_STATEMENT_CHARS} characters: "
+                             f"is this PTX?")
+        self.start = self.line
+        self.buf.append(statement)
+        self.emit()
+        return True
 
     def newline(self) -> None:
         self.line += 1
