@@ -788,3 +788,18 @@ def test_a_one_line_table_is_read_as_the_character_scan_reads_it(monkeypatch):
                                                      ".global .b8 v[1] = {1}; .global .b8 w[1] = {2};"))
     monkeypatch.setattr(ptx, "_one_line_table", lambda s: False)
     assert fast == ptx.statements(text)
+
+
+def test_the_one_line_table_check_is_linear_on_a_hostile_line():
+    """The fast path's test is string operations, not a regular expression: ``[^{}();]*\\.global\\s
+    [^{}();]*=...`` backtracks quadratically over a line of repeated ``.global`` (64 KB: 2 s;
+    256 KB: half a minute). 256 KB of them, read by the character scan, is refused or read at once."""
+    import time
+
+    from swizzle_solver.compiled import ptx
+
+    line = ".global " * 32_768  # 256 KB, no '=' and no '{'
+    start = time.process_time()
+    assert not ptx._one_line_table(line.strip() + " {1};")
+    ptx.statements(".version 8.0\n" + line + "\n")
+    assert time.process_time() - start < 3
