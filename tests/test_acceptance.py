@@ -2,8 +2,6 @@
 examples.toml with their answers), solved in-process and through the CLI."""
 import functools
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -11,6 +9,7 @@ import pytest
 
 from swizzle_solver.access import elem_bits_of, elem_bytes_of, make_problem
 from swizzle_solver.solving import solve
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
@@ -83,8 +82,7 @@ def test_stage2_cases_search_the_extended_families_and_stage1_does_not():
 
 
 def test_cli_json_main_job():
-    run = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "8", "--cols", "24", "--access", "4x2",
-                          "--json"], capture_output=True, text=True, cwd=ROOT)
+    run = clirun.solve("--rows", "8", "--cols", "24", "--access", "4x2", "--json")  # in this process
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     assert doc["schema_version"] == 1 and doc["status"] == "conflict-free"

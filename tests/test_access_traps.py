@@ -5,8 +5,6 @@ DESIGN.md section 1's bank rule (a request costs the most distinct 4-byte words 
 the tool's own simulator.
 """
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +13,7 @@ from swizzle_solver import api, simulate
 from swizzle_solver.access import make_hardware
 from swizzle_solver.families.cute import Swizzle
 from swizzle_solver.model import InputError
+from tests import clirun
 
 NVIDIA = make_hardware()
 
@@ -184,9 +183,8 @@ def test_an_xor_that_splits_vectors_keeps_its_own_hint():
 
 def test_a_long_check_text_keeps_the_table_whole():
     text = "cute: tile_to_shape(composition(Swizzle<3,3,3>{}, Layout<Shape<_8,_64>,Stride<_64,_1>>{}), Shape<_64,_64>{})"
-    got = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "64", "--cols", "64", "--dtype", "f16",
-                          "--access", "ldmatrix.x4", "--access", "cp.async", "--check", text],
-                         capture_output=True, text=True, env={"COLUMNS": "80", "PATH": ""}, check=False)
+    got = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--access",
+                       "cp.async", "--check", text, env={"COLUMNS": "80"})  # in this process, 80 columns
     assert got.returncode == 0, got.stderr
     out = got.stdout
     section = out[out.index("Checked layout"):out.index("cells: worst")]

@@ -44,14 +44,28 @@ def test_help_has_examples_exit_codes_and_no_command_in_usage(capsys):
         assert code_line in out
     assert "--pitch" in out and "--install-completion" in out
     assert max(len(line) for line in out.splitlines()) <= 80
-    # every example in the help runs and exits 0 or 1 (never bad input)
-    examples = out[out.index("Examples:"):out.index("Exit codes:")].replace("\\\n", " ").splitlines()[1:]
-    commands = [line.split("swizzle-solve", 1)[1].split() for line in examples if "swizzle-solve" in line]
-    assert len(commands) == 5
+    # every example in the help runs and exits 0 or 1 (never bad input); the whole examples.toml
+    # batch (2 s) in the slow tier, below (test_cli's test_batch_json_and_case runs it in this one)
+    commands = help_examples(out)
+    assert len(commands) == 5 and sum(argv[0] == "batch" for argv in commands) == 1
     for argv in commands:
-        argv = [a.strip("'") for a in argv]
-        assert main(argv) in (0, 1), argv
-        capsys.readouterr()
+        if argv[0] != "batch":
+            assert main(argv) in (0, 1), argv
+            capsys.readouterr()
+
+
+def help_examples(out: str) -> list[list[str]]:
+    examples = out[out.index("Examples:"):out.index("Exit codes:")].replace("\\\n", " ").splitlines()[1:]
+    return [[a.strip("'") for a in line.split("swizzle-solve", 1)[1].split()] for line in examples
+            if "swizzle-solve" in line]
+
+
+@pytest.mark.slow  # the whole examples.toml (2 s of CPU)
+def test_the_helps_batch_example_runs(capsys):
+    code, out, _ = run(capsys, "--help")
+    batch = [argv for argv in help_examples(out) if argv[0] == "batch"]
+    assert code == 0 and len(batch) == 1
+    assert main(batch[0]) in (0, 1), batch[0]
 
 
 def test_bash_completion_completes_options_and_the_batch_command():

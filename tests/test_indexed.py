@@ -146,12 +146,10 @@ def test_a_batch_case_states_the_access_from_the_source(tmp_path, capsys):
 
 
 def test_long_specs_are_labelled_in_the_tables_and_printed_whole_once():
-    import subprocess
-    import sys
+    from tests import clirun
 
-    got = subprocess.run([sys.executable, "-m", "swizzle_solver", "--rows", "32", "--cols", "32", "--row-length",
-                          "33", "--access", WRITE, "--access", READ, "--check", "none"],
-                         capture_output=True, text=True, env={"COLUMNS": "80", "PATH": ""}, check=False)
+    got = clirun.solve("--rows", "32", "--cols", "32", "--row-length", "33", "--access", WRITE, "--access", READ,
+                       "--check", "none", env={"COLUMNS": "80"})  # in this process, 80 columns
     assert got.returncode == 0, got.stderr
     out = got.stdout
     assert out.count(f"[a1] {WRITE}\n") == 1 and out.count(f"[a2] {READ}\n") == 1

@@ -891,3 +891,45 @@ def test_kernel_help_names_what_is_not_modelled():
     text = " ".join(run.stdout.split())
     for what in ("call", "vote", "local memory", "atomics' serialisation", "clusters", ".shared::cluster"):
         assert what in text, what
+
+
+def test_a_one_line_table_is_read_as_the_character_scan_reads_it(monkeypatch):
+    """ptx.py takes a one-line ``.global``/``.const`` initializer whole (the recorded ex33 probes' 118 KB
+    offset table was a third of their parse); the statements are those of the character scan, also
+    for the near misses the fast path must leave to it (a label in front, a second statement, a
+    parenthesis, a .shared variable)."""
+    from swizzle_solver.compiled import ptx
+
+    text = "\n".join([
+        ".version 8.0", ".target sm_90",
+        ".global .align 4 .b8 t[5] = {1, 2,3 , 4, 5};",
+        "  .const .u32 c[2] = { 7, 8 } ;",
+        "L1: .global .b8 u[1] = {1};",
+        ".global .b8 v[1] = {1}; .global .b8 w[1] = {2};",
+        ".global .u32 p[1] = {(1 + 2)};",
+        ".shared .align 4 .b8 s[4];",
+        ".visible .entry k(.param .u64 a) {", "ret;", "}",
+        (Path(__file__).parent / "data/gpu/ptx/gpu_probe/47-ex33-64x128-f16-8x16b-reads-and-row-writes-for-t.ptx")
+        .read_text(),
+    ])
+    fast = ptx.statements(text)
+    assert ptx._one_line_table(".global .align 4 .b8 t[5] = {1, 2,3 , 4, 5};")
+    assert not any(ptx._one_line_table(s) for s in ("L1: .global .b8 u[1] = {1};", ".shared .b8 s[1] = {1};",
+                                                     ".global .b8 v[1] = {1}; .global .b8 w[1] = {2};"))
+    monkeypatch.setattr(ptx, "_one_line_table", lambda s: False)
+    assert fast == ptx.statements(text)
+
+
+def test_the_one_line_table_check_is_linear_on_a_hostile_line():
+    """The fast path's test is string operations, not a regular expression: ``[^{}();]*\\.global\\s
+    [^{}();]*=...`` backtracks quadratically over a line of repeated ``.global`` (64 KB: 2 s;
+    256 KB: half a minute). 256 KB of them, read by the character scan, is refused or read at once."""
+    import time
+
+    from swizzle_solver.compiled import ptx
+
+    line = ".global " * 32_768  # 256 KB, no '=' and no '{'
+    start = time.process_time()
+    assert not ptx._one_line_table(line.strip() + " {1};")
+    ptx.statements(".version 8.0\n" + line + "\n")
+    assert time.process_time() - start < 3

@@ -6,8 +6,6 @@ the objective against the vectors as given on random register layouts (hypothesi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ from swizzle_solver.candidate import measure_as_given
 from swizzle_solver.families.general_linear import GeneralLinear
 from swizzle_solver.hardware import target
 from swizzle_solver.value import replace
+from tests import clirun
 
 ROOT = Path(__file__).resolve().parents[1]
 TRITON = sorted((ROOT / "tests" / "data" / "triton").glob("*.json"))
@@ -144,7 +143,8 @@ def test_auto_is_never_worse_than_the_vectors_as_given_and_the_brute_force_agree
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], capture_output=True, text=True, cwd=ROOT)
+    """The CLI in this process (tests/clirun.py): what it prints and exits with, as a process would."""
+    return clirun.solve(*args)
 
 
 def test_cli_json_and_bad_input(tmp_path):
@@ -161,8 +161,8 @@ def test_cli_json_and_bad_input(tmp_path):
     assert doc["vectors"] == "auto" and doc["status"] == "conflict-free"
     assert [m["vector_bytes"] for m in doc["answer"]["accesses"]] == [16, 4]
     assert [m["instruction"] for m in doc["answer"]["accesses"]] == ["ld.shared.v4.b32", "ld.shared.b32"]
-    again = run("--rows", "16", "--cols", "16", "--linear-layout", str(row), "--linear-layout", str(col),
-                "--vectors", "auto", "--json")
+    again = clirun.process("--rows", "16", "--cols", "16", "--linear-layout", str(row), "--linear-layout", str(col),
+                           "--vectors", "auto", "--json")  # a fresh process: the same bytes
     assert again.stdout == got.stdout
     for bad in (["--access", "row"], ["--linear-layout", str(row), "--access", "row"],
                 ["--linear-layout", str(row), "--vectors", "some"], ["--linear-layout", str(row), "--check", "none"]):

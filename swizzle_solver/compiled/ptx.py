@@ -99,7 +99,6 @@ class Module:
 
 # --- statements ---------------------------------------------------------------------------------
 
-_TABLE_LINE = re.compile(r"[^{}();]*\.(global|const)\s[^{}();]*=\s*\{[^{}();]*\}\s*;")  # NAME[N] = {1, 2, ...};
 _LINE_DIRECTIVES = (".version", ".target", ".address_size", ".file", ".loc", ".maxntid", ".reqntid",
                     ".minnctapersm", ".maxnctapersm", ".maxnreg", ".section", ".explicitcluster",
                     ".reqnctapercluster", ".maxclusterrank", ".noreturn", ".pragma", ".alias")
@@ -116,6 +115,19 @@ def _strip_comments(text: str) -> str:
         i = m.end()
     out.append(text[i:n])
     return "".join(out)
+
+
+def _one_line_table(s: str) -> bool:
+    """``.global .b8 NAME[N] = {1, 2, ...};`` whole on one line (a recorded probe's offset table: 118 KB):
+    the statement the character scan would make of it, found with string operations only (a regular
+    expression over a hostile line could backtrack)."""
+    if not s.endswith("};") or s.count("{") != 1 or s.count("}") != 1 or s.count(";") != 1:
+        return False
+    head = s[:s.index("{")]
+    if "(" in s or ")" in s or ":" in head or not head.rstrip().endswith("="):
+        return False
+    words = head.split()
+    return ".global" in words or ".const" in words
 
 
 class _Scanner:
@@ -145,8 +157,8 @@ class _Scanner:
         s = line.strip()
         if not s:
             return True
-        if _TABLE_LINE.fullmatch(s):  # a data table on one line (nvcc writes them so): no per-character scan
-            return self._table(s)
+        if _one_line_table(s):  # a data table on one line (nvcc writes them so): no per-character scan
+            return self.whole(s[:-1])
         if any(c in s for c in "{}()") or (";" in s and s.index(";") != len(s) - 1):
             return False
         if s.endswith(";"):
@@ -161,12 +173,13 @@ class _Scanner:
             return True
         return False
 
-    def _table(self, s: str) -> bool:
-        if len(s) > MAX_STATEMENT_CHARS:
+    def whole(self, statement: str) -> bool:
+        """One statement taken at once (what the character scan would have gathered): True."""
+        if len(statement) > MAX_STATEMENT_CHARS:
             raise InputError(f"PTX line {self.line}: a statement of more than {MAX_STATEMENT_CHARS} characters: "
                              f"is this PTX?")
         self.start = self.line
-        self.buf.append(s[:-1])
+        self.buf.append(statement)
         self.emit()
         return True
 
@@ -389,12 +402,10 @@ def _variable(s: str, line: int) -> Variable | None:
 
 def _initial_bytes(space: str, values: list[int] | None, elem: int, size: int, unsized: bool) -> bytes | None:
     """A variable's bytes before the kernel runs: its initializer's, little-endian, or zeros for a
-    .global variable without one (the PTX ISA zero-fills it, and nvcc writes an all-zero __device__
-    table so); None where nothing is known: .shared, .local, an unsized extern, and a .const without
-    an initializer (the PTX ISA zero-fills it too, but an uninitialized __constant__ array is the
-    one the host fills with cudaMemcpyToSymbol before the launch: zeros would be a guess)."""
+    .global/.const variable without one (PTX zero-fills them: an all-zero __device__ table is written
+    so); None where nothing is known (.shared, .local, an unsized extern)."""
     if values is None:
-        return bytes(size) if space == "global" and not unsized else None
+        return bytes(size) if space in ("global", "const") and not unsized else None
     data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
     return data.ljust(size, b"\0")[:size] if size else data
 
