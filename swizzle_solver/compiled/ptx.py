@@ -402,10 +402,12 @@ def _variable(s: str, line: int) -> Variable | None:
 
 def _initial_bytes(space: str, values: list[int] | None, elem: int, size: int, unsized: bool) -> bytes | None:
     """A variable's bytes before the kernel runs: its initializer's, little-endian, or zeros for a
-    .global/.const variable without one (PTX zero-fills them: an all-zero __device__ table is written
-    so); None where nothing is known (.shared, .local, an unsized extern)."""
+    .global variable without one (the PTX ISA zero-fills it, and nvcc writes an all-zero __device__
+    table so); None where nothing is known: .shared, .local, an unsized extern, and a .const without
+    an initializer (the PTX ISA zero-fills it too, but an uninitialized __constant__ array is the
+    one the host fills with cudaMemcpyToSymbol before the launch: zeros would be a guess)."""
     if values is None:
-        return bytes(size) if space in ("global", "const") and not unsized else None
+        return bytes(size) if space == "global" and not unsized else None
     data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
     return data.ljust(size, b"\0")[:size] if size else data
 
