@@ -10,8 +10,10 @@ picks Triton's backend by that language (the AMD backend's encodings for HIP) an
 only for the target's ``tma_modes``, as ``cute`` (make_tma_copy, the GMMA atom) and ``mojo``
 (TensorMapSwizzle) do, and ``tma`` says so where the target has no TMA (``copy_engines``).
 
-The target modules are found and imported when the registry (TARGETS, ALIASES, TITLES, EMITTERS)
-is first read, not with this package: the rich report of a plain solve prints only the answer's
+Each target is the writer's half of a language's record (forms/language.py's ``Language``, made
+from its module's names by ``writer_of``, or a whole record given to ``forms.language.register``):
+``writers()`` is the registry, and TARGETS, ALIASES, TITLES and EMITTERS are read from it. The
+target modules are found and imported when the registry is first read, not with this package: the rich report of a plain solve prints only the answer's
 TMA mode (``tma_mode``, which imports the tma module alone), so it does not import the other
 targets (start-up).
 
