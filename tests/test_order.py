@@ -529,7 +529,9 @@ def test_comments_speak_of_the_users_tile(name, target):
     bands of rows."""
     extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
              "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
-             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
+             "bands, padded": col_case(32, 16, ["1x1"], padding.Padded(40, RowInterleave(8, 2))),
+             "padding of 6": col_case(32, 16, ["1x1"], padding.Padded(38, Identity()))}
     p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
     code = emit(target, p, layout).code
     body = "\n".join(code.splitlines()[1:])
@@ -568,6 +570,10 @@ ORIENTATION_WORDS = [  # (case, target, the user's words, the stored tile's word
     ("gmma, two atoms each way", "tma", "box i loads rows [", "box i loads columns ["),
     ("gmma, two atoms each way", "tma", "columns per box at most 256 (load wider tiles", "rows per box at most 256"),
     ("sw128 f16 M-major", "tma", "8 columns of 128 B", "8 rows of 128 B"),
+    ("xor-cols, padded", "triton", "the 8 spare element(s) per column are padding mixed with a swizzle", "per row"),
+    ("bands, padded", "triton", "spare element(s) per column are padding mixed with a permutation of columns",
+     "per row"),
+    ("padding of 6", "triton", "its padding of 6 element(s) per column is not a power of two", "per row"),
 ]
 
 
@@ -579,7 +585,9 @@ def test_every_orientation_comment_says_the_users_words(name, target, users, sto
     (test_comments_speak_of_the_users_tile only lists words that must not remain)."""
     extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
              "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
-             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
+             "bands, padded": col_case(32, 16, ["1x1"], padding.Padded(40, RowInterleave(8, 2))),
+             "padding of 6": col_case(32, 16, ["1x1"], padding.Padded(38, Identity()))}
     p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
     code = emit(target, p, layout).code
     assert users in code and stored not in code
