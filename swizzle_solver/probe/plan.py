@@ -448,8 +448,8 @@ def _phase_lanes(q: Pattern, p: Pattern, phases: Issued, problem: Problem) -> tu
                 + np.arange(per_lane)).reshape(len(lane_row), -1)
     ranked = np.sort(elements, axis=1)
     distinct = 1 + (ranked[:, 1:] != ranked[:, :-1]).sum(axis=1)
-    wavefront = hw.serving(q.banks).wavefront_bytes
-    return served, np.maximum(1, -(-(distinct * tile.elem_bytes) // wavefront))
+    serving = hw.serving(q.banks)  # the ideal is the model's lower bound itself (one formula: Hardware.lower_bound)
+    return served, np.fromiter((serving.lower_bound(int(n)) for n in distinct * tile.elem_bytes), np.int64, len(distinct))
 
 
 def _costs(served: Pattern, problem: Problem, table: np.ndarray) -> np.ndarray:
