@@ -91,7 +91,12 @@ def writers() -> dict[str, Language]:
 
 def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
     """(TARGETS, ALIASES, TITLES, EMITTERS), read from the writers' records."""
-    made = writers()
+    return _lists(version())
+
+
+@cache
+def _lists(registrations: int) -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
+    made = _writers(registrations)
     return (tuple(made), {alias: w.name for w in made.values() for alias in w.aliases},
             {w.name: w.title for w in made.values()}, {w.name: w.emit for w in made.values() if w.emit is not None})
 

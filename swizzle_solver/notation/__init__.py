@@ -18,6 +18,10 @@ Also recipes under the words users type: ``128B``, ``64B``, ``32B`` and Blackwel
 families/panels.py: the mode's atom, or column panels of it when rows are wider than the mode's
 span), named as the tool names that layout.
 
+Each notation is the reader's half of a language's record (forms/language.py's ``Language``: made
+from its module here by ``reader_of``, or a whole record given to ``forms.language.register``):
+``reader(prefix)`` is that record, and ``prefixes()``, ``what`` and ``read`` ask it.
+
 Nothing here calls Python's ``eval``; every parser is linear in its input and bounded in depth.
 """
 from __future__ import annotations
