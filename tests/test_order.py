@@ -612,6 +612,8 @@ def _stored_terms_cases(tmp_path) -> dict:
                                                                                           Swizzle(2, 1, 4)))),
             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
             "panels 64": col_case(64, 16, ["8x8"], ColumnPanels(64), e=2),
+            "panels without a TMA": (api.problem(64, 16, ["8x8"], elem_bytes=2, order="col", arch="gfx942"),
+                                     ColumnPanels(64)),
             "a table": (p, table)}
 
 
@@ -619,13 +621,13 @@ def _stored_terms_cases(tmp_path) -> dict:
 def test_no_snippet_keeps_the_stored_tiles_terms(target, tmp_path):
     """issue 33 item 5 (every orientation comment): under --order col, no target prints the stored
     tile's offset (r * pitch + c: the user's is c * pitch + r), the stored tile's expression (the
-    user's has r and c exchanged), or its table indexed kPhys[r][c]; every one of these is printed
+    user's has r and c exchanged), its table indexed kPhys[r][c] or its column panels; every one of these is printed
     somewhere in the cases, so each check can fail."""
     seen = set()
     for name, (p, layout) in _stored_terms_cases(tmp_path).items():
         code = emit(target, p, layout).code
         assert not re.search(r"\br \* \d+ \+ c\b", code), (name, code)
-        assert "kPhys[r][c]" not in code, (name, code)
+        assert "kPhys[r][c]" not in code and "column panel" not in code, (name, code)  # (a stored column panel is a row panel)
         stored = layout.expression(p.tile)
         if stored and swap_rc(stored) != stored:
             assert stored not in code, (name, code)
