@@ -162,7 +162,8 @@ def test_the_docs_list_exactly_the_registered_notations():
     assert list(_docs_examples()) == READERS
     kernel = (DOCS / "checking-your-kernel.md").read_text()
     assert list(dict.fromkeys(re.findall(r"^\| `([a-z_]+):", kernel, re.M))) == READERS
-    check_row = next(line for line in (DOCS / "cli.md").read_text().splitlines() if line.startswith("| `--check LAYOUT`"))
+    cli_lines = (DOCS / "cli.md").read_text().splitlines()
+    check_row = next(line for line in cli_lines if line.startswith("| `--check LAYOUT`"))
     assert [c.split(":")[0] for c in _cells(check_row)[1:] if ":" in c] == READERS
 
 

@@ -627,7 +627,8 @@ def test_no_snippet_keeps_the_stored_tiles_terms(target, tmp_path):
     for name, (p, layout) in _stored_terms_cases(tmp_path).items():
         code = emit(target, p, layout).code
         assert not re.search(r"\br \* \d+ \+ c\b", code), (name, code)
-        assert "kPhys[r][c]" not in code and "column panel" not in code, (name, code)  # (a stored column panel is a row panel)
+        # (a stored column panel is a row panel of the user's tile)
+        assert "kPhys[r][c]" not in code and "column panel" not in code, (name, code)
         stored = layout.expression(p.tile)
         if stored and swap_rc(stored) != stored:
             assert stored not in code, (name, code)
