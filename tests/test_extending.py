@@ -444,8 +444,10 @@ def test_a_registered_language_leaves_with_unregister():
 
     before = (emit_registry.TARGETS, notation.prefixes())
     register(Language(name="gone", title="Gone", emit=_rot_emit, prefix="gone", read=_rot_read))
-    assert "gone" in emit_registry.TARGETS and "gone" in notation.prefixes() and notation.is_notation("gone: 1")
-    unregister("gone")
+    try:
+        assert "gone" in emit_registry.TARGETS and "gone" in notation.prefixes() and notation.is_notation("gone: 1")
+    finally:
+        unregister("gone")
     assert (emit_registry.TARGETS, notation.prefixes()) == before and not notation.is_notation("gone: 1")
     with pytest.raises(ValueError, match="neither reads nor writes"):
         Language(name="mute")
