@@ -611,6 +611,7 @@ def _stored_terms_cases(tmp_path) -> dict:
             "two swizzles, padded": col_case(32, 32, ["4x8"], padding.Padded(40, TwoLevel(Swizzle(1, 0, 3),
                                                                                           Swizzle(2, 1, 4)))),
             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
+            "bands, not linear": col_case(32, 16, ["1x1"], RowInterleave(8, 3)),  # (CuTe: a functor; why: carries)
             "panels 64": col_case(64, 16, ["8x8"], ColumnPanels(64), e=2),
             "panels without a TMA": (api.problem(64, 16, ["8x8"], elem_bytes=2, order="col", arch="gfx942"),
                                      ColumnPanels(64)),
