@@ -30,7 +30,7 @@ from .soundness import Sound, sound
 def later_of(problem: Problem, base: Callable, engine: str | None = None) -> Later:
     """What each later search of ``problem`` is given (oracle.Later): ``base`` is the base search's
     first_conflict_free (search.py), ``engine`` the --engine override."""
-    return Later(XorOracle(problem), engine, base, _smt)
+    return Later(XorOracle(problem), engine, base, _smt, every_member)
 
 
 def _smt() -> ModuleType:

@@ -341,8 +341,14 @@ class Hardware(Value):
     # --- the lower bound -----------------------------------------------------------------------
 
     def lower_bound(self, phase_bytes: int) -> int:
-        """Wavefronts a phase reading ``phase_bytes`` distinct bytes needs under any layout."""
-        return max(1, -(-phase_bytes // self.wavefront_bytes))
+        """Wavefronts a phase reading ``phase_bytes`` distinct bytes needs under any layout: at least
+        one, and ceil(bytes / wavefront). The one formula: the probe's ideal takes it too, for every
+        phase at once (``lower_bounds``)."""
+        return int(self.lower_bounds(phase_bytes))
+
+    def lower_bounds(self, phase_bytes: np.ndarray | int) -> np.ndarray:
+        """``lower_bound`` of each phase (an integer array of distinct bytes)."""
+        return np.maximum(1, -(-phase_bytes // self.wavefront_bytes))
 
     # --- the phase rule ------------------------------------------------------------------------
 

@@ -147,6 +147,7 @@ class Later(Value):
     engine: str | None  # "smt" or "enum" for every family that has both; None: each family's own (Family.engine)
     base: Callable  # the base search's first_conflict_free (search.py), for padding's swizzled pitches
     smt: Callable[[], ModuleType]  # smt.py (z3), imported on first call (it builds on the families' layouts)
+    every_member: Callable  # extended.every_member: every listed member simulated (so a family's module need not import the walker)
 
     def engine_of(self, family) -> str:
         return self.engine or family.engine

@@ -9,6 +9,8 @@ by registering it, and the schema follows:
 - the shapes of a layout's steps (``swizzle``): each family record's ``step_schema``, in rank
   order, each shape once;
 - the emit targets (``layout.expressible_in``, ``search.for.targets``): emit.TARGETS, in --emit order;
+- the ``--check`` notations (``given.notation``): notation.prefixes(), in their order (both are the
+  languages' records, forms/language.py, registered ones included);
 - the TMA swizzle modes (``layout.tma_mode``): every hardware target's ``tma_modes``.
 
     python -m swizzle_solver.schema            # rewrite docs/schema/solution.schema.json

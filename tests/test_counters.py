@@ -146,3 +146,22 @@ def test_no_counter_where_no_profiler_measures_the_model():
     assert "counter" not in solution_json(solve(problem))["answer"]["per_access"][0]
     amd = make_problem(32, 32, ["ds_read_b64:8x8"], elem_bytes=2, arch="gfx942")
     assert set(solution_json(solve(amd))["answer"]["per_access"][0]["counter"]) == {"SQ_LDS_BANK_CONFLICT"}
+
+
+def test_the_ideal_of_a_phase_above_one_wavefront_rounds_up(tmp_path):
+    """issue 33 item 5 (a mutation that survived every tier): the probe's ideal of a phase, the
+    ncu counters' W - bank conflicts, is ceil(distinct bytes / 128), not rounded down. One explicit
+    phase of 48 consecutive 4-byte words (192 B, above one wavefront and not a multiple of it) needs
+    2 wavefronts under any layout, and the unswizzled tile serves it in 2 (words 0..47 on banks
+    0..31 then 0..15, two at most in a bank): lower bound 2, ncu wavefronts 2, 0 bank conflicts."""
+    from clirun import solve as cli
+
+    lanes = ", ".join(f"[0, {c}, 4]" for c in range(48))
+    (tmp_path / "p.toml").write_text(f'[[pattern]]\nname = "48 words"\nphases = [[{lanes}]]\n')
+    doc = json.loads(cli("--rows", "64", "--cols", "64", "--phases", str(tmp_path / "p.toml"), "--check", "none",
+                         "--json").stdout)
+    access = doc["answer"]["per_access"][0]
+    banks = [c % 32 for c in range(48)]
+    assert max(banks.count(b) for b in set(banks)) == 2 == -(-48 * 4 // 128)  # (by hand)
+    assert access["lower_bound"] == 2 and access["worst_wavefronts"] == 2
+    assert access["counter"] == {LD[0]: 2, LD[1]: 0}

@@ -311,3 +311,145 @@ def test_a_language_is_one_module_each_way(tmp_path):
     # --help names both, from the registries
     help_text = " ".join(run("--help").stdout.split())
     assert "table:, swz:" in help_text and "umma (or tcgen05), numpy;" in help_text
+
+
+# A language as one record (forms/language.py), registered in-process: no module in notation/ or
+# emit/, no other edit. It reads `rot: K` (the element offset r * row_length + c with its column
+# rotated by K * r within the row: a permutation of each row) and writes --emit rot (the function of
+# (r, c) in Python).
+def _rot_read(body: str, base=None, allow_outside: bool = True):
+    import re
+
+    import numpy as np
+
+    from swizzle_solver.notation import expr
+    from swizzle_solver.notation.expr import NotationError
+    from swizzle_solver.value import Value
+
+    m = re.fullmatch(r"\s*([0-9]{1,2})\s*", body)
+    if not m:
+        raise NotationError("rot: takes K, a rotation per row (an integer)", 1)
+    k = int(m[1])
+
+    class Rot(Value):
+        notation = "rot"
+        unit = "element"
+        as_written = False
+
+        def evaluate(self, tile):
+            r, c = np.arange(tile.rows, dtype=np.int64)[:, None], np.arange(tile.cols, dtype=np.int64)[None, :]
+            table = r * tile.row_length + (c + k * r) % tile.cols
+            return table, None, None
+
+    assert expr  # (the toy needs no tree: its table is the layout)
+    return Rot()
+
+
+def _rot_emit(problem, layout):
+    from swizzle_solver.emit.common import Snippet
+    from swizzle_solver.orient import words
+
+    text = words(problem.tile).expression(layout.expression(problem.tile))  # in the user's (r, c)
+    if text is None:
+        return Snippet("rot", "# cannot express: the layout has no closed form", False)
+    return Snippet("rot", f"def swizzle_phys(r, c):\n    return {text}", True)
+
+
+@pytest.fixture
+def rot_language():
+    from swizzle_solver import api
+    from swizzle_solver.forms.language import Language, register, unregister
+
+    toy = Language(name="rot", title="Rotated rows (a toy)", order=50, emit=_rot_emit, comment="#",
+                   prefix="rot", what="a toy rotation", check_order=50, read=_rot_read, aliases=("rotate",))
+    api.cache_clear()
+    register(toy)
+    yield toy
+    unregister("rot")
+    api.cache_clear()
+
+
+def test_a_language_is_one_record(rot_language, tmp_path):
+    """issue 33 item 2: a language registered as one record (forms.language.register), with no
+    module and no other edit, goes through --check, --emit (and its alias), --for, --order col,
+    --dtype fp4, --json valid under the schema the live registries make (and refused by the
+    committed one), batch and --help; and it leaves with unregister."""
+    import numpy as np
+    from clirun import solve as cli
+    from test_schema import load
+
+    from swizzle_solver import emit as emit_registry
+    from swizzle_solver import notation, schema
+
+    assert emit_registry.TARGETS[-1] == "rot" and emit_registry.ALIASES["rotate"] == "rot"
+    assert notation.prefixes()[-1] == "rot" and notation.what("rot") == "a toy rotation"
+    stale = json.loads((ROOT / "docs" / "schema" / "solution.schema.json").read_text())
+    live = load("solution.schema.json")
+    assert schema.emit_targets()[-1] == "rot" and schema.notations()[-1] == "rot"
+    tile = ["--rows", "16", "--cols", "16", "--dtype", "f32", "--access", "col"]
+    # --check in the toy: the report says what it is; rotating row r by r makes a column conflict-free
+    report = cli(*tile, "--check", "rot: 1", env={"COLUMNS": "200"})
+    assert report.returncode == 0 and "a toy rotation, checked as written" in report.stdout, report.stderr
+    assert "0 excess" in report.stdout or "conflict-free" in report.stdout
+    doc = json.loads(cli(*tile, "--check", "rot: 1", "--json", "--emit", "all").stdout)
+    assert doc["answer"]["given"]["notation"] == "rot" and doc["answer"]["per_access"][0]["worst_wavefronts"] == 1
+    assert errors(doc, live, live) == [] and errors(doc, stale, stale)
+    bad = cli(*tile, "--check", "rot: x")
+    assert bad.returncode == 2 and bad.stdout == "" and "column 5: rot: takes K" in bad.stderr
+    # --emit rot (and its alias) on a solve: the function is the layout (against the answer's own table)
+    solved = json.loads(cli(*tile, "--json", "--emit", "rotate").stdout)
+    assert list(solved["answer"]["emit"]) == ["rot"] and solved["answer"]["emit_expressible"] == {"rot": True}
+    scope: dict = {}
+    exec(solved["answer"]["emit"]["rot"], scope)  # noqa: S102 (the toy's own output)
+    from swizzle_solver.names import parse_layout
+
+    answer = parse_layout(solved["answer"]["name"])
+    from swizzle_solver.access import make_problem
+
+    problem = make_problem(16, 16, ["col"], None, 4)
+    table = answer.phys(problem.tile, *np.meshgrid(np.arange(16), np.arange(16), indexing="ij"))
+    assert [[scope["swizzle_phys"](r, c) for c in range(16)] for r in range(16)] == table.tolist()
+    assert errors(solved, live, live) == []
+    # --for rot: only layouts it expresses (all that have a closed form)
+    assert cli(*tile, "--for", "rot").returncode == 0
+    # --order col: its function is of the user's (r, c): the user's element (r, c) is stored at (c, r)
+    col = json.loads(cli(*tile, "--order", "col", "--json", "--emit", "rot").stdout)
+    scope = {}
+    exec(col["answer"]["emit"]["rot"], scope)  # noqa: S102
+    answer = parse_layout(col["answer"]["name"])
+    assert all(scope["swizzle_phys"](r, c) == int(answer.phys(problem.tile, np.int64(c), np.int64(r)))
+               for r in range(16) for c in range(16))
+    assert "box" not in col["answer"]["emit"]["rot"] and errors(col, live, live) == []
+    # 4-bit elements: the packed bytes' function, then the element identity in its comments
+    fp4 = cli("--rows", "16", "--cols", "64", "--dtype", "fp4", "--access", "8x8", "--json", "--emit", "rot")
+    assert fp4.returncode in (0, 1), fp4.stderr
+    fp4_doc = json.loads(fp4.stdout)
+    code = fp4_doc["answer"]["emit"]["rot"]
+    assert "#   phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2" in code and "//" not in code
+    assert errors(fp4_doc, live, live) == []
+    # batch, with both halves
+    (tmp_path / "cases.toml").write_text('[[case]]\nname = "toy"\nrows = 16\ncols = 16\ndtype = "f32"\n'
+                                         'access = ["col"]\ncheck = "rot: 1"\nfor = ["rot"]\n')
+    batch = cli("batch", str(tmp_path / "cases.toml"), "--json")
+    assert batch.returncode == 0 and '"rot"' in batch.stdout, batch.stderr
+    # --help names both, from the registries
+    help_text = " ".join(cli("--help", env={"COLUMNS": "200"}).stdout.split())
+    assert "table:, rot:" in help_text and "rot (or rotate);" in help_text
+
+
+def test_a_registered_language_leaves_with_unregister():
+    from swizzle_solver import emit as emit_registry
+    from swizzle_solver import notation
+    from swizzle_solver.forms.language import Language, register, unregister
+
+    before = (emit_registry.TARGETS, notation.prefixes())
+    register(Language(name="gone", title="Gone", emit=_rot_emit, prefix="gone", read=_rot_read))
+    try:
+        assert "gone" in emit_registry.TARGETS and "gone" in notation.prefixes() and notation.is_notation("gone: 1")
+    finally:
+        unregister("gone")
+    assert (emit_registry.TARGETS, notation.prefixes()) == before and not notation.is_notation("gone: 1")
+    with pytest.raises(ValueError, match="neither reads nor writes"):
+        Language(name="mute")
+    with pytest.raises(ValueError, match="both a prefix and read"):
+        Language(name="half", prefix="half")

@@ -1,6 +1,8 @@
 """Floors (floors.py): wavefronts no admissible layout goes below, checked against the simulator on
 random admissible layouts (random permutations of aligned chunks of the widest vector) and on every
 layout the search reports."""
+import json
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -8,7 +10,7 @@ from hypothesis import strategies as st
 
 from swizzle_solver import simulate
 from swizzle_solver.api import problem
-from swizzle_solver.floors import floors
+from swizzle_solver.floors import floors, placement_floors, vector_runs
 from swizzle_solver.model import InputError
 from swizzle_solver.solving import solve
 
@@ -25,6 +27,30 @@ SPECS = ["row", "col", "8x1", "4x2", "2x4", "8x4", "4x8", "2x16", "8x2:2", "1x8"
 def test_a_column_under_wide_vectors(kw, floor):
     found = floors(problem(**kw))
     assert found[0].wavefronts == floor and found[0].vectors_of == kw["access"][1] and found[1] is None
+
+
+def test_a_floor_is_rounded_up():
+    """issue 33 item 5 (a mutation that survived every tier): a floor is ceil(n / S), not n / S
+    rounded down. 24 x 8 f16: the column puts its 24 rows' 8-byte vectors (8x4 of 2-byte elements) on
+    word position 0, and a wavefront has 128 / 8 = 16 slots of them: ceil(24 / 16) = 2, where floor
+    division says 1; the answer meets the floor of 2, so it is proven minimal."""
+    p = problem(rows=24, cols=8, dtype="f16", access=["col", "8x4"])
+    found = floors(p)[0]
+    assert found is not None  # (1 wavefront, the lower bound, would be no floor)
+    assert (found.vectors, found.slots, found.vector_bytes) == (24, 16, 8)
+    assert found.wavefronts == 2
+    # each placement's floor (what an instruction's phases are held to) rounds up too: the highest is the floor
+    col, vectors = p.patterns
+    assert int(placement_floors(p, col, vectors, vector_runs(p, vectors)).max()) == 2
+    solution = solve(p)
+    assert solution.answer.results[0].worst == 2 and solution.at_floor
+    from clirun import solve as cli
+
+    doc = json.loads(cli("--rows", "24", "--cols", "8", "--dtype", "f16", "--access", "col", "--access", "8x4",
+                         "--json").stdout)
+    assert doc["proof"]["proven_minimal"] is True and doc["proof"]["optimal_over_all_layouts"] is True
+    report = cli("--rows", "24", "--cols", "8", "--dtype", "f16", "--access", "col", "--access", "8x4").stdout
+    assert "NOT proven" not in report and "meets every floor" in report
 
 
 @pytest.mark.parametrize("access", [["col", "8x4v4"], ["col", "row"], ["8x8", "8x8:2"], ["8x4", "4x8"]])

@@ -1,8 +1,10 @@
-"""The package is layered: no module imports, at the top or inside a function, a module that imports
-it back (directly or through others). value.py (the base of the value types) is at the bottom,
-hardware.py above it, model.py's types above both, the access package above them, and nothing below
-imports anything above."""
+"""The package is layered: every module has a layer (``LAYERS``, the table of docs/contributing.md's
+Architecture section), no module imports one of a higher layer (at the top, inside a function or
+under TYPE_CHECKING), and no module imports, directly or through others, a module that imports it
+back. value.py (the base of the value types) is at the bottom, hardware.py above it, model.py's
+types above both, the access package above them."""
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "swizzle_solver"
@@ -73,6 +75,75 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
         if m not in state:
             walk(m)
     return found
+
+
+# The layers, top first: each a name and its modules ("x/" is a package and all its modules; a module
+# named exactly wins over its package's entry). docs/contributing.md's table lists the same.
+LAYERS: list[tuple[str, list[str]]] = [
+    ("entry points", ["__main__", "entry", "cli", "jobs", "github_action", "alarm", "overtime"]),
+    ("API and subcommands", ["api", "memo", "cases", "vectors", "portable_report", "probe.command", "compiled/"]),
+    ("output", ["report", "render", "bankmap", "picture", "svg", "html", "progress", "outcomes", "counters", "schema",
+                "explain", "portable", "probe/"]),
+    ("solve", ["solving", "search", "extended", "narrower", "configs", "smt", "general", "names"]),
+    ("writers", ["emit/"]),
+    ("layouts", ["layout", "families/", "notation/", "forms/", "soundness", "orient", "indexed", "candidate", "budget",
+                 "oracle", "sampling", "balance"]),
+    ("ground truth and proofs", ["simulate", "gf2", "proof", "separation", "floors"]),
+    ("input", ["", "access/", "model", "hardware", "tma_modes", "value"]),
+]
+
+
+def layer_of(module: str) -> int | None:
+    """The index in LAYERS (0 the top) of ``module`` (a dotted name), or None when no entry names it."""
+    name = module.removeprefix("swizzle_solver").removeprefix(".")
+    exact = [i for i, (_, names) in enumerate(LAYERS) if name in names]
+    if exact:
+        return exact[0]
+    packages = [(len(n), i) for i, (_, names) in enumerate(LAYERS) for n in names
+                if n.endswith("/") and (name + ".").startswith(n.replace("/", "."))]
+    return max(packages)[1] if packages else None
+
+
+def test_every_module_has_one_layer():
+    named = [n for _, names in LAYERS for n in names]
+    assert len(named) == len(set(named))
+    assert {m for m in MODULES if layer_of(m) is None} == set()
+    assert layer_of("swizzle_solver.probe.command") == 1 and layer_of("swizzle_solver.probe.plan") == 2
+    assert layer_of("swizzle_solver") == layer_of("swizzle_solver.value") == len(LAYERS) - 1
+
+
+def test_no_import_goes_up_the_layers():
+    """Each import is of a module of the same layer or one below: the families do not import the
+    search (their searches are given what they need: oracle.Later), the solve does not import the
+    output (emit/ is the writers' layer below it), and nothing imports the API but the API layer and
+    the entry points."""
+    up = sorted(f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
+                for m, p in MODULES.items() for t in imported(p) & set(MODULES) if layer_of(t) < layer_of(m))
+    assert up == []
+
+
+def test_the_layer_scan_sees_a_function_local_import():
+    # vectors.py's run_auto solves through the API (its cache) inside a function: so vectors is of the API's layer
+    assert "swizzle_solver.api" in imported(PACKAGE / "vectors.py")
+    assert layer_of("swizzle_solver.vectors") == layer_of("swizzle_solver.api") < layer_of("swizzle_solver.solving")
+
+
+def test_the_docs_table_is_the_layers():
+    """docs/contributing.md's layer table: the same layers in the same order, and each module it names
+    in a row (as `name.py` or `folder/`) is of that layer."""
+    text = (PACKAGE.parent / "docs" / "contributing.md").read_text()
+    table = text[text.index("| layer | modules |"):].split("\n\n")[0].splitlines()[2:]
+    rows = [(row.split("|")[1].strip(), row.split("|", 2)[2]) for row in table]
+    assert [name for name, _ in rows] == [name for name, _ in LAYERS]
+    nested = {m.rsplit(".", 1)[1] for m in MODULES if m.count(".") > 1}  # (`report.py` in compiled/'s row is its own)
+    checked = 0
+    for i, (name, cells) in enumerate(rows):
+        for token in re.findall(r"`([a-z_/]+(?:\.py|/))`", cells):
+            module = "swizzle_solver." + token.removesuffix(".py").removesuffix("/").replace("/", ".")
+            if module in MODULES and token.removesuffix(".py") not in nested:
+                assert layer_of(module) == i, (name, token)
+                checked += 1
+    assert checked > 50
 
 
 def test_the_scan_sees_a_cycle():

@@ -36,6 +36,7 @@ from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, log2
+from swizzle_solver.orient import swap_rc
 from tests import compiled_c
 from tests.clirun import solve as proc  # in-process: the batch runs need no process
 from tests.test_cli import EXAMPLES, run
@@ -529,7 +530,9 @@ def test_comments_speak_of_the_users_tile(name, target):
     bands of rows."""
     extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
              "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
-             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
+             "bands, padded": col_case(32, 16, ["1x1"], padding.Padded(40, RowInterleave(8, 2))),
+             "padding of 6": col_case(32, 16, ["1x1"], padding.Padded(38, Identity()))}
     p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
     code = emit(target, p, layout).code
     body = "\n".join(code.splitlines()[1:])
@@ -568,6 +571,10 @@ ORIENTATION_WORDS = [  # (case, target, the user's words, the stored tile's word
     ("gmma, two atoms each way", "tma", "box i loads rows [", "box i loads columns ["),
     ("gmma, two atoms each way", "tma", "columns per box at most 256 (load wider tiles", "rows per box at most 256"),
     ("sw128 f16 M-major", "tma", "8 columns of 128 B", "8 rows of 128 B"),
+    ("xor-cols, padded", "triton", "the 8 spare element(s) per column are padding mixed with a swizzle", "per row"),
+    ("bands, padded", "triton", "spare element(s) per column are padding mixed with a permutation of columns",
+     "per row"),
+    ("padding of 6", "triton", "its padding of 6 element(s) per column is not a power of two", "per row"),
 ]
 
 
@@ -579,10 +586,58 @@ def test_every_orientation_comment_says_the_users_words(name, target, users, sto
     (test_comments_speak_of_the_users_tile only lists words that must not remain)."""
     extra = {"panels, padded": col_case(128, 16, ["8x8"], padding.Padded(136, ColumnPanels(128)), e=2),
              "xor-cols, padded": col_case(32, 16, ["4x8"], padding.Padded(40, XorCols(2, 1, 0))),
-             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2))}
+             "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
+             "bands, padded": col_case(32, 16, ["1x1"], padding.Padded(40, RowInterleave(8, 2))),
+             "padding of 6": col_case(32, 16, ["1x1"], padding.Padded(38, Identity()))}
     p, layout = COL_CASES[name] if name in COL_CASES else extra[name]
     code = emit(target, p, layout).code
     assert users in code and stored not in code
+
+
+def _stored_terms_cases(tmp_path) -> dict:
+    """Column-major cases whose snippets print an offset, an expression or a table of (r, c): the
+    comments and code of each must say the user's (r, c), never the stored tile's."""
+    import numpy as np
+
+    from swizzle_solver.families.two_level import TwoLevel
+    from swizzle_solver.names import parse_layout
+
+    offsets = np.random.default_rng(5).permutation(32 * 16).reshape(32, 16)  # no closed form: a table
+    np.save(tmp_path / "t.npy", offsets)
+    p = api.problem(32, 16, ["1x1"], elem_bytes=4, order="col")
+    table = parse_layout(f"table:{tmp_path / 't.npy'}", tile=p.tile)
+    return {**COL_CASES,
+            "padded swizzle": col_case(32, 16, ["4x8"], padding.Padded(40, Swizzle(2, 1, 3))),
+            "two swizzles, padded": col_case(32, 32, ["4x8"], padding.Padded(40, TwoLevel(Swizzle(1, 0, 3),
+                                                                                          Swizzle(2, 1, 4)))),
+            "bands": col_case(32, 16, ["1x1"], RowInterleave(8, 2)),
+            "bands, not linear": col_case(32, 16, ["1x1"], RowInterleave(8, 3)),  # (CuTe: a functor; why: carries)
+            "panels 64": col_case(64, 16, ["8x8"], ColumnPanels(64), e=2),
+            "panels without a TMA": (api.problem(64, 16, ["8x8"], elem_bytes=2, order="col", arch="gfx942"),
+                                     ColumnPanels(64)),
+            "a table": (p, table)}
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_no_snippet_keeps_the_stored_tiles_terms(target, tmp_path):
+    """issue 33 item 5 (every orientation comment): under --order col, no target prints the stored
+    tile's offset (r * pitch + c: the user's is c * pitch + r), the stored tile's expression (the
+    user's has r and c exchanged), its table indexed kPhys[r][c] or its column panels; every one of these is printed
+    somewhere in the cases, so each check can fail."""
+    seen = set()
+    for name, (p, layout) in _stored_terms_cases(tmp_path).items():
+        code = emit(target, p, layout).code
+        assert not re.search(r"\br \* \d+ \+ c\b", code), (name, code)
+        # (a stored column panel is a row panel of the user's tile)
+        assert "kPhys[r][c]" not in code and "column panel" not in code, (name, code)
+        stored = layout.expression(p.tile)
+        if stored and swap_rc(stored) != stored:
+            assert stored not in code, (name, code)
+            seen.add("expression") if swap_rc(stored) in code else None
+        seen |= {"offset"} if re.search(r"\bc \* \d+ \+ r\b", code) else set()
+        seen |= {"table"} if "kPhys[c][r]" in code else set()
+    want = {"cuda": {"offset", "expression", "table"}, "cute": {"offset"}, "cute-dsl": {"offset"}, "mojo": {"offset"}}
+    assert seen >= want.get(target, set()), seen
 
 
 VIEWS = {  # the four views of a stored tile, on a target with a TMA and tcgen05 (sm100) and on AMD

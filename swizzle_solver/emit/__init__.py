@@ -10,8 +10,10 @@ picks Triton's backend by that language (the AMD backend's encodings for HIP) an
 only for the target's ``tma_modes``, as ``cute`` (make_tma_copy, the GMMA atom) and ``mojo``
 (TensorMapSwizzle) do, and ``tma`` says so where the target has no TMA (``copy_engines``).
 
-The target modules are found and imported when the registry (TARGETS, ALIASES, TITLES, EMITTERS)
-is first read, not with this package: the rich report of a plain solve prints only the answer's
+Each target is the writer's half of a language's record (forms/language.py's ``Language``, made
+from its module's names by ``writer_of``, or a whole record given to ``forms.language.register``):
+``writers()`` is the registry, and TARGETS, ALIASES, TITLES and EMITTERS are read from it. The
+target modules are found and imported when the registry is first read, not with this package: the rich report of a plain solve prints only the answer's
 TMA mode (``tma_mode``, which imports the tma module alone), so it does not import the other
 targets (start-up).
 
@@ -43,11 +45,11 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from ..forms.language import Language, registered, version, writer_of
 from ..hardware import Hardware
 from ..layout import Layout
 from ..model import InputError, Problem
@@ -57,7 +59,7 @@ _SHARED = {"common", "recognise", "views"}  # the modules of this package that a
 
 Emitter = Callable[[Problem, Layout], Snippet]
 
-# The registry, made on first read (module __getattr__ below):
+# The registry, made on first read (module __getattr__ below), again after a language is registered:
 TARGETS: tuple[str, ...]  # every target's name, in ORDER
 ALIASES: dict[str, str]  # other names --emit accepts -> the target
 TITLES: dict[str, str]
@@ -65,27 +67,44 @@ EMITTERS: dict[str, Emitter]
 
 
 @cache
-def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
-    """(TARGETS, ALIASES, TITLES, EMITTERS) from every target module of this package (one with
-    TARGET, TITLE, ORDER and emit), in ORDER: adding a target is adding its module. Also set as
-    this module's attributes, once made."""
+def _modules() -> tuple[Language, ...]:
+    """The writer's half of the language of every target module of this package (one with TARGET,
+    TITLE, ORDER and emit; forms/language.py's ``writer_of``): adding a target is adding its module."""
     import pkgutil
 
-    found = [importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
-             if m.name not in _SHARED and not m.name.startswith("_")]
-    modules = sorted(found, key=lambda module: module.ORDER)
-    made = (tuple(module.TARGET for module in modules),
-            {alias: module.TARGET for module in modules for alias in getattr(module, "ALIASES", ())},
-            {module.TARGET: module.TITLE for module in modules},
-            {module.TARGET: module.emit for module in modules})
-    globals().update(TARGETS=made[0], ALIASES=made[1], TITLES=made[2], EMITTERS=made[3])
-    return made
+    return tuple(writer_of(importlib.import_module(f"{__name__}.{m.name}")) for m in pkgutil.iter_modules(__path__)
+                 if m.name not in _SHARED and not m.name.startswith("_"))
 
 
-def __getattr__(name: str) -> Any:  # PEP 562: asked only for names not set yet (the registry before it is made)
-    if name in ("TARGETS", "ALIASES", "TITLES", "EMITTERS"):
-        _registry()
-        return globals()[name]
+@cache
+def _writers(registrations: int) -> dict[str, Language]:
+    """Every writer (the modules', then the registered languages that write), by name in ORDER."""
+    found = {w.name: w for w in _modules()}
+    found.update((lang.name, lang) for lang in registered() if lang.emit is not None)
+    return {w.name: w for w in sorted(found.values(), key=lambda w: (w.order, w.name))}
+
+
+def writers() -> dict[str, Language]:
+    """The --emit targets' languages (forms.language.Language), by name, in --emit order."""
+    return _writers(version())
+
+
+def _registry() -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
+    """(TARGETS, ALIASES, TITLES, EMITTERS), read from the writers' records."""
+    return _lists(version())
+
+
+@cache
+def _lists(registrations: int) -> tuple[tuple[str, ...], dict[str, str], dict[str, str], dict[str, Emitter]]:
+    made = _writers(registrations)
+    return (tuple(made), {alias: w.name for w in made.values() for alias in w.aliases},
+            {w.name: w.title for w in made.values()}, {w.name: w.emit for w in made.values() if w.emit is not None})
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the registry's lists, read from the records each time
+    names = ("TARGETS", "ALIASES", "TITLES", "EMITTERS")
+    if name in names:
+        return _registry()[names.index(name)]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -110,29 +129,28 @@ def refuse_unavailable(targets, hardware: Hardware, option: str = "--for") -> No
     """Bad input when a target ``--for`` asks for cannot store a layout on ``hardware`` at all (its
     module's ``unavailable(hardware)``: ``tma`` on a target without a TMA, ``umma`` without tcgen05):
     one line naming the targets that can. A target without that function is available everywhere."""
-    _, _, _, emitters = _registry()
+    known = writers()
     for target in targets:
-        unavailable = getattr(sys.modules[emitters[target].__module__], "unavailable", None)
+        unavailable = known[target].unavailable
         why = unavailable(hardware) if unavailable is not None else None
         if why is not None:
             raise InputError(f"{option} {target}: {why}")
 
 
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
-    targets, _, _, emitters = _registry()
-    if target not in emitters:
-        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(targets)}")
-    module = sys.modules[emitters[target].__module__]
-    snippet = emitters[target](problem, layout)
+    known = writers()
+    language = known.get(target)
+    if language is None or language.emit is None:
+        raise InputError(f"{target!r} is not an emit target: use one of {', '.join(known)}")
+    snippet = language.emit(problem, layout)
     if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
         from .views import for_col
 
-        snippet = for_col(getattr(module, "in_user_order", None), problem, snippet)
+        snippet = for_col(language.in_user_order, problem, snippet)
     if problem.tile.elem_bits:  # sub-byte elements: the code of the packed bytes (user's (r, c)), then in the elements
         from .views import for_packed
 
-        snippet = for_packed(getattr(module, "in_elements", None), getattr(module, "COMMENT", "//"), problem, layout,
-                             snippet)
+        snippet = for_packed(language.in_elements, language.comment, problem, layout, snippet)
     return snippet
 
 
@@ -143,7 +161,7 @@ def emit_all(targets, problem: Problem, layout: Layout) -> dict[str, Snippet]:
 def expressible_in(problem: Problem, layout: Layout, targets=None) -> list[str]:
     """The targets (of ``targets``, default all, in TARGETS order) whose snippet expresses the layout
     exactly: what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters."""
-    return [t for t in _registry()[0] if (targets is None or t in targets) and emit(t, problem, layout).expressible]
+    return [t for t in writers() if (targets is None or t in targets) and emit(t, problem, layout).expressible]
 
 
 def tma_mode(problem: Problem, layout: Layout) -> str | None:
@@ -155,4 +173,4 @@ def tma_mode(problem: Problem, layout: Layout) -> str | None:
 
 
 __all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
-           "refuse_unavailable", "tma_mode"]
+           "refuse_unavailable", "tma_mode", "writers"]

@@ -136,13 +136,13 @@ STEP_SCHEMA = step_schema("row-interleave: a row permutation", kind=const("row-p
 
 def search(problem: Problem, budget: Budget, later: Later) -> tuple[list[Candidate], FamilyReport]:
     """Every band and factor, each sound one simulated on a sample of placements, and measured
-    whole when it can enter the family's best (extended.best_bounded). (A row permutation moves a lane
+    whole when it can enter the family's best (extended.best_bounded, through ``later.every_member``).
+    (A row permutation moves a lane
     to a row that may start elsewhere modulo its vector when the pitch is not a multiple of it:
     explicit phases allow that, and the soundness check refuses it.)"""
-    from ..extended import every_member
     from ..soundness import QuickSoundness
 
-    kept, report = every_member(problem, budget, FAMILY_RECORD, QuickSoundness(problem).rows)
+    kept, report = later.every_member(problem, budget, FAMILY_RECORD, QuickSoundness(problem).rows)
     report.covered = (f"every band T (dividing {problem.tile.rows} rows, T <= {MAX_BAND}) and "
                       f"factor 2 <= k < T: {report.candidates} members, {report.invalid} not permutations or "
                       f"splitting vectors, the rest simulated")

@@ -20,6 +20,10 @@ Also recipes under the words users type: ``128B``, ``64B``, ``32B`` and Blackwel
 families/panels.py: the mode's atom, or column panels of it when rows are wider than the mode's
 span), named as the tool names that layout.
 
+Each notation is the reader's half of a language's record (forms/language.py's ``Language``: made
+from its module here by ``reader_of``, or a whole record given to ``forms.language.register``):
+``reader(prefix)`` is that record, and ``prefixes()``, ``what`` and ``read`` ask it.
+
 Nothing here calls Python's ``eval``; every parser is linear in its input and bounded in depth.
 """
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..forms.language import Language, reader_of, registered, version
 from ..layout import Layout
 from ..model import InputError, Tile
 from ..tma_modes import NAME_PATTERN
@@ -44,9 +49,9 @@ PREFIXES: tuple[str, ...]  # every notation's prefix, in the modules' ORDER (mod
 
 
 @cache
-def _names() -> frozenset[str]:
-    """The notations: every module of this package is the notation of its name (``cute.py`` reads
-    ``cute:``), with ``read(body, base, allow_outside)``, ``WHAT`` (what the text gives, in the
+def _modules() -> frozenset[str]:
+    """The notations of this package: every module here is the notation of its name (``cute.py``
+    reads ``cute:``), with ``read(body, base, allow_outside)``, ``WHAT`` (what the text gives, in the
     report's words) and ``ORDER``; a new notation is a new module. Listed without importing them
     (pkgutil reads the folder), so that telling a notation from a family's name costs no import."""
     import pkgutil
@@ -54,20 +59,40 @@ def _names() -> frozenset[str]:
     return frozenset(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
 
 
+def _registered() -> dict[str, Language]:
+    """The registered languages that read (forms/language.py's ``register``), by prefix."""
+    return {lang.prefix: lang for lang in registered() if lang.prefix is not None}
+
+
+def _names() -> frozenset[str]:
+    """Every notation's prefix: the modules' and the registered languages'."""
+    return _modules() | frozenset(_registered())
+
+
 def module(prefix: str) -> ModuleType:
     """The module of the notation ``prefix`` (imported on first use)."""
     return importlib.import_module(f"{__name__}.{prefix}")
 
 
+def reader(prefix: str) -> Language:
+    """The reader's half of the language of ``prefix`` (forms.language.Language): a registered
+    language's record, or the one its module's names make."""
+    return _registered().get(prefix) or reader_of(prefix, module(prefix))
+
+
 @cache
+def _prefixes(registrations: int) -> tuple[str, ...]:
+    return tuple(sorted(_names(), key=lambda name: (reader(name).check_order, name)))
+
+
 def prefixes() -> tuple[str, ...]:
     """Every notation's prefix in ORDER (imports them all: the schema, messages)."""
-    return tuple(sorted(_names(), key=lambda name: (module(name).ORDER, name)))
+    return _prefixes(version())
 
 
 def what(prefix: str) -> str:
     """What a notation's text gives, in the report's words ("element offsets", "a CuTe layout")."""
-    return str(module(prefix).WHAT)
+    return reader(prefix).what
 
 
 def __getattr__(name: str) -> Any:  # PEP 562: PREFIXES, made on first read
@@ -106,7 +131,9 @@ def read(text: str, base: Path | None = None, allow_outside: bool = True) -> Any
     m = _prefixed(text)
     assert m, text
     try:
-        return module(m[1].lower()).read(m[2], base, allow_outside)
+        read_body = reader(m[1].lower()).read
+        assert read_body is not None  # (a reader's record has its read)
+        return read_body(m[2], base, allow_outside)
     except NotationError as err:  # columns count in the whole text given, its prefix included
         raise err.shifted(m.start(2)) from None
 
@@ -168,4 +195,5 @@ def shown(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-__all__ = ["PREFIXES", "NotationError", "defined", "defined_accesses", "is_notation", "module", "prefixes", "read", "recipe", "shown", "what"]
+__all__ = ["PREFIXES", "NotationError", "defined", "defined_accesses", "is_notation", "module", "prefixes", "read", "reader",
+           "recipe", "shown", "what"]

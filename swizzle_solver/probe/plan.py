@@ -435,7 +435,7 @@ _ISSUED: weakref.WeakKeyDictionary[Pattern, tuple[Hardware, Op, Pattern, np.ndar
 
 def _phase_lanes(q: Pattern, p: Pattern, phases: Issued, problem: Problem) -> tuple[Pattern, np.ndarray]:
     """(the issued phases as a pattern under the reading ``q``, each phase's ideal): the ideal of
-    a phase is the lower bound of its distinct bytes (Hardware.lower_bound, every phase at once)."""
+    a phase is the lower bound of its distinct bytes (Hardware.lower_bounds, every phase at once)."""
     tile, hw = problem.tile, problem.hardware
     width = int(p.lane_bytes.flat[0])
     active = phases.rows >= 0
@@ -448,8 +448,7 @@ def _phase_lanes(q: Pattern, p: Pattern, phases: Issued, problem: Problem) -> tu
                 + np.arange(per_lane)).reshape(len(lane_row), -1)
     ranked = np.sort(elements, axis=1)
     distinct = 1 + (ranked[:, 1:] != ranked[:, :-1]).sum(axis=1)
-    wavefront = hw.serving(q.banks).wavefront_bytes
-    return served, np.maximum(1, -(-(distinct * tile.elem_bytes) // wavefront))
+    return served, hw.serving(q.banks).lower_bounds(distinct * tile.elem_bytes)  # (the model's lower bound)
 
 
 def _costs(served: Pattern, problem: Problem, table: np.ndarray) -> np.ndarray:
