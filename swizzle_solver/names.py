@@ -19,8 +19,11 @@ __all__ = ["MAX_BIT", "MAX_ROWS", "checkable", "compared", "expect_problem", "pa
 
 def checkable() -> str:
     """Every family's way of writing a name, and the notations', for messages."""
-    syntaxes = [r.syntax for r in records()] + ["a layout in the kernel's notation (expr:, bytes:, cute:, triton:, "
-                                                 "table:FILE) or a TMA mode (128B, 64B, 32B)"]
+    from .notation import prefixes  # (only for this message: it imports every notation module)
+
+    notations = ", ".join(f"{p}:FILE" if p == "table" else f"{p}:" for p in prefixes())
+    syntaxes = [r.syntax for r in records()] + [f"a layout in the kernel's notation ({notations}) or a TMA mode "
+                                                 "(128B, 64B, 32B)"]
     return ", ".join(syntaxes[:-1]) + f" or {syntaxes[-1]}"
 
 

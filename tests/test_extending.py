@@ -310,7 +310,7 @@ def test_a_language_is_one_module_each_way(tmp_path):
     assert batch.returncode == 0 and '"swz"' in batch.stdout, batch.stderr
     # --help names both, from the registries
     help_text = " ".join(run("--help").stdout.split())
-    assert "table:, swz:" in help_text and "umma (or tcgen05), numpy;" in help_text
+    assert "tk:, swz:" in help_text and "umma (or tcgen05), numpy;" in help_text
 
 
 # A language as one record (forms/language.py), registered in-process: no module in notation/ or
@@ -434,7 +434,7 @@ def test_a_language_is_one_record(rot_language, tmp_path):
     assert batch.returncode == 0 and '"rot"' in batch.stdout, batch.stderr
     # --help names both, from the registries
     help_text = " ".join(cli("--help", env={"COLUMNS": "200"}).stdout.split())
-    assert "table:, rot:" in help_text and "rot (or rotate);" in help_text
+    assert "tk:, rot:" in help_text and "rot (or rotate);" in help_text
 
 
 def test_a_registered_language_leaves_with_unregister():

@@ -86,9 +86,9 @@ LAYERS: list[tuple[str, list[str]]] = [
                 "explain", "portable", "probe/"]),
     ("solve", ["solving", "search", "extended", "narrower", "configs", "smt", "general", "names"]),
     ("writers", ["emit/"]),
-    ("layouts", ["layout", "families/", "notation/", "forms/", "soundness", "orient", "indexed", "candidate", "budget",
-                 "oracle", "sampling", "balance"]),
-    ("ground truth and proofs", ["simulate", "gf2", "proof", "separation", "floors"]),
+    ("layouts", ["layout", "families/", "notation/", "forms/", "soundness", "orient", "indexed", "tiled", "stages",
+                 "candidate", "budget", "oracle", "sampling", "balance"]),
+    ("ground truth and proofs", ["simulate", "partitions", "gf2", "proof", "separation", "floors"]),
     ("input", ["", "access/", "model", "hardware", "tma_modes", "value"]),
 ]
 
