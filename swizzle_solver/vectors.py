@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import general, gf2, simulate
+from . import general, gf2, simulate, vector_search
 from .families.general_linear import GeneralLinear, of_columns
 from .hardware import Hardware
 from .layout import Layout
@@ -327,13 +327,20 @@ MatrixForm = tuple[str, list[int], list[int]]
 """(name suffix, the 8 rows' directions, the register directions inside one 32-bit register)."""
 
 
+def has_matrix(access: RegisterAccess, tile: Tile, hardware: Hardware) -> bool:
+    """Whether the access may be an ldmatrix (stmatrix) at all: the target has it, a 32-lane warp,
+    1-, 2- or 4-byte data, registers to pair below 4 bytes."""
+    e = tile.elem_bytes
+    return (e in (1, 2, 4) and matrix_op(access) in hardware.instructions and len(access.lane) == 5
+            and bool(access.register or e == 4))
+
+
 def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware) -> list[MatrixForm]:
     """The ldmatrix (stmatrix: a store) forms the layout's preimages ``pre`` allow, one per choice of
     the register that holds a register's second unit where it is free; none where the target lacks
     the instruction (stmatrix: sm_90 on) or the element is not 1, 2 or 4 bytes."""
     e = tile.elem_bytes
-    if (e not in (1, 2, 4) or matrix_op(access) not in hardware.instructions or len(access.lane) != 5
-            or not access.register and e < 4):
+    if not has_matrix(access, tile, hardware):
         return []
     row_bits = log2(MATRIX_ROW_BYTES // e)
     if len(pre) < row_bits:
@@ -529,8 +536,10 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
 
 
 def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
-                  ) -> tuple[GeneralLinear, general.Kernel]:
-    """general.construct with the vector ``vector`` and every access's phases weighted by their count."""
+                  ) -> tuple[GeneralLinear, general.Kernel, bool]:
+    """general.construct with the vector ``vector`` and every access's phases weighted by their count;
+    and whether its kernel cost is exact (no offset bit between the vector and its unit: the rank
+    formula holds, vector_search.py)."""
     e = tile.elem_bytes
     j = len(vector)
     geometry = hardware.geometry(e, e << j)
@@ -541,7 +550,8 @@ def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: T
         for space, w in phase_spaces(a, vector, tile, hardware):
             spaces.append(space)
             weights.append(w)
-    return general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
+    layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
+    return layout, kern, u <= j
 
 
 class Auto(Value):
@@ -550,30 +560,106 @@ class Auto(Value):
     answer: Choice
     given: Choice  # the plain solve's answer with the vectors as given (from the register order)
     candidates: tuple[Choice, ...]  # every candidate measured, best first
-    kernel_complete: bool  # the answer's construction was a complete kernel search (where it is one)
+    kernel_complete: bool  # the search over every vector chain was complete (vector_search.py)
+    chains: int = 0  # vector chains built
+    why_not: str | None = None  # why the search is not complete
 
 
-def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware, plain: Layout | None) -> Auto:
-    """Every candidate measured, ranked by the objective. ``plain``: the plain solve's answer (the
-    vectors as given), also measured with its vectors chosen again."""
+def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware) -> list[vector_search.Side]:
+    """Each access as vector_search sees it: its register basis, lanes, requests, widest vector
+    (vector_bits' cap) and the unit of each width."""
+    e = tile.elem_bytes
+    out = []
+    for a in accesses:
+        regs = _independent(list(a.register))
+        most = min(len(regs), log2(max(1, min(MAX_VECTOR_BYTES, a.max_vector_bytes) // e)))
+        units = tuple(hardware.geometry(e, e << j).unit_shift for j in range(most + 1))
+        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units))
+    return out
+
+
+def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], tile: Tile,
+                 hardware: Hardware) -> list[vector_search.Item]:
+    """Every ldmatrix/stmatrix row chain (matrix_forms): non-transposed, any independent register
+    directions inside a 32-bit word, then lane bits 0 and 1; transposed (1- and 2-byte data), any
+    register directions inside a 16-bit unit, then lane bits 2 to 4. Each with its floor: one
+    wavefront a matrix for the matrix access, F_b of the width the row's prefix gives each other."""
+    e = tile.elem_bytes
+    out = []
+    for a, side in zip(accesses, sides):
+        if not has_matrix(a, tile, hardware):
+            continue
+        lane = list(a.lane)
+        heads = [(log2(4 // e), "", lane[0:2])] + ([(log2(2 // e), ".trans", lane[2:5])] if e <= 2 else [])
+        for inreg, suffix, tail in heads:
+            grouped = inreg + (1 if suffix else 0)  # register directions one matrix's lane holds
+            if grouped > len(side.regs):
+                continue
+            for head in _ordered(list(side.regs), inreg):
+                out.append(_matrix_item(a, side, head + tail, grouped, suffix, sides, tile, hardware))
+    return out
+
+
+def _ordered(regs: list[int], k: int) -> list[list[int]]:
+    """Every ordered list of k independent vectors of span(regs), each reduced modulo those before
+    it (one list per flag of subspaces)."""
+    if k == 0:
+        return [[]]
+    out = []
+    for first in _span_all(regs)[1:]:
+        for rest in _ordered(regs, k - 1):
+            if gf2.rank([int(first)] + rest) == k and all(general.reduce(x, general.echelon([int(first)])) == x
+                                                           for x in rest):
+                out.append([int(first)] + rest)
+    return out
+
+
+def _matrix_item(a: RegisterAccess, side: vector_search.Side, vector: list[int], grouped: int, suffix: str,
+                 sides: Sequence[vector_search.Side], tile: Tile, hardware: Hardware) -> vector_search.Item:
+    """The item of one matrix row chain: the matrix access's matrices (one wavefront each, at
+    least), and every other access at the width the chain's prefix gives it."""
+    e, bb, banks = tile.elem_bytes, hardware.bank_bytes, hardware.banks
+    rest = len(side.regs) - grouped
+    matrices = side.requests << rest
+    floor, count = matrices, side.requests << (rest - min(2, rest))
+    for s in sides:
+        if s is side:
+            continue
+        j = 0
+        while j < min(s.most, len(vector)) and gf2.rank(list(s.regs) + vector[:j + 1]) == len(s.regs):
+            j += 1
+        floor += vector_search.floor(s, j, e, bb, banks)
+        count += vector_search.instructions(s, j)
+    return vector_search.Item(floor, count, (), tuple(vector), f"{a.name}'s {matrix_op(a)}{suffix} rows")
+
+
+def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware, plain: Layout | None,
+               max_chains: int = vector_search.MAX_CHAINS) -> Auto:
+    """Every candidate measured, ranked by the objective: the plain solve's answer (the vectors as
+    given, ``plain``) with its vectors chosen again, row-major storage, and the layout built from
+    every vector chain vector_search.search reaches (each width tuple and ldmatrix row chain in order
+    of its floor, while it could beat the best found)."""
     from .families.identity import Identity
 
     found: list[Choice] = []
-    complete: dict[str, bool] = {}
     for layout, how in [(plain, "the plain solve's answer"), (Identity(), "row-major storage")]:
         if layout is not None:
             c = measure_choice(layout, accesses, tile, hardware, how)
             if c is not None:
                 found.append(c)
-    for what, vector in candidate_vectors(accesses, tile.elem_bytes):
-        layout, kern = construct_for(accesses, vector, tile, hardware)
-        if layout.name in complete:  # built before from another vector: measured once
-            continue
-        how = f"built from {len(vector)} vector bit(s) of {what}"
-        c = measure_choice(layout, accesses, tile, hardware, how)
-        if c is not None:
-            found.append(c)
-            complete[layout.name] = kern.complete
+    sides = search_sides(accesses, tile, hardware)
+    items = vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
+    items += matrix_items(accesses, sides, tile, hardware)
+
+    def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
+        layout, kern, exact = construct_for(accesses, vector, tile, hardware)
+        c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
+        assert c is not None  # (the construction keeps every vector whole: a bijection)
+        found.append(c)
+        return vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
+
+    start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
+    searched = vector_search.search(items, sides, evaluate, start, max_chains)
     distinct: dict[str, Choice] = {}
     for c in sorted(found, key=lambda c: c.key(tile)):
         distinct.setdefault(c.layout.name, c)
@@ -581,7 +667,7 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
-    return Auto(ranked[0], given, tuple(ranked), complete.get(ranked[0].layout.name, True))
+    return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not)
 
 
 # --- output ---------------------------------------------------------------------------------------

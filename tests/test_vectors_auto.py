@@ -106,11 +106,17 @@ def test_sub_word_offset_bits_are_not_bank_bits():
     m = vectors.moved(acc, bases, tile, hw)
     assert m.vector_bytes == 2
     assert (m.wavefronts, m.instructions) == brute_wavefronts(acc, bases, tile, 2)
-    auto = vectors.solve_auto([acc], tile, hw, None)
+    # the vector forms alone (the brute force counts vectors; with ldmatrix the answer is an
+    # ldmatrix.x2.trans of 16-byte rows, at most as many wavefronts)
+    plain_hw = replace(hw, instructions=hw.instructions - {"ldmatrix"})
+    auto = vectors.solve_auto([acc], tile, plain_hw, None)
     assert auto.answer.wavefronts <= m.wavefronts
     best = auto.answer.accesses[0]
+    assert not best.instruction.startswith("ldmatrix")
     assert (best.wavefronts, best.instructions) == brute_wavefronts(acc, auto.answer.layout.bases(tile), tile,
                                                                     best.vector_bytes)
+    with_matrix = vectors.solve_auto([acc], tile, hw, None).answer
+    assert (with_matrix.wavefronts, with_matrix.instructions) <= (auto.answer.wavefronts, auto.answer.instructions)
 
 
 def random_access(draw, name, tile, n):
