@@ -16,9 +16,12 @@ vectors at L's offsets, split into phases by the target's rule, simulate.simulat
 
 - the answer of the plain solve (the vectors as given), with its vectors chosen again;
 - the identity (row-major storage);
-- the general-linear members built by general.construct for each candidate vector: the first j
-  bases of the registers every access shares, and those of each access alone (j from the widest
-  down), the slot bits from general.kernel_search over every access's phases.
+- the general-linear member general.construct builds from each vector chain vector_search.search
+  reaches: every chain of nested subspaces of the accesses' registers (each access's vector a
+  prefix of the widest) and every ldmatrix/stmatrix row chain, in order of a floor that holds
+  whatever the other accesses' widths, while a chain could beat the best found; the slot bits from
+  general.kernel_search over every access's phases. The search says whether it was complete
+  (vector_search.py: the floor argument).
 """
 from __future__ import annotations
 
