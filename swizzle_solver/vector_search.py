@@ -45,9 +45,10 @@ import itertools
 from collections.abc import Callable, Iterator, Sequence
 
 from . import gf2
-from .value import Value
+from .value import Value, field
 
 MAX_CHAINS = 512  # chains built before the search stops (then it says it is not complete)
+MAX_VISITS = 20_000  # ldmatrix row heads looked at in one group before it gives up (not complete)
 
 
 class Side(Value):
@@ -61,12 +62,14 @@ class Side(Value):
 
 
 class Item(Value):
-    """A width tuple (``widths``) or an explicit chain (``vector``: an ldmatrix row), with its floor."""
+    """A width tuple (``widths``: its chains from ``chains``) or a group of explicit chains (``expand``
+    yields them, None where it gives up: ldmatrix rows with the other accesses at one width each),
+    with the floor and instructions every layout of it has at least."""
 
     floor: int
     instructions: int
     widths: tuple[int, ...] = ()
-    vector: tuple[int, ...] | None = None
+    expand: Callable[[], Iterator[list[int] | None]] | None = field(default=None, compare=False)
     what: str = ""
 
     def key(self) -> tuple[int, int]:
@@ -217,12 +220,15 @@ def search(items: Sequence[Item], sides: Sequence[Side], evaluate: Callable[[lis
     every item below the answer was evaluated with a proven floor, or skipped by it."""
     built = 0
     why: str | None = None
-    for item in sorted(items, key=lambda it: (it.key(), it.widths, it.vector or ())):
+    for item in sorted(items, key=lambda it: (it.key(), it.widths, it.what)):
         if item.key() >= best:
             break
-        todo = [list(item.vector)] if item.vector is not None else chains(sides, item.widths)
+        todo = item.expand() if item.expand is not None else chains(sides, item.widths)
         for vector in todo:
             if (item.floor, item.instructions) >= best:
+                break
+            if vector is None:
+                why = why or f"{item.what}: more row chains than {MAX_VISITS} looked at"
                 break
             built += 1
             if built > max_chains:

@@ -25,8 +25,9 @@ vectors at L's offsets, split into phases by the target's rule, simulate.simulat
 """
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -583,10 +584,11 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
 
 def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], tile: Tile,
                  hardware: Hardware) -> list[vector_search.Item]:
-    """Every ldmatrix/stmatrix row chain (matrix_forms): non-transposed, any independent register
-    directions inside a 32-bit word, then lane bits 0 and 1; transposed (1- and 2-byte data), any
-    register directions inside a 16-bit unit, then lane bits 2 to 4. Each with its floor: one
-    wavefront a matrix for the matrix access, F_b of the width the row's prefix gives each other."""
+    """The ldmatrix/stmatrix row chains (matrix_forms), grouped by the width the row's prefix gives
+    every other access: non-transposed, any independent register directions inside a 32-bit word,
+    then lane bits 0 and 1; transposed (1- and 2-byte data), any register directions inside a 16-bit
+    unit, then lane bits 2 to 4. Each group's floor: one wavefront a matrix for the matrix access,
+    F_b at its width for every other (vector_search.floor); its chains made only when it is reached."""
     e = tile.elem_bytes
     out = []
     for a, side in zip(accesses, sides):
@@ -598,42 +600,64 @@ def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_sear
             grouped = inreg + (1 if suffix else 0)  # register directions one matrix's lane holds
             if grouped > len(side.regs):
                 continue
-            for head in _ordered(list(side.regs), inreg):
-                out.append(_matrix_item(a, side, head + tail, grouped, suffix, sides, tile, hardware))
+            others = [s for s in sides if s is not side]
+            for widths in itertools.product(*[range(min(s.most, inreg + len(tail)) + 1) for s in others]):
+                out.append(_matrix_group(a, side, inreg, tail, grouped, suffix, others, widths, tile, hardware))
     return out
 
 
-def _ordered(regs: list[int], k: int) -> list[list[int]]:
-    """Every ordered list of k independent vectors of span(regs), each reduced modulo those before
-    it (one list per flag of subspaces)."""
-    if k == 0:
-        return [[]]
-    out = []
-    for first in _span_all(regs)[1:]:
-        for rest in _ordered(regs, k - 1):
-            if gf2.rank([int(first)] + rest) == k and all(general.reduce(x, general.echelon([int(first)])) == x
-                                                           for x in rest):
-                out.append([int(first)] + rest)
-    return out
-
-
-def _matrix_item(a: RegisterAccess, side: vector_search.Side, vector: list[int], grouped: int, suffix: str,
-                 sides: Sequence[vector_search.Side], tile: Tile, hardware: Hardware) -> vector_search.Item:
-    """The item of one matrix row chain: the matrix access's matrices (one wavefront each, at
-    least), and every other access at the width the chain's prefix gives it."""
+def _matrix_group(a: RegisterAccess, side: vector_search.Side, inreg: int, tail: list[int], grouped: int,
+                  suffix: str, others: list[vector_search.Side], widths: tuple[int, ...], tile: Tile,
+                  hardware: Hardware) -> vector_search.Item:
+    """The group of row chains of access ``a`` that give the other accesses ``widths``."""
     e, bb, banks = tile.elem_bytes, hardware.bank_bytes, hardware.banks
     rest = len(side.regs) - grouped
-    matrices = side.requests << rest
-    floor, count = matrices, side.requests << (rest - min(2, rest))
-    for s in sides:
-        if s is side:
-            continue
-        j = 0
-        while j < min(s.most, len(vector)) and gf2.rank(list(s.regs) + vector[:j + 1]) == len(s.regs):
-            j += 1
-        floor += vector_search.floor(s, j, e, bb, banks)
-        count += vector_search.instructions(s, j)
-    return vector_search.Item(floor, count, (), tuple(vector), f"{a.name}'s {matrix_op(a)}{suffix} rows")
+    floor = (side.requests << rest) + sum(vector_search.floor(s, j, e, bb, banks) for s, j in zip(others, widths))
+    count = (side.requests << (rest - min(2, rest))) + sum(vector_search.instructions(s, j)
+                                                            for s, j in zip(others, widths))
+
+    # head position i lies in the registers of every other access wider than i, and outside those
+    # of an access exactly i wide (which could run on)
+    pools = [vector_search.intersection([list(side.regs)] + [list(s.regs) for s, j in zip(others, widths) if j > i])
+             for i in range(inreg)]
+    stops = [[list(s.regs) for s, j in zip(others, widths) if j == i < s.most] for i in range(inreg)]
+
+    def expand() -> Iterator[list[int] | None]:
+        for seen, head in enumerate(_ordered(pools, stops)):
+            if seen >= vector_search.MAX_VISITS:
+                yield None
+                return
+            vector = head + tail
+            if tuple(_prefix(s, vector) for s in others) == widths:
+                yield vector
+
+    what = f"{a.name}'s {matrix_op(a)}{suffix} rows, the others " + "/".join(str(e << j) for j in widths)
+    return vector_search.Item(floor, count, (), expand, what)
+
+
+def _prefix(side: vector_search.Side, vector: list[int]) -> int:
+    """The width ``vector`` gives the access: its longest prefix in the registers, at most its widest."""
+    j = 0
+    while j < min(side.most, len(vector)) and gf2.rank(list(side.regs) + vector[:j + 1]) == len(side.regs):
+        j += 1
+    return j
+
+
+def _ordered(pools: list[list[int]], stops: list[list[list[int]]], base: tuple[int, ...] = ()
+             ) -> Iterator[list[int]]:
+    """Every ordered list of independent vectors, the i-th from span(pools[i]) and outside every
+    span of stops[i], one per flag of subspaces: each vector the representative of its coset of the
+    span of those before it (no bit at their pivots)."""
+    i = len(base)
+    if i == len(pools):
+        yield []
+        return
+    pivots = general.echelon(list(base))
+    for x in _span_all(pools[i])[1:]:
+        x = int(x)
+        if general.reduce(x, pivots) == x and all(gf2.rank(t + [x]) > gf2.rank(t) for t in stops[i]):
+            for rest in _ordered(pools, stops, base + (x,)):
+                yield [x] + rest
 
 
 def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware, plain: Layout | None,
