@@ -36,6 +36,8 @@ from .families.general_linear import GeneralLinear, of_columns
 from .hardware import Hardware
 from .layout import Layout
 from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
+from .rounds import Rounds
+from .rounds import rounds as rounds_of
 from .value import Value
 
 
@@ -567,6 +569,7 @@ class Auto(Value):
     kernel_complete: bool  # the search over every vector chain was complete (vector_search.py)
     chains: int = 0  # vector chains built
     why_not: str | None = None  # why the search is not complete
+    rounds: Rounds | None = None  # the answer through a smaller buffer (rounds.py)
 
 
 def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware) -> list[vector_search.Side]:
@@ -691,10 +694,43 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     for c in sorted(found, key=lambda c: c.key(tile)):
         distinct.setdefault(c.layout.name, c)
     ranked = list(distinct.values())
+    # storage, the third objective: of the layouts at the best counts, the one with the most rounds
+    tied = [c for c in ranked if (c.wavefronts, c.instructions) == (ranked[0].wavefronts, ranked[0].instructions)]
+    split = [choice_rounds(c, accesses, tile, hardware) for c in tied]
+    buffers = [r.buffer_elements if r is not None else tile.size for r in split]
+    pick = min(range(len(tied)), key=lambda i: (buffers[i], i))
+    ranked.insert(0, ranked.pop(pick))
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
-    return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not)
+    return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not, split[pick])
+
+
+def choice_rounds(choice: Choice, accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware
+                  ) -> Rounds | None:
+    """The most rounds the choice's layout allows with its accesses as measured (rounds.py), or None
+    where the layout has no offset bases."""
+    bases = choice.layout.bases(tile)
+    if bases is None:
+        return None
+    pre = preimages_of(bases)
+    spans = [instruction_span(a, m, pre, tile, hardware) for a, m in zip(accesses, choice.accesses)]
+    top = log2(max(1, hardware.wavefront_bytes // tile.elem_bytes))
+    return rounds_of(bases, pre, spans, top)
+
+
+def instruction_span(access: RegisterAccess, m: Moved, pre: list[int], tile: Tile, hardware: Hardware) -> list[int]:
+    """The index directions one instruction of the access moves along, with its warps: lanes and the
+    vector; an ldmatrix's (stmatrix's) lanes, row and matrix registers, every form of its suffix."""
+    out = list(access.lane) + list(access.warp)
+    if not m.instruction.startswith(("ldmatrix", "stmatrix")):
+        return out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))]
+    suffix = ".trans" if m.instruction.endswith(".trans") else ""
+    for form, rows, inreg in matrix_forms(access, pre, tile, hardware):
+        if form == suffix:
+            rest = _complement(list(access.register), inreg)
+            out += list(rows) + list(inreg) + rest[:min(2, len(rest))]
+    return out
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -718,7 +754,10 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
         "answer": {"name": layout.name, "family": layout.family, **answer.json(tile),
                    "lower_bound_wavefronts": lower, "expression": layout.expression(tile),
                    "offset_bases": layout.bases(tile), "expressible_in": expressible_in(problem, layout),
-                   "kernel_search_complete": auto.kernel_complete},
+                   "kernel_search_complete": auto.kernel_complete,
+                   "rounds": (auto.rounds.json(tile.elem_bytes) if auto.rounds else
+                              {"rounds": 1, "buffer_bytes": tile.size * tile.elem_bytes, "barriers": 1,
+                               "offset_bits": []})},
         "vectors_as_given": auto.given.json(tile),
         "candidates": [c.json(tile) for c in auto.candidates],
     }
@@ -747,6 +786,10 @@ def auto_text(doc: dict) -> str:
     for m in a["accesses"]:
         lines.append(f"  {_named(m)}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
                      f"instructions, {m['wavefronts']} wavefronts (least {m['lower_bound_wavefronts']})")
+    r = a["rounds"]
+    if r["rounds"] > 1:
+        lines.append(f"  through a {r['buffer_bytes']}-byte buffer in {r['rounds']} rounds ({r['barriers']} barriers; "
+                     f"offset bits {', '.join(map(str, r['offset_bits']))} number the rounds)")
     lines.append(f"vectors as given ({g['layout']}): {g['total_wavefronts']} wavefronts, "
                  f"{g['total_instructions']} instructions")
     for m in g["accesses"]:

@@ -216,3 +216,60 @@ def small_pair(draw):
 def test_never_worse_than_exhaustive_enumeration(pair):
     tile, accs = pair
     check(accs, tile, target("nvidia"))
+
+
+# --- rounds (rounds.py) ------------------------------------------------------------------------------
+
+
+def compress(offset: int, bits) -> int:
+    """The offset with ``bits`` removed (the bits above each move down)."""
+    for b in sorted(bits, reverse=True):
+        offset = (offset & ((1 << b) - 1)) | ((offset >> (b + 1)) << b)
+    return offset
+
+
+def test_a_transpose_in_rounds_through_a_quarter_buffer():
+    """128 x 128 f32, blocked rows -> blocked columns (16-byte vectors both sides): the answer moves
+    the tile in 4 rounds through a 16 KiB buffer. Checked element by element here: each instruction
+    (warp, register group) of each access lies in one round, each round fills the buffer exactly
+    once, and the wavefronts counted on the buffer's addresses (NVIDIA's rule written out: 8 lanes of
+    16 bytes a phase, the most distinct words in one of 32 banks) are the answer's."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from linear_pairs import access, blocked
+
+    tile, hw = make_tile(128, 128, None, 4), target("nvidia")
+    accs = [access("src", 128, 128, *blocked(128, 128, 4, (4, 8)), store=True),
+            access("dst", 128, 128, *blocked(128, 128, 4, (4, 8), False))]
+    auto = vectors.solve_auto(accs, tile, hw, None)
+    r = auto.rounds
+    assert (r.rounds, r.buffer_elements, r.barriers) == (4, 4096, 7)
+    assert r.json(4) == {"rounds": 4, "buffer_bytes": 16384, "barriers": 7, "offset_bits": list(r.bits)}
+    bases = auto.answer.layout.bases(tile)
+    where = lambda x: gf2.apply(bases, x)  # noqa: E731
+    filled = [set() for _ in range(r.rounds)]
+    for a, m in zip(accs, auto.answer.accesses):
+        assert m.vector_bytes == 16
+        k = 4  # elements a vector
+        total = 0
+        for w in span(list(a.warp)):
+            for g in span(list(a.register)):
+                # every register of the lane, each as the vector that holds it (a vector: 4 registers)
+                starts = [where(w ^ g ^ x) for x in span(list(a.lane))]
+                rounds_here = {tuple(s >> b & 1 for b in r.bits) for s in starts}
+                assert len(rounds_here) == 1  # one instruction, one round
+                (rnd,) = rounds_here
+                number = sum(bit << i for i, bit in enumerate(rnd))
+                buffer = [compress(s // k * k, r.bits) for s in starts]
+                filled[number].update(b + i for b in buffer for i in range(k))
+                for p in range(0, len(buffer), 8):
+                    words: dict[int, set] = {}
+                    for b in buffer[p:p + 8]:
+                        for byte in range(b * 4, b * 4 + 16, 4):
+                            words.setdefault(byte // 4 % 32, set()).add(byte // 4)
+                    total += max(len(v) for v in words.values())
+        # each instruction was counted once for each of its vector's 4 registers
+        assert total == 4 * m.wavefronts
+    assert all(cells == set(range(r.buffer_elements)) for cells in filled)
