@@ -13,7 +13,9 @@ once over the tile), three layouts, each counted by the simulator (vectors.moved
   it compiles for sm_90: bench/triton_pairs.py), when Triton is installed; else "-".
 
 The first layout is a store (st.shared, stmatrix), the second a load, as in Triton's convert_layout.
-Columns: total wavefronts / total instructions for each, then the --vectors auto solve's time, then
+Columns: total wavefronts / total instructions for each, then the --vectors auto solve's time (the plain
+solve and the vector search, in process), with --time Triton's whole compile of the conversion (fresh
+cache) and the ratio of the two, then
 the auto answer's instruction on each side (stored -> loaded). Random
 pairs get the same number of warps on both sides (Triton converts within one CTA of num_warps).
 """
@@ -109,6 +111,10 @@ def pairs(nrandom, seed):
                 blocked(16, 16, 8, (2, 16), False)))
     out.append(("64x32 f16 blocked->mma A", 64, 32, 2, blocked(64, 32, 8, (4, 8)), mma_a(64, 32)))
     out.append(("128x64 f16 blocked->mma A", 128, 64, 2, blocked(128, 64, 8, (8, 4)), mma_a(128, 64)))
+    out.append(("128x128 f32 rows->cols", 128, 128, 4, blocked(128, 128, 4, (4, 8)),
+                blocked(128, 128, 4, (4, 8), False)))
+    out.append(("128x128 f16 rows->cols", 128, 128, 2, blocked(128, 128, 8, (8, 4)),
+                blocked(128, 128, 8, (8, 4), False)))
     rng = random.Random(seed)
     out.append(("32x64 f32 random->random", 32, 64, 4, random_layout(rng, 32, 64, 4), random_layout(rng, 32, 64, 4)))
     for k in range(nrandom):
@@ -129,14 +135,20 @@ def main() -> None:
     ap.add_argument("--arch", default="nvidia")
     ap.add_argument("--random", type=int, default=12)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--time", action="store_true",
+                    help="also time Triton's compile of each conversion (a fresh cache each) against the solve")
     args = ap.parse_args()
     hw = target(args.arch)
     from swizzle_solver.access.warp import tile_pattern  # noqa: F401
     from swizzle_solver.solving import solve
 
-    print(f"{'pair':34} {'auto wf/instr':>14} {'given wf/instr':>15} {'triton':>10} {'time s':>7}")
+    print(f"{'pair':34} {'auto wf/instr':>14} {'given wf/instr':>15} {'triton':>10} {'time s':>7}"
+          + (f" {'triton s':>8} {'ratio':>6}" if args.time else ""))
     wins = ties = 0
     vs_triton: list[bool] = []
+    ratios: list[float] = []
+    if args.time:
+        compile_time(*pairs(0, args.seed)[0])  # Triton's first compile loads its passes: not counted
     for name, rows, cols, e, a, b in pairs(args.random, args.seed):
         tile = make_tile(rows, cols, None, e)
         accs = [access("src", rows, cols, *a, store=True), access("dst", rows, cols, *b)]
@@ -150,14 +162,44 @@ def main() -> None:
         better = (x.wavefronts, x.instructions) < (g.wavefronts, g.instructions)
         wins += better
         ties += not better
+        timed = ""
+        if args.time and warps_of(a) == warps_of(b):
+            tc = compile_time(name, rows, cols, e, a, b)
+            ratios.append(dt / tc)
+            timed = f" {tc:>8.2f} {dt / tc:>6.2f}"
         print(f"{name:34} {x.wavefronts:>6}/{x.instructions:<7} {g.wavefronts:>7}/{g.instructions:<7} "
-              f"{'-' if tri is None else 'shuffles' if isinstance(tri, str) else f'{tri[0]}/{tri[1]}':>10} {dt:>7.2f}  "
-              f"{' -> '.join(m.instruction for m in x.accesses)}")
+              f"{'-' if tri is None else 'shuffles' if isinstance(tri, str) else f'{tri[0]}/{tri[1]}':>10} {dt:>7.2f}"
+              f"{timed}  {' -> '.join(m.instruction for m in x.accesses)}")
         if tri is not None and not isinstance(tri, str):
             vs_triton.append((x.wavefronts, x.instructions) <= tri[:2])
     print(f"auto better than the vectors as given on {wins} pairs, equal on {ties}")
     if vs_triton:
         print(f"auto at or below Triton's (wavefronts, then instructions) on {sum(vs_triton)} of {len(vs_triton)} pairs")
+    if ratios:
+        print(f"solve / Triton compile: worst {max(ratios):.2f}x, median {sorted(ratios)[len(ratios) // 2]:.2f}x, "
+              f"{sum(r <= 0.5 for r in ratios)} of {len(ratios)} pairs at or under 0.5x")
+
+
+def compile_time(name, rows, cols, e, a, b) -> float:
+    """Seconds of Triton's whole compile of the conversion (triton_pairs.compile_ptx: Gluon source to
+    PTX and cubin for sm_90), in a fresh cache so that nothing is reused."""
+    import os
+    import tempfile
+
+    from triton_pairs import compile_ptx
+
+    with tempfile.TemporaryDirectory() as cache:
+        before = os.environ.get("TRITON_CACHE_DIR")
+        os.environ["TRITON_CACHE_DIR"] = cache
+        try:
+            t = time.perf_counter()
+            compile_ptx(a, b, rows, cols, e, warps_of(a))
+            return time.perf_counter() - t
+        finally:
+            if before is None:
+                os.environ.pop("TRITON_CACHE_DIR")
+            else:
+                os.environ["TRITON_CACHE_DIR"] = before
 
 
 def _problem(accs, tile, hw):

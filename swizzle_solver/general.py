@@ -23,7 +23,9 @@ lies inside a vector, the cost is 2^dim(V_p ∩ K), and the only condition on K 
 over all invertible maps with these vectors is the least over subspaces K of S of that dimension:
 ``kernel_search`` finds it by a depth-first search over K's reduced echelon bases (each subspace
 once), bounded by the best found; when it completes, its minimum is a proven floor over the whole
-family (tests/test_general.py checks it against every invertible map of small tiles).
+family (tests/test_general.py checks it against every invertible map of small tiles). That is the
+floor of one vector choice; over every choice, the accesses' widths differing, vector_search.py
+enumerates the vector chains and argues the floor that orders them.
 
 For two phase subspaces A and B this is Triton's construction: K = span(a_i ^ b_i) over bases of A
 and B completing A ∩ B pairs their directions onto the same slot bits, and both are conflict-free

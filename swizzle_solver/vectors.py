@@ -16,22 +16,28 @@ vectors at L's offsets, split into phases by the target's rule, simulate.simulat
 
 - the answer of the plain solve (the vectors as given), with its vectors chosen again;
 - the identity (row-major storage);
-- the general-linear members built by general.construct for each candidate vector: the first j
-  bases of the registers every access shares, and those of each access alone (j from the widest
-  down), the slot bits from general.kernel_search over every access's phases.
+- the general-linear member general.construct builds from each vector chain vector_search.search
+  reaches: every chain of nested subspaces of the accesses' registers (each access's vector a
+  prefix of the widest) and every ldmatrix/stmatrix row chain, in order of a floor that holds
+  whatever the other accesses' widths, while a chain could beat the best found; the slot bits from
+  general.kernel_search over every access's phases. The search says whether it was complete
+  (vector_search.py: the floor argument).
 """
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from . import general, gf2, simulate
+from . import general, gf2, simulate, vector_search
 from .families.general_linear import GeneralLinear, of_columns
 from .hardware import Hardware
 from .layout import Layout
 from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
+from .rounds import Rounds
+from .rounds import rounds as rounds_of
 from .value import Value
 
 
@@ -329,13 +335,20 @@ MatrixForm = tuple[str, list[int], list[int]]
 """(name suffix, the 8 rows' directions, the register directions inside one 32-bit register)."""
 
 
+def has_matrix(access: RegisterAccess, tile: Tile, hardware: Hardware) -> bool:
+    """Whether the access may be an ldmatrix (stmatrix) at all: the target has it, a 32-lane warp,
+    1-, 2- or 4-byte data, registers to pair below 4 bytes."""
+    e = tile.elem_bytes
+    return (e in (1, 2, 4) and matrix_op(access) in hardware.instructions and len(access.lane) == 5
+            and bool(access.register or e == 4))
+
+
 def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: Hardware) -> list[MatrixForm]:
     """The ldmatrix (stmatrix: a store) forms the layout's preimages ``pre`` allow, one per choice of
     the register that holds a register's second unit where it is free; none where the target lacks
     the instruction (stmatrix: sm_90 on) or the element is not 1, 2 or 4 bytes."""
     e = tile.elem_bytes
-    if (e not in (1, 2, 4) or matrix_op(access) not in hardware.instructions or len(access.lane) != 5
-            or not access.register and e < 4):
+    if not has_matrix(access, tile, hardware):
         return []
     row_bits = log2(MATRIX_ROW_BYTES // e)
     if len(pre) < row_bits:
@@ -531,8 +544,10 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
 
 
 def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
-                  ) -> tuple[GeneralLinear, general.Kernel]:
-    """general.construct with the vector ``vector`` and every access's phases weighted by their count."""
+                  ) -> tuple[GeneralLinear, general.Kernel, bool]:
+    """general.construct with the vector ``vector`` and every access's phases weighted by their count;
+    and whether its kernel cost is exact (no offset bit between the vector and its unit: the rank
+    formula holds, vector_search.py)."""
     e = tile.elem_bytes
     j = len(vector)
     geometry = hardware.geometry(e, e << j)
@@ -543,7 +558,8 @@ def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: T
         for space, w in phase_spaces(a, vector, tile, hardware):
             spaces.append(space)
             weights.append(w)
-    return general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
+    layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
+    return layout, kern, u <= j
 
 
 class Auto(Value):
@@ -552,38 +568,171 @@ class Auto(Value):
     answer: Choice
     given: Choice  # the plain solve's answer with the vectors as given (from the register order)
     candidates: tuple[Choice, ...]  # every candidate measured, best first
-    kernel_complete: bool  # the answer's construction was a complete kernel search (where it is one)
+    kernel_complete: bool  # the search over every vector chain was complete (vector_search.py)
+    chains: int = 0  # vector chains built
+    why_not: str | None = None  # why the search is not complete
+    rounds: Rounds | None = None  # the answer through a smaller buffer (rounds.py)
 
 
-def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware, plain: Layout | None) -> Auto:
-    """Every candidate measured, ranked by the objective. ``plain``: the plain solve's answer (the
-    vectors as given), also measured with its vectors chosen again."""
+def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware) -> list[vector_search.Side]:
+    """Each access as vector_search sees it: its register basis, lanes, requests, widest vector
+    (vector_bits' cap) and the unit of each width."""
+    e = tile.elem_bytes
+    out = []
+    for a in accesses:
+        regs = _independent(list(a.register))
+        most = min(len(regs), log2(max(1, min(MAX_VECTOR_BYTES, a.max_vector_bytes) // e)))
+        units = tuple(hardware.geometry(e, e << j).unit_shift for j in range(most + 1))
+        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units))
+    return out
+
+
+def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], tile: Tile,
+                 hardware: Hardware) -> list[vector_search.Item]:
+    """The ldmatrix/stmatrix row chains (matrix_forms), grouped by the width the row's prefix gives
+    every other access: non-transposed, any independent register directions inside a 32-bit word,
+    then lane bits 0 and 1; transposed (1- and 2-byte data), any register directions inside a 16-bit
+    unit, then lane bits 2 to 4. Each group's floor: one wavefront a matrix for the matrix access,
+    F_b at its width for every other (vector_search.floor); its chains made only when it is reached."""
+    e = tile.elem_bytes
+    out = []
+    for a, side in zip(accesses, sides):
+        if not has_matrix(a, tile, hardware):
+            continue
+        lane = list(a.lane)
+        heads = [(log2(4 // e), "", lane[0:2])] + ([(log2(2 // e), ".trans", lane[2:5])] if e <= 2 else [])
+        for inreg, suffix, tail in heads:
+            grouped = inreg + (1 if suffix else 0)  # register directions one matrix's lane holds
+            if grouped > len(side.regs):
+                continue
+            others = [s for s in sides if s is not side]
+            for widths in itertools.product(*[range(min(s.most, inreg + len(tail)) + 1) for s in others]):
+                out.append(_matrix_group(a, side, inreg, tail, grouped, suffix, others, widths, tile, hardware))
+    return out
+
+
+def _matrix_group(a: RegisterAccess, side: vector_search.Side, inreg: int, tail: list[int], grouped: int,
+                  suffix: str, others: list[vector_search.Side], widths: tuple[int, ...], tile: Tile,
+                  hardware: Hardware) -> vector_search.Item:
+    """The group of row chains of access ``a`` that give the other accesses ``widths``."""
+    e, bb, banks = tile.elem_bytes, hardware.bank_bytes, hardware.banks
+    rest = len(side.regs) - grouped
+    floor = (side.requests << rest) + sum(vector_search.floor(s, j, e, bb, banks) for s, j in zip(others, widths))
+    count = (side.requests << (rest - min(2, rest))) + sum(vector_search.instructions(s, j)
+                                                            for s, j in zip(others, widths))
+
+    # head position i lies in the registers of every other access wider than i, and outside those
+    # of an access exactly i wide (which could run on)
+    pools = [vector_search.intersection([list(side.regs)] + [list(s.regs) for s, j in zip(others, widths) if j > i])
+             for i in range(inreg)]
+    stops = [[list(s.regs) for s, j in zip(others, widths) if j == i < s.most] for i in range(inreg)]
+
+    def expand() -> Iterator[list[int] | None]:
+        for seen, head in enumerate(_ordered(pools, stops)):
+            if seen >= vector_search.MAX_VISITS:
+                yield None
+                return
+            vector = head + tail
+            if tuple(_prefix(s, vector) for s in others) == widths:
+                yield vector
+
+    what = f"{a.name}'s {matrix_op(a)}{suffix} rows, the others " + "/".join(str(e << j) for j in widths)
+    return vector_search.Item(floor, count, (), expand, what)
+
+
+def _prefix(side: vector_search.Side, vector: list[int]) -> int:
+    """The width ``vector`` gives the access: its longest prefix in the registers, at most its widest."""
+    j = 0
+    while j < min(side.most, len(vector)) and gf2.rank(list(side.regs) + vector[:j + 1]) == len(side.regs):
+        j += 1
+    return j
+
+
+def _ordered(pools: list[list[int]], stops: list[list[list[int]]], base: tuple[int, ...] = ()
+             ) -> Iterator[list[int]]:
+    """Every ordered list of independent vectors, the i-th from span(pools[i]) and outside every
+    span of stops[i], one per flag of subspaces: each vector the representative of its coset of the
+    span of those before it (no bit at their pivots)."""
+    i = len(base)
+    if i == len(pools):
+        yield []
+        return
+    pivots = general.echelon(list(base))
+    for x in _span_all(pools[i])[1:]:
+        x = int(x)
+        if general.reduce(x, pivots) == x and all(gf2.rank(t + [x]) > gf2.rank(t) for t in stops[i]):
+            for rest in _ordered(pools, stops, base + (x,)):
+                yield [x] + rest
+
+
+def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware, plain: Layout | None,
+               max_chains: int = vector_search.MAX_CHAINS) -> Auto:
+    """Every candidate measured, ranked by the objective: the plain solve's answer (the vectors as
+    given, ``plain``) with its vectors chosen again, row-major storage, and the layout built from
+    every vector chain vector_search.search reaches (each width tuple and ldmatrix row chain in order
+    of its floor, while it could beat the best found)."""
     from .families.identity import Identity
 
     found: list[Choice] = []
-    complete: dict[str, bool] = {}
     for layout, how in [(plain, "the plain solve's answer"), (Identity(), "row-major storage")]:
         if layout is not None:
             c = measure_choice(layout, accesses, tile, hardware, how)
             if c is not None:
                 found.append(c)
-    for what, vector in candidate_vectors(accesses, tile.elem_bytes):
-        layout, kern = construct_for(accesses, vector, tile, hardware)
-        if layout.name in complete:  # built before from another vector: measured once
-            continue
-        how = f"built from {len(vector)} vector bit(s) of {what}"
-        c = measure_choice(layout, accesses, tile, hardware, how)
-        if c is not None:
-            found.append(c)
-            complete[layout.name] = kern.complete
+    sides = search_sides(accesses, tile, hardware)
+    items = vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
+    items += matrix_items(accesses, sides, tile, hardware)
+
+    def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
+        layout, kern, exact = construct_for(accesses, vector, tile, hardware)
+        c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
+        assert c is not None  # (the construction keeps every vector whole: a bijection)
+        found.append(c)
+        return vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
+
+    start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
+    searched = vector_search.search(items, sides, evaluate, start, max_chains)
     distinct: dict[str, Choice] = {}
     for c in sorted(found, key=lambda c: c.key(tile)):
         distinct.setdefault(c.layout.name, c)
     ranked = list(distinct.values())
+    # storage, the third objective: of the layouts at the best counts, the one with the most rounds
+    tied = [c for c in ranked if (c.wavefronts, c.instructions) == (ranked[0].wavefronts, ranked[0].instructions)]
+    split = [choice_rounds(c, accesses, tile, hardware) for c in tied]
+    buffers = [r.buffer_elements if r is not None else tile.size for r in split]
+    pick = min(range(len(tied)), key=lambda i: (buffers[i], i))
+    ranked.insert(0, ranked.pop(pick))
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
-    return Auto(ranked[0], given, tuple(ranked), complete.get(ranked[0].layout.name, True))
+    return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not, split[pick])
+
+
+def choice_rounds(choice: Choice, accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware
+                  ) -> Rounds | None:
+    """The most rounds the choice's layout allows with its accesses as measured (rounds.py), or None
+    where the layout has no offset bases."""
+    bases = choice.layout.bases(tile)
+    if bases is None:
+        return None
+    pre = preimages_of(bases)
+    spans = [instruction_span(a, m, pre, tile, hardware) for a, m in zip(accesses, choice.accesses)]
+    top = log2(max(1, hardware.wavefront_bytes // tile.elem_bytes))
+    return rounds_of(bases, pre, spans, top)
+
+
+def instruction_span(access: RegisterAccess, m: Moved, pre: list[int], tile: Tile, hardware: Hardware) -> list[int]:
+    """The index directions one instruction of the access moves along, with its warps: lanes and the
+    vector; an ldmatrix's (stmatrix's) lanes, row and matrix registers, every form of its suffix."""
+    out = list(access.lane) + list(access.warp)
+    if not m.instruction.startswith(("ldmatrix", "stmatrix")):
+        return out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))]
+    suffix = ".trans" if m.instruction.endswith(".trans") else ""
+    for form, rows, inreg in matrix_forms(access, pre, tile, hardware):
+        if form == suffix:
+            rest = _complement(list(access.register), inreg)
+            out += list(rows) + list(inreg) + rest[:min(2, len(rest))]
+    return out
 
 
 # --- output ---------------------------------------------------------------------------------------
@@ -607,7 +756,10 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
         "answer": {"name": layout.name, "family": layout.family, **answer.json(tile),
                    "lower_bound_wavefronts": lower, "expression": layout.expression(tile),
                    "offset_bases": layout.bases(tile), "expressible_in": expressible_in(problem, layout),
-                   "kernel_search_complete": auto.kernel_complete},
+                   "kernel_search_complete": auto.kernel_complete,
+                   "rounds": (auto.rounds.json(tile.elem_bytes) if auto.rounds else
+                              {"rounds": 1, "buffer_bytes": tile.size * tile.elem_bytes, "barriers": 1,
+                               "offset_bits": []})},
         "vectors_as_given": auto.given.json(tile),
         "candidates": [c.json(tile) for c in auto.candidates],
     }
@@ -636,6 +788,10 @@ def auto_text(doc: dict) -> str:
     for m in a["accesses"]:
         lines.append(f"  {_named(m)}: {_unit(m)} ({m['instruction']}), {m['instructions']} "
                      f"instructions, {m['wavefronts']} wavefronts (least {m['lower_bound_wavefronts']})")
+    r = a["rounds"]
+    if r["rounds"] > 1:
+        lines.append(f"  through a {r['buffer_bytes']}-byte buffer in {r['rounds']} rounds ({r['barriers']} barriers; "
+                     f"offset bits {', '.join(map(str, r['offset_bits']))} number the rounds)")
     lines.append(f"vectors as given ({g['layout']}): {g['total_wavefronts']} wavefronts, "
                  f"{g['total_instructions']} instructions")
     for m in g["accesses"]:
