@@ -88,7 +88,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("writers", ["emit/"]),
     ("layouts", ["layout", "families/", "notation/", "forms/", "soundness", "orient", "indexed", "tiled", "stages",
                  "candidate", "budget", "oracle", "sampling", "balance"]),
-    ("ground truth and proofs", ["simulate", "partitions", "gf2", "proof", "separation", "floors"]),
+    ("ground truth and proofs", ["simulate", "partitions", "rounds", "vector_search", "gf2", "proof", "separation", "floors"]),
     ("input", ["", "access/", "model", "hardware", "tma_modes", "value"]),
 ]
 
