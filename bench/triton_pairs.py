@@ -300,10 +300,9 @@ def new_pairs() -> list[tuple]:
     """Issue 35's pairs (docstring above); needs Triton."""
     import random
 
+    import linear_pairs as lp
     from triton.experimental.gluon import language as ttgl
     from triton.experimental.gluon.language import amd
-
-    import linear_pairs as lp
 
     def b(spt, tpw, wpc, order=(1, 0)):
         return ttgl.BlockedLayout(list(spt), list(tpw), list(wpc), list(order))
@@ -431,6 +430,7 @@ def tool_answer(rows: int, cols: int, e: int, arch: str, src, dst):
     import time
 
     import linear_pairs as lp
+
     from swizzle_solver import vectors
     from swizzle_solver.access import make_tile
     from swizzle_solver.hardware import target
