@@ -273,3 +273,28 @@ def test_a_transpose_in_rounds_through_a_quarter_buffer():
         # each instruction was counted once for each of its vector's 4 registers
         assert total == 4 * m.wavefronts
     assert all(cells == set(range(r.buffer_elements)) for cells in filled)
+
+
+def test_ldmatrix_rounds_leave_the_kernel_its_matrices():
+    """128 x 128 f16, blocked rows -> blocked columns: stored as 16-byte vectors, read by
+    ldmatrix.x4.trans. Which 4 matrices one x4 reads is the kernel's choice (the counts do not
+    change), so the round bits need not stay clear of the answer's first matrix registers: 4 rounds
+    through 8 KiB, as Triton 3.9 compiles it (before: one round, 32 KiB). The per-lane counter of
+    tests/lane_counter.py (NVIDIA's rules, not the simulator) recounts the answer and checks every
+    vector and matrix in one round, and in each warp each round a whole number of x4's."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    from lane_counter import recount
+    from linear_pairs import access, blocked
+
+    tile, hw = make_tile(128, 128, None, 2), target("nvidia")
+    src, dst = blocked(128, 128, 8, (8, 4)), blocked(128, 128, 8, (8, 4), False)
+    accs = [access("src", 128, 128, *src, store=True), access("dst", 128, 128, *dst)]
+    auto = vectors.solve_auto(accs, tile, hw, None)
+    assert [m.instruction for m in auto.answer.accesses] == ["st.shared.v4.b32", "ldmatrix.x4.trans"]
+    assert (auto.rounds.rounds, auto.rounds.buffer_elements * 2) == (4, 8192)
+    doc = {"answer": {"offset_bases": auto.answer.layout.bases(tile), "rounds": auto.rounds.json(2),
+                      "accesses": [m.json() for m in auto.answer.accesses]}}
+    assert recount(doc, [src, dst], 128, 128, 2) == [(m.wavefronts, m.instructions) for m in auto.answer.accesses]
