@@ -11,7 +11,7 @@ cost are tests/nvidia_banks.py's (checked against the H100's measurements in tes
 - ldmatrix/stmatrix (.m8n8.b16, PTX ISA): each matrix is 8 rows of 16 bytes, one phase; lane l
   holds one 32-bit register of each matrix: without .trans the 4-byte word l % 4 of row l / 4,
   with .trans the 16-bit units of rows 2 (l % 4) and 2 (l % 4) + 1 at unit column l / 4; which
-  unit groups share a register is the kernel's choice (a register direction d: the counter takes
+  unit groups share a register is the kernel's choice (a register index bit d: the counter takes
   the best); .x1/.x2/.x4: 1, 2 or 4 matrices an instruction, which matrices the kernel's choice;
 - rounds (answer.rounds): the offset bits that number them lie above a wavefront's 128 bytes, every
   vector and every matrix lies in one round, and in each warp every round holds the same number of
@@ -119,7 +119,7 @@ def matrix_access(phys: np.ndarray, name: str, e: int) -> tuple[int, int, list[l
                 got[m] = p // per_row
     of = {k: u for u in units for k in u}
     best = None
-    for d in range(1, phys.shape[2]):  # the register direction pairing a register's two units
+    for d in (1 << i for i in range(phys.shape[2].bit_length() - 1)):  # the register bit pairing two units
         pairs = {tuple(sorted((u, of[u[0] ^ d]))) for u in units}
         if any(a == b for a, b in pairs) or len(pairs) * 2 != len(units):
             continue
