@@ -13,8 +13,10 @@ tables of docs/hardware.md; the bench compares their instructions and storage).
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -31,16 +33,27 @@ pytestmark = pytest.mark.toolchain
 DTYPE = {1: "i8", 2: "f16", 4: "f32"}
 
 
-def _pairs() -> list[tuple]:
+@functools.cache
+def all_pairs() -> tuple[tuple, ...]:
     """Every NVIDIA pair of the bench: issue 35's new ones, then bench/linear_pairs.py's."""
     if importlib.util.find_spec("triton") is None:
-        return []
+        return ()
     import triton_pairs
 
-    return [p for p in triton_pairs.new_pairs() if p[4] == "nvidia"] + triton_pairs.existing_pairs()
+    return tuple([p for p in triton_pairs.new_pairs() if p[4] == "nvidia"] + triton_pairs.existing_pairs())
 
 
-PAIRS = _pairs()
+def pytest_generate_tests(metafunc) -> None:
+    """The pairs are Triton's layouts: built (Triton imported, 0.4 s) only when the toolchain tier
+    runs, not while the fast tier collects this file to deselect it. Every pair is counted; every
+    fourth is compiled (``compiled``)."""
+    if "pair" not in metafunc.fixturenames:
+        return
+    selected = re.search(r"(?<!not )\btoolchain\b", metafunc.config.getoption("markexpr") or "") is not None
+    pairs = list(all_pairs()) if selected else []
+    if metafunc.function.__name__.startswith("test_tritons"):
+        pairs = pairs[::4]  # each a Triton compile (0.1-0.9 s)
+    metafunc.parametrize("pair", pairs, ids=[p[0] for p in pairs])
 
 
 @pytest.fixture(scope="module")
@@ -82,28 +95,23 @@ def tool_doc(pair, tmp_path: Path) -> tuple[dict, list]:
     return json.loads(run.stdout), bases
 
 
-@pytest.mark.parametrize("i", range(len(PAIRS)), ids=[p[0] for p in PAIRS])
-def test_vectors_auto_equals_the_independent_counter(triton, tmp_path, i) -> None:
-    name, rows, cols, e = PAIRS[i][:4]
-    doc, bases = tool_doc(PAIRS[i], tmp_path)
+def test_vectors_auto_equals_the_independent_counter(triton, tmp_path, pair) -> None:
+    name, rows, cols, e = pair[:4]
+    doc, bases = tool_doc(pair, tmp_path)
     counted = recount(doc, bases, rows, cols, e)
     tool = [(a["wavefronts"], a["instructions"]) for a in doc["answer"]["accesses"]]
     assert tool == counted, f"{name}: the tool {tool}, the counter {counted}"
     assert (doc["answer"]["total_wavefronts"], doc["answer"]["total_instructions"]) == tuple(map(sum, zip(*counted)))
 
 
-COMPILED = PAIRS[::4]  # each a Triton compile (0.1-0.9 s)
-
-
-@pytest.mark.parametrize("i", range(len(COMPILED)), ids=[p[0] for p in COMPILED])
-def test_tritons_conversion_recounted_and_not_better(triton, tmp_path, i) -> None:
+def test_tritons_conversion_recounted_and_not_better(triton, tmp_path, pair) -> None:
     """Triton's compiled conversion: the bench's count (its PTX interpreter's per-thread addresses,
     counted by the simulator's rule) equals the counter's over the same addresses; and the tool's
     answer takes no more wavefronts, then no more instructions (storage: bench/README.md)."""
     from triton_pairs import accesses, compile_kernel, count
 
-    name, rows, cols, e, arch, src, dst = COMPILED[i]
-    doc, bases = tool_doc(COMPILED[i], tmp_path)
+    name, rows, cols, e, arch, src, dst = pair
+    doc, bases = tool_doc(pair, tmp_path)
     warps = 1 << len(bases[0][2])
     ptx, _ = compile_kernel(src, dst, rows, cols, e, warps)
     found = accesses(ptx, 32 * warps)
