@@ -5,7 +5,7 @@ hardware rules (tests/lane_counter.py: not the tool's simulator, vectors.py or h
 The tool's `--vectors auto --json` (the CLI in process) must equal the counter on each access's
 wavefronts and instructions and on the totals, with its layout a bijection, every vector whole and
 its rounds legal, on every NVIDIA pair of the bench (91: the 46 new ones and bench/linear_pairs.py's
-45; about 30 s of CPU). Every fourth pair is also compiled by Triton (the whole set's compiles are
+45; 16 to 28 s of CPU). Every fourth pair is also compiled by Triton (the whole set's compiles are
 the bench's: `python3 bench/triton_pairs.py`): the counter recounts Triton's own per-thread
 addresses, read from its PTX by the bench's interpreter, and the tool must take no more
 wavefronts, then instructions. AMD pairs are not counted here (their bank rules are the target
