@@ -49,14 +49,29 @@ POINTER = {1: "*i8", 2: "*fp16", 4: "*fp32"}
 
 def compile_ptx(src, dst, rows: int, cols: int, elem_bytes: int, warps: int) -> str:
     """The PTX of the conversion (src, dst: (register, lane, warp) bases as (row, col) pairs)."""
+    return compile_kernel(src, dst, rows, cols, elem_bytes, warps)[0]
+
+
+TARGETS = {"nvidia": ("cuda", 90, 32), "gfx942": ("hip", "gfx942", 64), "gfx950": ("hip", "gfx950", 64)}
+
+
+def compile_kernel(src, dst, rows: int, cols: int, elem_bytes: int, warps: int, arch: str = "nvidia"
+                   ) -> tuple[str, int]:
+    """(the assembly: PTX for NVIDIA, AMDGCN for AMD; the shared memory Triton allocates, bytes, from
+    the compiled kernel's metadata) of the conversion; src, dst: (register, lane, warp) bases as
+    (row, col) pairs, or Gluon layout objects (compiled as they are: BlockedLayout, NVMMADistributed,
+    DotOperand, Slice, AMDMFMA...)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon import language as ttgl
     from triton.experimental.gluon._runtime import GluonASTSource
 
     os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(tempfile.gettempdir(), "swizzle-triton-pairs"))
+    os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # (silences 3.9's warning; no float math here)
 
     def lay(bases):
+        if not isinstance(bases, (tuple, list)):
+            return bases  # a Gluon layout
         reg, lane, warp = ([list(b) for b in part] for part in bases)
         return ttgl.DistributedLinearLayout(reg_bases=reg, lane_bases=lane, warp_bases=warp, block_bases=[],
                                             shape=[rows, cols])
@@ -65,8 +80,9 @@ def compile_ptx(src, dst, rows: int, cols: int, elem_bytes: int, warps: int) -> 
            "SRC": "constexpr", "DST": "constexpr"}
     constexprs = {"ROWS": rows, "COLS": cols, "SRC": lay(src), "DST": lay(dst)}
     compiled = triton.compile(GluonASTSource(_kernel(), signature=sig, constexprs=constexprs, attrs={}),
-                              target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
-    return compiled.asm["ptx"]
+                              target=GPUTarget(*TARGETS[arch]), options={"num_warps": warps})
+    asm = compiled.asm["ptx" if arch == "nvidia" else "amdgcn"]
+    return asm, int(compiled.metadata.shared)
 
 
 def _value(token: str, regs: dict, tid: int):
@@ -254,3 +270,292 @@ def triton_counts(src, dst, rows: int, cols: int, elem_bytes: int, warps: int):
     except ImportError:
         return None
     return count(compile_ptx(src, dst, rows, cols, elem_bytes, warps), warps) or "no shared memory"
+
+
+# --- issue 35: pairs of Triton's own layouts ------------------------------------------------------
+# Each pair: (name, rows, cols, element bytes, target, source, destination), the layouts Gluon objects
+# (their register/lane/warp bases read back by Triton's own to_linear_layout) or bases as (row, col)
+# pairs (linear layouts). Kinds: blocked, mma v2 (mma.sync's accumulator), mma v3 (wgmma's),
+# dot operands of either, slices of 3-d blocked layouts, linear (random bases), and AMD's mfma
+# layouts on gfx942/gfx950 (wave 64).
+
+_BUILDER: list = []
+
+
+def gluon_bases(layout, rows: int, cols: int):
+    """(register, lane, warp) bases of a Gluon layout over the tile, by Triton's to_linear_layout."""
+    if isinstance(layout, (tuple, list)):
+        return layout
+    from triton._C.libtriton import gluon_ir, ir
+
+    if not _BUILDER:
+        context = ir.context()
+        ir.load_dialects(context)
+        _BUILDER.extend([context, gluon_ir.GluonOpBuilder(context)])
+    ll = _BUILDER[1].to_linear_layout(layout._to_ir(_BUILDER[1]), [rows, cols])
+    return tuple(tuple(tuple(b) for b in part) for part in (ll.reg_bases, ll.lane_bases, ll.warp_bases))
+
+
+def new_pairs() -> list[tuple]:
+    """Issue 35's pairs (docstring above); needs Triton."""
+    import random
+
+    import linear_pairs as lp
+    from triton.experimental.gluon import language as ttgl
+    from triton.experimental.gluon.language import amd
+
+    def b(spt, tpw, wpc, order=(1, 0)):
+        return ttgl.BlockedLayout(list(spt), list(tpw), list(wpc), list(order))
+
+    def v2(wpc):
+        return ttgl.NVMMADistributedLayout(version=[2, 0], warps_per_cta=list(wpc), instr_shape=[16, 8])
+
+    def v3(wpc, n):
+        return ttgl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=list(wpc), instr_shape=[16, n, 16])
+
+    def dot(i, parent, k):
+        return ttgl.DotOperandLayout(operand_index=i, parent=parent, k_width=k)
+
+    def sl(dim, spt, tpw, wpc, order):
+        return ttgl.SliceLayout(dim, b(spt, tpw, wpc, order))
+
+    def mfma(version, instr, wpc, transposed=True):
+        return amd.AMDMFMALayout(version=version, instr_shape=list(instr), transposed=transposed,
+                                 warps_per_cta=list(wpc))
+
+    nv = [
+        ("32x32 f32 blocked->mma v2", 32, 32, 4, b((1, 4), (8, 4), (4, 1)), v2((2, 2))),
+        ("64x64 f16 blocked->mma v2", 64, 64, 2, b((1, 8), (8, 4), (4, 1)), v2((4, 1))),
+        ("128x64 f32 blocked->mma v2", 128, 64, 4, b((1, 4), (4, 8), (4, 1)), v2((2, 2))),
+        ("16x64 i8 blocked->mma v2", 16, 64, 1, b((1, 8), (4, 8), (4, 1)), v2((1, 4))),
+        ("64x128 f16 mma v2->blocked", 64, 128, 2, v2((2, 2)), b((1, 8), (4, 8), (4, 1))),
+        ("128x128 f32 mma v2->blocked", 128, 128, 4, v2((4, 1)), b((1, 4), (2, 16), (4, 1))),
+        ("32x64 i8 mma v2->blocked", 32, 64, 1, v2((2, 2)), b((1, 16), (8, 4), (4, 1))),
+        ("64x32 f32 mma v2->col-major", 64, 32, 4, v2((4, 1)), b((4, 1), (16, 2), (1, 4), (0, 1))),
+        ("64x64 f16 mma v3->blocked", 64, 64, 2, v3((4, 1), 64), b((1, 8), (8, 4), (4, 1))),
+        ("128x128 f16 mma v3->blocked", 128, 128, 2, v3((4, 1), 128), b((1, 8), (4, 8), (4, 1))),
+        ("64x256 f16 mma v3->blocked", 64, 256, 2, v3((4, 1), 256), b((1, 8), (2, 16), (4, 1))),
+        ("128x64 f32 mma v3->blocked", 128, 64, 4, v3((4, 1), 64), b((1, 4), (4, 8), (4, 1))),
+        ("64x32 i8 mma v3->blocked", 64, 32, 1, v3((4, 1), 32), b((1, 16), (16, 2), (4, 1))),
+        ("128x64 f16 mma v3->col-major", 128, 64, 2, v3((4, 1), 64), b((8, 1), (16, 2), (1, 4), (0, 1))),
+        ("64x64 f16 blocked->dot A kw2", 64, 64, 2, b((1, 8), (8, 4), (4, 1)), dot(0, v2((4, 1)), 2)),
+        ("128x32 i8 blocked->dot A kw4", 128, 32, 1, b((1, 16), (16, 2), (4, 1)), dot(0, v2((4, 1)), 4)),
+        ("64x32 f32 blocked->dot A kw1", 64, 32, 4, b((1, 4), (8, 4), (4, 1)), dot(0, v2((4, 1)), 1)),
+        ("32x64 f16 blocked->dot B kw2", 32, 64, 2, b((1, 8), (4, 8), (4, 1)), dot(1, v2((1, 4)), 2)),
+        ("64x128 i8 blocked->dot B kw4", 64, 128, 1, b((1, 16), (8, 4), (4, 1)), dot(1, v2((1, 4)), 4)),
+        ("32x32 f32 blocked->dot B kw1", 32, 32, 4, b((1, 4), (8, 4), (4, 1)), dot(1, v2((1, 4)), 1)),
+        ("64x64 f16 col-major->dot B kw2", 64, 64, 2, b((8, 1), (8, 4), (1, 4), (0, 1)), dot(1, v2((1, 4)), 2)),
+        ("128x64 f16 blocked->dot A v3", 128, 64, 2, b((1, 8), (8, 4), (4, 1)), dot(0, v3((4, 1), 64), 2)),
+        ("64x64 f16 mma v2->dot A kw2", 64, 64, 2, v2((4, 1)), dot(0, v2((4, 1)), 2)),
+        ("128x64 f16 mma v3->dot A v3", 128, 64, 2, v3((4, 1), 64), dot(0, v3((4, 1), 64), 2)),
+        ("64x64 f32 mma v2->dot B kw1", 64, 64, 4, v2((4, 1)), dot(1, v2((1, 4)), 1)),
+        ("64x64 f16 mma v2->dot B kw2", 64, 64, 2, v2((4, 1)), dot(1, v2((1, 4)), 2)),
+        ("64x32 i8 mma v2->dot A kw4", 64, 32, 1, v2((4, 1)), dot(0, v2((4, 1)), 4)),
+        ("64x32 f32 slice->col-major", 64, 32, 4, sl(2, (1, 4, 1), (4, 8, 1), (4, 1, 1), (2, 1, 0)),
+         b((4, 1), (8, 4), (1, 4), (0, 1))),
+        ("32x128 f16 slice->mma v2", 32, 128, 2, sl(1, (1, 1, 8), (2, 1, 16), (4, 1, 1), (2, 1, 0)), v2((2, 2))),
+        ("16x256 i8 slice->blocked", 16, 256, 1, sl(0, (1, 1, 16), (1, 2, 16), (1, 4, 1), (2, 1, 0)),
+         b((1, 4), (16, 2), (1, 4))),
+        ("64x64 f16 slice->col-major", 64, 64, 2, sl(2, (1, 8, 1), (8, 4, 1), (2, 2, 1), (1, 0, 2)),
+         b((8, 1), (4, 8), (1, 4), (0, 1))),
+        ("128x16 f32 blocked->slice", 128, 16, 4, b((1, 4), (8, 4), (4, 1)),
+         sl(1, (4, 1, 1), (4, 1, 8), (4, 1, 1), (0, 2, 1))),
+        ("256x32 f16 rows->cols", 256, 32, 2, lp.blocked(256, 32, 8, (4, 8)), lp.blocked(256, 32, 8, (4, 8), False)),
+        ("32x256 i8 rows->cols", 32, 256, 1, lp.blocked(32, 256, 16, (16, 2)),
+         lp.blocked(32, 256, 16, (2, 16), False)),
+        ("16x128 f32 rows->cols", 16, 128, 4, lp.blocked(16, 128, 4, (8, 4)), lp.blocked(16, 128, 4, (4, 8), False)),
+        ("128x16 f16 rows->cols", 128, 16, 2, lp.blocked(128, 16, 8, (2, 16)), lp.blocked(128, 16, 8, (16, 2), False)),
+        ("256x64 i8 rows->cols", 256, 64, 1, lp.blocked(256, 64, 16, (4, 8)), lp.blocked(256, 64, 16, (16, 2), False)),
+        ("128x128 i8 rows->cols", 128, 128, 1, lp.blocked(128, 128, 16, (8, 4)),
+         lp.blocked(128, 128, 16, (8, 4), False)),
+        ("64x64 f16 vec1->vec8", 64, 64, 2, b((1, 1), (1, 32), (4, 1)), b((1, 8), (8, 4), (4, 1))),
+        ("128x64 f32 vec4->vec1 8 warps", 128, 64, 4, b((1, 4), (4, 8), (8, 1)), b((1, 1), (1, 32), (8, 1))),
+    ]
+    rng = random.Random(35)
+    for k, (rows, cols, e) in enumerate([(256, 16, 2), (16, 256, 4), (128, 32, 1), (32, 128, 4), (256, 32, 1),
+                                         (64, 128, 2)]):
+        regs = (rows * cols).bit_length() - 1 - 5 - 2
+        nv.append((f"linear {k} {rows}x{cols} e{e}", rows, cols, e, lp.random_layout(rng, rows, cols, regs),
+                   lp.random_layout(rng, rows, cols, regs)))
+    out = [(name, rows, cols, e, "nvidia", s, d) for name, rows, cols, e, s, d in nv]
+    amd_pairs = [
+        ("gfx942 64x64 f16 mfma32->blocked", "gfx942", 64, 64, 2, mfma(3, (32, 32, 8), (2, 2)),
+         b((1, 8), (8, 8), (4, 1))),
+        ("gfx942 64x64 f32 mfma16->blocked", "gfx942", 64, 64, 4, mfma(3, (16, 16, 16), (2, 2)),
+         b((1, 4), (4, 16), (4, 1))),
+        ("gfx942 128x64 f16 blocked->dot A", "gfx942", 128, 64, 2, b((1, 8), (8, 8), (4, 1)),
+         dot(0, mfma(3, (32, 32, 8), (4, 1)), 4)),
+        ("gfx942 64x128 f16 mfma32->dot A", "gfx942", 64, 128, 2, mfma(3, (32, 32, 8), (2, 1)),
+         dot(0, mfma(3, (32, 32, 8), (2, 1)), 4)),
+        ("gfx942 32x64 i8 mfma16->blocked", "gfx942", 32, 64, 1, mfma(3, (16, 16, 32), (2, 2)),
+         b((1, 8), (16, 4), (2, 2))),
+        ("gfx942 64x64 f16 rows->cols", "gfx942", 64, 64, 2, b((1, 8), (8, 8), (4, 1)),
+         b((8, 1), (8, 8), (1, 4), (0, 1))),
+        ("gfx950 64x64 f16 mfma32->blocked", "gfx950", 64, 64, 2, mfma(4, (32, 32, 16), (2, 2)),
+         b((1, 8), (8, 8), (4, 1))),
+        ("gfx950 128x128 f16 blocked->dot B", "gfx950", 128, 128, 2, b((1, 8), (16, 4), (4, 1)),
+         dot(1, mfma(4, (32, 32, 16), (1, 4)), 8)),
+        ("gfx950 64x64 f32 mfma16->blocked", "gfx950", 64, 64, 4, mfma(4, (16, 16, 32), (2, 2), False),
+         b((1, 4), (4, 16), (4, 1))),
+        ("gfx950 64x128 i8 blocked->mfma16", "gfx950", 64, 128, 1, b((1, 16), (8, 8), (4, 1)),
+         mfma(4, (16, 16, 32), (4, 1))),
+    ]
+    out += [(name, rows, cols, e, arch, s, d) for name, arch, rows, cols, e, s, d in amd_pairs]
+    return out
+
+
+_AMD_LDS = re.compile(r"^\s*(ds_(?:read|write|load|store)\w*)", re.M)
+
+
+def amd_instructions(asm: str, warps: int) -> tuple[int, int]:
+    """(LDS instructions issued, LDS accesses) of the AMDGCN, times the warps: every ds_read*/ds_write*
+    is one instruction; the two-address forms LLVM merges pairs into (ds_read2*, ds_write2*, their
+    st64 variants) are two accesses. The kernel has no loop (Triton unrolls the conversion)."""
+    if re.search(r"s_cbranch\w*\s+\.LBB", asm) and re.search(r"^\.LBB\d+_\d+:", asm, re.M):
+        raise ValueError("the AMDGCN has branches: instructions per warp cannot be read by counting lines")
+    found = _AMD_LDS.findall(asm)
+    return warps * len(found), warps * sum(2 if re.match(r"ds_(read|write)2", op) else 1 for op in found)
+
+
+def existing_pairs() -> list[tuple]:
+    """bench/linear_pairs.py's pairs (seed 1's 20, seed 2's 25 new ones), all NVIDIA."""
+    import linear_pairs as lp
+
+    old = lp.pairs(12, 1) + [(f"seed 2 {p[0]}", *p[1:]) for p in lp.pairs(24, 2)[7:]]
+    return [(name, rows, cols, e, "nvidia", s, d) for name, rows, cols, e, s, d in old]
+
+
+def tool_answer(rows: int, cols: int, e: int, arch: str, src, dst):
+    """The tool's --vectors auto answer of the pair (linear_pairs' in-process solve) and its seconds."""
+    import time
+
+    import linear_pairs as lp
+
+    from swizzle_solver import vectors
+    from swizzle_solver.access import make_tile
+    from swizzle_solver.hardware import target
+    from swizzle_solver.solving import solve
+
+    hw = target(arch)
+    tile = make_tile(rows, cols, None, e)
+    accs = [lp.access("src", rows, cols, *src, store=True), lp.access("dst", rows, cols, *dst)]
+    t = time.perf_counter()
+    plain = solve(lp._problem(accs, tile, hw), table=False).answer.layout
+    auto = vectors.solve_auto(accs, tile, hw, plain)
+    return auto, time.perf_counter() - t
+
+
+def triton_side(pair) -> dict:
+    """Triton's conversion of the pair: its counts (NVIDIA: wavefronts, instructions, least; AMD:
+    instructions), its shared allocation and its compile's seconds (a fresh cache)."""
+    import time
+
+    name, rows, cols, e, arch, src, dst = pair
+    warps = 1 << len(gluon_bases(src, rows, cols)[2])
+    with tempfile.TemporaryDirectory() as cache:
+        before = os.environ.get("TRITON_CACHE_DIR")
+        os.environ["TRITON_CACHE_DIR"] = cache
+        try:
+            t = time.perf_counter()
+            asm, shared = compile_kernel(src, dst, rows, cols, e, warps, arch)
+            seconds = time.perf_counter() - t
+        finally:
+            os.environ.pop("TRITON_CACHE_DIR")
+            if before is not None:
+                os.environ["TRITON_CACHE_DIR"] = before
+    out = {"shared_bytes": shared, "compile_s": round(seconds, 3)}
+    if arch == "nvidia":
+        counted = count(asm, warps)
+        if counted is not None:
+            out.update(wavefronts=counted[0], instructions=counted[1], least=counted[2])
+    elif _AMD_LDS.search(asm):
+        out["instructions"], out["accesses"] = amd_instructions(asm, warps)
+    return out
+
+
+def compare(ours: dict, theirs: dict) -> str:
+    """'win', 'tie' or 'loss: <objective>' under wavefronts, then instructions, then storage; on AMD
+    Triton's wavefronts are not read: the tool's count there decides only where it is at its floor."""
+    keys = ["wavefronts", "instructions", "storage"]
+    mine = {"wavefronts": ours["wavefronts"], "instructions": ours["instructions"], "storage": ours["buffer_bytes"]}
+    other = {"wavefronts": theirs.get("wavefronts"), "instructions": theirs["instructions"],
+             "storage": theirs["shared_bytes"]}
+    if other["wavefronts"] is None:  # AMD
+        if ours["wavefronts"] > ours["least"]:
+            return "open: wavefronts (Triton's not counted on AMD, the tool's above its floor)"
+        if mine["instructions"] > other["instructions"]:  # Triton may have paid for them in wavefronts
+            return "loss?: instructions (unless Triton's wavefronts are above the tool's floor)"
+        other["wavefronts"] = mine["wavefronts"]  # the floor: Triton cannot take fewer
+    for k in keys:
+        if mine[k] != other[k]:
+            return "win" if mine[k] < other[k] else f"loss: {k}"
+    return "tie"
+
+
+def run_pair(pair) -> dict:
+    name, rows, cols, e, arch, src, dst = pair
+    a, b = gluon_bases(src, rows, cols), gluon_bases(dst, rows, cols)
+    row: dict = {"pair": name, "arch": arch, "rows": rows, "cols": cols, "elem_bytes": e}
+    theirs = triton_side(pair)
+    row["triton"] = theirs
+    auto, seconds = tool_answer(rows, cols, e, arch, a, b)
+    x = auto.answer
+    r = auto.rounds
+    row["tool"] = {"wavefronts": x.wavefronts, "instructions": x.instructions,
+                   "least": sum(m.lower_bound for m in x.accesses),
+                   "buffer_bytes": (r.buffer_elements if r else rows * cols) * e, "rounds": r.rounds if r else 1,
+                   "instructions_used": [m.instruction for m in x.accesses], "solve_s": round(seconds, 3),
+                   "complete": auto.kernel_complete}
+    row["verdict"] = compare(row["tool"], theirs) if "instructions" in theirs else "no shared memory"
+    return row
+
+
+def _line(row: dict) -> str:
+    t, tr = row["tool"], row["triton"]
+    theirs = ("shuffles" if "instructions" not in tr else
+              f"{tr.get('wavefronts', '?')}/{tr['instructions']}/{tr['shared_bytes']}"
+              + (f" ({tr['accesses']})" if "accesses" in tr else ""))
+    return (f"{row['pair']:38} {t['wavefronts']:>5}/{t['instructions']}/{t['buffer_bytes']:<7} {theirs:>16} "
+            f"{t['solve_s']:>6.2f} {tr['compile_s']:>6.2f}  {' -> '.join(t['instructions_used'])}  {row['verdict']}")
+
+
+def main() -> None:
+    import argparse
+    import json
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root))
+    sys.path.insert(0, str(root / "bench"))
+    ap = argparse.ArgumentParser(description="the tool's --vectors auto against Triton's compiled conversions")
+    ap.add_argument("--which", choices=["new", "existing", "all"], default="all")
+    ap.add_argument("--only", default="", help="a regular expression: the pairs whose name it finds")
+    ap.add_argument("--json", help="write every pair's row here")
+    args = ap.parse_args()
+    todo = (new_pairs() if args.which != "existing" else []) + (existing_pairs() if args.which != "new" else [])
+    todo = [p for p in todo if re.search(args.only, p[0])]
+    triton_side(todo[0])  # Triton's first compile loads its passes: not timed
+    print(f"{'pair':38} {'tool wf/instr/bytes':>19} {'triton':>16} {'tool s':>6} {'tri s':>6}  (AMD: Triton's "
+          "wavefronts not read, its LDS accesses in parentheses: ds_*2 forms are two)")
+    rows = []
+    for pair in todo:
+        try:
+            row = run_pair(pair)
+        except Exception as err:  # a pair the interpreter or the tool cannot do: said, not hidden
+            row = {"pair": pair[0], "arch": pair[4], "error": f"{type(err).__name__}: {err}"[:300]}
+            print(f"{pair[0]:38} error: {row['error']}", flush=True)
+        else:
+            print(_line(row), flush=True)
+        rows.append(row)
+    fresh = {p[0] for p in new_pairs()}
+    for group, mine in (("new", [r for r in rows if r["pair"] in fresh]),
+                        ("existing", [r for r in rows if r["pair"] not in fresh])):
+        verdicts = [r.get("verdict", "error").split(" (")[0] for r in mine]
+        print(f"{group}: {len(mine)} pairs: " + ", ".join(f"{v} {verdicts.count(v)}" for v in sorted(set(verdicts))))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -375,24 +375,29 @@ def matrix_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware:
     allows it: each instruction reads 2^k matrices (k <= 2 of the lane's register directions beyond
     those inside one 32-bit register), each matrix one phase of 8 rows of 16 bytes, measured by the
     simulator; the best form."""
-    pre = preimages_of(bases)
-    layout = GeneralLinear(tuple(bases))
-    row_elems = MATRIX_ROW_BYTES // tile.elem_bytes
     best = None
-    for suffix, rows, inreg in matrix_forms(access, pre, tile, hardware):
-        rest = _complement(list(access.register), inreg)
-        k = min(2, len(rest))
-        matrices, groups = rest[:k], rest[k:]
-        firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
-                  ^ _span_all(matrices)[None, None, :]).reshape(-1)
-        starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(row_elems - 1)
-        wavefronts, lower = _measure(starts, MATRIX_ROW_BYTES, tile, hardware)
-        instructions = (1 << len(access.warp)) * (1 << len(groups))
-        found = Moved(access.name, MATRIX_ROW_BYTES, f"{matrix_op(access)}.x{1 << k}{suffix}", instructions,
-                      wavefronts, lower, access.direction)
+    for form in matrix_forms(access, preimages_of(bases), tile, hardware):
+        found = form_moved(access, bases, form, tile, hardware)
         if best is None or (found.wavefronts, found.instructions) < (best.wavefronts, best.instructions):
             best = found
     return best
+
+
+def form_moved(access: RegisterAccess, bases: list[int], form: MatrixForm, tile: Tile, hardware: Hardware) -> Moved:
+    """The access as one ldmatrix (stmatrix) form of matrix_forms, measured."""
+    suffix, rows, inreg = form
+    layout = GeneralLinear(tuple(bases))
+    row_elems = MATRIX_ROW_BYTES // tile.elem_bytes
+    rest = _complement(list(access.register), inreg)
+    k = min(2, len(rest))
+    matrices, groups = rest[:k], rest[k:]
+    firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
+              ^ _span_all(matrices)[None, None, :]).reshape(-1)
+    starts = layout.apply(firsts[:, None] ^ _span_all(rows)[None, :]) & ~(row_elems - 1)
+    wavefronts, lower = _measure(starts, MATRIX_ROW_BYTES, tile, hardware)
+    instructions = (1 << len(access.warp)) * (1 << len(groups))
+    return Moved(access.name, MATRIX_ROW_BYTES, f"{matrix_op(access)}.x{1 << k}{suffix}", instructions,
+                 wavefronts, lower, access.direction)
 
 
 # --- the search -----------------------------------------------------------------------------------
@@ -692,6 +697,8 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
     searched = vector_search.search(items, sides, evaluate, start, max_chains)
+    if searched.chains == 0:  # the start is at every floor: one chain still, for the third objective
+        _first_chain(items, sides, evaluate)
     distinct: dict[str, Choice] = {}
     for c in sorted(found, key=lambda c: c.key(tile)):
         distinct.setdefault(c.layout.name, c)
@@ -708,6 +715,19 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not, split[pick])
 
 
+def _first_chain(items: list[vector_search.Item], sides: list[vector_search.Side],
+                 evaluate: Callable[[list[int], vector_search.Item], vector_search.Outcome]) -> None:
+    """Build the first chain of the item of the least floor: when the plain answer is already at
+    every floor the search builds none, but the construction may reach the same counts through a
+    smaller buffer (storage, the third objective: the bank bits it picks leave more directions above
+    the wavefront to number rounds, as Triton's layouts do)."""
+    item = min(items, key=lambda it: (it.key(), it.widths, it.what))
+    for vector in item.expand() if item.expand is not None else vector_search.chains(sides, item.widths):
+        if vector is not None:
+            evaluate(vector, item)
+        return
+
+
 def choice_rounds(choice: Choice, accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardware
                   ) -> Rounds | None:
     """The most rounds the choice's layout allows with its accesses as measured (rounds.py), or None
@@ -716,23 +736,37 @@ def choice_rounds(choice: Choice, accesses: Sequence[RegisterAccess], tile: Tile
     if bases is None:
         return None
     pre = preimages_of(bases)
-    spans = [instruction_span(a, m, pre, tile, hardware) for a, m in zip(accesses, choice.accesses)]
     top = log2(max(1, hardware.wavefront_bytes // tile.elem_bytes))
-    return rounds_of(bases, pre, spans, top)
+    best = None
+    # an ldmatrix access may have several forms of the measured counts (.trans: which register holds
+    # a register's second unit): each is a kernel the counts hold for, the most rounds of any
+    for chosen in itertools.product(*[instruction_spans(a, m, bases, pre, tile, hardware)
+                                      for a, m in zip(accesses, choice.accesses)]):
+        spans = [span for span, _ in chosen]
+        free = [f for _, matrices in chosen for f in matrices]
+        found = rounds_of(bases, pre, spans, top, free)
+        if best is None or found.rounds > best.rounds:
+            best = found
+    return best
 
 
-def instruction_span(access: RegisterAccess, m: Moved, pre: list[int], tile: Tile, hardware: Hardware) -> list[int]:
+def instruction_spans(access: RegisterAccess, m: Moved, bases: list[int], pre: list[int], tile: Tile,
+                      hardware: Hardware) -> list[tuple[list[int], list[tuple[list[int], int]]]]:
     """The index directions one instruction of the access moves along, with its warps: lanes and the
-    vector; an ldmatrix's (stmatrix's) lanes, row and matrix registers, every form of its suffix."""
+    vector; an ldmatrix's (stmatrix's) lanes, rows and the register directions inside one 32-bit
+    register, with (its register directions beyond those, how many group its matrices: the kernel
+    picks which, rounds.py; the counts are the same whichever), one entry per form of the measured
+    instruction and counts."""
     out = list(access.lane) + list(access.warp)
     if not m.instruction.startswith(("ldmatrix", "stmatrix")):
-        return out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))]
-    suffix = ".trans" if m.instruction.endswith(".trans") else ""
-    for form, rows, inreg in matrix_forms(access, pre, tile, hardware):
-        if form == suffix:
+        return [(out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))], [])]
+    found = []
+    for form in matrix_forms(access, pre, tile, hardware):
+        if form_moved(access, bases, form, tile, hardware) == m:
+            _, rows, inreg = form
             rest = _complement(list(access.register), inreg)
-            out += list(rows) + list(inreg) + rest[:min(2, len(rest))]
-    return out
+            found.append((out + list(rows) + list(inreg), [(rest, min(2, len(rest)))]))
+    return found
 
 
 # --- output ---------------------------------------------------------------------------------------
