@@ -68,6 +68,33 @@ def test_documented_answers_are_current(args, shown, code, capsys, monkeypatch):
     assert capsys.readouterr().out == shown + "\n"
 
 
+def test_checking_your_kernel_console_runs_from_the_checkout(capsys, monkeypatch):
+    """docs/checking-your-kernel.md's console session, run from the checkout's root as a newcomer does:
+    the .cu it compiles exists there, and each `swizzle-solve kernel` line prints the lines shown
+    (`...` stands for lines left out), on the committed PTX of that .cu."""
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("COLUMNS", "80")
+    text = (root / "docs" / "checking-your-kernel.md").read_text()
+    block = re.search(r"```console\n(\$ nvcc .*?)```", text, re.S).group(1)
+    sessions = re.split(r"^\$ ", block, flags=re.M)[1:]
+    nvcc = shlex.split(sessions[0].splitlines()[0])
+    assert (root / nvcc[nvcc.index("-o") - 1]).is_file()
+    ptx = nvcc[nvcc.index("-o") - 1].replace(".cu", ".ptx")  # the committed compile of that .cu
+    for session in sessions[1:]:
+        command, *shown = session.rstrip("\n").split("\n")
+        argv = [ptx if a == nvcc[nvcc.index("-o") + 1] else a for a in shlex.split(command)[1:]]
+        assert main(argv) == 1
+        out = capsys.readouterr().out.rstrip("\n").split("\n")
+        kept = [line for line in shown if line != "..."]
+        if "..." not in shown:
+            assert out == kept
+        else:
+            it = iter(out)  # the lines shown appear in this order
+            assert all(any(line == got for got in it) for line in kept), (command, kept)
+            assert shown[-1] == "..." or out[-1] == shown[-1]
+
+
 def slug(heading: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")

@@ -58,6 +58,10 @@ def kernel(source: str | Path, *, kernels=None, block=None, cta=(0, 0, 0), param
     from .report import analyse
 
     name = "<text>"
+    cuda = not _is_text(source) and Path(source).suffix.lower() in (".cu", ".cuh")
+    if (defines or includes) and not cuda:  # an ignored -D would look like a tested configuration
+        raise InputError(f"-D/-I are nvcc's, for a .cu file: {'the text' if _is_text(source) else repr(str(source))} "
+                         f"is compiled already; compile it with them (or give the .cu), and drop -D/-I")
     if _is_text(source):
         text = str(source)
     else:
