@@ -53,7 +53,8 @@ __all__ = ["FORMS_ABOVE", "scalar_bytes_of", "defaulted_elem_warning", "needs_fo
 _RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
                       "tcgen05", "umma"})
 _ATOM_PREFIXES = ("sm75_", "sm90_u", "sm80_cp_async", "universalcopy", "cute::", "copy_atom")  # access/cute_atoms.py
-_MMA_ATOM_PREFIXES = ("sm75_", "sm80_", "sm89_", "mma_atom", "cute::")  # access/mma_atoms.py (SM75_ is shared)
+_MMA_ATOM_PREFIXES = ("sm75_", "sm80_", "sm89_", "mma_atom", "cute::",  # access/mma_atoms.py (SM75_ is shared)
+                      "sm90_", "sm100_", "sm120_")  # (refused there in words: GMMA/UMMA read by descriptor)
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -132,7 +133,7 @@ def _cute_atom(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     from .mma_atoms import is_mma_atom
     from .mma_atoms import parse as parse_mma
 
-    if is_mma_atom(text) or not text.startswith(_ATOM_PREFIXES):
+    if is_mma_atom(text) or not text.replace("cute::", "").startswith(_ATOM_PREFIXES):
         return parse_mma(spec, tile, hardware)
     from .cute_atoms import parse as parse_atom
 
