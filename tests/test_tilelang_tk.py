@@ -147,3 +147,16 @@ def test_thunderkittens_explicit_swizzle_bytes_and_unswizzled(sb):
 ])
 def test_bad_spellings_are_one_line(argv, words):
     clirun.assert_input_error(clirun.solve(*argv, "--access", "row", "-q"), *words)
+
+
+@pytest.mark.parametrize("text, prefix", [
+    ("make_full_bank_swizzled_layout(A_shared)", "tilelang"), ("T.make_linear_layout(A_shared)", "tilelang"),
+    ("st_bf<64, 64>", "tk"), ("kittens::st<bf16, 64, 64>", "tk"),
+    ("(_64,_64):(_64,_1)", "cute"), ("#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+                                     "triton"),
+])
+def test_a_layout_without_its_prefix_is_told_the_prefix(text, prefix):
+    """The texts these pages show, pasted without their `tilelang:` / `tk:` (or `cute:`, `triton:`)
+    prefix: the one line names the prefix that reads them, as checking-your-kernel.md says."""
+    clirun.assert_input_error(clirun.solve("--rows", "64", "--cols", "64", "--dtype", "bf16", "--access", "row",
+                                           "--check", text, "-q"), f"write '{prefix}: {text}'")
