@@ -246,6 +246,9 @@ class _Parser:
 
 
 def _int(v, what: str, col: int) -> int:
+    if isinstance(v, TypeName) and re.fullmatch(r"(?a)[A-Za-z_]\w*", v.name):  # kSwizzle: a template constant
+        raise NotationError(f"{what} must be an integer, and {v.name!r} is a name: a template constant? give "
+                            f"-D {v.name}=VALUE", col)
     if not isinstance(v, int):
         raise NotationError(f"{what} must be an integer", col)
     return v
