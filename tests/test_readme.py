@@ -109,3 +109,34 @@ def test_readme_is_under_16_kib_and_its_contents_table_lists_every_section():
     after = re.findall(r"^## (.+)$", README[README.index("## Contents\n") + 1:], re.M)
     assert [title for title, _ in linked] == after
     assert [anchor for _, anchor in linked] == [slug(h) for h in after]
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's anchors of a page's headings (backticks and tags dropped; a repeated one gets -1, -2)."""
+    count: dict[str, int] = {}
+    out = set()
+    for line in re.sub(r"^```.*?^```", "", text, flags=re.S | re.M).splitlines():
+        m = re.match(r"#{1,6}\s+(.*?)\s*$", line)
+        if m:
+            s = slug(re.sub(r"<[^>]+>", "", m[1].replace("`", "")))
+            out.add(f"{s}-{count[s]}" if s in count else s)
+            count[s] = count.get(s, 0) + 1
+    return out
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    """Every relative link in README.md and docs/*.md names a file that exists, and a heading of it
+    (docs/cli.md once linked docs/docs/cli.md: rows copied from the README keep its paths)."""
+    root = Path(__file__).resolve().parents[1]
+    bad = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M))
+        for link in re.findall(r"\]\(([^)\s]+)\)", text):
+            if link.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, anchor = link.partition("#")
+            target = page.parent / path if path else page
+            if not target.exists() or (anchor and target.suffix == ".md"
+                                       and anchor not in _anchors(target.read_text())):
+                bad.append(f"{page.relative_to(root)}: {link}")
+    assert not bad, bad
