@@ -307,7 +307,10 @@ def main_command(
                                      "mma-a:m16n8k8 / mma-b:m16n8k16 (operand fragments read by ld.shared; "
                                      ":mn for an M/N-major tile), cp.async (16-byte chunks, lanes along "
                                      "the rows), CuTe atoms (SM75_U32x4_LDSM_N, SM80_16x8x16_F32F16F16F32_TN:a), "
-                                     "make_tiled_copy(...), make_tiled_mma(...):a (docs/access-patterns.md); "
+                                     "make_tiled_copy(...), make_tiled_mma(...):a; the source's index, "
+                                     "'index: row = threadIdx.x, col = threadIdx.y + j; j in 0..32 step 8; "
+                                     "block 32x8' (or offset:); AMD: ds_read_b128:64x1, mfma-a:32x32x8 "
+                                     "(gfx1250 waves: ds_read_b128:32x1:w4) (docs/access-patterns.md); "
                                      "repeatable."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     linear_layout: List[str] = typer.Option([], "--linear-layout",

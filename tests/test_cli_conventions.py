@@ -54,6 +54,20 @@ def test_help_has_examples_exit_codes_and_no_command_in_usage(capsys):
             capsys.readouterr()
 
 
+def test_the_access_help_names_each_kind_of_form_and_its_examples_run(capsys):
+    """--help's --access names the source-index and AMD forms too (it once stopped at the CuTe ones),
+    and the access it spells out in full runs as printed (on the README's 32 x 32 transpose tile)."""
+    code, out, _ = run(capsys, "--help")
+    text = " ".join(out.split())
+    for form in ("index:", "offset:", "ds_read_b128:64x1", "ds_read_b128:32x1:w4", "make_tiled_copy",
+                 "SM75_U32x4_LDSM_N"):
+        assert form in text, form
+    index = re.search(r"'(index: [^']+)'", text)[1]
+    assert main(["--rows", "32", "--cols", "32", "--access", index, "-q"]) == 0
+    assert main(["--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+                 "ds_read_b128:32x1:w4", "-q"]) == 0
+
+
 def help_examples(out: str) -> list[list[str]]:
     examples = out[out.index("Examples:"):out.index("Exit codes:")].replace("\\\n", " ").splitlines()[1:]
     return [[a.strip("'") for a in line.split("swizzle-solve", 1)[1].split()] for line in examples
