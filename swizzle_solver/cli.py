@@ -310,8 +310,8 @@ def main_command(
                                      "make_tiled_copy(...), make_tiled_mma(...):a; the source's index, "
                                      "'index: row = threadIdx.x, col = threadIdx.y + j; j in 0..32 step 8; "
                                      "block 32x8' (or offset:); AMD: ds_read_b128:64x1, mfma-a:32x32x8 "
-                                     "(gfx1250 waves: ds_read_b128:32x1:w4) (docs/access-patterns.md); "
-                                     "repeatable."),
+                                     "(gfx1250 waves: ds_read_b128:32x1:w4); repeatable. Every form: "
+                                     "docs/access-patterns.md."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     linear_layout: List[str] = typer.Option([], "--linear-layout",
                                             help="Triton linear layout file (JSON, str(LinearLayout) or "
