@@ -24,6 +24,7 @@ and the two file readers are imported only when a spec or file needs them (start
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from ..hardware import Hardware
@@ -114,6 +115,11 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         from .warp import parse_warp_access
 
         return parse_warp_access(spec, tile, hardware)
+    call = re.search(r"\b(make_tiled_copy|make_tiled_mma)\s*\(", spec)
+    if call:  # a line of C++ pasted whole: `auto tiled_copy = make_tiled_copy(...);`
+        cut = " ".join(spec.split())
+        raise InputError(f"access {cut if len(cut) <= 60 else cut[:57] + '...'!r}: give the call alone, from {call[1]}( to its closing "
+                         f"parenthesis (without '{spec[:call.start()].strip()}')")
     raise malformed(spec)
 
 
