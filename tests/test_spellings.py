@@ -269,6 +269,8 @@ SAME = [  # one layout (64 x 64 f16, rows of 128 bytes, 16-byte chunks XORed wit
     "triton: SwizzledSharedLayout(8, 1, 8, [1, 0])",  # Gluon's constructor
     "triton: SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0], ctas_per_cga=[1, 1], "
     "cta_split_num=[1, 1], cta_order=[1, 0])",  # Gluon's print before cga_layout
+    "triton: SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0], ctas_per_cga=None, "
+    "cta_split_num=None, cta_order=None)",  # ... of one built without them (None: _realize_cta_layout's ones)
     *(f"triton: {text}" for text in gluon_prints()),  # Gluon's print today
     "expr: r * 64 + (c ^ ((r & 7) << 3))",
     "bytes:Swizzle<3,4,3>",

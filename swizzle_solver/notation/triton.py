@@ -445,6 +445,8 @@ def _checked(kind: str, params: dict) -> Triton:
         if not isinstance(leading, bool):
             raise NotationError("hasLeadingOffset is true or false")
         kind = "leading" if leading else "swizzled"
+    for key in [k for k in _CGA if params.get(k) == "None"]:  # Gluon's default (ctas_per_cga=None): one CTA
+        del params[key]
     for key in sorted(set(params) - _KEYS[kind] - _CGA):
         raise NotationError(f"{key} is not a parameter of this encoding (its parameters: "
                             f"{', '.join(sorted(_KEYS[kind]))})")
