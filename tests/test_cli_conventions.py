@@ -192,6 +192,21 @@ def test_narrow_candidates_keep_every_number(capsys, monkeypatch):
             assert f"{a['worst_wavefronts']} / {a['total_wavefronts']}" in cells, lay["name"]
 
 
+def test_a_batch_answer_wider_than_the_line_wraps_under_its_row(capsys, monkeypatch, tmp_path):
+    """A `check =` in the kernel's CuTe text is the answer printed; wider than 80 columns it wraps
+    indented under its row (it once ran on at column 0, where the next row's `ok` is read)."""
+    layout = "cute: composition(Swizzle<3,3,3>{}, Layout<Shape<_16,Int<64>>,Stride<Int<64>,_1>>{})"
+    cases = tmp_path / "k.toml"
+    cases.write_text(f'[[case]]\nname = "wide"\nrows = 16\ncols = 64\ndtype = "f16"\naccess = ["ldmatrix.x4"]\n'
+                     f'check = "{layout}"\n')
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "batch", str(cases))
+    body = out[out.index("─"):out.index("1 passed")].splitlines()[1:]
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert all(line.startswith("  ") for line in body if line), body
+    assert " ".join(line.strip() for line in body[1:-2]) == layout, body
+
+
 def test_show_splits_wide_tiles_into_bands_not_cut_cells(capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")
     out = run(capsys, *WIDE[1])[1]
