@@ -8,6 +8,7 @@ once; a phase costs the most distinct words in one bank, ideally max(1, ceil(dis
 128))), on addresses computed here from each kernel's own formula, not by the tool's emulator.
 """
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -291,6 +292,17 @@ def test_a_parameter_loop_needs_its_value_or_iterations():
     loads = sum(r.counted.instances for r in given.kernels[0].rows if r.counted.kind.op == "ld")
     assert loads == 8 * 2  # 8 reads, unrolled by 4 in a loop of 2 trips, 2 warps
     assert capped.kernels[0].notes and "--iterations 2" in " ".join(capped.kernels[0].notes)
+
+
+@pytest.mark.parametrize("key", ["rows", "3", "param_3", "_Z10column_sumPfi_param_2", "3+8"])
+def test_a_param_that_names_no_parameter_is_refused(key):
+    """column_sum(float *out, int rows) has parameters 0 and 1: the source's name (rows), an index past
+    them, or another kernel's PTX name would be ignored while the loop took its value as unknown."""
+    with pytest.raises(InputError, match=rf"^--param {re.escape(key)}: no parameter of the kernel is named .*"
+                                         rf"N from 0 to 1, or param_N"):
+        kernel(TRANSPOSE, kernels=["column_sum"], block=(64,), params={key: 8})
+    for known in ("1", "param_1", "_Z10column_sumPfi_param_1"):
+        assert kernel(TRANSPOSE, kernels=["column_sum"], block=(64,), params={known: 8}).kernels
 
 
 # --- the CLI --------------------------------------------------------------------------------------

@@ -156,6 +156,20 @@ def _selected(module: Module, kernels: list[str] | None) -> list[Function]:
     return out
 
 
+def _known_params(params: dict, functions: list[Function]) -> None:
+    """Every --param names a parameter of a kernel run, as the emulator reads them (its PTX name,
+    param_N or N, each optionally +OFFSET): a name from the source (K) matches none, and would be
+    ignored while the count used the parameter as unknown."""
+    for key in params:
+        base = str(key).split("+")[0].strip()
+        if not any(base in (name, f"param_{i}", str(i)) for f in functions for i, (name, _) in enumerate(f.params)):
+            counts = sorted({len(f.params) for f in functions})
+            raise InputError(f"--param {key}: no parameter of the kernel is named {base!r}; the PTX names them by "
+                             f"position (the source's names are gone): --param N=VALUE, N from 0 to "
+                             f"{max(counts) - 1 if counts[-1] else 0}, or param_N")
+    return None
+
+
 def _block(f: Function, block) -> tuple[int, int, int]:
     given = tuple(block) if block is not None else f.reqntid or f.maxntid
     if not given:
@@ -195,7 +209,9 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
     module = parse(text)
     results = []
     block = (block,) if isinstance(block, int) else block
-    for f in _selected(module, [kernels] if isinstance(kernels, str) else list(kernels) if kernels else None):
+    selected = _selected(module, [kernels] if isinstance(kernels, str) else list(kernels) if kernels else None)
+    _known_params(params or {}, selected)
+    for f in selected:
         b = _block(f, block)
         emu = Emulator(module, f, b, cta3, dict(params or {}), iterations, **({"max_steps": max_steps} if max_steps else {}))
         emu.run(HANDLERS)
