@@ -445,8 +445,7 @@ def _checked(kind: str, params: dict) -> Triton:
         if not isinstance(leading, bool):
             raise NotationError("hasLeadingOffset is true or false")
         kind = "leading" if leading else "swizzled"
-    for key in [k for k in _CGA if params.get(k) == "None"]:  # Gluon's default (ctas_per_cga=None): one CTA
-        del params[key]
+    _drop_default_cga(params)
     for key in sorted(set(params) - _KEYS[kind] - _CGA):
         raise NotationError(f"{key} is not a parameter of this encoding (its parameters: "
                             f"{', '.join(sorted(_KEYS[kind]))})")
@@ -459,6 +458,13 @@ def _checked(kind: str, params: dict) -> Triton:
     if "order" in frozen:
         frozen["order"] = list(frozen["order"])
     return Triton(kind, tuple(sorted(frozen.items(), key=lambda kv: kv[0])))
+
+
+def _drop_default_cga(params: dict) -> None:
+    """Gluon's ``ctas_per_cga=None`` (and the other two): its default, ones (one CTA), as Gluon's
+    ``_realize_cta_layout`` fills it in; dropped, as an absent key is."""
+    for key in [k for k in _CGA if params.get(k) == "None"]:
+        del params[key]
 
 
 def _check_values(kind: str, params: dict) -> None:
