@@ -945,3 +945,13 @@ def test_the_one_line_table_check_is_linear_on_a_hostile_line():
     assert not ptx._one_line_table(line.strip() + " {1};")
     ptx.statements(".version 8.0\n" + line + "\n")
     assert time.process_time() - start < 3
+
+
+@pytest.mark.parametrize("name", ["k.py", "k.mojo", "k.ttir", "k.llir", "k.cubin"])
+def test_a_toolchain_file_that_is_not_read_says_what_to_give(tmp_path, name):
+    """The kernel's source (.py, .mojo) or another stage's file: one line naming the file to give and
+    the page with each toolchain's command, not a PTX parse error on its first line."""
+    path = tmp_path / name
+    path.write_text("import triton\n")
+    run = clirun.solve("kernel", str(path), "--block", "32")
+    clirun.assert_input_error(run, "give the", "docs/kernel-toolchains.md")
