@@ -383,7 +383,8 @@ def main_command(
     layout = _given_layout(check_layout, problem)
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
-                                          list(emit), show or show_access is not None or svg is not None, stores))
+                                          list(emit), show or show_access is not None or svg is not None
+                                          or html is not None or explain, stores))
     out = replace(outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html), explain=explain)
     if drawing:
         raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
@@ -540,7 +541,8 @@ def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layo
         raise InputError("--vectors auto chooses the vectors of register layouts: give the accesses as "
                          "--linear-layout files or the warp forms warp:RxC:MxN and mma-c (no --phases)")
     if layout is not None or drawing:
-        raise InputError("--vectors auto cannot go with --check, --show or --svg yet: solve without them")
+        raise InputError("--vectors auto cannot go with --check, --show, --svg, --html or --explain yet: solve "
+                         "without them")
     from .emit import parse_targets
     from .vectors import auto_json, auto_text, run_auto
 
