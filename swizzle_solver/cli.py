@@ -375,7 +375,8 @@ def main_command(
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
                                layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order,
-                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets, html))
+                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets, html,
+                                                       explain))
     drawing = _drawing_alone(bool(access or phases or linear_layout), show, svg, html)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
@@ -422,17 +423,18 @@ def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout
         return names[0], accesses_for(names[0], access)
     if alone:
         raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
-                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --html, --show-phases and "
-                         "--for take one target: run them per --arch")
+                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --html, --explain, --show-phases "
+                         "and --for take one target: run them per --arch")
     raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, emit, timeout,
                                    exhaustive, keep_pitch, **problem_options))
 
 
 def _takes_one_target(vectors: str, show: bool, show_access: Optional[str], svg: Optional[str], show_phases: bool,
-                      for_targets: list[str], html: Optional[str]) -> bool:
-    """Whether an option that takes one target was given (--vectors auto, --show, --svg, --html, ...)."""
+                      for_targets: list[str], html: Optional[str], explain: bool = False) -> bool:
+    """Whether an option that takes one target was given (--vectors auto, --show, --svg, --html,
+    --explain, ...)."""
     pictures = show or show_access is not None or svg is not None or html is not None
-    return vectors != "given" or pictures or show_phases or bool(for_targets)
+    return vectors != "given" or pictures or show_phases or bool(for_targets) or explain
 
 
 def _arch_list(arch: str, access: list[str]) -> bool:
