@@ -384,8 +384,8 @@ def main_command(
     layout = _given_layout(check_layout, problem)
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
-                                          list(emit), show or show_access is not None or svg is not None
-                                          or html is not None or explain, stores))
+                                          list(emit), _takes_one_target("given", show, show_access, svg, False, [],
+                                                                        html, explain), stores))
     out = replace(outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html), explain=explain)
     if drawing:
         raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
