@@ -481,8 +481,8 @@ def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bo
     banks in the terminal (--show), an SVG or the page; nothing is counted, so nothing else is printed."""
     from .families.identity import Identity
 
-    if json_out or emit:
-        raise InputError("--json and --emit need an access to count: add --access (the layout alone "
+    if json_out or emit or out.explain:
+        raise InputError("--json, --emit and --explain need an access to count: add --access (the layout alone "
                          "is drawn by --show, --svg or --html)")
     from .bankmap import layout_map
 
