@@ -261,6 +261,7 @@ SAME = [  # one layout (64 x 64 f16, rows of 128 bytes, 16-byte chunks XORed wit
     f"cute: {pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1)))}",  # pycute str
     "cute: cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, cute.make_layout((64, 64), stride=(64, 1)))",
     "cute: Swizzle(3, 3, 3)",  # Mojo, the DSL
+    "cute: S<3,3,3> o 0 o (64,64):(64,1)",  # the CuTe DSL's print (tests/toolchains/test_dsl_print.py makes it)
     "triton: #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], hasLeadingOffset = false}>",
     "triton: #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CTAsPerCGA = [1, 1], "
     "CTASplitNum = [1, 1], CTAOrder = [0, 1], hasLeadingOffset = true}>",  # Triton 3.0's wgmma operand (128B)

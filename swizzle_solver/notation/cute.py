@@ -591,8 +591,12 @@ def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], 
 
 
 def _is_printed(toks: list[tuple[str, str, int]]) -> bool:
-    """CuTe's print (a ``:`` between shape and stride, or a swizzle ``Sw<...> o``) or pycute's str."""
-    return any(t[1] == ":" for t in toks) or toks[0][1] == "Sw" or bool(re.fullmatch(_PYCUTE_SW, toks[0][1]))
+    """CuTe's print (a ``:`` between shape and stride, or a swizzle ``Sw<...> o``, the DSL's ``S<...> o``)
+    or pycute's str."""
+    return any(t[1] == ":" for t in toks) or toks[0][1] in _PRINTED_SW or bool(re.fullmatch(_PYCUTE_SW, toks[0][1]))
+
+
+_PRINTED_SW = ("Sw", "S")  # the C++ print's Sw<B,M,S>; the CuTe DSL's print(swizzle): S<B,M,S>
 
 
 _PYCUTE_SW = r"(?a)SW_(\d+)_(\d+)_(\d*)"  # pycute's Swizzle.__str__: SW_3_3_3 (a negative S: SW_2_1_ then -3)
@@ -642,7 +646,7 @@ class _Printed(_Parser):
 
     def part(self, depth: int):
         kind, text, col = self.toks[self.i]
-        if text == "Sw":
+        if text in _PRINTED_SW:
             self.i += 1
             self.expect("<")
             return _swizzle(self.items(">", depth), col)
