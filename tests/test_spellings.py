@@ -151,6 +151,11 @@ DSL = {  # the CuTe DSL's (and Mojo's) constructors, each against pycute's layou
     # a swizzle alone: of the tile's row-major element offsets (as the family Swizzle<B,M,S> is)
     "cute.make_swizzle(3, 3, 3)": pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1))),
     "Swizzle(2, 4, 3)": pycute.ComposedLayout(pycute.Swizzle(2, 4, 3), 0, pycute.Layout((64, 64), (64, 1))),
+    # their prints (tests/toolchains/test_dsl_print.py and test_mojo_print.py make them): the DSL's S<...>,
+    # Mojo's CuTe print inside one more pair of parentheses
+    "S<2,4,3> o 0 o (64,64):(64,1)": pycute.ComposedLayout(pycute.Swizzle(2, 4, 3), 0, pycute.Layout((64, 64), (64, 1))),
+    "((64, 64):(1, 64))": pycute.Layout((64, 64), (1, 64)),
+    "(((8, 8), 64):((64, 512), 1))": pycute.Layout(((8, 8), 64), ((64, 512), 1)),
 }
 
 

@@ -130,7 +130,7 @@ class Cute(Value):
 def parse(text: str) -> Cute:
     if len(text) > MAX_TEXT:
         raise NotationError(f"the CuTe layout has {len(text)} characters, above the limit of {MAX_TEXT}")
-    toks = _tokens(text)
+    toks = _unwrapped(_tokens(text))
     if _is_printed(toks):
         return _Printed(toks, len(text)).whole()
     parser = _Parser(toks, len(text))
@@ -588,6 +588,18 @@ def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], 
 
 
 # --- CuTe's printed forms ---------------------------------------------------------------------
+
+
+def _unwrapped(toks: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """Mojo's print of a Layout, ``((64, 64):(64, 1))``: the ``shape:stride`` inside one more pair of
+    parentheses, which are dropped (a ``:`` directly inside the outer pair, closed by the last token)."""
+    depth, colon = 0, False
+    for i, (_, text, _) in enumerate(toks):
+        depth += (text == "(") - (text == ")")
+        colon = colon or (text == ":" and depth == 1)
+        if depth == 0:
+            return toks[1:-1] if colon and i == len(toks) - 1 and toks[0][1] == "(" else toks
+    return toks
 
 
 def _is_printed(toks: list[tuple[str, str, int]]) -> bool:
