@@ -328,6 +328,9 @@ class _Parser:
     def attribute(self) -> tuple[str, dict]:
         _, name, col = self.take()
         kind = _KINDS.get(name.split(".")[-1])
+        if "." not in name and self.peek() is None:  # `#shared`, as a memdesc type names it
+            raise NotationError(f"{name} is the TTGIR's alias of an encoding: give what it names, from the line "
+                                f"'{name} = #ttg....' at the top of the TTGIR", col)
         if kind is None or not re.fullmatch(r"#(ttg|triton_gpu)\.\w+", name):
             raise NotationError(f"{name} is not a shared encoding read here (#ttg.swizzled_shared, #ttg.nvmma_shared, "
                                 f"#ttg.padded_shared, #ttg.shared_linear, #ttg.amd_rotating_shared, "
