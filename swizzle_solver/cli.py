@@ -307,8 +307,11 @@ def main_command(
                                      "mma-a:m16n8k8 / mma-b:m16n8k16 (operand fragments read by ld.shared; "
                                      ":mn for an M/N-major tile), cp.async (16-byte chunks, lanes along "
                                      "the rows), CuTe atoms (SM75_U32x4_LDSM_N, SM80_16x8x16_F32F16F16F32_TN:a), "
-                                     "make_tiled_copy(...), make_tiled_mma(...):a (docs/access-patterns.md); "
-                                     "repeatable."),
+                                     "make_tiled_copy(...), make_tiled_mma(...):a; the source's index, "
+                                     "'index: row = threadIdx.x, col = threadIdx.y + j; j in 0..32 step 8; "
+                                     "block 32x8' (or offset:); AMD: ds_read_b128:64x1, mfma-a:32x32x8 "
+                                     "(gfx1250 waves: ds_read_b128:32x1:w4); repeatable. Every form: "
+                                     "docs/access-patterns.md."),
     phases: List[str] = typer.Option([], "--phases", help="TOML/JSON file of explicit phases; repeatable."),
     linear_layout: List[str] = typer.Option([], "--linear-layout",
                                             help="Triton linear layout file (JSON, str(LinearLayout) or "
@@ -372,7 +375,8 @@ def main_command(
                                exhaustive, keep_pitch, row_length=row_length, elem_bytes=elem_bytes_of(dtype, elem_bytes),
                                banks=banks, bank_bytes=bank_bytes, phases_files=list(phases),
                                layout_files=list(linear_layout), elem_bits=elem_bits_of(dtype), scalar_bytes=scalar_bytes_of(dtype), order=order,
-                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets, html))
+                               alone=_takes_one_target(vectors, show, show_access, svg, show_phases, for_targets, html,
+                                                       explain))
     drawing = _drawing_alone(bool(access or phases or linear_layout), show, svg, html)
     problem = make_problem(rows, cols, list(access), row_length, elem_bytes_of(dtype, elem_bytes), banks=banks,
                            bank_bytes=bank_bytes, phases_files=list(phases), layout_files=list(linear_layout), arch=arch,
@@ -380,7 +384,8 @@ def main_command(
     layout = _given_layout(check_layout, problem)
     if vectors != "given":
         raise typer.Exit(run_vectors_auto(problem, vectors, access, phases, linear_layout, layout, json_out, quiet,
-                                          list(emit), show or show_access is not None or svg is not None, stores))
+                                          list(emit), _takes_one_target("given", show, show_access, svg, False, [],
+                                                                        html, explain), stores))
     out = replace(outputs_of(problem, list(emit), show, show_access, svg, json_out, quiet, html), explain=explain)
     if drawing:
         raise typer.Exit(run_draw(problem, layout, out, json_out, quiet, bool(emit)))
@@ -418,17 +423,18 @@ def _one_target(arch: str, access: list[str], rows: int, cols: int, check_layout
         return names[0], accesses_for(names[0], access)
     if alone:
         raise InputError("--arch with several targets goes with --check, --json, --quiet, --emit, --timeout, "
-                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --html, --show-phases and "
-                         "--for take one target: run them per --arch")
+                         "--keep-pitch and --exhaustive; --vectors auto, --show, --svg, --html, --explain, --show-phases "
+                         "and --for take one target: run them per --arch")
     raise typer.Exit(run_arch_list(names, rows, cols, access, check_layout, json_out, quiet, emit, timeout,
                                    exhaustive, keep_pitch, **problem_options))
 
 
 def _takes_one_target(vectors: str, show: bool, show_access: Optional[str], svg: Optional[str], show_phases: bool,
-                      for_targets: list[str], html: Optional[str]) -> bool:
-    """Whether an option that takes one target was given (--vectors auto, --show, --svg, --html, ...)."""
+                      for_targets: list[str], html: Optional[str], explain: bool = False) -> bool:
+    """Whether an option that takes one target was given (--vectors auto, --show, --svg, --html,
+    --explain, ...)."""
     pictures = show or show_access is not None or svg is not None or html is not None
-    return vectors != "given" or pictures or show_phases or bool(for_targets)
+    return vectors != "given" or pictures or show_phases or bool(for_targets) or explain
 
 
 def _arch_list(arch: str, access: list[str]) -> bool:
@@ -475,8 +481,8 @@ def run_draw(problem: Problem, layout: Layout | None, out: Outputs, json_out: bo
     banks in the terminal (--show), an SVG or the page; nothing is counted, so nothing else is printed."""
     from .families.identity import Identity
 
-    if json_out or emit:
-        raise InputError("--json and --emit need an access to count: add --access (the layout alone "
+    if json_out or emit or out.explain:
+        raise InputError("--json, --emit and --explain need an access to count: add --access (the layout alone "
                          "is drawn by --show, --svg or --html)")
     from .bankmap import layout_map
 
@@ -537,7 +543,8 @@ def run_vectors_auto(problem: Problem, vectors: str, access, phases, linear_layo
         raise InputError("--vectors auto chooses the vectors of register layouts: give the accesses as "
                          "--linear-layout files or the warp forms warp:RxC:MxN and mma-c (no --phases)")
     if layout is not None or drawing:
-        raise InputError("--vectors auto cannot go with --check, --show or --svg yet: solve without them")
+        raise InputError("--vectors auto cannot go with --check, --show, --svg, --html or --explain yet: solve "
+                         "without them")
     from .emit import parse_targets
     from .vectors import auto_json, auto_text, run_auto
 

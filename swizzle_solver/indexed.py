@@ -143,6 +143,7 @@ def _statement(spec: str, kind: str, body: str) -> Statement:
     else:
         m = _DEFINE.match(first)
         st.address["offset"] = m[2].strip() if m and m[1] == "offset" else first
+        _subscript(spec, st.address["offset"], address=False)
     for clause in rest:
         if clause:
             _clause(spec, st, clause, address=kind == "index")
@@ -176,8 +177,21 @@ def _clause(spec: str, st: Statement, clause: str, address: bool) -> None:
     for reader in (_setting, _loop, _definition):
         if reader(spec, st, clause, low, address):
             return
+    _subscript(spec, clause, address)
     raise InputError(f"access {_short(spec)}: {clause!r} is not a clause: write NAME = EXPR, NAME in A..B "
                      f"[step S], block XxY, scalar/v2/v4/v8 or an instruction (lds32, sts128), store or load")
+
+
+def _subscript(spec: str, clause: str, address: bool) -> None:
+    """The C source's ``tile[i][j]`` (or ``As[i]``) as written: bad input saying the clause it is."""
+    subscript = re.fullmatch(r"\s*[A-Za-z_]\w*\s*((?:\[[^\[\]]+\]\s*)+)", clause)
+    if subscript is None:
+        return
+    indices = [i.strip() for i in re.findall(r"\[([^\[\]]+)\]", subscript[1])]
+    said = (f"index: row = {indices[0]}, col = {indices[1]}" if len(indices) == 2 and address
+            else f"offset: {indices[0]}" if len(indices) == 1 else "index: row = ..., col = ...")
+    raise InputError(f"access {_short(spec)}: {clause.strip()!r} is a subscript: write the index itself, "
+                     f"{said}; ... (the array's shape is --rows/--cols)")
 
 
 def _setting(spec: str, st: Statement, clause: str, low: str, address: bool) -> bool:
@@ -286,6 +300,9 @@ class _Env:
                 if word in seen or depth > MAX_DEFINITION_DEPTH:
                     raise InputError(f"access {_short(self.spec)}: {word!r} is defined in terms of itself")
                 return "(" + self.text(self.st.defined[word], depth + 1, seen + (word,)) + ")"
+            if re.fullmatch(r"(tid|threadidx|thread_idx)\.?[xyz]", word.lower()):  # a near miss of CUDA's name
+                raise InputError(f"access {_short(self.spec)}: unknown name {word!r}: the thread's index is "
+                                 f"threadIdx.{word[-1].lower()} (or tid, the linear one)")
             raise InputError(f"access {_short(self.spec)}: unknown name {word!r}: define it (NAME = EXPR), loop it "
                              f"(NAME in A..B), give it as a template constant (-D {word}=VALUE), or use the thread "
                              f"(tid, threadIdx.x/y/z, lane, warp, blockDim.x/y/z)")

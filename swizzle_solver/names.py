@@ -51,13 +51,25 @@ def parse_layout(text: str, what: str = "--check", tile: Tile | None = None, bas
 
 
 def _prefix_hint(text: str) -> str:
-    """For a CuTe or Triton layout given without its notation's prefix: which to write (a printed or
+    """For a CuTe, Triton, TileLang or ThunderKittens layout given without its notation's prefix: which to write (a printed or
     Python-built layout is not guessed at: docs/checking-your-kernel.md); else ""."""
     from .notation import shown
 
     text = shown(text)
-    if re.match(r"\s*(#(ttg|triton_gpu)\.|(ttgl\.|gl\.)?(Swizzled|NVMMA|Padded)Shared|SharedLinearLayout)", text):
+    guessed = re.match(r"\s*(mojo|cute-?dsl|dsl|pycute|cutlass|gluon|ttgir|ttg|thunderkittens|kittens)\s*:(?!:)\s*(.*)",
+                       text, re.I | re.S)
+    if guessed:  # a notation's name guessed from the language: the prefix that reads it
+        prefix = {"mojo": "cute", "cutedsl": "cute", "cute-dsl": "cute", "dsl": "cute", "pycute": "cute",
+                  "cutlass": "cute", "gluon": "triton", "ttgir": "triton", "ttg": "triton",
+                  "thunderkittens": "tk", "kittens": "tk"}[guessed[1].lower()]
+        return f"write '{prefix}: {guessed[2].strip()}' (the {prefix} prefix reads {guessed[1]}'s text)"
+    if re.match(r"\s*(#\w+\s*=\s*)?(#(ttg|triton_gpu)\.|(ttgl\.|gl\.)?(Swizzled|NVMMA|Padded)Shared|SharedLinearLayout)", text):
         return f"a Triton encoding: write 'triton: {text.strip()}'"
+    if re.match(r"\s*(tilelang\.layout\.|T\.)?make_(full_bank|half_bank|quarter_bank)_swizzled_layout\s*\(|"
+                r"\s*(tilelang\.layout\.|T\.)?make_linear_layout\s*\(", text):
+        return f"a TileLang layout: write 'tilelang: {text.strip()}'"
+    if re.match(r"\s*(kittens::)?st(_\w+)?\s*<", text):
+        return f"a ThunderKittens tile: write 'tk: {text.strip()}'"
     if re.search(r"\):\s*\(|^\s*_?\d+\s*:|\bSW?_?\d|\bSw<|\bcute\.|make_layout|make_swizzle|\bSwizzle\(", text):
         return f"a CuTe layout: write 'cute: {text.strip()}'"
     return ""

@@ -814,6 +814,8 @@ class BatchNarrow:
         yield lines_text([Text("Batch (expected and case under each row)", style="italic"), Text(), lines[0]])
         yield _Rule(rule)
         for line, (_, _, _, expected, name) in zip(lines[1:], self.cells, strict=True):
-            yield from _fold_rows([line], options.max_width)[0]
+            for row in _fold_rows([line], options.max_width)[0]:  # a cell wider than the line: wrapped under it
+                folded = row.cell_len > options.max_width and row.plain.startswith(FOLD_INDENT)
+                yield Wrapped(row[len(FOLD_INDENT):], len(FOLD_INDENT)) if folded else row
             yield Wrapped(Text(f"expected {expected}: {name}", style="dim"), len(FOLD_INDENT))
         yield Text()

@@ -54,6 +54,20 @@ def test_help_has_examples_exit_codes_and_no_command_in_usage(capsys):
             capsys.readouterr()
 
 
+def test_the_access_help_names_each_kind_of_form_and_its_examples_run(capsys):
+    """--help's --access names the source-index and AMD forms too (it once stopped at the CuTe ones),
+    and the access it spells out in full runs as printed (on the README's 32 x 32 transpose tile)."""
+    code, out, _ = run(capsys, "--help")
+    text = " ".join(out.split())
+    for form in ("index:", "offset:", "ds_read_b128:64x1", "ds_read_b128:32x1:w4", "make_tiled_copy",
+                 "SM75_U32x4_LDSM_N"):
+        assert form in text, form
+    index = re.search(r"'(index: [^']+)'", text)[1]
+    assert main(["--rows", "32", "--cols", "32", "--access", index, "-q"]) == 0
+    assert main(["--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+                 "ds_read_b128:32x1:w4", "-q"]) == 0
+
+
 def help_examples(out: str) -> list[list[str]]:
     examples = out[out.index("Examples:"):out.index("Exit codes:")].replace("\\\n", " ").splitlines()[1:]
     return [[a.strip("'") for a in line.split("swizzle-solve", 1)[1].split()] for line in examples
@@ -176,6 +190,21 @@ def test_narrow_candidates_keep_every_number(capsys, monkeypatch):
         cells = " ".join(lines)
         for a in lay["per_access"]:
             assert f"{a['worst_wavefronts']} / {a['total_wavefronts']}" in cells, lay["name"]
+
+
+def test_a_batch_answer_wider_than_the_line_wraps_under_its_row(capsys, monkeypatch, tmp_path):
+    """A `check =` in the kernel's CuTe text is the answer printed; wider than 80 columns it wraps
+    indented under its row (it once ran on at column 0, where the next row's `ok` is read)."""
+    layout = "cute: composition(Swizzle<3,3,3>{}, Layout<Shape<_16,Int<64>>,Stride<Int<64>,_1>>{})"
+    cases = tmp_path / "k.toml"
+    cases.write_text(f'[[case]]\nname = "wide"\nrows = 16\ncols = 64\ndtype = "f16"\naccess = ["ldmatrix.x4"]\n'
+                     f'check = "{layout}"\n')
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "batch", str(cases))
+    body = out[out.index("─"):out.index("1 passed")].splitlines()[1:]
+    assert code == 0 and max(len(line) for line in out.splitlines()) <= 80
+    assert all(line.startswith("  ") for line in body if line), body
+    assert " ".join(line.strip() for line in body[1:-2]) == layout, body
 
 
 def test_show_splits_wide_tiles_into_bands_not_cut_cells(capsys, monkeypatch):

@@ -192,5 +192,20 @@ def test_nvcc_arch(arch, flag):
                                             ("sm_9", "not an NVIDIA architecture"),
                                             ("x86", "not an NVIDIA architecture")])
 def test_a_bad_arch_is_one_line(arch, says):
-    with pytest.raises(InputError, match=says):
+    with pytest.raises(InputError, match=says) as err:
         nvcc_arch(arch)
+    assert str(err.value).startswith(f"--gpu-arch {arch}") or str(err.value).startswith(f"--gpu-arch '{arch}'"), \
+        "the option named is kernel's --gpu-arch (nvcc's -arch), not --arch (the model's target)"
+
+
+@pytest.mark.parametrize("given", [{"defines": ("TILE=32",)}, {"includes": ("include",)}])
+@pytest.mark.parametrize("name", ["transpose.ptx", "triton/matmul_sm80.ttgir"])
+def test_nvcc_options_on_a_compiled_file_are_refused(name, given):
+    """-D / -I on a .ptx or .ttgir would be ignored (the file is compiled already): a user who meant
+    to check TILE=32 would read the default's count as TILE=32's. Refused in one line instead."""
+    from swizzle_solver.compiled import kernel
+
+    path = Path(__file__).parent / "data" / "kernels" / name
+    assert path.exists(), path
+    with pytest.raises(InputError, match=r"^-D/-I are nvcc's, for a \.cu file: .* is compiled already"):
+        kernel(path, block=(32, 8), **given)

@@ -85,3 +85,14 @@ def test_an_undefined_name_in_an_access_names_the_define():
     clirun.assert_input_error(r)
     r = clirun.solve("--rows", "32", "--cols", "32", "--access", "index: row = lane, col = K", "-q")
     clirun.assert_input_error(r, "-D K=VALUE")
+
+
+@pytest.mark.parametrize("layout, name", [
+    ("cute: composition(Swizzle<kSwizzle,3,3>{}, Layout<Shape<_16,_64>,Stride<_64,_1>>{})", "kSwizzle"),
+    ("cute: Layout<Shape<_16,Int<kBlockKSmem>>,Stride<Int<kBlockKSmem>,_1>>{}", "kBlockKSmem"),
+])
+def test_an_undefined_name_in_a_cute_layout_names_the_define(layout, name):
+    """The kernel's CuTe text with its template constants, -D forgotten: the line says which -D to give,
+    as expr: does (it said only "must be an integer")."""
+    r = clirun.solve("--rows", "16", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check", layout)
+    clirun.assert_input_error(r, f"give -D {name}=VALUE")

@@ -129,6 +129,11 @@ def test_vector_lanes_are_split_into_quarter_warp_phases():
     ("index: row = a, col = 0; a = b; b = a", "'a' is defined in terms of itself"),
     ("index: row = 0, col = i; i in 0..tid", "a loop's range is a constant"),
     ("index: row = tid, col = 0; sts32; load", "sts32 is a store, not a load"),
+    # the source's own spellings a newcomer pastes: the subscript, CUDA's index misnamed
+    ("index: tile[threadIdx.x][threadIdx.y + j]; j in 0..32 step 8; block 32x8",
+     "is a subscript: write the index itself, index: row = threadIdx.x, col = threadIdx.y + j;"),
+    ("offset: As[tid * 32]; block 32", "is a subscript: write the index itself, offset: tid * 32;"),
+    ("index: row = tid.x, col = tid.y; block 32", "unknown name 'tid.x': the thread's index is threadIdx.x"),
 ])
 def test_bad_input_is_one_line(spec, words, capsys):
     code = main(["--rows", "32", "--cols", "32", "--access", spec])

@@ -8,6 +8,7 @@ once; a phase costs the most distinct words in one bank, ideally max(1, ceil(dis
 128))), on addresses computed here from each kernel's own formula, not by the tool's emulator.
 """
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -291,6 +292,17 @@ def test_a_parameter_loop_needs_its_value_or_iterations():
     loads = sum(r.counted.instances for r in given.kernels[0].rows if r.counted.kind.op == "ld")
     assert loads == 8 * 2  # 8 reads, unrolled by 4 in a loop of 2 trips, 2 warps
     assert capped.kernels[0].notes and "--iterations 2" in " ".join(capped.kernels[0].notes)
+
+
+@pytest.mark.parametrize("key", ["rows", "3", "param_3", "_Z10column_sumPfi_param_2", "3+8"])
+def test_a_param_that_names_no_parameter_is_refused(key):
+    """column_sum(float *out, int rows) has parameters 0 and 1: the source's name (rows), an index past
+    them, or another kernel's PTX name would be ignored while the loop took its value as unknown."""
+    with pytest.raises(InputError, match=rf"^--param {re.escape(key)}: no parameter of the kernel is named .*"
+                                         rf"N from 0 to 1, or param_N"):
+        kernel(TRANSPOSE, kernels=["column_sum"], block=(64,), params={key: 8})
+    for known in ("1", "param_1", "_Z10column_sumPfi_param_1"):
+        assert kernel(TRANSPOSE, kernels=["column_sum"], block=(64,), params={known: 8}).kernels
 
 
 # --- the CLI --------------------------------------------------------------------------------------
@@ -933,3 +945,13 @@ def test_the_one_line_table_check_is_linear_on_a_hostile_line():
     assert not ptx._one_line_table(line.strip() + " {1};")
     ptx.statements(".version 8.0\n" + line + "\n")
     assert time.process_time() - start < 3
+
+
+@pytest.mark.parametrize("name", ["k.py", "k.mojo", "k.ttir", "k.llir", "k.cubin"])
+def test_a_toolchain_file_that_is_not_read_says_what_to_give(tmp_path, name):
+    """The kernel's source (.py, .mojo) or another stage's file: one line naming the file to give and
+    the page with each toolchain's command, not a PTX parse error on its first line."""
+    path = tmp_path / name
+    path.write_text("import triton\n")
+    run = clirun.solve("kernel", str(path), "--block", "32")
+    clirun.assert_input_error(run, "give the", "docs/kernel-toolchains.md")

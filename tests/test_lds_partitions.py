@@ -192,6 +192,12 @@ def test_waves_that_are_not_whole_pairs_dividing_the_instructions_exit_2(waves):
     clirun.assert_input_error(run, "whole pairs")
 
 
+@pytest.mark.parametrize("spec", ["ds_read_b128:32x1:4w", "ds_read_b128:32x1:waves4", "ds_read_b128:32x1:w4:w2"])
+def test_a_misspelt_wave_suffix_is_told_the_spelling(spec):
+    run = clirun.solve("--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access", spec)
+    clirun.assert_input_error(run, "[:wN]", "ds_read_b128:32x1:w4")
+
+
 def test_the_capability_matches_the_docs_table():
     """docs/hardware.md's partition rows say what hardware.TARGETS holds."""
     from pathlib import Path

@@ -217,6 +217,12 @@ def test_spellings_and_the_store_counter():
     ("SM80_16x8x16_F32F16F16F32_TN:c", "i8", "give --dtype f32 or f16"),
     ("SM80_16x8x8_F32TF32TF32F32_TN:b", "f16", "give --dtype tf32"),
     ("load:SM80_16x8x16_F32F16F16F32_TN:c", "f32", "the form is a store itself"),
+    # Hopper's and Blackwell's atoms, the names a user of those GEMMs has: said to be descriptor reads
+    ("SM90_64x64x16_F32F16F16_SS:a", "f16", "a GMMA atom: wgmma reads its operands through a shared-memory"),
+    ("cute::SM90_64x128x16_F32BF16BF16_RS:b", "bf16", "a GMMA atom: wgmma reads"),
+    ("MMA_Atom<SM90_64x64x16_F32F16F16_SS<GMMA::Major::K,GMMA::Major::K>>:a", "f16", "a GMMA atom"),
+    ("SM100_MMA_F16BF16_SS:a", "f16", "a UMMA atom: UMMA (tcgen05.mma) reads its operands"),
+    ("SM120_16x8x32_TN:a", "f16", "not an MMA atom of CuTe's mma_traits_sm75/80/89.hpp"),
 ])
 def test_bad_spellings_are_one_line(spec, dtype, words):
     run = solve("--rows", "64", "--cols", "64", "--dtype", dtype, "--access", spec)

@@ -453,6 +453,8 @@ def test_a_shared_linear_layout_that_is_no_bijection_is_not_usable():
 
 @pytest.mark.parametrize("text, words", [
     ("triton: #ttg.blocked<{sizePerThread = [1, 1]}>", "is not a shared encoding read here"),
+    ("triton: #shared1", "#shared1 is the TTGIR's alias of an encoding: give what it names, from the line "
+                         "'#shared1 = #ttg....'"),  # the name a memdesc type carries, copied
     ("triton: #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], foo = 1}>",
      "foo is not a parameter"),
     ("triton: #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 32}>",

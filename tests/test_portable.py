@@ -221,6 +221,7 @@ def test_selectors():
     (["--arch", "sm90,,gfx942", "--access", "8x8"], "empty name"),
     (["--arch", "sm90,gfx942", "--access", "nvidia:8x8"], "--arch gfx942 has no access of its own"),
     (["--arch", "sm90,gfx942", "--access", "8x8", "--svg", "x.svg"], "take one target"),
+    (["--arch", "sm90,gfx942", "--access", "8x8", "--explain"], "--explain, --show-phases and --for take one target"),
 ])
 def test_bad_lists_are_one_line(argv, words):
     run = cli("--rows", "16", "--cols", "64", "--dtype", "f16", *argv)

@@ -68,6 +68,33 @@ def test_documented_answers_are_current(args, shown, code, capsys, monkeypatch):
     assert capsys.readouterr().out == shown + "\n"
 
 
+def test_checking_your_kernel_console_runs_from_the_checkout(capsys, monkeypatch):
+    """docs/checking-your-kernel.md's console session, run from the checkout's root as a newcomer does:
+    the .cu it compiles exists there, and each `swizzle-solve kernel` line prints the lines shown
+    (`...` stands for lines left out), on the committed PTX of that .cu."""
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("COLUMNS", "80")
+    text = (root / "docs" / "checking-your-kernel.md").read_text()
+    block = re.search(r"```console\n(\$ nvcc .*?)```", text, re.S).group(1)
+    sessions = re.split(r"^\$ ", block, flags=re.M)[1:]
+    nvcc = shlex.split(sessions[0].splitlines()[0])
+    assert (root / nvcc[nvcc.index("-o") - 1]).is_file()
+    ptx = nvcc[nvcc.index("-o") - 1].replace(".cu", ".ptx")  # the committed compile of that .cu
+    for session in sessions[1:]:
+        command, *shown = session.rstrip("\n").split("\n")
+        argv = [ptx if a == nvcc[nvcc.index("-o") + 1] else a for a in shlex.split(command)[1:]]
+        assert main(argv) == 1
+        out = capsys.readouterr().out.rstrip("\n").split("\n")
+        kept = [line for line in shown if line != "..."]
+        if "..." not in shown:
+            assert out == kept
+        else:
+            it = iter(out)  # the lines shown appear in this order
+            assert all(any(line == got for got in it) for line in kept), (command, kept)
+            assert shown[-1] == "..." or out[-1] == shown[-1]
+
+
 def slug(heading: str) -> str:
     """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
@@ -82,3 +109,34 @@ def test_readme_is_under_16_kib_and_its_contents_table_lists_every_section():
     after = re.findall(r"^## (.+)$", README[README.index("## Contents\n") + 1:], re.M)
     assert [title for title, _ in linked] == after
     assert [anchor for _, anchor in linked] == [slug(h) for h in after]
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's anchors of a page's headings (backticks and tags dropped; a repeated one gets -1, -2)."""
+    count: dict[str, int] = {}
+    out = set()
+    for line in re.sub(r"^```.*?^```", "", text, flags=re.S | re.M).splitlines():
+        m = re.match(r"#{1,6}\s+(.*?)\s*$", line)
+        if m:
+            s = slug(re.sub(r"<[^>]+>", "", m[1].replace("`", "")))
+            out.add(f"{s}-{count[s]}" if s in count else s)
+            count[s] = count.get(s, 0) + 1
+    return out
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    """Every relative link in README.md and docs/*.md names a file that exists, and a heading of it
+    (docs/cli.md once linked docs/docs/cli.md: rows copied from the README keep its paths)."""
+    root = Path(__file__).resolve().parents[1]
+    bad = []
+    for page in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        text = re.sub(r"`[^`\n]*`", "", re.sub(r"^```.*?^```", "", page.read_text(), flags=re.S | re.M))
+        for link in re.findall(r"\]\(([^)\s]+)\)", text):
+            if link.startswith(("http://", "https://", "mailto:")):
+                continue
+            path, _, anchor = link.partition("#")
+            target = page.parent / path if path else page
+            if not target.exists() or (anchor and target.suffix == ".md"
+                                       and anchor not in _anchors(target.read_text())):
+                bad.append(f"{page.relative_to(root)}: {link}")
+    assert not bad, bad

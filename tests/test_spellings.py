@@ -151,6 +151,11 @@ DSL = {  # the CuTe DSL's (and Mojo's) constructors, each against pycute's layou
     # a swizzle alone: of the tile's row-major element offsets (as the family Swizzle<B,M,S> is)
     "cute.make_swizzle(3, 3, 3)": pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1))),
     "Swizzle(2, 4, 3)": pycute.ComposedLayout(pycute.Swizzle(2, 4, 3), 0, pycute.Layout((64, 64), (64, 1))),
+    # their prints (tests/toolchains/test_dsl_print.py and test_mojo_print.py make them): the DSL's S<...>,
+    # Mojo's CuTe print inside one more pair of parentheses
+    "S<2,4,3> o 0 o (64,64):(64,1)": pycute.ComposedLayout(pycute.Swizzle(2, 4, 3), 0, pycute.Layout((64, 64), (64, 1))),
+    "((64, 64):(1, 64))": pycute.Layout((64, 64), (1, 64)),
+    "(((8, 8), 64):((64, 512), 1))": pycute.Layout(((8, 8), 64), ((64, 512), 1)),
 }
 
 
@@ -261,6 +266,7 @@ SAME = [  # one layout (64 x 64 f16, rows of 128 bytes, 16-byte chunks XORed wit
     f"cute: {pycute.ComposedLayout(pycute.Swizzle(3, 3, 3), 0, pycute.Layout((64, 64), (64, 1)))}",  # pycute str
     "cute: cute.make_composed_layout(cute.make_swizzle(3, 3, 3), 0, cute.make_layout((64, 64), stride=(64, 1)))",
     "cute: Swizzle(3, 3, 3)",  # Mojo, the DSL
+    "cute: S<3,3,3> o 0 o (64,64):(64,1)",  # the CuTe DSL's print (tests/toolchains/test_dsl_print.py makes it)
     "triton: #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], hasLeadingOffset = false}>",
     "triton: #triton_gpu.shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0], CTAsPerCGA = [1, 1], "
     "CTASplitNum = [1, 1], CTAOrder = [0, 1], hasLeadingOffset = true}>",  # Triton 3.0's wgmma operand (128B)
@@ -269,6 +275,8 @@ SAME = [  # one layout (64 x 64 f16, rows of 128 bytes, 16-byte chunks XORed wit
     "triton: SwizzledSharedLayout(8, 1, 8, [1, 0])",  # Gluon's constructor
     "triton: SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0], ctas_per_cga=[1, 1], "
     "cta_split_num=[1, 1], cta_order=[1, 0])",  # Gluon's print before cga_layout
+    "triton: SwizzledSharedLayout(vec=8, per_phase=1, max_phase=8, order=[1, 0], ctas_per_cga=None, "
+    "cta_split_num=None, cta_order=None)",  # ... of one built without them (None: _realize_cta_layout's ones)
     *(f"triton: {text}" for text in gluon_prints()),  # Gluon's print today
     "expr: r * 64 + (c ^ ((r & 7) << 3))",
     "bytes:Swizzle<3,4,3>",

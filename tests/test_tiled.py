@@ -192,6 +192,12 @@ def test_an_ldmatrix_tiled_copy_whose_thread_values_are_not_one_row_is_refused_a
      "Layout<Shape<_4,_2>,Stride<_2,_1>>{})", "the form is a store itself"),
     ("make_tiled_copy(Copy_Atom<UniversalCopy<uint8_t>, half_t>{}, Layout<Shape<_32,_4>,Stride<_4,_1>>{}, "
      "Layout<Shape<_1,_8>>{})", "moves 8 bits a thread, less than one half_t"),
+    # the kernel's line pasted whole
+    ("auto tiled_copy = make_tiled_copy(Copy_Atom<UniversalCopy<uint128_t>, half_t>{}, "
+     "Layout<Shape<_32,_4>,Stride<_4,_1>>{}, Layout<Shape<_1,_8>>{});",
+     "give the call alone, from make_tiled_copy( to its closing parenthesis (without 'auto tiled_copy =')"),
+    ("TiledMMA mma = make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2>>{}):a",
+     "give the call alone, from make_tiled_mma("),
 ])
 def test_bad_spellings_are_one_line(spec, words):
     run = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", spec)

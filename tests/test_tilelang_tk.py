@@ -147,3 +147,29 @@ def test_thunderkittens_explicit_swizzle_bytes_and_unswizzled(sb):
 ])
 def test_bad_spellings_are_one_line(argv, words):
     clirun.assert_input_error(clirun.solve(*argv, "--access", "row", "-q"), *words)
+
+
+@pytest.mark.parametrize("text, prefix", [
+    ("make_full_bank_swizzled_layout(A_shared)", "tilelang"), ("T.make_linear_layout(A_shared)", "tilelang"),
+    ("st_bf<64, 64>", "tk"), ("kittens::st<bf16, 64, 64>", "tk"),
+    ("(_64,_64):(_64,_1)", "cute"), ("#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+                                     "triton"),
+])
+def test_a_layout_without_its_prefix_is_told_the_prefix(text, prefix):
+    """The texts these pages show, pasted without their `tilelang:` / `tk:` (or `cute:`, `triton:`)
+    prefix: the one line names the prefix that reads them, as checking-your-kernel.md says."""
+    clirun.assert_input_error(clirun.solve("--rows", "64", "--cols", "64", "--dtype", "bf16", "--access", "row",
+                                           "--check", text, "-q"), f"write '{prefix}: {text}'")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("mojo: Layout.row_major(64, 64)", "write 'cute: Layout.row_major(64, 64)'"),
+    ("cute-dsl: cute.make_swizzle(3, 3, 3)", "write 'cute: cute.make_swizzle(3, 3, 3)'"),
+    ("gluon: SwizzledSharedLayout(8, 1, 8, [1, 0])", "write 'triton: SwizzledSharedLayout(8, 1, 8, [1, 0])'"),
+    ("#shared = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>", "write 'triton: #shared"),
+])
+def test_a_language_named_as_the_prefix_is_told_the_prefix(text, want):
+    """`mojo:`, `gluon:`, `cute-dsl:`: the prefix a user guesses from the language is answered with the
+    one that reads it (and a TTGIR alias line without `triton:` too)."""
+    clirun.assert_input_error(clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "row",
+                                           "--check", text, "-q"), want)

@@ -179,6 +179,16 @@ def test_cli_json_and_bad_input(tmp_path):
     assert got.returncode == 2 and "whole tile" in got.stderr
 
 
+@pytest.mark.parametrize("extra", [["--html", "page.html"], ["--explain"], ["--svg", "map.svg"]])
+def test_outputs_it_does_not_make_are_refused_not_dropped(tmp_path, extra):
+    """--html and --explain went unheeded under --vectors auto (exit 0, no page written, no sentences):
+    refused as --show and --svg are, and nothing written."""
+    got = clirun.solve("--rows", "32", "--cols", "64", "--access", "warp:4x8:1x4", "--vectors", "auto",
+                       *[str(tmp_path / a) if a.endswith((".html", ".svg")) else a for a in extra])
+    clirun.assert_input_error(got, "--vectors auto cannot go with", extra[0])
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_document_validates_against_its_schema():
     from tests.test_schema import validate
 

@@ -24,6 +24,7 @@ and the two file readers are imported only when a spec or file needs them (start
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from ..hardware import Hardware
@@ -53,7 +54,8 @@ __all__ = ["FORMS_ABOVE", "scalar_bytes_of", "defaulted_elem_warning", "needs_fo
 _RECIPES = frozenset({"cp.async", "cp.async.cg", "cp.async.ca", "tma", "cp.async.bulk", "cp.async.bulk.tensor", "wgmma",
                       "tcgen05", "umma"})
 _ATOM_PREFIXES = ("sm75_", "sm90_u", "sm80_cp_async", "universalcopy", "cute::", "copy_atom")  # access/cute_atoms.py
-_MMA_ATOM_PREFIXES = ("sm75_", "sm80_", "sm89_", "mma_atom", "cute::")  # access/mma_atoms.py (SM75_ is shared)
+_MMA_ATOM_PREFIXES = ("sm75_", "sm80_", "sm89_", "mma_atom", "cute::",  # access/mma_atoms.py (SM75_ is shared)
+                      "sm90_", "sm100_", "sm120_")  # (refused there in words: GMMA/UMMA read by descriptor)
 _WARP_PREFIXES = ("warp:", "ldmatrix", "stmatrix", "mma", "mfma", "ds_", "lds", "sts")
 
 
@@ -113,6 +115,11 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         from .warp import parse_warp_access
 
         return parse_warp_access(spec, tile, hardware)
+    call = re.search(r"\b(make_tiled_copy|make_tiled_mma)\s*\(", spec)
+    if call:  # a line of C++ pasted whole: `auto tiled_copy = make_tiled_copy(...);`
+        cut = " ".join(spec.split())
+        raise InputError(f"access {cut if len(cut) <= 60 else cut[:57] + '...'!r}: give the call alone, from {call[1]}( to its closing "
+                         f"parenthesis (without '{spec[:call.start()].strip()}')")
     raise malformed(spec)
 
 
@@ -132,7 +139,7 @@ def _cute_atom(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     from .mma_atoms import is_mma_atom
     from .mma_atoms import parse as parse_mma
 
-    if is_mma_atom(text) or not text.startswith(_ATOM_PREFIXES):
+    if is_mma_atom(text) or not text.replace("cute::", "").startswith(_ATOM_PREFIXES):
         return parse_mma(spec, tile, hardware)
     from .cute_atoms import parse as parse_atom
 

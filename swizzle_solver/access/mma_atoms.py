@@ -122,6 +122,7 @@ def traits(spec: str, name: str) -> tuple[tuple[int, int, int], dict[str, str]]:
     types = _TYPES.fullmatch(m[5]) if m else None
     key = None if m is None else f"{m[1].upper().replace('X', 'x')}{'_SATURATE' if m[6] else ''}"
     if m is None or types is None or key not in ATOMS:
+        _descriptor_atom(spec, name)
         if types is not None and any(t in ("s4", "u4", "u1", "c64", "gc64") for t in types.groups()):
             raise InputError(f"access {_short(spec)}: the 4-bit, 1-bit and complex MMA atoms are not forms yet: "
                              f"state the operand's reads as an index: access or a --phases file")
@@ -129,6 +130,19 @@ def traits(spec: str, name: str) -> tuple[tuple[int, int, int], dict[str, str]]:
                          f"SM80_16x8x16_F32F16F16F32_TN:a, SM80_16x8x8_F32TF32TF32F32_TN:b, "
                          f"SM80_16x8x32_S32S8S8S32_TN:a, SM89_16x8x32_F32E4M3E4M3F32_TN:b, ...:c")
     return (int(m[2]), int(m[3]), int(m[4])), dict(zip("dabc", types.groups(), strict=True))
+
+
+def _descriptor_atom(spec: str, name: str) -> None:
+    """A Hopper GMMA atom (``SM90_64x64x16_F32F16F16_SS``) or a Blackwell UMMA one (``SM100_MMA_*``):
+    its operands are read through a matrix descriptor, not by lanes, so it is no access (bad input
+    saying what to give instead, as the words ``wgmma`` and ``umma`` are)."""
+    from .recipes import NOT_ACCESSES
+
+    name = name.removeprefix("mma_atom<")  # (its template arguments' '::' cut the name short)
+    if re.match(r"sm90_(\d+x\d+x\d+|ss|rs|sparse)", name):
+        raise InputError(f"access {_short(spec)}: a GMMA atom: {NOT_ACCESSES['wgmma']}")
+    if re.match(r"sm10\d_", name):
+        raise InputError(f"access {_short(spec)}: a UMMA atom: {NOT_ACCESSES['umma']}")
 
 
 def evaluate(shape: Any, stride: Any, i: int) -> int:

@@ -218,8 +218,9 @@ _INSTRUCTION = r"^([a-z0-9_]+):(\d{1,18})x(\d{1,18})(?::(\d{1,18})x(\d{1,18}))?(
 def _instruction_form(spec: str, text: str, tile: Tile, hardware: Hardware) -> Pattern:
     match = re.match(_INSTRUCTION, text)
     if not match:
-        raise InputError(f"unknown access {spec!r}: write an instruction as OP:RxC[:MxN] (e.g. ds_read_b128:64x1, "
-                         f"lds128:32x1:1x8), or warp:RxC:MxN, ldmatrix.x4, mma-c:m16n8, MxN, row, col")
+        raise InputError(f"unknown access {spec!r}: write an instruction as OP:RxC[:MxN][:down][:wN] (e.g. "
+                         f"ds_read_b128:64x1, lds128:32x1:1x8, ds_read_b128:32x1:w4 for 4 waves on gfx1250), or "
+                         f"warp:RxC:MxN, ldmatrix.x4, mma-c:m16n8, MxN, row, col")
     rule = instruction_rule(spec, match[1], tile, hardware)
     lr, lc = int(match[2]), int(match[3])
     step = rule.lane_bytes // tile.elem_bytes

@@ -58,12 +58,19 @@ def kernel(source: str | Path, *, kernels=None, block=None, cta=(0, 0, 0), param
     from .report import analyse
 
     name = "<text>"
+    cuda = not _is_text(source) and Path(source).suffix.lower() in (".cu", ".cuh")
+    if (defines or includes) and not cuda:  # an ignored -D would look like a tested configuration
+        raise InputError(f"-D/-I are nvcc's, for a .cu file: {'the text' if _is_text(source) else repr(str(source))} "
+                         f"is compiled already; compile it with them (or give the .cu), and drop -D/-I")
     if _is_text(source):
         text = str(source)
     else:
         path = Path(source)
         name = str(source)
         suffix = path.suffix.lower()
+        if suffix in _NOT_READ:
+            raise InputError(f"kernel file {str(path)!r}: {_NOT_READ[suffix]}; docs/kernel-toolchains.md has the "
+                             f"command for each toolchain")
         if suffix == ".ttgir":
             from .report import from_ttgir  # (the ttgir reader builds its own rows)
 
@@ -77,6 +84,14 @@ def kernel(source: str | Path, *, kernels=None, block=None, cta=(0, 0, 0), param
     return analyse(text, name, kernels=kernels, block=block, cta=cta, params=params, iterations=iterations,
                    arch=arch, fix=fix, emit=emit)
 
+
+# kernel files of the toolchains that are not what is read: what to give instead
+_NOT_READ = {".py": "a Python file is the kernel's source: give the .ptx or .ttgir Triton, Gluon or the CuTe DSL "
+                    "compile it to",
+             ".mojo": "a Mojo file is the kernel's source: give the PTX its compile_info prints",
+             ".ttir": "Triton's first IR has no layouts yet: give the .ttgir or the .ptx",
+             ".llir": "LLVM IR is not read: give the .ptx (or Triton's .ttgir)",
+             ".cubin": "a cubin is machine code: give the .ptx (nvcc -ptx, or the PTX the toolchain keeps)"}
 
 NVCC_SECONDS = 300  # nvcc's time on one .cu (a CUTLASS kernel takes about a minute)
 MAX_FILE_BYTES = 50 * 1024 * 1024  # 50 MB of PTX: issue 32's hostile bound

@@ -54,7 +54,7 @@ def _wheel_nvcc() -> str | None:
 
 def nvcc_arch(arch: str) -> str:
     """nvcc's ``-arch`` value for ``arch``: nvcc's own forms (sm_90, sm_90a, sm_100f, compute_90) as
-    given, sm90 / sm90a as sm_90 / sm_90a, and a --arch target of the tool (hopper, h100, ampere, ...;
+    given, sm90 / sm90a as sm_90 / sm_90a, and a --arch target name of the tool (hopper, h100, ampere, ...;
     the generic ``nvidia``: sm_90) as its generation."""
     text = arch.strip().lower()
     if re.fullmatch(NVCC_ARCH, text):
@@ -67,9 +67,9 @@ def nvcc_arch(arch: str) -> str:
         named = re.fullmatch(r"sm(\d{2,3})", hw.name)
         return f"sm_{named.group(1)}" if named else DEFAULT_ARCH
     if hw is not None:
-        raise InputError(f"--arch {arch}: {hw.name} is not an NVIDIA target, and a .cu file is compiled by nvcc "
+        raise InputError(f"--gpu-arch {arch}: {hw.name} is not an NVIDIA target, and a .cu file is compiled by nvcc "
                          f"for one: give an NVIDIA generation (sm_80, sm_90, hopper, ...)")
-    raise InputError(f"--arch {arch!r} is not an NVIDIA architecture: give sm_80, sm_90, sm_90a, sm_100a, ... "
+    raise InputError(f"--gpu-arch {arch!r} is not an NVIDIA architecture: give sm_80, sm_90, sm_90a, sm_100a, ... "
                      f"or a generation name (ampere, hopper, blackwell)")
 
 

@@ -141,7 +141,8 @@ def demangle(name: str) -> str:
     return "::".join(parts) if parts else name
 
 
-def _selected(module: Module, kernels: list[str] | None) -> list[Function]:
+def _selected(module: Module, kernels: str | list[str] | None) -> list[Function]:
+    kernels = [kernels] if isinstance(kernels, str) else list(kernels) if kernels else None
     entries = [f for f in module.functions.values() if f.entry]
     if not entries:
         raise InputError("the PTX has no .entry (no kernel): give the PTX of a kernel (nvcc -ptx)")
@@ -154,6 +155,20 @@ def _selected(module: Module, kernels: list[str] | None) -> list[Function]:
             raise InputError(f"--kernel {want!r}: no such kernel; the file has {', '.join(f.name for f in entries)}")
         out += [f for f in found if f not in out]
     return out
+
+
+def _known_params(params: dict, functions: list[Function]) -> list[Function]:
+    """Every --param names a parameter of a kernel run, as the emulator reads them (its PTX name,
+    param_N or N, each optionally +OFFSET): a name from the source (K) matches none, and would be
+    ignored while the count used the parameter as unknown."""
+    for key in params:
+        base = str(key).split("+")[0].strip()
+        if not any(base in (name, f"param_{i}", str(i)) for f in functions for i, (name, _) in enumerate(f.params)):
+            counts = sorted({len(f.params) for f in functions})
+            raise InputError(f"--param {key}: no parameter of the kernel is named {base!r}; the PTX names them by "
+                             f"position (the source's names are gone): --param N=VALUE, N from 0 to "
+                             f"{max(counts) - 1 if counts[-1] else 0}, or param_N")
+    return functions
 
 
 def _block(f: Function, block) -> tuple[int, int, int]:
@@ -195,7 +210,7 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
     module = parse(text)
     results = []
     block = (block,) if isinstance(block, int) else block
-    for f in _selected(module, [kernels] if isinstance(kernels, str) else list(kernels) if kernels else None):
+    for f in _known_params(params or {}, _selected(module, kernels)):
         b = _block(f, block)
         emu = Emulator(module, f, b, cta3, dict(params or {}), iterations, **({"max_steps": max_steps} if max_steps else {}))
         emu.run(HANDLERS)

@@ -130,7 +130,7 @@ class Cute(Value):
 def parse(text: str) -> Cute:
     if len(text) > MAX_TEXT:
         raise NotationError(f"the CuTe layout has {len(text)} characters, above the limit of {MAX_TEXT}")
-    toks = _tokens(text)
+    toks = _unwrapped(_tokens(text))
     if _is_printed(toks):
         return _Printed(toks, len(text)).whole()
     parser = _Parser(toks, len(text))
@@ -246,6 +246,9 @@ class _Parser:
 
 
 def _int(v, what: str, col: int) -> int:
+    if isinstance(v, TypeName) and re.fullmatch(r"(?a)[A-Za-z_]\w*", v.name):  # kSwizzle: a template constant
+        raise NotationError(f"{what} must be an integer, and {v.name!r} is a name: a template constant? give "
+                            f"-D {v.name}=VALUE", col)
     if not isinstance(v, int):
         raise NotationError(f"{what} must be an integer", col)
     return v
@@ -587,9 +590,25 @@ def complement(modes: list[tuple[int, int]], cotarget: int) -> tuple[list[int], 
 # --- CuTe's printed forms ---------------------------------------------------------------------
 
 
+def _unwrapped(toks: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """Mojo's print of a Layout, ``((64, 64):(64, 1))``: the ``shape:stride`` inside one more pair of
+    parentheses, which are dropped (a ``:`` directly inside the outer pair, closed by the last token)."""
+    depth, colon = 0, False
+    for i, (_, text, _) in enumerate(toks):
+        depth += (text == "(") - (text == ")")
+        colon = colon or (text == ":" and depth == 1)
+        if depth == 0:
+            return toks[1:-1] if colon and i == len(toks) - 1 and toks[0][1] == "(" else toks
+    return toks
+
+
 def _is_printed(toks: list[tuple[str, str, int]]) -> bool:
-    """CuTe's print (a ``:`` between shape and stride, or a swizzle ``Sw<...> o``) or pycute's str."""
-    return any(t[1] == ":" for t in toks) or toks[0][1] == "Sw" or bool(re.fullmatch(_PYCUTE_SW, toks[0][1]))
+    """CuTe's print (a ``:`` between shape and stride, or a swizzle ``Sw<...> o``, the DSL's ``S<...> o``)
+    or pycute's str."""
+    return any(t[1] == ":" for t in toks) or toks[0][1] in _PRINTED_SW or bool(re.fullmatch(_PYCUTE_SW, toks[0][1]))
+
+
+_PRINTED_SW = ("Sw", "S")  # the C++ print's Sw<B,M,S>; the CuTe DSL's print(swizzle): S<B,M,S>
 
 
 _PYCUTE_SW = r"(?a)SW_(\d+)_(\d+)_(\d*)"  # pycute's Swizzle.__str__: SW_3_3_3 (a negative S: SW_2_1_ then -3)
@@ -639,7 +658,7 @@ class _Printed(_Parser):
 
     def part(self, depth: int):
         kind, text, col = self.toks[self.i]
-        if text == "Sw":
+        if text in _PRINTED_SW:
             self.i += 1
             self.expect("<")
             return _swizzle(self.items(">", depth), col)

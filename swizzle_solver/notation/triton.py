@@ -328,6 +328,9 @@ class _Parser:
     def attribute(self) -> tuple[str, dict]:
         _, name, col = self.take()
         kind = _KINDS.get(name.split(".")[-1])
+        if "." not in name and self.peek() is None:  # `#shared`, as a memdesc type names it
+            raise NotationError(f"{name} is the TTGIR's alias of an encoding: give what it names, from the line "
+                                f"'{name} = #ttg....' at the top of the TTGIR", col)
         if kind is None or not re.fullmatch(r"#(ttg|triton_gpu)\.\w+", name):
             raise NotationError(f"{name} is not a shared encoding read here (#ttg.swizzled_shared, #ttg.nvmma_shared, "
                                 f"#ttg.padded_shared, #ttg.shared_linear, #ttg.amd_rotating_shared, "
@@ -445,6 +448,7 @@ def _checked(kind: str, params: dict) -> Triton:
         if not isinstance(leading, bool):
             raise NotationError("hasLeadingOffset is true or false")
         kind = "leading" if leading else "swizzled"
+    _drop_default_cga(params)
     for key in sorted(set(params) - _KEYS[kind] - _CGA):
         raise NotationError(f"{key} is not a parameter of this encoding (its parameters: "
                             f"{', '.join(sorted(_KEYS[kind]))})")
@@ -457,6 +461,13 @@ def _checked(kind: str, params: dict) -> Triton:
     if "order" in frozen:
         frozen["order"] = list(frozen["order"])
     return Triton(kind, tuple(sorted(frozen.items(), key=lambda kv: kv[0])))
+
+
+def _drop_default_cga(params: dict) -> None:
+    """Gluon's ``ctas_per_cga=None`` (and the other two): its default, ones (one CTA), as Gluon's
+    ``_realize_cta_layout`` fills it in; dropped, as an absent key is."""
+    for key in [k for k in _CGA if params.get(k) == "None"]:
+        del params[key]
 
 
 def _check_values(kind: str, params: dict) -> None:
