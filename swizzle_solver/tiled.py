@@ -79,7 +79,7 @@ def _registers(k: int, trans: bool) -> Any:
 def copy_atom(spec: str, name: str) -> CopyAtom:
     """The atom ``name`` (cute_atoms' spelling) as its layouts, or bad input."""
     text = name.strip().lower()
-    m = re.fullmatch(r"sm(75|90)_u(32|16)x(\d)_(ldsm|stsm)_(n|t)", text)
+    m = re.fullmatch(r"sm(75|90)_u(32|16)x([0-9])_(ldsm|stsm)_(n|t)", text)
     if m:
         form = form_of(text, Tile(8, 8, 8, 2))  # validates the name (its matrices)
         k = int(form.split(".x")[1][0])
