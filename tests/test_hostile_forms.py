@@ -192,3 +192,15 @@ def test_tiled_copy_still_writes_numpy_and_nested_integers():
     text = api.tiled_copy("SM75_U32x4_LDSM_N", _Layout((np.int64(32), (2, 2)), (4, (1, 128))), _Layout((1, 8), (8, 1)))
     assert text == ("make_tiled_copy(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, Layout<Shape<_32,Shape<_2,_2>>,"
                     "Stride<_4,Stride<_1,_128>>>{}, Layout<Shape<_1,_8>,Stride<_8,_1>>{})")
+
+
+# --- Gluon's constructors: an argument given twice ---------------------------------------------------
+
+@pytest.mark.parametrize("text", ["SwizzledSharedLayout(vec=8, vec=4, per_phase=1, max_phase=8, order=[1, 0])",
+                                  "SwizzledSharedLayout(8, 1, 8, [1, 0], vec=4)"])
+def test_a_gluon_argument_given_twice_is_bad_input(text):
+    """Python refuses both ("keyword argument repeated", "got multiple values"); the reader kept the
+    last value and passed the layout."""
+    result = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check",
+                   f"triton: {text}", "-q")
+    assert_input_error(result, "is given vec twice")
