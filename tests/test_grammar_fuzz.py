@@ -12,6 +12,11 @@ Each case is drawn from a grammar of one input form, then (often) mutated charac
   ``triton:`` in TTGIR and Gluon, ``table:`` CSV / JSON / .npy files);
 - ``batch``: batch files of cases that use all of the above;
 - ``probe``: ``probe-compare`` on a real probe folder whose prediction.json and ncu.csv are mutated.
+- ``forms``, ``forms_batch``: the forms merged on 2026-11-28, in the solve and in batch files: ``index:``/
+  ``offset:`` accesses, CuTe copy and MMA atoms, ``make_tiled_copy``/``make_tiled_mma``, ``-D`` and
+  ``define = {}``, ``tilelang:``, ``tk:``, staged, printed, DSL and Mojo ``cute:`` layouts, Triton 3.0,
+  Gluon and ``#ttg.partitioned_shared``, vector dtypes, gfx1250's ``:wN``, ``mma-c:m16n8vB``, gfx950's
+  f8f6f4 MFMAs, ``--html`` (their own generators: the other forms' seeded draws are unchanged).
 
 Every case runs through ``cli.main`` in this process (as the fuzz tier of test_robustness.py does)
 and is counted as a **traceback** (an exception out of ``main``, "Traceback" on stderr, an exit code
