@@ -15,6 +15,7 @@ import pytest
 from swizzle_solver import api
 from swizzle_solver.model import InputError
 from tests.clirun import assert_input_error, solve
+from tests.test_hostile import strict_json
 
 FORMS = Path(__file__).resolve().parent / "data" / "hostile" / "forms"
 TILE = ["--rows", "32", "--cols", "32", "--dtype", "f32"]
@@ -204,3 +205,22 @@ def test_a_gluon_argument_given_twice_is_bad_input(text):
     result = solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check",
                    f"triton: {text}", "-q")
     assert_input_error(result, "is given vec twice")
+
+
+# --- gfx1250's partition fix of a layout given for the whole tile ------------------------------------
+
+def test_the_partition_fix_of_a_whole_tile_cute_layout_is_no_error():
+    """--json's partitioned allocation writes the layout's encoding of one piece: a cute: layout of the
+    whole tile was re-read on the piece and refused, so a valid check exited 2 (and batch --json left
+    half a document). The piece then has no encoding, said as for any layout --emit triton cannot write."""
+    argv = ["--arch", "gfx1250", "--rows", "256", "--cols", "256", "--dtype", "f16", "--access",
+            "ds_read_b128:32x1:w4", "--check", "cute: Layout(IntTuple(256, 256), IntTuple(256, 1))", "--json"]
+    result = solve(*argv)
+    assert result.returncode == 1 and result.stderr == ""
+    doc = strict_json(result.stdout)
+    assert doc["status"] == "conflicts"
+    assert doc["answer"]["name"].startswith("cute: Layout(IntTuple(256, 256)")
+    assert "partitionLayout = <no Triton encoding of the piece" in doc["answer"]["partitioned"]["triton"]
+    batch = solve("batch", FORMS / "partitioned-cute-json.toml", "--json")
+    assert batch.returncode == 1 and batch.stderr == ""
+    assert [case["ok"] for case in strict_json(batch.stdout)["cases"]] == [True, False]
