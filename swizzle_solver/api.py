@@ -16,6 +16,7 @@
 """
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,9 @@ def problem(rows: int, cols: int, access=(), *, row_length: int | None = None, d
 
     if isinstance(access, str):
         access = [access]
+    for spec in access:
+        if not isinstance(spec, str):
+            raise InputError(f"access {reprlib.repr(spec)[:40]}: an access is a string, e.g. '8x8' or 'ldmatrix.x4'")
     if define:
         from .notation import defined_accesses
 
@@ -547,6 +551,9 @@ def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: B
         problem_ = problem(**kwargs, define=define)
     elif kwargs:
         raise TypeError("give a problem or keyword arguments, not both")
+    if not isinstance(layout, str) and not hasattr(layout, "phys"):  # (Layout is a Protocol: its method)
+        raise InputError(f"layout {reprlib.repr(layout)[:40]}: give a layout's name or notation as a string (e.g. "
+                         f"'Swizzle<3,3,3>', 'cute: ...') or a layout object")
     if isinstance(layout, str):
         if define:
             from .notation import defined

@@ -36,12 +36,14 @@ from .access.limits import check_size
 from .access.warp import as_instruction, instruction_rule, tile_pattern
 from .hardware import Hardware
 from .model import InputError, Pattern, Tile
-from .notation.expr import NotationError, evaluate, parse
+from .notation.expr import MAX_TEXT, NotationError, evaluate, parse
 from .value import replace
 
 MAX_THREADS = 1024  # a CUDA thread block's limit
-MAX_INSTRUCTIONS = 1 << 16  # warp instructions of one access: a kernel's tile, not a sweep
+MAX_INSTRUCTIONS = 1 << 14  # warp instructions of one access: the largest tile (512 KiB) read a byte a lane by
+# one warp; each is split into phases in Python (65536 took 3.5 s and 420 MB)
 MAX_DEFINITION_DEPTH = 32
+MAX_LOOPS = 16  # more of two iterations or more are over MAX_INSTRUCTIONS anyway
 PREFIXES = ("index:", "offset:")
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[xyz])?")
 _LOOP = re.compile(r"^([A-Za-z_]\w*)\s+in\s+(.+?)\.\.(.+?)(?:\s+step\s+(.+))?$", re.S)
@@ -58,6 +60,7 @@ class Statement:
         self.address: dict[str, str] = {}  # "row"/"col" or "offset" -> expression text
         self.defined: dict[str, str] = {}
         self.loops: list[tuple[str, str, str, str]] = []  # (name, first, end, step) as texts
+        self.looped: set[str] = set()  # the loops' names
         self.block = (32, 1, 1)
         self.width = ""  # "v4", "scalar", an instruction name; "" not said
         self.direction = ""
@@ -70,7 +73,7 @@ def parse_indexed(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     st = _statement(spec, kind, body)
     wave = hardware.wave_lanes
     threads = st.block[0] * st.block[1] * st.block[2]
-    if threads > MAX_THREADS or threads % wave:
+    if not threads or threads > MAX_THREADS or threads % wave:
         raise InputError(f"access {_short(spec)}: a block of {threads} threads is not whole {hardware.group}s of "
                          f"{wave} lanes (at most {MAX_THREADS} threads): give block XxYxZ with X*Y*Z a multiple "
                          f"of {wave}")
@@ -178,7 +181,7 @@ def _clause(spec: str, st: Statement, clause: str, address: bool) -> None:
         if reader(spec, st, clause, low, address):
             return
     _subscript(spec, clause, address)
-    raise InputError(f"access {_short(spec)}: {clause!r} is not a clause: write NAME = EXPR, NAME in A..B "
+    raise InputError(f"access {_short(spec)}: {_short(clause)} is not a clause: write NAME = EXPR, NAME in A..B "
                      f"[step S], block XxY, scalar/v2/v4/v8 or an instruction (lds32, sts128), store or load")
 
 
@@ -212,8 +215,12 @@ def _setting(spec: str, st: Statement, clause: str, low: str, address: bool) -> 
 def _loop(spec: str, st: Statement, clause: str, low: str, address: bool) -> bool:
     if (m := _LOOP.match(clause)) is None:
         return False
-    if m[1] in st.defined or any(m[1] == x[0] for x in st.loops):
-        raise InputError(f"access {_short(spec)}: {m[1]!r} is given twice")
+    if m[1] in st.defined or m[1] in st.looped:  # (a set: 60,000 loops were quadratic)
+        raise InputError(f"access {_short(spec)}: {_short(m[1])} is given twice")
+    if len(st.loops) == MAX_LOOPS:
+        raise InputError(f"access {_short(spec)}: more than {MAX_LOOPS} loops: a kernel's copy nests a few (each "
+                         f"of two or more iterations multiplies the instructions)")
+    st.looped.add(m[1])
     st.loops.append((m[1], m[2].strip(), m[3].strip(), (m[4] or "1").strip()))
     return True
 
@@ -223,7 +230,8 @@ def _definition(spec: str, st: Statement, clause: str, low: str, address: bool) 
         return False
     name = d[1]
     if name in _THREAD or name in st.defined:
-        raise InputError(f"access {_short(spec)}: {name!r} is {'given twice' if name in st.defined else 'the thread'}")
+        raise InputError(f"access {_short(spec)}: {_short(name)} is "
+                         f"{'given twice' if name in st.defined else 'the thread'}")
     if name in ("row", "col") and address:
         st.address[name] = d[2].strip()
     else:
@@ -262,6 +270,7 @@ def _named_op(spec: str, st: Statement, hardware: Hardware) -> str:
 class _Env:
     def __init__(self, spec: str, st: Statement, threads: int, wave: int):
         self.spec, self.st, self.threads = spec, st, threads
+        self.expanded: dict[str, str] = {}  # a definition's text in r, made once (A = B + B; B = C + C: 2^n)
         x, y, z = st.block
         self.names: dict[str, str] = {
             "tid": f"(r % {threads})", "threadIdx.x": f"(r % {threads} % {x})",
@@ -271,7 +280,7 @@ class _Env:
         self.loops: list[tuple[str, int, int, int]] = []  # (name, first, step, count)
         for name, first, end, step in st.loops:
             a, b, s = (self.constant(t, f"the range of {name}") for t in (first, end, step))
-            if s <= 0 or b < a:
+            if s <= 0 or b <= a:  # (0..0 has no iteration: an access of no instruction)
                 raise InputError(f"access {_short(spec)}: the loop {name} in {first}..{end} step {step} is empty or "
                                  f"runs backwards: write A..B with A <= B and a positive step")
             count = -(-(b - a) // s)
@@ -291,39 +300,56 @@ class _Env:
             inner *= count
 
     def text(self, expr: str, depth: int = 0, seen: tuple[str, ...] = ()) -> str:
-        """``expr`` with every name replaced by its expression in r (definitions recursively)."""
+        """``expr`` with every name replaced by its expression in r (definitions recursively, each
+        once), at most the expression grammar's MAX_TEXT characters: a definition used twice in the
+        next doubles the text, so 30 of them would make 2^30 characters."""
+        length = len(expr)
+
         def name(m: re.Match) -> str:
+            nonlocal length
             word = m[0]
             if word in self.names:
-                return self.names[word]
-            if word in self.st.defined:
+                text = self.names[word]
+            elif word in self.st.defined:
                 if word in seen or depth > MAX_DEFINITION_DEPTH:
-                    raise InputError(f"access {_short(self.spec)}: {word!r} is defined in terms of itself")
-                return "(" + self.text(self.st.defined[word], depth + 1, seen + (word,)) + ")"
-            if re.fullmatch(r"(tid|threadidx|thread_idx)\.?[xyz]", word.lower()):  # a near miss of CUDA's name
-                raise InputError(f"access {_short(self.spec)}: unknown name {word!r}: the thread's index is "
-                                 f"threadIdx.{word[-1].lower()} (or tid, the linear one)")
-            raise InputError(f"access {_short(self.spec)}: unknown name {word!r}: define it (NAME = EXPR), loop it "
-                             f"(NAME in A..B), give it as a template constant (-D {word}=VALUE), or use the thread "
-                             f"(tid, threadIdx.x/y/z, lane, warp, blockDim.x/y/z)")
+                    raise InputError(f"access {_short(self.spec)}: {_short(word)} is defined in terms of itself")
+                if word not in self.expanded:
+                    self.expanded[word] = "(" + self.text(self.st.defined[word], depth + 1, seen + (word,)) + ")"
+                text = self.expanded[word]
+            else:
+                raise self.unknown(word)
+            length += len(text) - len(word)
+            if length > MAX_TEXT:
+                raise InputError(f"access {_short(self.spec)}: its names, each replaced by its definition, make "
+                                 f"an expression of over {MAX_TEXT} characters: define fewer levels of names")
+            return text
         return _NAME.sub(name, expr)
+
+    def unknown(self, word: str) -> InputError:
+        if re.fullmatch(r"(tid|threadidx|thread_idx)\.?[xyz]", word.lower()):  # a near miss of CUDA's name
+            return InputError(f"access {_short(self.spec)}: unknown name {word!r}: the thread's index is "
+                              f"threadIdx.{word[-1].lower()} (or tid, the linear one)")
+        constant = "" if word in ("r", "c") else f"give it as a template constant (-D {word}=VALUE), "  # (-D refuses r, c)
+        return InputError(f"access {_short(self.spec)}: unknown name {_short(word)}: define it (NAME = EXPR), loop it "
+                          f"(NAME in A..B), {constant}or use the thread (tid, threadIdx.x/y/z, lane, warp, "
+                          f"blockDim.x/y/z)")
 
     def tree(self, expr: str, what: str):
         try:
             return parse(self.text(expr))
         except NotationError as err:
-            raise InputError(f"access {_short(self.spec)}: {what} {expr!r}: {err.message}") from None
+            raise InputError(f"access {_short(self.spec)}: {what} {_short(expr)}: {err.message}") from None
 
     def constant(self, expr: str, what: str) -> int:
         if re.search(r"\br\b", self.text(expr)):
-            raise InputError(f"access {_short(self.spec)}: {what} {expr!r} depends on the thread or a loop: "
+            raise InputError(f"access {_short(self.spec)}: {what} {_short(expr)} depends on the thread or a loop: "
                              f"a loop's range is a constant")
         node = self.tree(expr, what)
         zero = np.zeros(1, dtype=np.int64)
         try:
             values = evaluate(node, zero, zero)
         except NotationError as err:
-            raise InputError(f"access {_short(self.spec)}: {what} {expr!r}: {err.message.split(' at element')[0]}") \
+            raise InputError(f"access {_short(self.spec)}: {what} {_short(expr)}: {err.message.split(' at element')[0]}") \
                 from None
         return int(np.asarray(values).reshape(-1)[0])
 
@@ -333,7 +359,7 @@ class _Env:
         try:
             values = evaluate(node, flat, np.zeros_like(flat))
         except NotationError as err:
-            raise InputError(f"access {_short(self.spec)}: the {what} {expr!r}: {self.located(err.message)}") from None
+            raise InputError(f"access {_short(self.spec)}: the {what} {_short(expr)}: {self.located(err.message)}") from None
         return np.broadcast_to(values, flat.shape).astype(np.int64)
 
     def where(self, k: int) -> str:

@@ -13,7 +13,7 @@ from .candidate import Candidate
 from .families import every_solve, record
 from .hardware import DEFAULT
 from .layout import layout_table
-from .model import Pattern, Problem, Tile
+from .model import InputError, Pattern, Problem, Tile
 from .proof import BankMatrix, bank_matrix
 from .solving import Solution
 
@@ -145,7 +145,10 @@ def piece_encoding(problem: Problem, layout, piece_rows: int) -> tuple[str, str]
     from .value import replace
 
     piece = Problem(replace(problem.tile, rows=piece_rows), problem.hardware, ())
-    snippet = emit_triton.emit(piece, layout)
+    try:
+        snippet = emit_triton.emit(piece, layout)
+    except InputError:  # a layout given for the whole tile (cute: of its shape) has no table of a piece
+        return "<no Triton encoding of the piece: see --emit triton>", "<no Gluon layout of the piece>"
     mlir = [line[4:].strip() for line in snippet.code.splitlines() if line.startswith("#   #ttg.")]
     gluon = [line.split(" = ", 1)[1] for line in snippet.code.splitlines() if line.startswith("smem_layout = ")]
     if not (snippet.expressible and mlir and gluon):

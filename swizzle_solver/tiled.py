@@ -35,7 +35,9 @@ per-lane brute force.
 """
 from __future__ import annotations
 
+import operator
 import re
+import reprlib
 from typing import Any
 
 from .access.cute_atoms import form_of
@@ -79,7 +81,7 @@ def _registers(k: int, trans: bool) -> Any:
 def copy_atom(spec: str, name: str) -> CopyAtom:
     """The atom ``name`` (cute_atoms' spelling) as its layouts, or bad input."""
     text = name.strip().lower()
-    m = re.fullmatch(r"sm(75|90)_u(32|16)x(\d)_(ldsm|stsm)_(n|t)", text)
+    m = re.fullmatch(r"sm(75|90)_u(32|16)x([0-9])_(ldsm|stsm)_(n|t)", text)
     if m:
         form = form_of(text, Tile(8, 8, 8, 2))  # validates the name (its matrices)
         k = int(form.split(".x")[1][0])
@@ -352,15 +354,23 @@ def parse_tiled_mma(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 def tiled_copy(atom: str, thr_layout: Any, val_layout: Any, value_type: str = "half_t") -> str:
     """The ``--access`` text of ``make_tiled_copy(Copy_Atom<atom, value_type>{}, thr_layout,
     val_layout)`` from layouts with ``.shape`` and ``.stride`` (pycute's Layout, the CuTe DSL's)."""
-    def cpp(t: Any) -> str:
-        return f"_{int(t)}" if isinstance(t, int) else f"Shape<{','.join(cpp(x) for x in t)}>"
-
-    def strides(t: Any) -> str:
-        return f"_{int(t)}" if isinstance(t, int) else f"Stride<{','.join(strides(x) for x in t)}>"
-
     def layout(x: Any) -> str:
-        return f"Layout<{cpp(x.shape)},{strides(x.stride)}>{{}}"
+        if not (hasattr(x, "shape") and hasattr(x, "stride")):
+            raise InputError(f"tiled_copy: {type(x).__name__} is not a layout: give pycute's Layout or the CuTe "
+                             f"DSL's (with .shape and .stride)")
+        return f"Layout<{_int_tuple(x.shape, 'Shape')},{_int_tuple(x.stride, 'Stride')}>{{}}"
     return f"make_tiled_copy(Copy_Atom<{atom}, {value_type}>{{}}, {layout(thr_layout)}, {layout(val_layout)})"
+
+
+def _int_tuple(t: Any, word: str, depth: int = 0) -> str:
+    """``_8`` of an integer, ``Shape<...>`` (``Stride<...>``) of a tuple of them; anything else (a
+    string, None, nesting past CuTe's depth) is bad input, not a recursion without end."""
+    if isinstance(t, (tuple, list)) and t and depth < 8:
+        return f"{word}<{','.join(_int_tuple(x, word, depth + 1) for x in t)}>"
+    if not isinstance(t, (bool, str, bytes, tuple, list)) and hasattr(t, "__index__"):
+        return f"_{operator.index(t)}"
+    raise InputError(f"tiled_copy: a layout's {word.lower()} is an integer or a tuple of them (at most 8 levels), "
+                     f"not {reprlib.repr(t)[:40]}")  # (reprlib: a 3,000-deep tuple has no repr)
 
 
 def register() -> None:

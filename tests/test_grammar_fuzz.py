@@ -12,6 +12,11 @@ Each case is drawn from a grammar of one input form, then (often) mutated charac
   ``triton:`` in TTGIR and Gluon, ``table:`` CSV / JSON / .npy files);
 - ``batch``: batch files of cases that use all of the above;
 - ``probe``: ``probe-compare`` on a real probe folder whose prediction.json and ncu.csv are mutated.
+- ``forms``, ``forms_batch``: the forms merged on 2026-11-28, in the solve and in batch files: ``index:``/
+  ``offset:`` accesses, CuTe copy and MMA atoms, ``make_tiled_copy``/``make_tiled_mma``, ``-D`` and
+  ``define = {}``, ``tilelang:``, ``tk:``, staged, printed, DSL and Mojo ``cute:`` layouts, Triton 3.0,
+  Gluon and ``#ttg.partitioned_shared``, vector dtypes, gfx1250's ``:wN``, ``mma-c:m16n8vB``, gfx950's
+  f8f6f4 MFMAs, ``--html`` (their own generators: the other forms' seeded draws are unchanged).
 
 Every case runs through ``cli.main`` in this process (as the fuzz tier of test_robustness.py does)
 and is counted as a **traceback** (an exception out of ``main``, "Traceback" on stderr, an exit code
@@ -38,7 +43,8 @@ import pytest
 SLOW_SECONDS = 10
 MEMORY_BYTES = 1 << 30
 CHUNK = 100
-COUNTS = {"options": 2400, "phases": 900, "linear": 700, "check": 3400, "batch": 1400, "probe": 1200}
+COUNTS = {"options": 2400, "phases": 900, "linear": 700, "check": 3400, "batch": 1400, "probe": 1200,
+          "forms": 600, "forms_batch": 200}  # (the last two: the forms merged on 2026-11-28)
 
 # --- mutation ----------------------------------------------------------------------------------
 
@@ -346,6 +352,160 @@ def gen_batch(rng: random.Random, folder: Path) -> list[str]:
     return argv + ["--timeout", "2", "--total-timeout", "6"]
 
 
+# --- the forms merged on 2026-11-28 (their own generator: the other forms' seeded draws stay as they were)
+
+ATOMS = ["SM75_U32x4_LDSM_N", "SM75_U32x2_LDSM_N", "SM75_U16x8_LDSM_T", "SM90_U32x4_STSM_N", "SM90_U16x4_STSM_T",
+         "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "UniversalCopy<uint128_t>", "UniversalCopy<uint32_t>",
+         "cute::SM75_U32x1_LDSM_N", "SM75_U32x8_LDSM_N", "UniversalCopy<uint8_t>"]
+MMA_ATOMS = ["SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x32_S32S8S8S32_TN",
+             "SM80_8x8x4_F64F64F64F64_TN", "SM89_16x8x32_F32E4M3E4M3F32_TN", "SM80_16x8x16_F16F16F16F16_TN"]
+
+
+def small(rng: random.Random) -> int:
+    return rng.choice([1, 2, 2, 4, 4, 8, 8, 16, 32]) if rng.random() < 0.9 else rng.choice([0, 3, 64, 1000, 10**6])
+
+
+def layout_of(rng: random.Random, rows: int, cols: int) -> str:
+    return rng.choice([f"Layout<Shape<_{rows},_{cols}>,Stride<_{cols},_1>>{{}}", f"Layout<Shape<_{rows},_{cols}>>{{}}",
+                       f"make_layout(Shape<_{rows},_{cols}>{{}}, LayoutRight{{}})", f"({rows},{cols}):({cols},1)",
+                       "Layout<Shape<_32,_1>>{}", "Layout<Shape<_1,_8>>{}"])
+
+
+VALID = {  # (arch, dtype) -> forms that a 64 x 64 tile takes (the generator's cases are mostly answerable)
+    ("nvidia", "f16"): ["SM75_U32x4_LDSM_N", "SM90_U32x4_STSM_N", "SM75_U16x8_LDSM_T", "Copy_Atom<SM75_U32x2_LDSM_N, half_t>",
+                        "UniversalCopy<uint128_t>", "SM80_CP_ASYNC_CACHEGLOBAL<uint128_t>", "store:UniversalCopy<uint64_t>",
+                        "SM80_16x8x16_F32F16F16F32_TN:a", "SM80_16x8x16_F32F16F16F32_TN:b:mn", "SM80_16x8x16_F16F16F16F16_TN:c",
+                        "make_tiled_copy(Copy_Atom<UniversalCopy<uint128_t>, half_t>{}, Layout<Shape<_32,_4>,Stride<_4,_1>>{}, "
+                        "Layout<Shape<_1,_8>>{})",
+                        "make_tiled_copy(Copy_Atom<SM75_U32x4_LDSM_N, half_t>{}, Layout<Shape<_8,_4>, Stride<_4,_1>>{}, "
+                        "Layout<Shape<_1,_8>>{})",
+                        "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2>>{}):a",
+                        "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2>>{}):b", "ldmatrix.x4"],
+    ("nvidia", "f32"): ["mma-c:m16n8v4", "mma-c:m16n8v8", "SM80_16x8x8_F32TF32TF32F32_TN:a", "UniversalCopy<uint32_t>",
+                        "make_tiled_mma(SM80_16x8x16_F32F16F16F32_TN{}, Layout<Shape<_2,_2>>{}):c", "8x8"],
+    ("nvidia", "half2"): ["mma-a:m16n8k16", "mma-b:m16n8k16", "mma-c:m16n8", "8x4"],
+    ("gfx1250", "f16"): ["ds_read_b128:32x1:w2", "ds_read_b128:32x1:w4", "ds_read_b64:16x4:w2", "ds_read_b128:32x1"],
+    ("gfx950", "fp4"): ["mfma-a:16x16x128", "mfma-b:32x32x64", "mfma-a:32x32x64"],
+    ("gfx950", "e4m3"): ["mfma-a:32x32x64", "mfma-b:32x32x64"],
+}
+INDEXED = [  # index:/offset: accesses of a 64 x 64 tile (cuda-samples' transpose, SGEMM's loads)
+    "index: row = threadIdx.y + j, col = threadIdx.x; j in 0..64 step 8; block 32x8",
+    "index: row = threadIdx.x, col = threadIdx.y + j; j in 0..TILE step ROWS; TILE = 32; ROWS = 8; block 32x8; store",
+    "offset: (innerColA * 4 + j) * BM + innerRowA; innerRowA = threadIdx.x / (BK / 4); innerColA = threadIdx.x % "
+    "(BK / 4); BM = 64; BK = 8; j in 0..4; block 256; store",
+    "offset: tid * 4 + k; k in 0..4; block 256",
+    "index: row = warp * 8 + lane / 4, col = lane % 4 * 2 + j * 8; j in 0..8; block 256; v2",
+    "store:index: row = lane, col = warp; block 64",
+    "offset: A * 64 + lane; A = B + warp; B = i * 2; i in 0..4; block 64",
+]
+
+
+def index_access(rng: random.Random) -> str:
+    """An index: or offset: access: a known-good one (mutated) or a random one (mostly refused)."""
+    if rng.random() < 0.7:
+        return rng.choice(INDEXED)
+    names = ["tid", "lane", "warp", "threadIdx.x", "threadIdx.y", "j", "k", "A", "B", "BM", "blockDim.x"]
+    term = lambda: rng.choice(names + [str(small(rng))])  # noqa: E731
+    ex = lambda: " ".join(f"{term()} {rng.choice('+-*/%^&|')}" for _ in range(rng.randint(0, 3))) + f" {term()}"  # noqa: E731
+    clauses = [f"row = {ex()}, col = {ex()}" if rng.random() < 0.5 else ex()]
+    kind = "index" if clauses[0].startswith("row") else "offset"
+    for name in rng.sample(["A", "B", "BM", "k"], rng.randint(0, 3)):
+        clauses.append(f"{name} = {ex() if rng.random() < 0.8 else f'{name} + 1'}")
+    for name in rng.sample(["j", "k", "i"], rng.randint(0, 2)):
+        step = f" step {small(rng)}" if rng.random() < 0.4 else ""
+        clauses.append(f"{name} in {rng.choice([0, 0, 1, 4])}..{rng.choice([1, 2, 4, 8, 32, 0, 10**9])}{step}")
+    if rng.random() < 0.6:
+        clauses.append(f"block {rng.choice(['32', '64', '32x8', '256', '1024', '0', '33', '8x4x2', '1024x2'])}")
+    if rng.random() < 0.3:
+        clauses.append(rng.choice(["scalar", "v2", "v4", "v8", "v16", "lds128", "sts64", "ds_read_b128", "store",
+                                   "load"]))
+    tail = clauses[1:]
+    rng.shuffle(tail)  # (clauses after the address, in any order)
+    return f"{kind}: " + "; ".join(clauses[:1] + tail)
+
+
+def new_access(rng: random.Random, arch: str, dtype: str) -> str:
+    """A form of the (arch, dtype) (VALID, index:), sometimes of another, mutated at a low rate."""
+    if arch == "nvidia" and dtype in ("f16", "f32") and rng.random() < 0.4:
+        text = index_access(rng)
+    elif rng.random() < 0.9:
+        text = rng.choice(VALID[(arch, dtype)])
+    else:
+        text = rng.choice(rng.choice(list(VALID.values())) + ["SM75_U32x8_LDSM_N", "UniversalCopy<uint8_t>",
+                                                               "mma-c:m16n8v3", "ds_read_b128:32x1:w1000000"])
+    return mutate(text, rng, 0.12)
+
+
+def new_check(rng: random.Random, rows: int, cols: int) -> str:
+    stages = rng.choice([2, 3, 4, 1, 0, 65, 1000000])
+    inner = f"#ttg.swizzled_shared<{{vec = {small(rng)}, perPhase = 1, maxPhase = {small(rng)}, order = [1, 0]}}>"
+    forms = [
+        lambda: f"tilelang: {rng.choice(['', 'T.', 'tilelang.layout.'])}make_{rng.choice(['full_bank', 'half_bank', 'quarter_bank'])}"
+                f"_swizzled_layout(A_shared)",
+        lambda: "tilelang: make_linear_layout(B)",
+        lambda: f"tk: st_{rng.choice(['bf', 'hf', 'fl', 'fp8e4m3'])}<{rows}, {cols}{rng.choice(['', ', true', ', false', ', true, 64', ', true, 7'])}>",
+        lambda: f"tk: st<{rng.choice(['bf16', 'half', 'float'])}, {rows}, {cols}>",
+        lambda: f"cute: Layout<Shape<_{rows},_{cols},_{stages}>,Stride<_{cols},_1,_{rows * cols}>>{{}}",
+        lambda: f"cute: tile_to_shape(composition(Swizzle<3,3,3>{{}}, Layout<Shape<_8,_64>,Stride<_64,_1>>{{}}), "
+                f"Shape<_{rows},_{cols},_{stages}>{{}})",
+        lambda: f"cute: Sw<{rng.randint(0, 3)},{rng.randint(0, 4)},3> o _0 o ({rows},{cols}):({cols},1)",
+        lambda: f"cute: cute.make_layout(({rows}, {cols}), stride=({cols}, 1))",
+        lambda: f"cute: Layout(IntTuple({rows}, {cols}), IntTuple({cols}, 1))",
+        lambda: f"cute: Layout.{rng.choice(['row_major', 'col_major'])}({rows}, {cols})",
+        lambda: f"triton: #ttg.partitioned_shared<{{numPartitions = {rng.choice([2, 4, 3, 0])}, numGroups = "
+                f"{rng.choice([1, 2, 8])}, partitionDim = {rng.choice([0, 1, 2])}, partitionLayout = {inner}}}>",
+        lambda: f"triton: #triton_gpu.shared<{{vec = {small(rng)}, perPhase = 1, maxPhase = {small(rng)}, order = [1, 0]"
+                f"{rng.choice(['', ', hasLeadingOffset = true', ', hasLeadingOffset = false'])}}}>",
+        lambda: f"triton: SwizzledSharedLayout(vec={small(rng)}, per_phase=1, max_phase={small(rng)}, order=[1, 0], "
+                f"{rng.choice(['ctas_per_cga=[1, 1], cta_split_num=[1, 1], cta_order=[1, 0]', 'cga_layout=[]'])})",
+        lambda: f"cute: composition(Swizzle<kSwizzle,3,3>{{}}, Layout<Shape<_{rows},Int<kCols>>,Stride<Int<kCols>,_1>>{{}})",
+    ]
+    return mutate(rng.choice(forms)(), rng, 0.2)
+
+
+def defines(rng: random.Random) -> list[str]:
+    """-D constants: the checks' own (kSwizzle, kCols), and at a low rate a bad one."""
+    good = ["kSwizzle=3", "kCols=64", "BM=128", "A=4", "A=0x10", "kCols"]
+    bad = ["B=A", "tid=0", "r=1", "k=999999999999", "kSwizzle=-1"]
+    return [mutate(rng.choice(good if rng.random() < 0.9 else bad), rng, 0.05) for _ in range(rng.randint(0, 3))]
+
+
+def gen_forms(rng: random.Random, folder: Path) -> list[str]:
+    """The solve with today's forms: accesses, checks, -D, vector dtypes, gfx1250's waves."""
+    arch, dtype = rng.choice(list(VALID))
+    rows, cols = (256, 256) if arch == "gfx1250" else (64, 256) if dtype == "fp4" else (64, 64)
+    argv = ["--rows", str(rows), "--cols", str(cols), "--dtype", dtype, "--arch", arch]
+    for _ in range(rng.randint(1, 2)):
+        argv += ["--access", new_access(rng, arch, dtype) if rng.random() < 0.9 else access(rng)]
+    for d in defines(rng):
+        argv += ["-D", d]
+    if rng.random() < 0.6:
+        argv += ["--check", arg(new_check(rng, rows, cols))]
+    if rng.random() < 0.1:
+        argv += ["--html", str(folder / "p.html")]
+    return argv + outputs(rng, folder)
+
+
+def gen_forms_batch(rng: random.Random, folder: Path) -> list[str]:
+    """A batch of today's forms, with define tables (a bad one at a low rate), sometimes with --html."""
+    parts = []
+    for i in range(rng.randint(1, 3)):
+        arch, dtype = rng.choice(list(VALID))
+        rows, cols = (256, 256) if arch == "gfx1250" else (64, 256) if dtype == "fp4" else (64, 64)
+        fields = [f'name = "f{i}"', f"rows = {rows}", f"cols = {cols}", f'dtype = "{dtype}"', f'arch = "{arch}"',
+                  f"access = {json.dumps([new_access(rng, arch, dtype)])}"]
+        if rng.random() < 0.6:
+            fields.append(f"check = {json.dumps(new_check(rng, rows, cols))}")
+        if rng.random() < 0.5:
+            table = ["kSwizzle = 3", "kCols = 64", "A = 4"] if rng.random() < 0.9 else ["tid = 0", 'B = "A"', "C = 1.5"]
+            fields.append("define = {" + ", ".join(rng.sample(table, rng.randint(1, 2))) + "}")
+        parts.append("[[case]]\n" + "\n".join(fields) + "\n")
+    path = folder / f"fb{rng.randrange(1 << 30)}.toml"
+    write(path, mutate("\n".join(parts), rng, 0.1))
+    argv = ["batch", str(path)] + rng.choice([[], ["--json"], ["--html", str(folder / "b.html")]])
+    return argv + ["--timeout", "2", "--total-timeout", "6"]
+
+
 _PROBE: dict[str, Path] = {}
 
 
@@ -382,7 +542,7 @@ def gen_probe(rng: random.Random, folder: Path) -> list[str]:
 
 GENERATORS: dict[str, Callable[[random.Random, Path], list[str]]] = {
     "options": gen_options, "phases": gen_phases, "linear": gen_linear, "check": gen_check, "batch": gen_batch,
-    "probe": gen_probe}
+    "probe": gen_probe, "forms": gen_forms, "forms_batch": gen_forms_batch}
 
 # --- running and judging -----------------------------------------------------------------------
 

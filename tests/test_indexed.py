@@ -119,7 +119,7 @@ def test_vector_lanes_are_split_into_quarter_warp_phases():
 @pytest.mark.parametrize("spec,words", [
     ("index: row = tid, col = k; block 32", "unknown name 'k'"),
     ("index: row = tid / (lane - lane), col = 0; block 32", "divides by zero at threadIdx = (0, 0, 0)"),
-    ("index: row = 0, col = i; i in 0..100000; block 32", "more than 65536"),
+    ("index: row = 0, col = i; i in 0..100000; block 32", "more than 16384"),
     ("index: row = 0, col = i; i in 0..4096; block 1024", "warp instructions (loops x warps) is more than"),
     ("index: row = tid; block 32", "col is not given"),
     ("index: row = tid, col = 0; block 48", "is not whole warps of 32 lanes"),

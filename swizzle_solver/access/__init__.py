@@ -82,6 +82,7 @@ def needs_forms_above(specs: Sequence[str]) -> bool:
 
 def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     """Compile one `--access` spec into its placements (DESIGN.md sections 1 and 7)."""
+    _ascii_digits(spec)
     text = spec.strip().lower()
     if text.startswith(("store:", "load:")):  # a direction named before the form (access/direction.py)
         return _directed(spec, tile, hardware, parse_access)
@@ -121,6 +122,16 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
         raise InputError(f"access {cut if len(cut) <= 60 else cut[:57] + '...'!r}: give the call alone, from {call[1]}( to its closing "
                          f"parenthesis (without '{spec[:call.start()].strip()}')")
     raise malformed(spec)
+
+
+def _ascii_digits(spec: str) -> None:
+    """Refuse another script's digits: the forms' regular expressions (``\\d``) and ``int()`` read
+    ``:w٤`` as ``:w4`` and ``SM75_U32x٤_LDSM_N`` as x4, but no compiler or library reads them."""
+    for i, ch in enumerate(spec):
+        if ch.isdecimal() and not ch.isascii():
+            text = " ".join(spec.split())
+            raise InputError(f"access {text if len(text) <= 60 else text[:57] + '...'!r}: {ch!r} (character {i + 1}) "
+                             f"is not an ASCII digit: write numbers with 0-9")
 
 
 def _above(spec: str, text: str) -> Callable[[str, Tile, Hardware], Pattern]:

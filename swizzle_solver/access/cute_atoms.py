@@ -25,7 +25,7 @@ from ..hardware import Hardware
 from ..model import InputError, Pattern, Tile
 from ..value import replace
 
-_MATRIX = re.compile(r"^sm(75|90)_u(32|16)x(\d)_(ldsm|stsm)_(n|t)$")
+_MATRIX = re.compile(r"^sm(75|90)_u(32|16)x([0-9])_(ldsm|stsm)_(n|t)$")
 _TEMPLATE = re.compile(r"^(sm80_cp_async_cacheglobal|sm80_cp_async_cachealways|universalcopy)\s*<\s*(?:cute::)?"
                        r"(uint(8|16|32|64|128)_t)\s*>$")
 _BITS = {"uint8_t": 8, "uint16_t": 16, "uint32_t": 32, "uint64_t": 64, "uint128_t": 128}

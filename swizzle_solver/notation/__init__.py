@@ -184,8 +184,12 @@ def defined_accesses(specs: list[str], items: list[str] | dict, where: str = "-D
     for a layout; every other access has no names and stays."""
     if not items:
         return list(specs)
-    from ._defines import ACCESS_FORM
+    from ._defines import ACCESS_FORM, check_thread_names, parse
 
+    values = parse([f"{k}={v}" for k, v in items.items()] if isinstance(items, dict) else items, where)
+    for s in specs:
+        if re.match(ACCESS_FORM, s):
+            check_thread_names(s, values, where)
     return [str(defined(s, items, where)) if re.match(ACCESS_FORM, s) else s for s in specs]
 
 

@@ -12,6 +12,7 @@ _NAME = r"(?a)[A-Za-z_]\w*"
 _VALUE = r"(?a)-?(?:0[xX][0-9a-fA-F]+|\d+)"
 RESERVED = {"r", "c"}  # expr:'s row and column
 ACCESS_FORM = r"(?i)\s*(?:(?:store|load)\s*:\s*)?(?:index|offset)\s*:"  # the accesses with names (indexed.py)
+THREAD = ("tid", "lane", "warp", "threadIdx", "blockDim")  # index:'s names of the thread (indexed.py's _THREAD)
 
 
 def parse(items: list[str], where: str = "-D") -> dict[str, int]:
@@ -41,3 +42,12 @@ def substitute(text: str, defines: dict[str, int]) -> str:
 
     # (a range's ``0..N`` is no member access: a dot after a dot is not one)
     return re.sub(r"(?a)((?<!\.)\.\s*|::\s*)?\b([A-Za-z_]\w*)\b", value, text)
+
+
+def check_thread_names(text: str, defines: dict[str, int], where: str = "-D") -> None:
+    """A constant named as index:'s thread (``-D tid=3``) would make every lane one thread in the
+    access ``text`` (``-D threadIdx=3``: ``3.x``): bad input, not a silent change of the access."""
+    for name in THREAD:
+        if name in defines and re.search(rf"(?a)(?<![\w.]){name}\b", text):
+            raise InputError(f"{where} '{name}={defines[name]}': {name} is the thread in an index:/offset: access "
+                             f"(tid, lane, warp, threadIdx, blockDim), not a constant: rename the constant")

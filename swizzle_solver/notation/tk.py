@@ -30,7 +30,7 @@ WHAT = "a ThunderKittens shared tile"
 # the element types of the st_* aliases and st<T, ...> (include/types/shared/st.cuh; common/base_types.cuh)
 TYPES = {"bf16": 2, "half": 2, "float": 4, "fp8e4m3": 1, "fp8e5m2": 1, "fp8e8m0": 1}
 ALIASES = {"bf": "bf16", "hf": "half", "fl": "float", "fp8e4m3": "fp8e4m3", "fp8e5m2": "fp8e5m2", "fp8e8m0": "fp8e8m0"}
-_INT = r"\s*(\d{1,6})\s*"
+_INT = r"\s*([0-9]{1,6})\s*"  # (ASCII: \d reads other scripts' digits, no compiler does)
 _BOOL = r"\s*(true|false|1|0)\s*"
 _TAIL = rf"{_INT},{_INT}(?:,{_BOOL}(?:,{_INT})?)?>\s*(?:\{{\s*\}})?\s*;?\s*"
 _ALIAS = rf"(?s)\s*(?:kittens\s*::\s*)?st_(\w+?)\s*<{_TAIL}"

@@ -375,6 +375,8 @@ class _Parser:
                 if k >= len(positional):
                     raise NotationError(f"{base} takes at most {len(positional)} positional arguments", tok[2])
                 key, k = positional[k], k + 1
+            if _GLUON_NAMES.get(key, key) in params:  # (Python: "got multiple values for argument")
+                raise NotationError(f"{base} is given {key} twice", tok[2])
             params[_GLUON_NAMES.get(key, key)] = self.value(0)
         self.take(")")
         if kind == "padded" and "intervals" in params:
