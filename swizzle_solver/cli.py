@@ -756,9 +756,9 @@ def _run_case(make, i: int, count: int, progress, times: _CaseTimes, exhaustive:
                                     budget=times.budget(progress.update), exhaustive=exhaustive)
         entry = _entry(c, row, make_doc) if document is not None else None
         page = _case_page(c, row, make_doc) if pages is not None else None
-    except (InputError, MemoryError):  # bad input stops the run (exit 2), as out of memory does
+    except MemoryError:  # out of memory stops the run
         raise
-    except Exception as err:  # an internal error in one case: the others go on
+    except Exception as err:  # an internal error in one case, or its input refused only when solved: the others go on
         row, entry = _failed(c, err, document is not None)
     if document is not None:
         assert entry is not None
@@ -805,10 +805,15 @@ def _entry(c, row: dict, make_doc: Callable[[], dict]) -> dict:
 
 
 def _failed(c, err: BaseException, json_out: bool) -> tuple[dict, dict | None]:
-    """A case that ended in an internal error (an exception, or with --jobs its process died): one
-    line on stderr, a failed row (status ``error``), and an entry with ``error`` in place of
-    ``result``."""
-    what = f"case {c.name!r} stopped with an internal error ({type(err).__name__}: {err}); the other cases go on"
+    """A case that ended in an internal error (an exception, or with --jobs its process died), or
+    whose input was refused only when it was solved (every case is compiled before anything is
+    printed, case_makers, so this is what the compile could not see; stopping the run here would
+    leave half of a --json document written): one line on stderr, a failed row (status ``error``),
+    and an entry with ``error`` in place of ``result``."""
+    if isinstance(err, InputError):
+        what = f"case {c.name!r} was refused when solved: {err}; the other cases go on"
+    else:
+        what = f"case {c.name!r} stopped with an internal error ({type(err).__name__}: {err}); the other cases go on"
     _fail(what)
     row = {"name": c.name, "answer": "-", "status": "error", "expected": c.expectation(), "ok": False}
     return row, ({"name": c.name, "ok": False, "error": what} if json_out else None)
@@ -818,7 +823,7 @@ def _run_in_processes(makers: list, processes: int, progress, times: _CaseTimes,
                       document: _JsonCases | None, pages: list[str] | None = None):
     """batch --jobs: the cases in ``processes`` worker processes (jobs.py), each case's warning,
     entry, view (``pages``) and row given here in case order, as _run_case gives them; a case whose
-    work raised is failed here (_failed), except bad input, which stops the run as in one process."""
+    work raised is failed here (_failed), as in one process; running out of memory stops the run."""
     import contextlib
 
     from .jobs import in_order
@@ -833,7 +838,7 @@ def _run_in_processes(makers: list, processes: int, progress, times: _CaseTimes,
                 if pages is not None and page is not None:
                     pages.append(page)
             else:
-                if isinstance(value, (InputError, MemoryError)):
+                if isinstance(value, MemoryError):
                     raise value
                 c = makers[i]()
                 _warn(c.warning and f"case {c.name!r}: {c.warning}")

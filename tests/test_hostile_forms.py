@@ -224,3 +224,34 @@ def test_the_partition_fix_of_a_whole_tile_cute_layout_is_no_error():
     batch = solve("batch", FORMS / "partitioned-cute-json.toml", "--json")
     assert batch.returncode == 1 and batch.stderr == ""
     assert [case["ok"] for case in strict_json(batch.stdout)["cases"]] == [True, False]
+
+
+# --- batch: a case refused only when solved --------------------------------------------------------
+
+def test_a_case_refused_when_solved_fails_alone_and_the_json_document_is_whole(tmp_path, monkeypatch):
+    """Every case is compiled before anything is printed (cases.case_makers); what only solving can
+    refuse (an InputError raised by the solve itself) fails that case alone, as an internal error does,
+    so that batch --json never stops half way through its document (it printed 27 KB and exited 2).
+    (--jobs takes the same _failed path; its spawned workers cannot see a monkeypatch.)"""
+    import json
+
+    from swizzle_solver import cli
+
+    real = cli._batch_case
+
+    def refusing(c, **kwargs):
+        if c.name == "second":
+            raise InputError("the solve refused it")
+        return real(c, **kwargs)
+
+    monkeypatch.setattr(cli, "_batch_case", refusing)
+    cases = tmp_path / "cases.toml"
+    cases.write_text("".join(f'[[case]]\nname = "{n}"\nrows = 16\ncols = 16\naccess = ["8x4"]\n\n'
+                             for n in ("first", "second", "third")))
+    result = solve("batch", str(cases), "--json")
+    assert result.returncode == 1, result.stderr
+    doc = json.loads(result.stdout)
+    assert [c["name"] for c in doc["cases"]] == ["first", "second", "third"]
+    assert doc["cases"][1]["ok"] is False and "the solve refused it" in doc["cases"][1]["error"]
+    assert all("result" in c for c in (doc["cases"][0], doc["cases"][2]))
+    assert result.stderr.count("\n") == 1 and "refused when solved" in result.stderr
