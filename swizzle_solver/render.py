@@ -817,5 +817,6 @@ class BatchNarrow:
             for row in _fold_rows([line], options.max_width)[0]:  # a cell wider than the line: wrapped under it
                 folded = row.cell_len > options.max_width and row.plain.startswith(FOLD_INDENT)
                 yield Wrapped(row[len(FOLD_INDENT):], len(FOLD_INDENT)) if folded else row
-            yield Wrapped(Text(f"expected {expected}: {name}", style="dim"), len(FOLD_INDENT))
+            said = "no expectation" if expected == "-" else f"expected {expected}"  # ("-": the wide table's empty cell)
+            yield Wrapped(Text(f"{said}: {name}", style="dim"), len(FOLD_INDENT))
         yield Text()

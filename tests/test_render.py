@@ -125,7 +125,7 @@ def test_batch_table_narrower_than_its_rows_puts_expectation_and_case_under_each
     assert lines[2].split() == ["ok", "status", "answer"]
     fail = lines.index(next(line for line in lines if line.startswith("  FAIL")))
     assert lines[fail].split() == ["FAIL", "conflicts", "Swizzle<1,2,3>"]  # grep FAIL: the answer on the line
-    assert lines[fail + 1] == "      expected -: second case"
+    assert lines[fail + 1] == "      no expectation: second case"
     assert lines[-1] == "1 passed, 1 failed"
 
 
