@@ -41,7 +41,7 @@ import reprlib
 from typing import Any
 
 from .access.cute_atoms import form_of
-from .access.mma_atoms import evaluate
+from .access.mma_atoms import evaluate, size
 from .access.warp import refuse, tile_pattern
 from .hardware import Hardware, Lane
 from .model import InputError, Pattern, Tile
@@ -157,19 +157,10 @@ def _layout(spec: str, text: str, what: str) -> tuple[Any, Any]:
     return shape, stride
 
 
-def _size(shape: Any) -> int:
-    if isinstance(shape, int):
-        return shape
-    n = 1
-    for s in shape:
-        n *= _size(s)
-    return n
-
-
 def _table(spec: str, layout: tuple[Any, Any], what: str) -> dict[int, tuple[int, int]]:
     """index -> (m, n) of a bijective (m, n) -> index layout, or bad input."""
     (s0, s1), (d0, d1) = layout
-    size0, size1 = _size(s0), _size(s1)
+    size0, size1 = size(s0), size(s1)
     if size0 * size1 > MAX_THREADS * 64:
         raise InputError(f"access {_short(spec)}: the {what} layout has {size0 * size1} entries: state one tile")
     out = {evaluate(s0, d0, i) + evaluate(s1, d1, j): (i, j) for j in range(size1) for i in range(size0)}
@@ -195,7 +186,7 @@ def thread_value_tile(thr: dict[int, tuple[int, int]], val: dict[int, tuple[int,
 def _inverse(layout: Any) -> dict[int, tuple[int, int]]:
     """bit of the atom's data -> (thread, bit) of the reference layout (a bijection)."""
     (s0, s1), (d0, d1) = layout
-    return {evaluate(s0, d0, t) + evaluate(s1, d1, b): (t, b) for t in range(_size(s0)) for b in range(_size(s1))}
+    return {evaluate(s0, d0, t) + evaluate(s1, d1, b): (t, b) for t in range(size(s0)) for b in range(size(s1))}
 
 
 def lane_addresses(atom: CopyAtom, tv, threads: int, values: int, value_bits: int, spec: str) -> list[list[Lane]]:
@@ -203,8 +194,8 @@ def lane_addresses(atom: CopyAtom, tv, threads: int, values: int, value_bits: in
     first value of its shared-memory side, checked to run along the tile row."""
     inverse = _inverse(atom.ref)
     (s0, s1), (d0, d1) = atom.smem
-    thread_bits = _size(s1)
-    atom_values = _size(atom.ref[0][1]) // value_bits
+    thread_bits = size(s1)
+    atom_values = size(atom.ref[0][1]) // value_bits
     per = thread_bits // value_bits
     out = []
     for warp in range(threads // WARP):
@@ -252,8 +243,8 @@ def _served(spec: str, atom: CopyAtom, type_name: str, tile: Tile, hardware: Har
         raise InputError(f"access {_short(spec)}: the atom's value type {type_name!r} is "
                          f"{'unknown' if value_bytes is None else f'{value_bytes}-byte'}, the tile's elements are "
                          f"{tile.elem_bytes}-byte: give the --dtype of the value type (half_t: f16, float: f32)")
-    if _size(atom.smem[0][1]) < 8 * tile.elem_bytes:
-        raise InputError(f"access {_short(spec)}: {atom.name} moves {_size(atom.smem[0][1])} bits a thread, less than "
+    if size(atom.smem[0][1]) < 8 * tile.elem_bytes:
+        raise InputError(f"access {_short(spec)}: {atom.name} moves {size(atom.smem[0][1])} bits a thread, less than "
                          f"one {type_name}: use a wider atom")
 
 
@@ -266,14 +257,14 @@ def parse_tiled(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
     thr, val = _table(spec, thr_layout, "thread"), _table(spec, val_layout, "value")
     threads, values = len(thr), len(val)
     value_bits = 8 * tile.elem_bytes
-    atom_values = _size(atom.ref[0][1]) // value_bits
+    atom_values = size(atom.ref[0][1]) // value_bits
     if threads % WARP or threads > MAX_THREADS or values % max(1, atom_values) or atom_values < 1:
         raise InputError(f"access {_short(spec)}: {threads} threads x {values} values: a TiledCopy of {atom.name} "
                          f"here is whole warps (at most {MAX_THREADS} threads) and a multiple of the atom's "
                          f"{max(1, atom_values)} values per thread")
-    vshape = (_size(val_layout[0][0]), _size(val_layout[0][1]))
-    height = vshape[0] * _size(thr_layout[0][0])
-    width = vshape[1] * _size(thr_layout[0][1])
+    vshape = (size(val_layout[0][0]), size(val_layout[0][1]))
+    height = vshape[0] * size(thr_layout[0][0])
+    width = vshape[1] * size(thr_layout[0][1])
     tv = thread_value_tile(thr, val, vshape)
     write = atom.kind in ("stmatrix", "cp.async") or direction == "store"
     instructions = lane_addresses(atom, tv, threads, values, value_bits, spec)
@@ -316,7 +307,7 @@ def _warps(spec: str, text: str) -> list[tuple[int, int]]:
     stride: Any = getattr(layout, "stride", None)
     if isinstance(shape, int):
         shape, stride = (shape, 1), (stride, 0)
-    if shape is None or stride is None or len(shape) not in (2, 3) or (len(shape) == 3 and _size(shape[2]) != 1):
+    if shape is None or stride is None or len(shape) not in (2, 3) or (len(shape) == 3 and size(shape[2]) != 1):
         raise InputError(f"access {_short(spec)}: the atom layout is (M, N) or (M, N, 1) warps (a K mode of 1)")
     table = _table(spec, (shape[:2], stride[:2]), "atom")
     return [table[w] for w in range(len(table))]

@@ -151,26 +151,27 @@ def evaluate(shape: Any, stride: Any, i: int) -> int:
         return (i % shape) * stride
     out = 0
     for s, d in zip(shape, stride, strict=True):
-        size = _size(s)
-        out += evaluate(s, d, i % size)
-        i //= size
+        extent = size(s)
+        out += evaluate(s, d, i % extent)
+        i //= extent
     return out
 
 
-def _size(shape: Any) -> int:
+def size(shape: Any) -> int:
+    """The number of coordinates of a (nested) CuTe shape: the product of its leaves."""
     if isinstance(shape, int):
         return shape
     n = 1
     for s in shape:
-        n *= _size(s)
+        n *= size(s)
     return n
 
 
 def thread_values(layout: Any) -> list[list[int]]:
     """For each of the 32 threads, the operand index of each of its values, in value order."""
     (t_shape, v_shape), (t_stride, v_stride) = layout
-    return [[evaluate(t_shape, t_stride, t) + evaluate(v_shape, v_stride, v) for v in range(_size(v_shape))]
-            for t in range(_size(t_shape))]
+    return [[evaluate(t_shape, t_stride, t) + evaluate(v_shape, v_stride, v) for v in range(size(v_shape))]
+            for t in range(size(t_shape))]
 
 
 def operand_layout(mnk: tuple[int, int, int], types: dict[str, str], operand: str) -> Any:
