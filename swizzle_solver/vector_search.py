@@ -103,6 +103,7 @@ def width_items(sides: Sequence[Side], elem_bytes: int, bank_bytes: int, banks: 
 
 
 def independent(vectors: Sequence[int]) -> list[int]:
+    """The vectors that add to the span of those before them, in order (a basis of their span)."""
     out: list[int] = []
     for v in vectors:
         if v and gf2.rank(out + [v]) > len(out):

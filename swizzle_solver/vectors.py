@@ -353,7 +353,7 @@ def matrix_forms(access: RegisterAccess, pre: list[int], tile: Tile, hardware: H
     row_bits = log2(MATRIX_ROW_BYTES // e)
     if len(pre) < row_bits:
         return []
-    lane, regs = list(access.lane), _independent(list(access.register))
+    lane, regs = list(access.lane), vector_search.independent(list(access.register))
     inreg = log2(4 // e)  # element bits inside one 32-bit register
     out: list[MatrixForm] = []
     if pre[inreg:row_bits] == lane[0:2] and _in_register(pre[:inreg], regs):
@@ -455,7 +455,7 @@ def candidate_vectors(accesses: Sequence[RegisterAccess], elem_bytes: int) -> li
     matrix = [(f"{a.name}'s ldmatrix{suffix} rows", rows) for a in accesses
               for suffix, rows in matrix_rows(a, elem_bytes, shared)]
     for what, basis in [("every access's registers", shared)] + own + alone + matrix:
-        basis = _independent(basis)
+        basis = vector_search.independent(basis)
         for j in range(min(most, len(basis)), -1, -1):
             key = tuple(basis[:j])
             if key not in seen:
@@ -471,9 +471,9 @@ def matrix_rows(access: RegisterAccess, e: int, shared: Sequence[int] = ()) -> l
     16-bit unit and lane bits 2 to 4."""
     if len(access.lane) != 5 or e not in (1, 2, 4):
         return []
-    regs, lane = _independent(list(access.register)), list(access.lane)
+    regs, lane = vector_search.independent(list(access.register)), list(access.lane)
     inreg, unit = log2(4 // e), (log2(2 // e) if e <= 2 else -1)
-    mine = _independent([x for x in shared if x in _span_set(regs)] + regs)
+    mine = vector_search.independent([x for x in shared if x in _span_set(regs)] + regs)
     # (the forms the tool had for 2-byte data first: its answers there stay as they were)
     heads = ([[p] for p in regs[:3]] if inreg == 1 else [regs[:inreg]]) + [mine[:inreg]]
     out: list[tuple[str, list[int]]] = []
@@ -490,26 +490,18 @@ def _span_set(vectors: list[int]) -> set[int]:
     return {int(x) for x in _span_all(vectors)}
 
 
-def _independent(vectors: list[int]) -> list[int]:
-    out: list[int] = []
-    for v in vectors:
-        if v and gf2.rank(out + [v]) > len(out):
-            out.append(v)
-    return out
-
-
 def _intersection(spans: list[list[int]]) -> list[int]:
     """A basis of the intersection of the spans, preferring the first span's own vectors in order."""
-    first = _independent(spans[0]) if spans else []
+    first = vector_search.independent(spans[0]) if spans else []
     common = first
     for other in spans[1:]:
-        other = _independent(other)
+        other = vector_search.independent(other)
         # x in span(common) ∩ span(other): combos of common + other in the kernel
         kern = gf2.kernel(common + other)
-        common = _independent([gf2.apply(common, c & ((1 << len(common)) - 1)) for c in kern])
+        common = vector_search.independent([gf2.apply(common, c & ((1 << len(common)) - 1)) for c in kern])
     # prefer the first span's own bases where they lie in the intersection
     pref = [v for v in first if gf2.rank(common + [v]) == len(common)]
-    return _independent(pref + common)
+    return vector_search.independent(pref + common)
 
 
 def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware: Hardware
@@ -523,7 +515,7 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
         _, rows, inreg = forms[0]
         wpiv = general.echelon(vector)
         space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
-        phases = (1 << len(access.warp)) << (len(_independent(list(access.register))) - len(inreg))
+        phases = (1 << len(access.warp)) << (len(vector_search.independent(list(access.register))) - len(inreg))
         return [(space, phases)]
     jp = vector_bits(access, vector, e)
     vbytes = e << jp
@@ -536,7 +528,7 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     requests = (1 << len(access.warp)) * groups
     out: dict[tuple[int, ...], int] = {}
     for phase in hardware.phase_indices(len(lanes), vbytes, paired):
-        dirs = _independent([lanes[i] ^ lanes[phase[0]] for i in phase])
+        dirs = vector_search.independent([lanes[i] ^ lanes[phase[0]] for i in phase])
         # the vector coordinates of each direction: x = w + c, c reduced mod W
         coords = [gf2.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
                   for d in dirs]
@@ -585,7 +577,7 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
     e = tile.elem_bytes
     out = []
     for a in accesses:
-        regs = _independent(list(a.register))
+        regs = vector_search.independent(list(a.register))
         most = min(len(regs), log2(max(1, min(MAX_VECTOR_BYTES, a.max_vector_bytes) // e)))
         units = tuple(hardware.geometry(e, e << j).unit_shift for j in range(most + 1))
         out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units))

@@ -68,20 +68,7 @@ def test_k_major_fragment_on_a_column_major_tile_is_refused():
 
 def _counter_names(doc) -> list[tuple[str, str]]:
     """(spec, the op of its counter's names) for every access of a --check document."""
-    out = []
-
-    def walk(x):
-        if isinstance(x, dict):
-            if "spec" in x and isinstance(x.get("counter"), dict):
-                (name, *_), = [list(x["counter"])]
-                out.append((x["spec"], name.rsplit("_op_", 1)[1].split(".")[0]))
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-    walk(doc)
-    return out
+    return [(x["spec"], next(iter(x["counter"])).rsplit("_op_", 1)[1].split(".")[0]) for x in _walk_accesses(doc)]
 
 
 def test_a_named_store_is_counted_under_op_st(tmp_path):

@@ -17,6 +17,7 @@ import pytest
 
 from swizzle_solver.access.inputfile import MAX_DEPTH, nesting, printable
 from tests import clirun
+from tests.clirun import assert_input_error
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLVE = ["--rows", "8", "--cols", "24", "--access", "4x2"]
@@ -46,17 +47,6 @@ def run_process(args, *, stdin=None, timeout=30, cwd=ROOT, **kw) -> subprocess.C
     env["PYTHONPATH"] = str(ROOT)  # the checkout's code, from any working directory
     return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], cwd=cwd, capture_output=True,
                           text=True, errors="replace", timeout=timeout, stdin=stdin, env=env, **kw)
-
-
-def assert_input_error(result, *words) -> str:
-    """Exit 2, one line on stderr naming the problem, nothing on stdout, no traceback."""
-    assert result.returncode == 2, (result.returncode, result.stdout[-300:], result.stderr[-600:])
-    assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("swizzle-solve: error: "), result.stderr[-600:]
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 def phases_doc(name="a", phases=((0, 0, 4),)) -> dict:
