@@ -479,7 +479,7 @@ class Checked(Value, eq=False):
         """When the check fails and the layout is a CuTe swizzle whose M is at least log2(elem_bytes):
         the byte form of a swizzle given where element offsets are meant (DESIGN.md section 10). If its
         element form Swizzle<B, M - log2(elem_bytes), S> passes, say so (None otherwise)."""
-        sw, e = self.layout.cute_swizzle(), self.problem.tile.elem_bytes
+        sw, e = self.layout.cute_swizzle() or _written_swizzle(self.layout, self.problem.tile), self.problem.tile.elem_bytes
         if self.passed or sw is None or e == 1 or e.bit_length() - 1 > sw.M:
             return None
         from .families.cute import Swizzle
@@ -533,6 +533,22 @@ class Checked(Value, eq=False):
         from .stages import summary, worst
 
         return summary(self.stages_json(), worst(self.stages)) if self.stages else None
+
+
+def _written_swizzle(layout: Layout, tile) -> Any:
+    """The swizzle a ``cute:`` layout writes (``S<3,4,3> o 0 o (8,64):(64,1)``, as the DSL prints it)
+    when the layout is exactly that swizzle of the tile's row-major offsets, for Checked.hint; else None."""
+    written = getattr(getattr(layout, "source", None), "written_swizzle", None)
+    sw = written() if written is not None else None
+    if sw is None:
+        return None
+    from .layout import layout_table
+
+    try:
+        same = bool((layout_table(tile, layout) == layout_table(tile, sw)).all())
+    except InputError:
+        return None
+    return sw if same else None
 
 
 def check(layout: Layout | str, problem_: Problem | None = None, /, *, budget: Budget | None = None,

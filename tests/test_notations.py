@@ -593,6 +593,18 @@ def test_byte_form_given_as_elements_is_checked_as_written_and_the_message_names
     assert api.check("Swizzle<3,3,3>", rows=64, cols=64, dtype="f16", access=["8x8"]).hint is None
 
 
+def test_the_byte_form_written_in_cute_notation_gets_the_same_hint():
+    """The DSL prints a composed swizzle as ``S<3,4,3> o 0 o (8,64):(64,1)``: pasted as ``cute:``, the
+    byte form is named as for a bare Swizzle<3,4,3>; a pointer's byte swizzle (smem_ptr) passes, and a
+    composition over another layout (its table not the swizzle's) gets no hint."""
+    tile = {"rows": 8, "cols": 64, "dtype": "f16", "access": ["8x8"]}
+    for text in ("cute: S<3,4,3> o 0 o (8,64):(64,1)", "cute: Swizzle<3,4,3>"):
+        checked = api.check(text, **tile)
+        assert not checked.passed and "byte form of Swizzle<3,3,3> on 2-byte elements" in checked.hint
+    assert api.check("cute: Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)", **tile).passed
+    assert api.check("cute: S<3,4,3> o 0 o (8,64):(1,8)", **tile).hint is None
+
+
 # --- CLI, JSON, batch -------------------------------------------------------------------------------
 
 CHECKS = [

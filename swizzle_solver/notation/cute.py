@@ -106,6 +106,15 @@ class Cute(Value):
         """The same layout, evaluated at coordinate ``stage`` of its stage mode (api.check checks each)."""
         return Cute(self.layout, self.pointer_bits, stage)
 
+    def written_swizzle(self) -> Swizzle | None:
+        """The element-level swizzle as written (a swizzle alone, or the outer map of a composition,
+        as the DSL prints it: ``S<3,4,3> o 0 o ...``); None for a pointer's byte swizzle (smem_ptr) or
+        any other layout. api.Checked.hint names its element form when it is the byte form."""
+        layout = self.layout
+        if isinstance(layout, Composed) and not self.pointer_bits:
+            layout = layout.outer
+        return layout if isinstance(layout, Swizzle) else None
+
     def evaluate(self, tile: Tile) -> tuple[np.ndarray, object, str | None]:
         bits = tile.elem_bits or 8 * tile.elem_bytes
         if self.pointer_bits and self.pointer_bits != bits:
