@@ -39,6 +39,13 @@ def check_writable(path: str, option: str = "--svg") -> None:
     directory, no permission."""
     folder = os.path.dirname(os.path.abspath(path))
     suffix = "." + option.lstrip("-")  # (the temporary file's: .svg, .html)
+    other = {"--html": (".svg",), "--svg": (".html", ".htm")}.get(option, ())
+    if os.path.splitext(path)[1].lower() in other:  # a browser would read the file as the other kind
+        stem = os.path.splitext(path)[0]
+        raise InputError(f"{option} {path!r} writes an HTML page, not SVG: name it {stem}.html (solve's --svg FILE "
+                         f"writes the SVG figure)" if option == "--html" else
+                         f"{option} {path!r} writes an SVG figure, not HTML: name it {stem}.svg (--html FILE writes "
+                         f"the interactive page)")
     try:
         info = os.lstat(path)
     except FileNotFoundError:

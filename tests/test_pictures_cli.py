@@ -50,6 +50,8 @@ def test_emit_all_in_json_and_rich():
     (["--emit", "nonsense"], "--emit 'nonsense' is not a target"),
     (["--svg", "/nonexistent-dir/tile.svg"], "does not exist"),
     (["--svg", "."], "is a directory"),
+    (["--svg", "tile.HTML"], "writes an SVG figure, not HTML: name it tile.svg"),  # a browser reads the name
+    (["--html", "tile.svg"], "writes an HTML page, not SVG: name it tile.html"),
     (["--show", "--json"], "cannot go with --json"),
     (["--show-access", "4x4"], "names no access"),
 ])
