@@ -138,6 +138,9 @@ def test_printed_swizzle_of_a_pointer_is_its_element_form(bits, dtype_bytes, byt
 def test_printed_pointer_of_another_width_is_refused():
     with pytest.raises(InputError, match="16-bit pointer.*32 bits"):
         table_of("cute: Sw<3,4,3> o smem_ptr[16b](0x7f0000) o (_8,_64):(_64,_1)", Tile(8, 64, 64, 4))
+    for bits in (0, 12, 256):  # 0 bits would read as no pointer (an element swizzle): refused like the others
+        with pytest.raises(InputError, match=f"a {bits}-bit pointer: elements of 1 to 128 bits"):
+            table_of(f"cute: Sw<3,4,3> o smem_ptr[{bits}b](unset) o (_8,_64):(_64,_1)", Tile(8, 64, 64, 2))
 
 
 DSL = {  # the CuTe DSL's (and Mojo's) constructors, each against pycute's layout of the same arguments

@@ -715,6 +715,8 @@ class _Printed(_Parser):
         tok = self.peek()
         if not isinstance(bits, int) or tok is None or tok[1] != "b":
             raise NotationError("a pointer is printed smem_ptr[16b]: its element's bits, then b", col)
+        if not is_pow2(bits) or bits > 128:  # (0 would read as no pointer at all)
+            raise NotationError(f"a {bits}-bit pointer: elements of 1 to 128 bits, powers of two", col)
         self.i += 1
         self.expect("]")
         if self.peek() is not None and self.peek()[1] == "(":  # the address: (unset), (0x7f00...)
@@ -726,8 +728,6 @@ class _Printed(_Parser):
 
 def _element_swizzle(sw: Swizzle, bits: int, col: int) -> Swizzle:
     """A swizzle of byte addresses as the swizzle of ``bits``-bit element offsets (the mask moves down)."""
-    if not is_pow2(bits) or bits > 128:
-        raise NotationError(f"a {bits}-bit pointer: elements of 1 to 128 bits, powers of two", col)
     m = sw.M - log2(bits // 8) if bits >= 8 else sw.M + log2(8 // bits)
     if m < 0:
         raise NotationError(f"Sw<{sw.B},{sw.M},{sw.S}> moves pieces of {1 << sw.M} bytes, smaller than the "
