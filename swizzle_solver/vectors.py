@@ -33,7 +33,7 @@ import numpy as np
 
 from . import general, gf2, simulate, vector_search
 from .families.general_linear import GeneralLinear, of_columns
-from .hardware import Hardware
+from .hardware import Hardware, Rule
 from .layout import Layout
 from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
 from .rounds import Rounds
@@ -303,10 +303,86 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     best = Moved(access.name, v, instruction_name(hardware, v, access.store), instructions, wavefronts, lower,
                  access.direction)
     if fixed is None:
-        matrix = matrix_moved(access, bases, tile, hardware)
-        if matrix is not None and (matrix.wavefronts, matrix.instructions) < (best.wavefronts, best.instructions):
-            return matrix
+        others = [matrix_moved(access, bases, tile, hardware),
+                  two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), v, tile,
+                                    hardware)]
+        for other in others:
+            if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
+                best = other
     return best
+
+
+# --- AMD's two-address instructions (ds_read2_b32/_b64, ds_write2_*, their st64 forms) ----------------
+# One instruction, two addresses a lane: a base register and two 8-bit immediate offsets, offset0 and
+# offset1, in units of the lane's width (4 or 8 bytes), or of 64 of them for the st64 forms (the ISA's
+# encoding; probe/hip.py's two_address issues them so). So a lane may move two of its vectors with one
+# instruction when the second starts a fixed distance after the first, the same for every lane and
+# every warp (the immediates are in the code every warp runs): d = (a1 - a0) / unit with |d| <= 255.
+# Served as hardware.py's cell of that op says (Rule.addresses = 2: its phases are sets of slots,
+# slot l + a * wave the a-th address of lane l): two passes on CDNA and RDNA, both addresses together
+# on gfx1250; the cells' banks and confidence are docs/hardware.md's tables.
+TWO_ADDRESS_WIDTHS = (4, 8)  # ds_read2_b32 / ds_read2_b64 (and writes): no b8, b16 or b128 forms
+OFFSET_MAX = 255  # offset0, offset1: 8 bits each
+ST64 = 64  # the st64 forms scale both offsets by 64 units
+
+
+def two_address_op(v: int, distances: np.ndarray, write: bool) -> str | None:
+    """The two-address op that issues pairs of ``v``-byte vectors whose second starts ``distances``
+    bytes after its first (one per instruction; every lane's and warp's the same), or None: the
+    plain form where every distance fits 8 bits of ``v``-byte units, else the st64 form where every
+    distance is a multiple of 64 units that fits 8 bits of them; else none."""
+    if v not in TWO_ADDRESS_WIDTHS or not distances.size:
+        return None
+    kind = "ds_write2" if write else "ds_read2"
+    units = np.abs(distances)
+    if not (units % v).any() and int(units.max()) // v <= OFFSET_MAX:
+        return f"{kind}_b{8 * v}"
+    if not (units % (ST64 * v)).any() and int(units.max()) // (ST64 * v) <= OFFSET_MAX:
+        return f"{kind}st64_b{8 * v}"
+    return None
+
+
+def two_address_moved(access: RegisterAccess, starts: np.ndarray, v: int, tile: Tile, hardware: Hardware
+                      ) -> Moved | None:
+    """The access with each lane's vectors issued two at a time by a two-address instruction
+    (two_address_op), where the target has it: ``starts`` (shape (warps, register groups, lanes)) are
+    the physical element offsets of each request's vectors, group k holding the XOR of the group bases
+    of k's set bits. Each pairing is a register-group direction t (group k with group k ^ t, the lower
+    first); one whose distances differ between lanes or warps, or that no op encodes, is not issued.
+    Every pairing that is, measured by its op's cell (hardware.Rule: its banks, its phases over both
+    addresses); the fewest wavefronts, then the first pairing."""
+    warps, groups, n = starts.shape
+    if groups < 2 or v not in TWO_ADDRESS_WIDTHS or not hardware.rules:
+        return None
+    best = None
+    for t in range(1, groups):
+        low = np.array([k for k in range(groups) if k < k ^ t])
+        first, second = starts[:, low, :], starts[:, low ^ t, :]
+        distance = (second - first) * tile.elem_bytes  # bytes, per (warp, pair, lane)
+        if (distance != distance[:1, :, :1]).any():  # not one distance per instruction for every lane and warp
+            continue
+        op = two_address_op(v, distance[0, :, 0], access.store)
+        rule = hardware.rule(op) if op is not None else None
+        if rule is None:
+            continue
+        found = _two_address_cost(access, np.concatenate([first, second], axis=2).reshape(-1, 2 * n), rule, tile,
+                                  hardware)
+        if best is None or found.wavefronts < best.wavefronts:
+            best = found
+    return best
+
+
+def _two_address_cost(access: RegisterAccess, slots: np.ndarray, rule: Rule, tile: Tile, hardware: Hardware) -> Moved:
+    """One two-address instruction per row of ``slots`` (every lane's first address, then every lane's
+    second), split into the rule's phases of slots and measured by the simulator on its banks."""
+    n, wave = slots.shape[1] // 2, hardware.wave_lanes
+    # rule.phases number slot l + a * wave; this request holds the n lanes present, slot l + a * n
+    phases = [[(s // wave) * n + s % wave for s in phase if s % wave < n] for phase in rule.phases]
+    phases = [p for p in phases if p]
+    widest = max(map(len, phases))
+    index = np.array([p + [p[0]] * (widest - len(p)) for p in phases])
+    wavefronts, lower = _measure(slots[:, index].reshape(-1, widest), rule.lane_bytes, tile, hardware.for_rule(rule))
+    return Moved(access.name, rule.lane_bytes, rule.op, slots.shape[0], wavefronts, lower, access.direction)
 
 
 # ldmatrix / stmatrix (.m8n8 .b16, PTX ISA): the lanes 8i .. 8i+7 give the 8 row addresses (16 bytes
