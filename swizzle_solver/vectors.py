@@ -38,7 +38,7 @@ from .layout import Layout
 from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
 from .rounds import Rounds
 from .rounds import rounds as rounds_of
-from .value import Value
+from .value import Value, replace
 
 
 class RegisterAccess(Value):
@@ -186,6 +186,7 @@ class Moved(Value):
     wavefronts: int  # the simulator's total over every phase of every instruction
     lower_bound: int  # the least wavefronts its phases could take (bytes / wavefront, per phase)
     direction: str = "load"  # or "store"
+    pair: int = 0  # a two-address instruction (ds_read2): the index direction from a lane's first vector to its second
 
     def json(self) -> dict:
         return {"name": self.name, "direction": self.direction, "vector_bytes": self.vector_bytes,
@@ -304,8 +305,8 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
                  access.direction)
     if fixed is None:
         others = [matrix_moved(access, bases, tile, hardware),
-                  two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), v, tile,
-                                    hardware)]
+                  two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), groups, v,
+                                    tile, hardware)]
         for other in others:
             if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
                 best = other
@@ -342,21 +343,67 @@ def two_address_op(v: int, distances: np.ndarray, write: bool) -> str | None:
     return None
 
 
-def two_address_moved(access: RegisterAccess, starts: np.ndarray, v: int, tile: Tile, hardware: Hardware
-                      ) -> Moved | None:
+def two_address_name(v: int, write: bool, st64: bool = False) -> str:
+    """The two-address op of ``v``-byte vectors (a store's: ds_write2)."""
+    return f"{'ds_write2' if write else 'ds_read2'}{'st64' if st64 else ''}_b{8 * v}"
+
+
+def two_address_widths(access: RegisterAccess, side: vector_search.Side, tile: Tile, hardware: Hardware
+                       ) -> list[int]:
+    """The widths (element bits) at which the access may issue two of a lane's vectors with one
+    instruction: 4- or 8-byte vectors, a register direction left to pair them along, and the
+    target's cell of the op."""
+    e = tile.elem_bytes
+    return [j for j in range(side.most + 1) if (e << j) in TWO_ADDRESS_WIDTHS and len(side.regs) > j
+            and hardware.rule(two_address_name(e << j, access.store)) is not None]
+
+
+def bounded_by_singles(hardware: Hardware, op: str) -> bool:
+    """Whether the cell of two-address ``op`` never takes fewer wavefronts than its two addresses as
+    two single-address requests measured by the phase rule by width (moved): each of its phases holds
+    one address of its lanes, within one phase of that rule, on a bank count dividing the target's
+    (a bank of the rule's is then a union of the target's banks, and a phase split further costs no
+    less). Two passes (CDNA, RDNA) are; gfx1250's, both addresses in one phase, are not."""
+    rule = hardware.rule(op)
+    assert rule is not None and rule.addresses == 2, op
+    wave = hardware.wave_lanes
+    banks = hardware.banks if hardware.fixed_banks else rule.banks
+    single = [set(p) for p in hardware.phase_indices(wave, rule.lane_bytes)]
+    return hardware.banks % banks == 0 and all(
+        len({s // wave for s in phase}) == 1 and any({s % wave for s in phase} <= g for g in single)
+        for phase in rule.phases)
+
+
+def with_two_address(items: list[vector_search.Item], sides: Sequence[vector_search.Side],
+                     widths: Sequence[Sequence[int]]) -> list[vector_search.Item]:
+    """The width tuples' instruction floors where an access may pair its vectors (``widths``: per
+    access, two_address_widths): half its instructions at those widths. Their wavefront floors stand
+    where the two-address cells are bounded by the single requests (bounded_by_singles; solve_auto
+    says not complete otherwise)."""
+    if not any(widths):
+        return items
+    out = []
+    for it in items:
+        saved = sum(vector_search.instructions(s, j) // 2 for s, j, ok in zip(sides, it.widths, widths) if j in ok)
+        out.append(it if it.expand is not None or not saved else replace(it, instructions=it.instructions - saved))
+    return out
+
+
+def two_address_moved(access: RegisterAccess, starts: np.ndarray, groups: list[int], v: int, tile: Tile,
+                      hardware: Hardware) -> Moved | None:
     """The access with each lane's vectors issued two at a time by a two-address instruction
     (two_address_op), where the target has it: ``starts`` (shape (warps, register groups, lanes)) are
     the physical element offsets of each request's vectors, group k holding the XOR of the group bases
-    of k's set bits. Each pairing is a register-group direction t (group k with group k ^ t, the lower
+    of k's set bits (``groups``). Each pairing is a register-group direction t (group k with group k ^ t, the lower
     first); one whose distances differ between lanes or warps, or that no op encodes, is not issued.
     Every pairing that is, measured by its op's cell (hardware.Rule: its banks, its phases over both
     addresses); the fewest wavefronts, then the first pairing."""
-    warps, groups, n = starts.shape
-    if groups < 2 or v not in TWO_ADDRESS_WIDTHS or not hardware.rules:
+    count, n = starts.shape[1], starts.shape[2]
+    if count < 2 or v not in TWO_ADDRESS_WIDTHS or not hardware.rules:
         return None
     best = None
-    for t in range(1, groups):
-        low = np.array([k for k in range(groups) if k < k ^ t])
+    for t in range(1, count):
+        low = np.array([k for k in range(count) if k < k ^ t])
         first, second = starts[:, low, :], starts[:, low ^ t, :]
         distance = (second - first) * tile.elem_bytes  # bytes, per (warp, pair, lane)
         if (distance != distance[:1, :, :1]).any():  # not one distance per instruction for every lane and warp
@@ -368,7 +415,7 @@ def two_address_moved(access: RegisterAccess, starts: np.ndarray, v: int, tile: 
         found = _two_address_cost(access, np.concatenate([first, second], axis=2).reshape(-1, 2 * n), rule, tile,
                                   hardware)
         if best is None or found.wavefronts < best.wavefronts:
-            best = found
+            best = replace(found, pair=gf2.apply(groups, t))
     return best
 
 
@@ -753,7 +800,9 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
             if c is not None:
                 found.append(c)
     sides = search_sides(accesses, tile, hardware)
-    items = vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
+    paired = [two_address_widths(a, s, tile, hardware) for a, s in zip(accesses, sides)]
+    items = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks),
+                             sides, paired)
     items += matrix_items(accesses, sides, tile, hardware)
 
     def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
@@ -780,7 +829,13 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
-    return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not, split[pick])
+    complete, why = searched.complete, searched.why_not
+    loose = sorted({two_address_name(tile.elem_bytes << j, a.store) for a, ok in zip(accesses, paired) for j in ok
+                    if not bounded_by_singles(hardware, two_address_name(tile.elem_bytes << j, a.store))})
+    if complete and loose:
+        complete, why = False, (f"{', '.join(loose)} on {hardware.name} serve both addresses of a lane in one phase: "
+                                f"fewer wavefronts than two single requests, which the chains' floors do not bound")
+    return Auto(ranked[0], given, tuple(ranked), complete, searched.chains, why, split[pick])
 
 
 def _first_chain(items: list[vector_search.Item], sides: list[vector_search.Side],
@@ -826,8 +881,8 @@ def instruction_spans(access: RegisterAccess, m: Moved, bases: list[int], pre: l
     picks which, rounds.py; the counts are the same whichever), one entry per form of the measured
     instruction and counts."""
     out = list(access.lane) + list(access.warp)
-    if not m.instruction.startswith(("ldmatrix", "stmatrix")):
-        return [(out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))], [])]
+    if not m.instruction.startswith(("ldmatrix", "stmatrix")):  # a two-address one also moves to its second vector
+        return [(out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))] + ([m.pair] if m.pair else []), [])]
     found = []
     for form in matrix_forms(access, pre, tile, hardware):
         if form_moved(access, bases, form, tile, hardware) == m:
