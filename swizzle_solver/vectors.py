@@ -805,12 +805,16 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
                              sides, paired)
     items += matrix_items(accesses, sides, tile, hardware)
 
+    built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]] = []
+
     def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
         layout, kern, exact = construct_for(accesses, vector, tile, hardware)
         c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
         assert c is not None  # (the construction keeps every vector whole: a bijection)
         found.append(c)
-        return vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
+        built.append((vector, item, vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact,
+                                                          kern.cost)))
+        return built[-1][2]
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
     searched = vector_search.search(items, sides, evaluate, start, max_chains)
@@ -830,12 +834,31 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
                            given=True)
     assert given is not None
     complete, why = searched.complete, searched.why_not
+    if any(paired) and not complete and searched.chains < max_chains:
+        complete, why = _judged(built, (ranked[0].wavefronts, ranked[0].instructions))
     loose = sorted({two_address_name(tile.elem_bytes << j, a.store) for a, ok in zip(accesses, paired) for j in ok
                     if not bounded_by_singles(hardware, two_address_name(tile.elem_bytes << j, a.store))})
     if complete and loose:
         complete, why = False, (f"{', '.join(loose)} on {hardware.name} serve both addresses of a lane in one phase: "
                                 f"fewer wavefronts than two single requests, which the chains' floors do not bound")
     return Auto(ranked[0], given, tuple(ranked), complete, searched.chains, why, split[pick])
+
+
+def _judged(built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], best: tuple[int, int]
+            ) -> tuple[bool, str | None]:
+    """Whether the search was complete, judged against the answer's counts ``best`` (vector_search.search
+    judges each chain against the best found when it was built, which is exact while an item's
+    instruction floor is every layout's count; with two-address forms it is half of them where pairs
+    may merge, and a chain built before the answer may miss it harmlessly): every chain built proven,
+    and none whose floor, with its item's instruction floor, lies below the answer."""
+    for vector, item, out in built:
+        if not out.proven:
+            return False, f"the chain {vector} of {item.what} is not proven (kernel search cut short or sub-word)"
+        if (out.floor, item.instructions) < best:
+            return False, (f"the chain {vector} of {item.what} reaches {out.key[0]} wavefronts in {out.key[1]} "
+                           f"instructions, its floors {out.floor} and {item.instructions} (two-address "
+                           f"instructions where its vectors pair)")
+    return True, None
 
 
 def _first_chain(items: list[vector_search.Item], sides: list[vector_search.Side],
