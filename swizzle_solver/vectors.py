@@ -272,12 +272,13 @@ def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tupl
 
 
 def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
-          fixed: list[int] | None = None) -> Moved:
+          fixed: list[int] | None = None, cells: bool = False) -> Moved:
     """The access under the layout with offset ``bases``: its vector from the layout (``fixed``: these
     logical offsets' span instead, the vectors as given), its requests (one per warp and register
     group) at the physical addresses, split into the target's phases and measured by the simulator;
     with the vectors chosen, also ldmatrix where the lane map allows it (``matrix_moved``), the
-    fewer wavefronts, then instructions, of the two."""
+    fewer wavefronts, then instructions, of the two. ``cells`` (bench/triton_pairs.py's second count on
+    AMD): a single-address op measured by its own cell too (served_by), not the phase rule by width."""
     e = tile.elem_bytes
     if fixed is None:
         pre = preimages_of(bases)
@@ -295,14 +296,15 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     # a linear layout repeats a lane's start in every request alike: one phase split serves them all
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
     # (a store is never paired: its lanes' repeats cost their own phases)
-    phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, access.store))
+    op = instruction_name(hardware, v, access.store)
+    served = served_by(hardware, op) if cells else hardware
+    phases = served.phase_indices(len(lanes), v, served.pairs(first, v, access.store))
     # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
     widest = max(map(len, phases))
     index = np.array([phase + [phase[0]] * (widest - len(phase)) for phase in phases])
     instructions = (1 << len(access.warp)) * (1 << len(groups))
-    wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, hardware)
-    best = Moved(access.name, v, instruction_name(hardware, v, access.store), instructions, wavefronts, lower,
-                 access.direction)
+    wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, served)
+    best = Moved(access.name, v, op, instructions, wavefronts, lower, access.direction)
     if fixed is None:
         others = [matrix_moved(access, bases, tile, hardware),
                   two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), groups, v,
@@ -311,6 +313,13 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
             if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
                 best = other
     return best
+
+
+def served_by(hardware: Hardware, op: str) -> Hardware:
+    """The target as instruction ``op`` sees it by its own cell (hardware.Hardware.for_rule: its banks
+    and phases, as the instruction forms OP:RxC count it), where the target has one; else the target."""
+    rule = hardware.rule(op) if hardware.rules else None
+    return hardware if rule is None else hardware.for_rule(rule)
 
 
 # --- AMD's two-address instructions (ds_read2_b32/_b64, ds_write2_*, their st64 forms) ----------------
