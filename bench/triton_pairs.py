@@ -534,6 +534,18 @@ def compare(ours: dict, theirs: dict) -> str:
     return "tie"
 
 
+def by_cells_verdict(ours: dict, theirs: dict) -> str:
+    """The AMD verdict again with every op by its own cell (the tool's answer as by_cells measures it,
+    Triton's least as amd_least(cells=True)): a win where Triton's instructions cannot take as few
+    wavefronts, open where the tool's count is above Triton's least (Triton's own is not read), else
+    by instructions."""
+    mine, least = ours["wavefronts_by_cells"], theirs["least_by_cells"]
+    if mine != least:
+        return "win" if mine < least else f"open ({mine} against Triton's >= {least})"
+    return "win" if ours["instructions"] < theirs["instructions"] else (
+        "tie" if ours["instructions"] == theirs["instructions"] else "loss?: instructions")
+
+
 def run_pair(pair) -> dict:
     name, rows, cols, e, arch, src, dst = pair
     a, b = gluon_bases(src, rows, cols), gluon_bases(dst, rows, cols)
@@ -551,6 +563,8 @@ def run_pair(pair) -> dict:
     if arch != "nvidia":  # the answer again with every op by its own cell (gfx950's writes: 32 banks)
         row["tool"]["wavefronts_by_cells"] = by_cells(auto.answer, rows, cols, e, arch, a, b)
     row["verdict"] = compare(row["tool"], theirs) if "instructions" in theirs else "no shared memory"
+    if arch != "nvidia" and "instructions" in theirs:
+        row["verdict_by_cells"] = by_cells_verdict(row["tool"], theirs)
     return row
 
 
@@ -560,7 +574,8 @@ def _line(row: dict) -> str:
               f"{tr.get('wavefronts', '>=' + str(tr.get('least', '?')))}/{tr['instructions']}/{tr['shared_bytes']}"
               + (f" ({tr['accesses']})" if "accesses" in tr else ""))
     return (f"{row['pair']:38} {t['wavefronts']:>5}/{t['instructions']}/{t['buffer_bytes']:<7} {theirs:>16} "
-            f"{t['solve_s']:>6.2f} {tr['compile_s']:>6.2f}  {' -> '.join(t['instructions_used'])}  {row['verdict']}")
+            f"{t['solve_s']:>6.2f} {tr['compile_s']:>6.2f}  {' -> '.join(t['instructions_used'])}  {row['verdict']}"
+            + (f"; by every op's cell: {row['verdict_by_cells']}" if "verdict_by_cells" in row else ""))
 
 
 def main() -> None:
