@@ -809,10 +809,7 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
             if c is not None:
                 found.append(c)
     sides = search_sides(accesses, tile, hardware)
-    paired = [two_address_widths(a, s, tile, hardware) for a, s in zip(accesses, sides)]
-    items = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks),
-                             sides, paired)
-    items += matrix_items(accesses, sides, tile, hardware)
+    items, paired = search_items(accesses, sides, tile, hardware)
 
     built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]] = []
 
@@ -842,15 +839,38 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
+    complete, why = _two_address_verdict(searched, built, ranked[0], accesses, paired, tile, hardware, max_chains)
+    return Auto(ranked[0], given, tuple(ranked), complete, searched.chains, why, split[pick])
+
+
+def search_items(accesses: Sequence[RegisterAccess], sides: list[vector_search.Side], tile: Tile,
+                 hardware: Hardware) -> tuple[list[vector_search.Item], list[list[int]]]:
+    """The search's items (every width tuple, with_two_address's instruction floors, and the ldmatrix
+    row chains) and the widths at which each access may pair its vectors (two_address_widths)."""
+    paired = [two_address_widths(a, s, tile, hardware) for a, s in zip(accesses, sides)]
+    items = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks),
+                             sides, paired)
+    return items + matrix_items(accesses, sides, tile, hardware), paired
+
+
+def _two_address_verdict(searched: vector_search.Searched,
+                         built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], answer: Choice,
+                         accesses: Sequence[RegisterAccess], paired: list[list[int]], tile: Tile, hardware: Hardware,
+                         max_chains: int) -> tuple[bool, str | None]:
+    """(complete, why not) of the search; where some access may pair its vectors (``paired``:
+    two_address_widths), judged against the answer's counts (_judged) unless the chain cap stopped
+    it; never complete where a two-address cell is not bounded by its single requests (gfx1250)."""
     complete, why = searched.complete, searched.why_not
-    if any(paired) and not complete and searched.chains < max_chains:
-        complete, why = _judged(built, (ranked[0].wavefronts, ranked[0].instructions))
+    if not any(paired):  # (the search's own verdict: its instruction floors are exact)
+        return complete, why
+    if not complete and searched.chains < max_chains:
+        complete, why = _judged(built, (answer.wavefronts, answer.instructions))
     loose = sorted({two_address_name(tile.elem_bytes << j, a.store) for a, ok in zip(accesses, paired) for j in ok
                     if not bounded_by_singles(hardware, two_address_name(tile.elem_bytes << j, a.store))})
     if complete and loose:
         complete, why = False, (f"{', '.join(loose)} on {hardware.name} serve both addresses of a lane in one phase: "
                                 f"fewer wavefronts than two single requests, which the chains' floors do not bound")
-    return Auto(ranked[0], given, tuple(ranked), complete, searched.chains, why, split[pick])
+    return complete, why
 
 
 def _judged(built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], best: tuple[int, int]
