@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 
 import numpy as np
 
@@ -308,7 +309,7 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     if fixed is None:
         others = [matrix_moved(access, bases, tile, hardware),
                   two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), groups, v,
-                                    tile, hardware)]
+                                    tile, hardware, best.wavefronts)]
         for other in others:
             if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
                 best = other
@@ -383,6 +384,25 @@ def bounded_by_singles(hardware: Hardware, op: str) -> bool:
         for phase in rule.phases)
 
 
+_bounded = cache(lambda hardware, op: bounded_by_singles(hardware, op))
+
+
+@cache
+def _two_pass(hardware: Hardware, op: str) -> bool:
+    """Whether the cell of two-address ``op`` serves every lane's first address, then its second, in
+    the same lane sets (CDNA, RDNA). Every pairing then costs the same: the second pass of an
+    instruction is its first moved by one distance, the same for every lane, which only renames the
+    banks (bank = dword mod banks), so each instruction costs its two groups' first passes, whichever
+    groups pair."""
+    rule = hardware.rule(op)
+    assert rule is not None and rule.addresses == 2, op
+    wave = hardware.wave_lanes
+    passes = [[p for p in rule.phases if p[0] // wave == a] for a in (0, 1)]
+    return (all(len({s // wave for s in p}) == 1 for p in rule.phases)
+            and sorted(tuple(s % wave for s in p) for p in passes[0])
+            == sorted(tuple(s % wave for s in p) for p in passes[1]))
+
+
 def with_two_address(items: list[vector_search.Item], sides: Sequence[vector_search.Side],
                      widths: Sequence[Sequence[int]]) -> list[vector_search.Item]:
     """The width tuples' instruction floors where an access may pair its vectors (``widths``: per
@@ -399,14 +419,17 @@ def with_two_address(items: list[vector_search.Item], sides: Sequence[vector_sea
 
 
 def two_address_moved(access: RegisterAccess, starts: np.ndarray, groups: list[int], v: int, tile: Tile,
-                      hardware: Hardware) -> Moved | None:
+                      hardware: Hardware, singles: int = 0) -> Moved | None:
     """The access with each lane's vectors issued two at a time by a two-address instruction
     (two_address_op), where the target has it: ``starts`` (shape (warps, register groups, lanes)) are
     the physical element offsets of each request's vectors, group k holding the XOR of the group bases
     of k's set bits (``groups``). Each pairing is a register-group direction t (group k with group k ^ t, the lower
     first); one whose distances differ between lanes or warps, or that no op encodes, is not issued.
     Every pairing that is, measured by its op's cell (hardware.Rule: its banks, its phases over both
-    addresses); the fewest wavefronts, then the first pairing."""
+    addresses); the fewest wavefronts, then the first pairing. Where the cell is bounded by its single
+    requests (bounded_by_singles), the first pairing at ``singles`` (the single requests' wavefronts)
+    is the least; where it serves the second addresses in the first ones' phases, after them
+    (_two_pass), every pairing costs the same."""
     count, n = starts.shape[1], starts.shape[2]
     if count < 2 or v not in TWO_ADDRESS_WIDTHS or not hardware.rules:
         return None
@@ -425,6 +448,8 @@ def two_address_moved(access: RegisterAccess, starts: np.ndarray, groups: list[i
                                   hardware)
         if best is None or found.wavefronts < best.wavefronts:
             best = replace(found, pair=gf2.apply(groups, t))
+        if (found.wavefronts <= singles and _bounded(hardware, rule.op)) or _two_pass(hardware, rule.op):
+            break
     return best
 
 
