@@ -403,19 +403,54 @@ def _two_pass(hardware: Hardware, op: str) -> bool:
             == sorted(tuple(s % wave for s in p) for p in passes[1]))
 
 
-def with_two_address(items: list[vector_search.Item], sides: Sequence[vector_search.Side],
-                     widths: Sequence[Sequence[int]]) -> list[vector_search.Item]:
-    """The width tuples' instruction floors where an access may pair its vectors (``widths``: per
-    access, two_address_widths): half its instructions at those widths. Their wavefront floors stand
-    where the two-address cells are bounded by the single requests (bounded_by_singles; solve_auto
-    says not complete otherwise)."""
+Forms = dict[tuple[int, ...], list[tuple[int, int]]]
+"""Per width tuple: (wavefront floor, instructions) of each choice of single or two-address forms."""
+
+
+def two_address_floor(access: RegisterAccess, side: vector_search.Side, j: int, tile: Tile,
+                      hardware: Hardware) -> int:
+    """The least wavefronts of the access at width j with every pair of its vectors one two-address
+    instruction: half vector_search.instructions of them, each costing at least one wavefront per
+    phase of its cell that holds a lane, and at least the distinct words of its first addresses
+    (vector_search.floor's D vectors) over the cell's banks."""
+    e = tile.elem_bytes
+    rule = hardware.rule(two_address_name(e << j, access.store))
+    assert rule is not None
+    lanes, wave = 1 << len(side.lanes), hardware.wave_lanes
+    phases = sum(1 for p in rule.phases if any(x % wave < lanes for x in p))
+    banks = hardware.banks if hardware.fixed_banks else rule.banks
+    distinct = 1 << (gf2.rank(list(side.lanes) + list(side.regs)) - len(side.regs))
+    words = -(-(distinct * (e << j)) // hardware.bank_bytes)
+    return vector_search.instructions(side, j) // 2 * max(phases, -(-words // banks))
+
+
+def with_two_address(items: list[vector_search.Item], accesses: Sequence[RegisterAccess],
+                     sides: Sequence[vector_search.Side], widths: Sequence[Sequence[int]], tile: Tile,
+                     hardware: Hardware) -> tuple[list[vector_search.Item], Forms]:
+    """The width tuples' floors where an access may pair its vectors (``widths``: per access,
+    two_address_widths): each access single (vector_search's floor and instructions) or paired
+    (two_address_floor, half the instructions); the tuple's key the least of every choice, and every
+    choice's (floor, instructions) kept for _judged. The wavefront floors hold where the two-address
+    cells are bounded by the single requests (bounded_by_singles; solve_auto says not complete
+    otherwise)."""
+    forms: Forms = {}
     if not any(widths):
-        return items
+        return items, forms
+    e, bb, banks = tile.elem_bytes, hardware.bank_bytes, hardware.banks
     out = []
     for it in items:
-        saved = sum(vector_search.instructions(s, j) // 2 for s, j, ok in zip(sides, it.widths, widths) if j in ok)
-        out.append(it if it.expand is not None or not saved else replace(it, instructions=it.instructions - saved))
-    return out
+        if it.expand is not None:
+            out.append(it)
+            continue
+        options = [[(vector_search.floor(s, j, e, bb, banks), vector_search.instructions(s, j))]
+                   + ([(two_address_floor(a, s, j, tile, hardware), vector_search.instructions(s, j) // 2)]
+                      if j in ok else [])
+                   for a, s, j, ok in zip(accesses, sides, it.widths, widths)]
+        choices = [(sum(f for f, _ in c), sum(i for _, i in c)) for c in itertools.product(*options)]
+        forms[it.widths] = choices
+        floor, count = min(choices)
+        out.append(replace(it, floor=floor, instructions=count))
+    return out, forms
 
 
 def two_address_moved(access: RegisterAccess, starts: np.ndarray, groups: list[int], v: int, tile: Tile,
@@ -834,7 +869,7 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
             if c is not None:
                 found.append(c)
     sides = search_sides(accesses, tile, hardware)
-    items, paired = search_items(accesses, sides, tile, hardware)
+    items, paired, forms = search_items(accesses, sides, tile, hardware)
 
     built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]] = []
 
@@ -864,22 +899,24 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
-    complete, why = _two_address_verdict(searched, built, ranked[0], accesses, paired, tile, hardware, max_chains)
+    complete, why = _two_address_verdict(searched, built, forms, ranked[0], accesses, paired, tile, hardware,
+                                         max_chains)
     return Auto(ranked[0], given, tuple(ranked), complete, searched.chains, why, split[pick])
 
 
 def search_items(accesses: Sequence[RegisterAccess], sides: list[vector_search.Side], tile: Tile,
-                 hardware: Hardware) -> tuple[list[vector_search.Item], list[list[int]]]:
+                 hardware: Hardware) -> tuple[list[vector_search.Item], list[list[int]], Forms]:
     """The search's items (every width tuple, with_two_address's instruction floors, and the ldmatrix
     row chains) and the widths at which each access may pair its vectors (two_address_widths)."""
     paired = [two_address_widths(a, s, tile, hardware) for a, s in zip(accesses, sides)]
-    items = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks),
-                             sides, paired)
-    return items + matrix_items(accesses, sides, tile, hardware), paired
+    items, forms = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes,
+                                                              hardware.banks), accesses, sides, paired, tile, hardware)
+    return items + matrix_items(accesses, sides, tile, hardware), paired, forms
 
 
 def _two_address_verdict(searched: vector_search.Searched,
-                         built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], answer: Choice,
+                         built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], forms: Forms,
+                         answer: Choice,
                          accesses: Sequence[RegisterAccess], paired: list[list[int]], tile: Tile, hardware: Hardware,
                          max_chains: int) -> tuple[bool, str | None]:
     """(complete, why not) of the search; where some access may pair its vectors (``paired``:
@@ -889,7 +926,7 @@ def _two_address_verdict(searched: vector_search.Searched,
     if not any(paired):  # (the search's own verdict: its instruction floors are exact)
         return complete, why
     if not complete and searched.chains < max_chains:
-        complete, why = _judged(built, (answer.wavefronts, answer.instructions))
+        complete, why = _judged(built, forms, (answer.wavefronts, answer.instructions))
     loose = sorted({two_address_name(tile.elem_bytes << j, a.store) for a, ok in zip(accesses, paired) for j in ok
                     if not bounded_by_singles(hardware, two_address_name(tile.elem_bytes << j, a.store))})
     if complete and loose:
@@ -898,20 +935,25 @@ def _two_address_verdict(searched: vector_search.Searched,
     return complete, why
 
 
-def _judged(built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], best: tuple[int, int]
-            ) -> tuple[bool, str | None]:
+def _judged(built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], forms: Forms,
+            best: tuple[int, int]) -> tuple[bool, str | None]:
     """Whether the search was complete, judged against the answer's counts ``best`` (vector_search.search
     judges each chain against the best found when it was built, which is exact while an item's
     instruction floor is every layout's count; with two-address forms it is half of them where pairs
     may merge, and a chain built before the answer may miss it harmlessly): every chain built proven,
-    and none whose floor, with its item's instruction floor, lies below the answer."""
+    and none whose floor lies below the answer: of each choice of single or paired forms (``forms``), the
+    chain's wavefront floor (a pair costs no less than its two single requests: bounded_by_singles)
+    or that choice's, whichever is more, with its instructions."""
     for vector, item, out in built:
         if not out.proven:
             return False, f"the chain {vector} of {item.what} is not proven (kernel search cut short or sub-word)"
-        if (out.floor, item.instructions) < best:
+        choices = forms.get(item.widths, [(item.floor, item.instructions)]) if item.expand is None else [
+            (item.floor, item.instructions)]
+        floor = min((max(out.floor, f), i) for f, i in choices)
+        if floor < best:
             return False, (f"the chain {vector} of {item.what} reaches {out.key[0]} wavefronts in {out.key[1]} "
-                           f"instructions, its floors {out.floor} and {item.instructions} (two-address "
-                           f"instructions where its vectors pair)")
+                           f"instructions, its floor {floor[0]} in {floor[1]} (two-address instructions where its "
+                           f"vectors pair)")
     return True, None
 
 
