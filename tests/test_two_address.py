@@ -287,3 +287,22 @@ def test_gfx1250_serves_both_addresses_in_one_phase():
     single, paired = brute(acc, bases, tile, hw, 4)
     assert (m.wavefronts, m.instructions, {m.instruction}) == paired == (32, 16, {"ds_read2_b32"})
     assert single == (32, 32)  # (instructions, wavefronts): 8 warps x 4 registers, one phase each
+
+
+def test_a_pair_stays_in_one_round():
+    """gfx942 64 x 128 f16 mfma32 -> dot A (Triton's layouts; Triton converts it with shuffles): the
+    answer pairs both sides' vectors and moves the tile in rounds through a smaller buffer; both
+    vectors of every two-address instruction lie in one round (the offset bits that number the
+    rounds are equal at both), or one instruction would need two rounds' data at once."""
+    src = (((0, 1), (0, 2), (0, 8), (0, 16), (0, 32), (0, 64)), ((1, 0), (2, 0), (4, 0), (8, 0), (16, 0), (0, 4)),
+           ((32, 0),))
+    auto, accs, tile, hw = solved("gfx942", 64, 128, 2, src, src)
+    layout = GeneralLinear(tuple(auto.answer.layout.bases(tile)))
+    bits = auto.rounds.bits
+    assert auto.rounds.rounds > 1
+    paired = [m for m in auto.answer.accesses if m.pair]
+    assert paired
+    for m in paired:
+        for x in range(tile.size):
+            a, b = int(layout.apply(x)), int(layout.apply(x ^ m.pair))
+            assert [a >> k & 1 for k in bits] == [b >> k & 1 for k in bits]
