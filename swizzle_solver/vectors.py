@@ -1045,7 +1045,9 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
 
 
 def _unit(m: dict) -> str:
-    """What one lane address reads: a vector, or an ldmatrix row."""
+    """What one lane address reads: a vector, or an ldmatrix row; two vectors a two-address instruction."""
+    if m["instruction"].startswith(("ds_read2", "ds_write2")):
+        return f"{m['vector_bytes']}-byte vectors, two a lane in each instruction"
     return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith(("ldmatrix", "stmatrix")) else "vectors")
 
 
