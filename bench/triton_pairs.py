@@ -417,6 +417,30 @@ def amd_instructions(asm: str, warps: int) -> tuple[int, int]:
     return warps * len(found), warps * sum(2 if re.match(r"ds_(read|write)2", op) else 1 for op in found)
 
 
+def amd_least(asm: str, warps: int, arch: str, cells: bool = False) -> int:
+    """The least wavefronts Triton's LDS instructions could take under the tool's own counting, whatever
+    their addresses: a single-address op by the phase rule by width that --vectors auto measures
+    it with (hardware.Hardware.phase_indices), a two-address op (ds_read2*, ds_write2*) by its cell
+    (hardware.Rule: its phases over both addresses, its banks); each phase at least one wavefront and
+    its bytes over one; ``cells``: every op by its own cell (gfx950's writes: 32 banks). Every lane of
+    the wave active (the conversion's are). _d16/_d16_hi (which half of a register) count as the op."""
+    from swizzle_solver.hardware import target
+
+    hw = target(arch)
+    total = 0
+    for op in _AMD_LDS.findall(asm):
+        rule = hw.rule(re.sub(r"_d16(_hi)?$", "", op))
+        if rule is None:
+            raise ValueError(f"{op}: not an instruction of --arch {arch}")
+        if rule.addresses == 2 or cells:
+            served = hw.for_rule(rule)
+            total += sum(served.lower_bound(len(p) * rule.lane_bytes) for p in rule.phases)
+        else:
+            total += sum(hw.lower_bound(len(p) * rule.lane_bytes) for p in hw.phase_indices(hw.wave_lanes,
+                                                                                          rule.lane_bytes))
+    return warps * total
+
+
 def existing_pairs() -> list[tuple]:
     """bench/linear_pairs.py's pairs (seed 1's 20, seed 2's 25 new ones), all NVIDIA."""
     import linear_pairs as lp
@@ -445,9 +469,23 @@ def tool_answer(rows: int, cols: int, e: int, arch: str, src, dst):
     return auto, time.perf_counter() - t
 
 
+def by_cells(answer, rows: int, cols: int, e: int, arch: str, src, dst) -> int:
+    """The answer's layout with every access measured by its ops' own cells (vectors.moved, cells=True)."""
+    import linear_pairs as lp
+
+    from swizzle_solver import vectors
+    from swizzle_solver.access import make_tile
+    from swizzle_solver.hardware import target
+
+    tile, hw = make_tile(rows, cols, None, e), target(arch)
+    bases = answer.layout.bases(tile)
+    accs = [lp.access("src", rows, cols, *src, store=True), lp.access("dst", rows, cols, *dst)]
+    return sum(vectors.moved(a, bases, tile, hw, cells=True).wavefronts for a in accs)
+
+
 def triton_side(pair) -> dict:
     """Triton's conversion of the pair: its counts (NVIDIA: wavefronts, instructions, least; AMD:
-    instructions), its shared allocation and its compile's seconds (a fresh cache)."""
+    instructions, accesses and the least wavefronts they could take, amd_least), its shared allocation and its compile's seconds (a fresh cache)."""
     import time
 
     name, rows, cols, e, arch, src, dst = pair
@@ -470,6 +508,8 @@ def triton_side(pair) -> dict:
             out.update(wavefronts=counted[0], instructions=counted[1], least=counted[2])
     elif _AMD_LDS.search(asm):
         out["instructions"], out["accesses"] = amd_instructions(asm, warps)
+        out["least"] = amd_least(asm, warps, arch)
+        out["least_by_cells"] = amd_least(asm, warps, arch, cells=True)
     return out
 
 
@@ -481,6 +521,8 @@ def compare(ours: dict, theirs: dict) -> str:
     other = {"wavefronts": theirs.get("wavefronts"), "instructions": theirs["instructions"],
              "storage": theirs["shared_bytes"]}
     if other["wavefronts"] is None:  # AMD
+        if theirs.get("least", 0) > ours["wavefronts"]:  # Triton's instructions cannot take as few
+            return "win: wavefronts (the least Triton's instructions could take, under the tool's counting)"
         if ours["wavefronts"] > ours["least"]:
             return "open: wavefronts (Triton's not counted on AMD, the tool's above its floor)"
         if mine["instructions"] > other["instructions"]:  # Triton may have paid for them in wavefronts
@@ -490,6 +532,18 @@ def compare(ours: dict, theirs: dict) -> str:
         if mine[k] != other[k]:
             return "win" if mine[k] < other[k] else f"loss: {k}"
     return "tie"
+
+
+def by_cells_verdict(ours: dict, theirs: dict) -> str:
+    """The AMD verdict again with every op by its own cell (the tool's answer as by_cells measures it,
+    Triton's least as amd_least(cells=True)): a win where Triton's instructions cannot take as few
+    wavefronts, open where the tool's count is above Triton's least (Triton's own is not read), else
+    by instructions."""
+    mine, least = ours["wavefronts_by_cells"], theirs["least_by_cells"]
+    if mine != least:
+        return "win" if mine < least else f"open ({mine} against Triton's >= {least})"
+    return "win" if ours["instructions"] < theirs["instructions"] else (
+        "tie" if ours["instructions"] == theirs["instructions"] else "loss?: instructions")
 
 
 def run_pair(pair) -> dict:
@@ -506,17 +560,22 @@ def run_pair(pair) -> dict:
                    "buffer_bytes": (r.buffer_elements if r else rows * cols) * e, "rounds": r.rounds if r else 1,
                    "instructions_used": [m.instruction for m in x.accesses], "solve_s": round(seconds, 3),
                    "complete": auto.kernel_complete}
+    if arch != "nvidia":  # the answer again with every op by its own cell (gfx950's writes: 32 banks)
+        row["tool"]["wavefronts_by_cells"] = by_cells(auto.answer, rows, cols, e, arch, a, b)
     row["verdict"] = compare(row["tool"], theirs) if "instructions" in theirs else "no shared memory"
+    if arch != "nvidia" and "instructions" in theirs:
+        row["verdict_by_cells"] = by_cells_verdict(row["tool"], theirs)
     return row
 
 
 def _line(row: dict) -> str:
     t, tr = row["tool"], row["triton"]
     theirs = ("shuffles" if "instructions" not in tr else
-              f"{tr.get('wavefronts', '?')}/{tr['instructions']}/{tr['shared_bytes']}"
+              f"{tr.get('wavefronts', '>=' + str(tr.get('least', '?')))}/{tr['instructions']}/{tr['shared_bytes']}"
               + (f" ({tr['accesses']})" if "accesses" in tr else ""))
     return (f"{row['pair']:38} {t['wavefronts']:>5}/{t['instructions']}/{t['buffer_bytes']:<7} {theirs:>16} "
-            f"{t['solve_s']:>6.2f} {tr['compile_s']:>6.2f}  {' -> '.join(t['instructions_used'])}  {row['verdict']}")
+            f"{t['solve_s']:>6.2f} {tr['compile_s']:>6.2f}  {' -> '.join(t['instructions_used'])}  {row['verdict']}"
+            + (f"; by every op's cell: {row['verdict_by_cells']}" if "verdict_by_cells" in row else ""))
 
 
 def main() -> None:
@@ -537,7 +596,7 @@ def main() -> None:
     todo = [p for p in todo if re.search(args.only, p[0])]
     triton_side(todo[0])  # Triton's first compile loads its passes: not timed
     print(f"{'pair':38} {'tool wf/instr/bytes':>19} {'triton':>16} {'tool s':>6} {'tri s':>6}  (AMD: Triton's "
-          "wavefronts not read, its LDS accesses in parentheses: ds_*2 forms are two)")
+          "wavefronts not read: >= the least its instructions could take; its LDS accesses in parentheses: ds_*2 forms are two)")
     rows = []
     for pair in todo:
         try:

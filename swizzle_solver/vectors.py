@@ -28,17 +28,18 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
+from functools import cache
 
 import numpy as np
 
 from . import general, gf2, simulate, vector_search
 from .families.general_linear import GeneralLinear, of_columns
-from .hardware import Hardware
+from .hardware import Hardware, Rule
 from .layout import Layout
 from .model import MAX_VECTOR_BYTES, InputError, Tile, is_pow2, log2
 from .rounds import Rounds
 from .rounds import rounds as rounds_of
-from .value import Value
+from .value import Value, replace
 
 
 class RegisterAccess(Value):
@@ -186,6 +187,7 @@ class Moved(Value):
     wavefronts: int  # the simulator's total over every phase of every instruction
     lower_bound: int  # the least wavefronts its phases could take (bytes / wavefront, per phase)
     direction: str = "load"  # or "store"
+    pair: int = 0  # a two-address instruction (ds_read2): the index direction from a lane's first vector to its second
 
     def json(self) -> dict:
         return {"name": self.name, "direction": self.direction, "vector_bytes": self.vector_bytes,
@@ -271,12 +273,13 @@ def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tupl
 
 
 def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
-          fixed: list[int] | None = None) -> Moved:
+          fixed: list[int] | None = None, cells: bool = False) -> Moved:
     """The access under the layout with offset ``bases``: its vector from the layout (``fixed``: these
     logical offsets' span instead, the vectors as given), its requests (one per warp and register
     group) at the physical addresses, split into the target's phases and measured by the simulator;
     with the vectors chosen, also ldmatrix where the lane map allows it (``matrix_moved``), the
-    fewer wavefronts, then instructions, of the two."""
+    fewer wavefronts, then instructions, of the two. ``cells`` (bench/triton_pairs.py's second count on
+    AMD): a single-address op measured by its own cell too (served_by), not the phase rule by width."""
     e = tile.elem_bytes
     if fixed is None:
         pre = preimages_of(bases)
@@ -294,19 +297,208 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     # a linear layout repeats a lane's start in every request alike: one phase split serves them all
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
     # (a store is never paired: its lanes' repeats cost their own phases)
-    phases = hardware.phase_indices(len(lanes), v, hardware.pairs(first, v, access.store))
+    op = instruction_name(hardware, v, access.store)
+    served = served_by(hardware, op) if cells else hardware
+    phases = served.phase_indices(len(lanes), v, served.pairs(first, v, access.store))
     # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
     widest = max(map(len, phases))
     index = np.array([phase + [phase[0]] * (widest - len(phase)) for phase in phases])
     instructions = (1 << len(access.warp)) * (1 << len(groups))
-    wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, hardware)
-    best = Moved(access.name, v, instruction_name(hardware, v, access.store), instructions, wavefronts, lower,
-                 access.direction)
+    wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, served)
+    best = Moved(access.name, v, op, instructions, wavefronts, lower, access.direction)
     if fixed is None:
-        matrix = matrix_moved(access, bases, tile, hardware)
-        if matrix is not None and (matrix.wavefronts, matrix.instructions) < (best.wavefronts, best.instructions):
-            return matrix
+        others = [matrix_moved(access, bases, tile, hardware),
+                  two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), groups, v,
+                                    tile, hardware, best.wavefronts)]
+        for other in others:
+            if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
+                best = other
     return best
+
+
+def served_by(hardware: Hardware, op: str) -> Hardware:
+    """The target as instruction ``op`` sees it by its own cell (hardware.Hardware.for_rule: its banks
+    and phases, as the instruction forms OP:RxC count it), where the target has one; else the target."""
+    rule = hardware.rule(op) if hardware.rules else None
+    return hardware if rule is None else hardware.for_rule(rule)
+
+
+# --- AMD's two-address instructions (ds_read2_b32/_b64, ds_write2_*, their st64 forms) ----------------
+# One instruction, two addresses a lane: a base register and two 8-bit immediate offsets, offset0 and
+# offset1, in units of the lane's width (4 or 8 bytes), or of 64 of them for the st64 forms (the ISA's
+# encoding; probe/hip.py's two_address issues them so). So a lane may move two of its vectors with one
+# instruction when the second starts a fixed distance after the first, the same for every lane and
+# every warp (the immediates are in the code every warp runs): d = (a1 - a0) / unit with |d| <= 255.
+# Served as hardware.py's cell of that op says (Rule.addresses = 2: its phases are sets of slots,
+# slot l + a * wave the a-th address of lane l): two passes on CDNA and RDNA, both addresses together
+# on gfx1250; the cells' banks and confidence are docs/hardware.md's tables.
+TWO_ADDRESS_WIDTHS = (4, 8)  # ds_read2_b32 / ds_read2_b64 (and writes): no b8, b16 or b128 forms
+OFFSET_MAX = 255  # offset0, offset1: 8 bits each
+ST64 = 64  # the st64 forms scale both offsets by 64 units
+
+
+def two_address_op(v: int, distances: np.ndarray, write: bool) -> str | None:
+    """The two-address op that issues pairs of ``v``-byte vectors whose second starts ``distances``
+    bytes after its first (one per instruction; every lane's and warp's the same), or None: the
+    plain form where every distance fits 8 bits of ``v``-byte units, else the st64 form where every
+    distance is a multiple of 64 units that fits 8 bits of them; else none."""
+    if v not in TWO_ADDRESS_WIDTHS or not distances.size:
+        return None
+    kind = "ds_write2" if write else "ds_read2"
+    units = np.abs(distances)
+    if not (units % v).any() and int(units.max()) // v <= OFFSET_MAX:
+        return f"{kind}_b{8 * v}"
+    if not (units % (ST64 * v)).any() and int(units.max()) // (ST64 * v) <= OFFSET_MAX:
+        return f"{kind}st64_b{8 * v}"
+    return None
+
+
+def two_address_name(v: int, write: bool, st64: bool = False) -> str:
+    """The two-address op of ``v``-byte vectors (a store's: ds_write2)."""
+    return f"{'ds_write2' if write else 'ds_read2'}{'st64' if st64 else ''}_b{8 * v}"
+
+
+def two_address_widths(access: RegisterAccess, side: vector_search.Side, tile: Tile, hardware: Hardware
+                       ) -> list[int]:
+    """The widths (element bits) at which the access may issue two of a lane's vectors with one
+    instruction: 4- or 8-byte vectors, a register direction left to pair them along, and the
+    target's cell of the op."""
+    e = tile.elem_bytes
+    return [j for j in range(side.most + 1) if (e << j) in TWO_ADDRESS_WIDTHS and len(side.regs) > j
+            and hardware.rule(two_address_name(e << j, access.store)) is not None]
+
+
+def bounded_by_singles(hardware: Hardware, op: str) -> bool:
+    """Whether the cell of two-address ``op`` never takes fewer wavefronts than its two addresses as
+    two single-address requests measured by the phase rule by width (moved): each of its phases holds
+    one address of its lanes, within one phase of that rule, on a bank count dividing the target's
+    (a bank of the rule's is then a union of the target's banks, and a phase split further costs no
+    less). Two passes (CDNA, RDNA) are; gfx1250's, both addresses in one phase, are not."""
+    rule = hardware.rule(op)
+    assert rule is not None and rule.addresses == 2, op
+    wave = hardware.wave_lanes
+    banks = hardware.banks if hardware.fixed_banks else rule.banks
+    single = [set(p) for p in hardware.phase_indices(wave, rule.lane_bytes)]
+    return hardware.banks % banks == 0 and all(
+        len({s // wave for s in phase}) == 1 and any({s % wave for s in phase} <= g for g in single)
+        for phase in rule.phases)
+
+
+_bounded = cache(lambda hardware, op: bounded_by_singles(hardware, op))
+
+
+@cache
+def _two_pass(hardware: Hardware, op: str) -> bool:
+    """Whether the cell of two-address ``op`` serves every lane's first address, then its second, in
+    the same lane sets (CDNA, RDNA). Every pairing then costs the same: the second pass of an
+    instruction is its first moved by one distance, the same for every lane, which only renames the
+    banks (bank = dword mod banks), so each instruction costs its two groups' first passes, whichever
+    groups pair."""
+    rule = hardware.rule(op)
+    assert rule is not None and rule.addresses == 2, op
+    wave = hardware.wave_lanes
+    passes = [[p for p in rule.phases if p[0] // wave == a] for a in (0, 1)]
+    return (all(len({s // wave for s in p}) == 1 for p in rule.phases)
+            and sorted(tuple(s % wave for s in p) for p in passes[0])
+            == sorted(tuple(s % wave for s in p) for p in passes[1]))
+
+
+Forms = dict[tuple[int, ...], list[tuple[int, int]]]
+"""Per width tuple: (wavefront floor, instructions) of each choice of single or two-address forms."""
+
+
+def two_address_floor(access: RegisterAccess, side: vector_search.Side, j: int, tile: Tile,
+                      hardware: Hardware) -> int:
+    """The least wavefronts of the access at width j with every pair of its vectors one two-address
+    instruction: half vector_search.instructions of them, each costing at least one wavefront per
+    phase of its cell that holds a lane, and at least the distinct words of its first addresses
+    (vector_search.floor's D vectors) over the cell's banks."""
+    e = tile.elem_bytes
+    rule = hardware.rule(two_address_name(e << j, access.store))
+    assert rule is not None
+    lanes, wave = 1 << len(side.lanes), hardware.wave_lanes
+    phases = sum(1 for p in rule.phases if any(x % wave < lanes for x in p))
+    banks = hardware.banks if hardware.fixed_banks else rule.banks
+    distinct = 1 << (gf2.rank(list(side.lanes) + list(side.regs)) - len(side.regs))
+    words = -(-(distinct * (e << j)) // hardware.bank_bytes)
+    return vector_search.instructions(side, j) // 2 * max(phases, -(-words // banks))
+
+
+def with_two_address(items: list[vector_search.Item], accesses: Sequence[RegisterAccess],
+                     sides: Sequence[vector_search.Side], widths: Sequence[Sequence[int]], tile: Tile,
+                     hardware: Hardware) -> tuple[list[vector_search.Item], Forms]:
+    """The width tuples' floors where an access may pair its vectors (``widths``: per access,
+    two_address_widths): each access single (vector_search's floor and instructions) or paired
+    (two_address_floor, half the instructions); the tuple's key the least of every choice, and every
+    choice's (floor, instructions) kept for _judged. The wavefront floors hold where the two-address
+    cells are bounded by the single requests (bounded_by_singles; solve_auto says not complete
+    otherwise)."""
+    forms: Forms = {}
+    if not any(widths):
+        return items, forms
+    e, bb, banks = tile.elem_bytes, hardware.bank_bytes, hardware.banks
+    out = []
+    for it in items:
+        if it.expand is not None:
+            out.append(it)
+            continue
+        options = [[(vector_search.floor(s, j, e, bb, banks), vector_search.instructions(s, j))]
+                   + ([(two_address_floor(a, s, j, tile, hardware), vector_search.instructions(s, j) // 2)]
+                      if j in ok else [])
+                   for a, s, j, ok in zip(accesses, sides, it.widths, widths)]
+        choices = [(sum(f for f, _ in c), sum(i for _, i in c)) for c in itertools.product(*options)]
+        forms[it.widths] = choices
+        floor, count = min(choices)
+        out.append(replace(it, floor=floor, instructions=count))
+    return out, forms
+
+
+def two_address_moved(access: RegisterAccess, starts: np.ndarray, groups: list[int], v: int, tile: Tile,
+                      hardware: Hardware, singles: int = 0) -> Moved | None:
+    """The access with each lane's vectors issued two at a time by a two-address instruction
+    (two_address_op), where the target has it: ``starts`` (shape (warps, register groups, lanes)) are
+    the physical element offsets of each request's vectors, group k holding the XOR of the group bases
+    of k's set bits (``groups``). Each pairing is a register-group direction t (group k with group k ^ t, the lower
+    first); one whose distances differ between lanes or warps, or that no op encodes, is not issued.
+    Every pairing that is, measured by its op's cell (hardware.Rule: its banks, its phases over both
+    addresses); the fewest wavefronts, then the first pairing. Where the cell is bounded by its single
+    requests (bounded_by_singles), the first pairing at ``singles`` (the single requests' wavefronts)
+    is the least; where it serves the second addresses in the first ones' phases, after them
+    (_two_pass), every pairing costs the same."""
+    count, n = starts.shape[1], starts.shape[2]
+    if count < 2 or v not in TWO_ADDRESS_WIDTHS or not hardware.rules:
+        return None
+    best = None
+    for t in range(1, count):
+        low = np.array([k for k in range(count) if k < k ^ t])
+        first, second = starts[:, low, :], starts[:, low ^ t, :]
+        distance = (second - first) * tile.elem_bytes  # bytes, per (warp, pair, lane)
+        if (distance != distance[:1, :, :1]).any():  # not one distance per instruction for every lane and warp
+            continue
+        op = two_address_op(v, distance[0, :, 0], access.store)
+        rule = hardware.rule(op) if op is not None else None
+        if rule is None:
+            continue
+        found = _two_address_cost(access, np.concatenate([first, second], axis=2).reshape(-1, 2 * n), rule, tile,
+                                  hardware)
+        if best is None or found.wavefronts < best.wavefronts:
+            best = replace(found, pair=gf2.apply(groups, t))
+        if (found.wavefronts <= singles and _bounded(hardware, rule.op)) or _two_pass(hardware, rule.op):
+            break
+    return best
+
+
+def _two_address_cost(access: RegisterAccess, slots: np.ndarray, rule: Rule, tile: Tile, hardware: Hardware) -> Moved:
+    """One two-address instruction per row of ``slots`` (every lane's first address, then every lane's
+    second), split into the rule's phases of slots and measured by the simulator on its banks."""
+    n, wave = slots.shape[1] // 2, hardware.wave_lanes
+    # rule.phases number slot l + a * wave; this request holds the n lanes present, slot l + a * n
+    phases = [[(s // wave) * n + s % wave for s in phase if s % wave < n] for phase in rule.phases]
+    phases = [p for p in phases if p]
+    widest = max(map(len, phases))
+    index = np.array([p + [p[0]] * (widest - len(p)) for p in phases])
+    wavefronts, lower = _measure(slots[:, index].reshape(-1, widest), rule.lane_bytes, tile, hardware.for_rule(rule))
+    return Moved(access.name, rule.lane_bytes, rule.op, slots.shape[0], wavefronts, lower, access.direction)
 
 
 # ldmatrix / stmatrix (.m8n8 .b16, PTX ISA): the lanes 8i .. 8i+7 give the 8 row addresses (16 bytes
@@ -677,15 +869,18 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
             if c is not None:
                 found.append(c)
     sides = search_sides(accesses, tile, hardware)
-    items = vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
-    items += matrix_items(accesses, sides, tile, hardware)
+    items, paired, forms = search_items(accesses, sides, tile, hardware)
+
+    built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]] = []
 
     def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
         layout, kern, exact = construct_for(accesses, vector, tile, hardware)
         c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
         assert c is not None  # (the construction keeps every vector whole: a bijection)
         found.append(c)
-        return vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
+        built.append((vector, item, vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact,
+                                                          kern.cost)))
+        return built[-1][2]
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
     searched = vector_search.search(items, sides, evaluate, start, max_chains)
@@ -704,7 +899,62 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     given = measure_choice(plain or Identity(), accesses, tile, hardware, "the plain solve's answer, vectors as given",
                            given=True)
     assert given is not None
-    return Auto(ranked[0], given, tuple(ranked), searched.complete, searched.chains, searched.why_not, split[pick])
+    complete, why = _two_address_verdict(searched, built, forms, ranked[0], accesses, paired, tile, hardware,
+                                         max_chains)
+    return Auto(ranked[0], given, tuple(ranked), complete, searched.chains, why, split[pick])
+
+
+def search_items(accesses: Sequence[RegisterAccess], sides: list[vector_search.Side], tile: Tile,
+                 hardware: Hardware) -> tuple[list[vector_search.Item], list[list[int]], Forms]:
+    """The search's items (every width tuple, with_two_address's instruction floors, and the ldmatrix
+    row chains) and the widths at which each access may pair its vectors (two_address_widths)."""
+    paired = [two_address_widths(a, s, tile, hardware) for a, s in zip(accesses, sides)]
+    items, forms = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes,
+                                                              hardware.banks), accesses, sides, paired, tile, hardware)
+    return items + matrix_items(accesses, sides, tile, hardware), paired, forms
+
+
+def _two_address_verdict(searched: vector_search.Searched,
+                         built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], forms: Forms,
+                         answer: Choice,
+                         accesses: Sequence[RegisterAccess], paired: list[list[int]], tile: Tile, hardware: Hardware,
+                         max_chains: int) -> tuple[bool, str | None]:
+    """(complete, why not) of the search; where some access may pair its vectors (``paired``:
+    two_address_widths), judged against the answer's counts (_judged) unless the chain cap stopped
+    it; never complete where a two-address cell is not bounded by its single requests (gfx1250)."""
+    complete, why = searched.complete, searched.why_not
+    if not any(paired):  # (the search's own verdict: its instruction floors are exact)
+        return complete, why
+    if not complete and searched.chains < max_chains:
+        complete, why = _judged(built, forms, (answer.wavefronts, answer.instructions))
+    loose = sorted({two_address_name(tile.elem_bytes << j, a.store) for a, ok in zip(accesses, paired) for j in ok
+                    if not bounded_by_singles(hardware, two_address_name(tile.elem_bytes << j, a.store))})
+    if complete and loose:
+        complete, why = False, (f"{', '.join(loose)} on {hardware.name} serve both addresses of a lane in one phase: "
+                                f"fewer wavefronts than two single requests, which the chains' floors do not bound")
+    return complete, why
+
+
+def _judged(built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]], forms: Forms,
+            best: tuple[int, int]) -> tuple[bool, str | None]:
+    """Whether the search was complete, judged against the answer's counts ``best`` (vector_search.search
+    judges each chain against the best found when it was built, which is exact while an item's
+    instruction floor is every layout's count; with two-address forms it is half of them where pairs
+    may merge, and a chain built before the answer may miss it harmlessly): every chain built proven,
+    and none whose floor lies below the answer: of each choice of single or paired forms (``forms``), the
+    chain's wavefront floor (a pair costs no less than its two single requests: bounded_by_singles)
+    or that choice's, whichever is more, with its instructions."""
+    for vector, item, out in built:
+        if not out.proven:
+            return False, f"the chain {vector} of {item.what} is not proven (kernel search cut short or sub-word)"
+        choices = forms.get(item.widths, [(item.floor, item.instructions)]) if item.expand is None else [
+            (item.floor, item.instructions)]
+        floor = min((max(out.floor, f), i) for f, i in choices)
+        if floor < best:
+            return False, (f"the chain {vector} of {item.what} reaches {out.key[0]} wavefronts in {out.key[1]} "
+                           f"instructions, its floor {floor[0]} in {floor[1]} (two-address instructions where its "
+                           f"vectors pair)")
+    return True, None
 
 
 def _first_chain(items: list[vector_search.Item], sides: list[vector_search.Side],
@@ -750,8 +1000,8 @@ def instruction_spans(access: RegisterAccess, m: Moved, bases: list[int], pre: l
     picks which, rounds.py; the counts are the same whichever), one entry per form of the measured
     instruction and counts."""
     out = list(access.lane) + list(access.warp)
-    if not m.instruction.startswith(("ldmatrix", "stmatrix")):
-        return [(out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))], [])]
+    if not m.instruction.startswith(("ldmatrix", "stmatrix")):  # a two-address one also moves to its second vector
+        return [(out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))] + ([m.pair] if m.pair else []), [])]
     found = []
     for form in matrix_forms(access, pre, tile, hardware):
         if form_moved(access, bases, form, tile, hardware) == m:
@@ -795,7 +1045,9 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
 
 
 def _unit(m: dict) -> str:
-    """What one lane address reads: a vector, or an ldmatrix row."""
+    """What one lane address reads: a vector, or an ldmatrix row; two vectors a two-address instruction."""
+    if m["instruction"].startswith(("ds_read2", "ds_write2")):
+        return f"{m['vector_bytes']}-byte vectors, two a lane in each instruction"
     return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith(("ldmatrix", "stmatrix")) else "vectors")
 
 
