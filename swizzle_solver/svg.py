@@ -33,19 +33,24 @@ MAX_LINES = 128  # wavefront lines of the physical view drawn
 FONT = "DejaVu Sans Mono, Menlo, Consolas, monospace"
 
 
+def _refuse_the_other_kind(path: str, option: str) -> None:
+    """--html FILE.svg, --svg FILE.html: a browser reads the file by its name, as the other kind."""
+    other = {"--html": (".svg",), "--svg": (".html", ".htm")}.get(option, ())
+    if os.path.splitext(path)[1].lower() in other:
+        stem = os.path.splitext(path)[0]
+        raise InputError(f"{option} {path!r} writes an HTML page, not SVG: name it {stem}.html (solve's --svg FILE "
+                         f"writes the SVG figure)" if option == "--html" else
+                         f"{option} {path!r} writes an SVG figure, not HTML: name it {stem}.svg (--html FILE writes "
+                         f"the interactive page)")
+
+
 def check_writable(path: str, option: str = "--svg") -> None:
     """Fail before any work when the file (``option``'s: --svg, --html) cannot be written: a directory, a device, a pipe or a
     symbolic link in its place (only a regular file is ever replaced), a name too long, no
     directory, no permission."""
     folder = os.path.dirname(os.path.abspath(path))
     suffix = "." + option.lstrip("-")  # (the temporary file's: .svg, .html)
-    other = {"--html": (".svg",), "--svg": (".html", ".htm")}.get(option, ())
-    if os.path.splitext(path)[1].lower() in other:  # a browser would read the file as the other kind
-        stem = os.path.splitext(path)[0]
-        raise InputError(f"{option} {path!r} writes an HTML page, not SVG: name it {stem}.html (solve's --svg FILE "
-                         f"writes the SVG figure)" if option == "--html" else
-                         f"{option} {path!r} writes an SVG figure, not HTML: name it {stem}.svg (--html FILE writes "
-                         f"the interactive page)")
+    _refuse_the_other_kind(path, option)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
