@@ -300,14 +300,13 @@ def test_ldmatrix_rounds_leave_the_kernel_its_matrices():
     assert recount(doc, [src, dst], 128, 128, 2) == [(m.wavefronts, m.instructions) for m in auto.answer.accesses]
 
 
-@pytest.mark.xfail(strict=True, reason="vector_search's width floors bound an access moved as vectors, but the "
-                   "measurement takes its ldmatrix/stmatrix form where cheaper: the search stops at the plain "
-                   "answer's 48/36 and calls itself complete (bench/README.md, issue 35 against Triton's layouts)")
 def test_a_matrix_form_below_the_vector_floor_is_found_or_the_search_is_not_complete():
     """bench/triton_pairs.py's "32x64 i8 mma v2->blocked" (Triton 3.9's own layouts, written out):
-    from the plain solve's answer (48 wavefronts, 36 instructions) the search builds no chain and
-    says complete, yet stmatrix.x4.trans -> ldmatrix.x4.trans moves the tile in 32/8 (found when the
-    search starts from row-major storage). Either the answer is that, or it must not claim complete."""
+    from the plain solve's answer (48 wavefronts, 36 instructions) the search once built no chain and
+    said complete, yet stmatrix.x4.trans -> ldmatrix.x4.trans moves the tile in 32/8 (found when the
+    search starts from row-major storage): the width floors bound the store as vectors (2-byte, 16
+    wavefronts at least), but the same row is the store's own .trans form (one wavefront a matrix).
+    Either the answer is that, or it must not claim complete; it is found now."""
     import sys
     from pathlib import Path
 
@@ -325,3 +324,5 @@ def test_a_matrix_form_below_the_vector_floor_is_found_or_the_search_is_not_comp
     plain = solve(_problem(accs, tile, hw), table=False).answer.layout
     auto = vectors.solve_auto(accs, tile, hw, plain)
     assert (auto.answer.wavefronts, auto.answer.instructions) == (32, 8) or not auto.kernel_complete
+    assert (auto.answer.wavefronts, auto.answer.instructions) == (32, 8) and auto.kernel_complete
+    assert [m.instruction for m in auto.answer.accesses] == ["stmatrix.x4.trans", "ldmatrix.x4.trans"]
