@@ -616,10 +616,11 @@ def row_patterns(access: RegisterAccess, side: vector_search.Side, tile: Tile, h
     e = tile.elem_bytes
     if not has_matrix(access, tile, hardware) or log2(4 // e) > len(side.regs):
         return []
-    lane: list[int | None] = list(access.lane)
-    out = [("", [None] * log2(4 // e) + lane[0:2])]
+    lane: RowPattern = list(access.lane)
+    free: RowPattern = [None] * log2(4 // e)
+    out = [("", free + lane[0:2])]
     if e <= 2:
-        out.append((".trans", [None] * log2(2 // e) + lane[2:5]))
+        out.append((".trans", free[1:] + lane[2:5]))
     return out
 
 
@@ -671,12 +672,24 @@ def other_floor(b: RegisterAccess, side: vector_search.Side, j: int, pattern: Ro
     return f, i
 
 
+def own_floor(side: vector_search.Side, pattern: RowPattern, tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, instructions) at least, of an access under a row of its own ``pattern``: matrix_floor,
+    or F and I at the width the row gives it where vectors would be fewer (never, unless its lanes
+    repeat its registers' data: F_a(j) is at least the tile's bytes over a wavefront, as is this)."""
+    f, i = matrix_floor(side, tile)
+    w = pattern_width(side, pattern)
+    for j in range(side.most + 1) if w is None else [w]:
+        f = min(f, vector_search.floor(side, j, tile.elem_bytes, hardware.bank_bytes, hardware.banks))
+        i = min(i, vector_search.instructions(side, j))
+    return f, i
+
+
 def _matrix_group(a: RegisterAccess, side: vector_search.Side, suffix: str, pattern: RowPattern,
                   others: list[tuple[RegisterAccess, vector_search.Side]], widths: tuple[int, ...], tile: Tile,
                   hardware: Hardware) -> vector_search.Item:
     """The group of row chains of access ``a`` that give the other accesses ``widths``."""
     e = tile.elem_bytes
-    floor, count = matrix_floor(side, tile)
+    floor, count = own_floor(side, pattern, tile, hardware)
     for (b, s), j in zip(others, widths):
         f, i = other_floor(b, s, j, pattern, side.regs, tile, hardware)
         floor, count = floor + f, count + i
