@@ -64,7 +64,10 @@ in 32/8, below the 48/36 its width floors allowed. Groups and tuples are taken t
 their floor key, so a matrix group is tried as soon as it could hold a better layout.
 
 **Complete** means: every tuple and every matrix chain whose floor key is below the answer's was
-enumerated, every chain of them built and its kernel search both complete and exact. Anything else
+enumerated, every chain of them built and its kernel search both complete and exact, and no chain's
+own floor key below the answer: its kernel search's cost, then its instructions, which the chain
+decides (vectors.chain_instructions: a matrix group's other access is a matrix on the chains whose
+row is its form and vectors on the rest, where the group's floor counts the fewer). Anything else
 (a chain cap reached, a kernel search cut short, a sub-word widest vector) says not complete.
 """
 from __future__ import annotations
@@ -234,6 +237,7 @@ class Outcome(Value):
     key: tuple[int, int]  # (wavefronts, instructions) measured
     proven: bool
     floor: int  # the chain's least wavefronts (kernel_search's cost), when proven
+    instructions: int | None = None  # the chain's instructions (its row decides the matrix forms); None: the item's
 
 
 class Searched(Value):
@@ -266,6 +270,10 @@ def search(items: Sequence[Item], sides: Sequence[Side], evaluate: Callable[[lis
             best = min(best, out.key)
             if not out.proven and why is None:
                 why = f"the chain {vector} of {item.what} is not proven (kernel search cut short or sub-word)"
-            elif out.proven and (out.floor, item.instructions) < best and why is None:
+            elif out.proven and (out.floor, _or(out.instructions, item.instructions)) < best and why is None:
                 why = f"the chain {vector} of {item.what} was not built to its floor {out.floor}"
     return Searched(why is None, built, why)
+
+
+def _or(x: int | None, y: int) -> int:
+    return y if x is None else x

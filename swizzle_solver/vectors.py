@@ -716,6 +716,16 @@ def _matrix_group(a: RegisterAccess, side: vector_search.Side, suffix: str, patt
     return vector_search.Item(floor, count, (), expand, what)
 
 
+def chain_instructions(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], vector: list[int],
+                       tile: Tile, hardware: Hardware) -> int:
+    """The instructions of every layout of the chain at its item's widths: an access whose form the
+    chain's row gives is an ldmatrix/stmatrix (fewer wavefronts or the same in fewer instructions
+    than its vectors), matrix_floor's; the others' vectors at the width the chain gives them. (A
+    matrix group's others may be matrices or not, chain by chain: its item counts the fewer.)"""
+    return sum(matrix_floor(s, tile)[1] if matrix_forms(a, vector, tile, hardware)
+               else vector_search.instructions(s, _prefix(s, vector)) for a, s in zip(accesses, sides))
+
+
 def _prefix(side: vector_search.Side, vector: list[int]) -> int:
     """The width ``vector`` gives the access: its longest prefix in the registers, at most its widest."""
     j = 0
@@ -764,7 +774,8 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
         c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
         assert c is not None  # (the construction keeps every vector whole: a bijection)
         found.append(c)
-        return vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
+        return vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost,
+                                     chain_instructions(accesses, sides, vector, tile, hardware))
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
     searched = vector_search.search(items, sides, evaluate, start, max_chains)
