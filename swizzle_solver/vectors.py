@@ -651,9 +651,7 @@ def pattern_width(side: vector_search.Side, pattern: RowPattern) -> int | None:
     """The width a row of this pattern gives the access itself: its register directions (at most its
     widest), the lane basis after them outside its registers; None where that basis lies in them (a
     lane repeating a register's data: any width, as far as this says)."""
-    k = pattern.index(next(x for x in pattern if x is not None))
-    first = pattern[k]
-    assert first is not None
+    k, first = next((i, x) for i, x in enumerate(pattern) if x is not None)
     return None if _in_span(first, side.regs) else min(side.most, k)
 
 
