@@ -31,12 +31,43 @@ ceil(D v / bank_bytes) distinct bank words, and the simulator's count of any spl
 
 holds for every layout that gives a the width j, whatever the other accesses' widths; the tuple's
 floor is the sum. Width tuples are taken in order of (floor, instructions); a tuple whose floor key
-is not below the best found so far cannot hold a better layout and is skipped whole. An ldmatrix
-(stmatrix) row is a chain too (its preimages fixed: register bits in a 32-bit word, then lane
-bits): each of its matrices is one phase, at least one wavefront.
+is not below the best found so far cannot hold a better layout and is skipped whole.
+
+**ldmatrix/stmatrix forms.** The measurement (vectors.moved) takes an access's ldmatrix/stmatrix
+form wherever the layout allows one and it is cheaper, whatever its width, so F_a(j) bounds only the
+layouts in which a is not such a form. A form fixes the layout's 16-byte *row*, the preimages of the
+row's log2(16/e) offset bits, to a pattern (vectors.row_patterns): non-transposed, log2(4/e)
+register directions of a, then lane bases 0 and 1 of a; .trans, log2(2/e) register directions,
+then lane bases 2 to 4. Every layout lies in one of two kinds of item, each under a floor that holds
+for it:
+
+- no access has a form: the width tuple of its widths, F as above;
+- access a has a form: a's *matrix group* of that pattern and of the widths its row gives every
+  other access b (the row's head, register directions, decides them: b's width is the row's
+  longest prefix in R_b, and a row is at most the widest vector, 16 bytes). Its chains are every
+  such row (one per flag of the head's subspaces, then the kernel search). Its floor: for a,
+  M_a = requests 2^(rank R_a - log2(4/e)) matrices, each one phase, at least one wavefront (a
+  vector form, if cheaper, is at least the same bytes over a wavefront: F_a(j) >= M_a whenever
+  the lanes are independent of the registers, and the lesser of the two is taken otherwise); and
+  for b, F_b(j_b), unless the same row could also be one of b's own forms at width j_b: then
+  min(F_b(j_b), M_b), and the lesser instructions. The row could be both only where both patterns
+  fix the same lane basis at each offset bit they both fix, and where one wants a register
+  direction the other's lane basis lies in those registers (vectors.could_share: a necessary
+  condition, so the floor stays sound where it is loose).
+
+Taking min(F_a(j), M_a) for every access at every width is sound too, but no longer tight: every
+tuple's floor falls to the bytes over a wavefront, and on tests/test_vector_search.py's 64x64 f16
+pair the search stops at its chain cap at 192/80, not complete (the answer is 128/48). The groups
+lower a floor only where two accesses can share a row, as the two sides of a conversion with the
+same lanes do: 32x64 i8 mma v2 -> blocked moves the tile as stmatrix.x4.trans -> ldmatrix.x4.trans
+in 32/8, below the 48/36 its width floors allowed. Groups and tuples are taken together in order of
+their floor key, so a matrix group is tried as soon as it could hold a better layout.
 
 **Complete** means: every tuple and every matrix chain whose floor key is below the answer's was
-enumerated, every chain of them built and its kernel search both complete and exact. Anything else
+enumerated, every chain of them built and its kernel search both complete and exact, and no chain's
+own floor key below the answer: its kernel search's cost, then its instructions, which the chain
+decides (vectors.chain_instructions: a matrix group's other access is a matrix on the chains whose
+row is its form and vectors on the rest, where the group's floor counts the fewer). Anything else
 (a chain cap reached, a kernel search cut short, a sub-word widest vector) says not complete.
 """
 from __future__ import annotations
@@ -206,6 +237,7 @@ class Outcome(Value):
     key: tuple[int, int]  # (wavefronts, instructions) measured
     proven: bool
     floor: int  # the chain's least wavefronts (kernel_search's cost), when proven
+    instructions: int | None = None  # the chain's instructions (its row decides the matrix forms); None: the item's
 
 
 class Searched(Value):
@@ -238,6 +270,10 @@ def search(items: Sequence[Item], sides: Sequence[Side], evaluate: Callable[[lis
             best = min(best, out.key)
             if not out.proven and why is None:
                 why = f"the chain {vector} of {item.what} is not proven (kernel search cut short or sub-word)"
-            elif out.proven and (out.floor, item.instructions) < best and why is None:
+            elif out.proven and (out.floor, _or(out.instructions, item.instructions)) < best and why is None:
                 why = f"the chain {vector} of {item.what} was not built to its floor {out.floor}"
     return Searched(why is None, built, why)
+
+
+def _or(x: int | None, y: int) -> int:
+    return y if x is None else x

@@ -778,43 +778,120 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
 
 def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], tile: Tile,
                  hardware: Hardware) -> list[vector_search.Item]:
-    """The ldmatrix/stmatrix row chains (matrix_forms), grouped by the width the row's prefix gives
+    """The ldmatrix/stmatrix row chains (row_patterns), grouped by the width the row's prefix gives
     every other access: non-transposed, any independent register directions inside a 32-bit word,
     then lane bits 0 and 1; transposed (1- and 2-byte data), any register directions inside a 16-bit
-    unit, then lane bits 2 to 4. Each group's floor: one wavefront a matrix for the matrix access,
-    F_b at its width for every other (vector_search.floor); its chains made only when it is reached."""
-    e = tile.elem_bytes
+    unit, then lane bits 2 to 4. Each group's floor (vector_search.py): one wavefront a matrix for the
+    matrix access; for every other, F_b at its width, or one wavefront a matrix where the same row
+    could be one of its own forms at that width (``other_floor``); its chains made only when it is
+    reached."""
     out = []
     for a, side in zip(accesses, sides):
-        if not has_matrix(a, tile, hardware):
-            continue
-        lane = list(a.lane)
-        heads = [(log2(4 // e), "", lane[0:2])] + ([(log2(2 // e), ".trans", lane[2:5])] if e <= 2 else [])
-        for inreg, suffix, tail in heads:
-            grouped = inreg + (1 if suffix else 0)  # register directions one matrix's lane holds
-            if grouped > len(side.regs):
-                continue
-            others = [s for s in sides if s is not side]
-            for widths in itertools.product(*[range(min(s.most, inreg + len(tail)) + 1) for s in others]):
-                out.append(_matrix_group(a, side, inreg, tail, grouped, suffix, others, widths, tile, hardware))
+        others = [(b, s) for b, s in zip(accesses, sides) if s is not side]
+        for suffix, pattern in row_patterns(a, side, tile, hardware):
+            for widths in itertools.product(*[range(min(s.most, len(pattern)) + 1) for _, s in others]):
+                out.append(_matrix_group(a, side, suffix, pattern, others, widths, tile, hardware))
     return out
 
 
-def _matrix_group(a: RegisterAccess, side: vector_search.Side, inreg: int, tail: list[int], grouped: int,
-                  suffix: str, others: list[vector_search.Side], widths: tuple[int, ...], tile: Tile,
+RowPattern = list[int | None]
+"""What each offset bit of a 16-byte ldmatrix/stmatrix row must be the preimage of: None, one of the
+lane's register directions (inside its 32-bit word, or its 16-bit unit); else that lane basis."""
+
+
+def row_patterns(access: RegisterAccess, side: vector_search.Side, tile: Tile, hardware: Hardware
+                 ) -> list[tuple[str, RowPattern]]:
+    """The access's ldmatrix/stmatrix forms (matrix_forms) as row patterns: non-transposed, log2(4/e)
+    register directions then lane bits 0, 1; .trans (e <= 2), log2(2/e) register directions then lane
+    bits 2 to 4 (and one more register direction for the register's second unit). Only those its
+    registers can fill: a matrix's lane holds log2(4/e) register directions either way."""
+    e = tile.elem_bytes
+    if not has_matrix(access, tile, hardware) or log2(4 // e) > len(side.regs):
+        return []
+    lane: RowPattern = list(access.lane)
+    free: RowPattern = [None] * log2(4 // e)
+    out = [("", free + lane[0:2])]
+    if e <= 2:
+        out.append((".trans", free[1:] + lane[2:5]))
+    return out
+
+
+def matrix_floor(side: vector_search.Side, tile: Tile) -> tuple[int, int]:
+    """(wavefronts, instructions) at least, of the access as ldmatrix/stmatrix in any form: each
+    matrix one phase, at least one wavefront; 2^(its register directions beyond one 32-bit word)
+    matrices a request, .x4 (or as many as there are) an instruction."""
+    rest = len(side.regs) - log2(4 // tile.elem_bytes)
+    return side.requests << rest, side.requests << (rest - min(2, rest))
+
+
+def _in_span(x: int, basis: Sequence[int]) -> bool:
+    return gf2.rank(list(basis) + [x]) == gf2.rank(list(basis))
+
+
+def could_share(pattern: RowPattern, regs: Sequence[int], other: RowPattern, other_regs: Sequence[int]) -> bool:
+    """Whether one row's preimages could fit both patterns (a necessary condition): where both fix a
+    lane basis the two are equal; where one fixes a lane basis and the other wants a register
+    direction, that basis lies in the other's registers."""
+    for x, y in zip(pattern, other):
+        if (x is not None and y is not None and x != y) or (x is None and y is not None and not _in_span(y, regs)) \
+                or (y is None and x is not None and not _in_span(x, other_regs)):
+            return False
+    return True
+
+
+def pattern_width(side: vector_search.Side, pattern: RowPattern) -> int | None:
+    """The width a row of this pattern gives the access itself: its register directions (at most its
+    widest), the lane basis after them outside its registers; None where that basis lies in them (a
+    lane repeating a register's data: any width, as far as this says)."""
+    k, first = next((i, x) for i, x in enumerate(pattern) if x is not None)
+    return None if _in_span(first, side.regs) else min(side.most, k)
+
+
+def other_floor(b: RegisterAccess, side: vector_search.Side, j: int, pattern: RowPattern, regs: Sequence[int],
+                tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, instructions) at least, of access ``b`` at width j under a row of ``pattern`` (the
+    registers ``regs``'): F_b(j) and I_b(j) as vectors; the lesser of those and matrix_floor where the
+    row could also be one of b's own forms at width j (vectors.moved takes b's matrix form then, if
+    it is cheaper)."""
+    f = vector_search.floor(side, j, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
+    i = vector_search.instructions(side, j)
+    for _, mine in row_patterns(b, side, tile, hardware):
+        if pattern_width(side, mine) in (None, j) and could_share(pattern, regs, mine, side.regs):
+            mf, mi = matrix_floor(side, tile)
+            f, i = min(f, mf), min(i, mi)
+    return f, i
+
+
+def own_floor(side: vector_search.Side, pattern: RowPattern, tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, instructions) at least, of an access under a row of its own ``pattern``: matrix_floor,
+    or F and I at the width the row gives it where vectors would be fewer (never, unless its lanes
+    repeat its registers' data: F_a(j) is at least the tile's bytes over a wavefront, as is this)."""
+    f, i = matrix_floor(side, tile)
+    w = pattern_width(side, pattern)
+    for j in range(side.most + 1) if w is None else [w]:
+        f = min(f, vector_search.floor(side, j, tile.elem_bytes, hardware.bank_bytes, hardware.banks))
+        i = min(i, vector_search.instructions(side, j))
+    return f, i
+
+
+def _matrix_group(a: RegisterAccess, side: vector_search.Side, suffix: str, pattern: RowPattern,
+                  others: list[tuple[RegisterAccess, vector_search.Side]], widths: tuple[int, ...], tile: Tile,
                   hardware: Hardware) -> vector_search.Item:
     """The group of row chains of access ``a`` that give the other accesses ``widths``."""
-    e, bb, banks = tile.elem_bytes, hardware.bank_bytes, hardware.banks
-    rest = len(side.regs) - grouped
-    floor = (side.requests << rest) + sum(vector_search.floor(s, j, e, bb, banks) for s, j in zip(others, widths))
-    count = (side.requests << (rest - min(2, rest))) + sum(vector_search.instructions(s, j)
-                                                            for s, j in zip(others, widths))
+    e = tile.elem_bytes
+    floor, count = own_floor(side, pattern, tile, hardware)
+    for (b, s), j in zip(others, widths):
+        f, i = other_floor(b, s, j, pattern, side.regs, tile, hardware)
+        floor, count = floor + f, count + i
+    inreg = pattern.count(None)
+    tail = [x for x in pattern if x is not None]
+    sides = [s for _, s in others]
 
     # head position i lies in the registers of every other access wider than i, and outside those
     # of an access exactly i wide (which could run on)
-    pools = [vector_search.intersection([list(side.regs)] + [list(s.regs) for s, j in zip(others, widths) if j > i])
+    pools = [vector_search.intersection([list(side.regs)] + [list(s.regs) for s, j in zip(sides, widths) if j > i])
              for i in range(inreg)]
-    stops = [[list(s.regs) for s, j in zip(others, widths) if j == i < s.most] for i in range(inreg)]
+    stops = [[list(s.regs) for s, j in zip(sides, widths) if j == i < s.most] for i in range(inreg)]
 
     def expand() -> Iterator[list[int] | None]:
         for seen, head in enumerate(_ordered(pools, stops)):
@@ -822,11 +899,21 @@ def _matrix_group(a: RegisterAccess, side: vector_search.Side, inreg: int, tail:
                 yield None
                 return
             vector = head + tail
-            if tuple(_prefix(s, vector) for s in others) == widths:
+            if tuple(_prefix(s, vector) for s in sides) == widths:
                 yield vector
 
     what = f"{a.name}'s {matrix_op(a)}{suffix} rows, the others " + "/".join(str(e << j) for j in widths)
     return vector_search.Item(floor, count, (), expand, what)
+
+
+def chain_instructions(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], vector: list[int],
+                       tile: Tile, hardware: Hardware) -> int:
+    """The instructions of every layout of the chain at its item's widths: an access whose form the
+    chain's row gives is an ldmatrix/stmatrix (fewer wavefronts or the same in fewer instructions
+    than its vectors), matrix_floor's; the others' vectors at the width the chain gives them. (A
+    matrix group's others may be matrices or not, chain by chain: its item counts the fewer.)"""
+    return sum(matrix_floor(s, tile)[1] if matrix_forms(a, vector, tile, hardware)
+               else vector_search.instructions(s, _prefix(s, vector)) for a, s in zip(accesses, sides))
 
 
 def _prefix(side: vector_search.Side, vector: list[int]) -> int:
@@ -878,8 +965,11 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
         c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
         assert c is not None  # (the construction keeps every vector whole: a bijection)
         found.append(c)
+        # the chain's own instructions decide where its row makes matrices; where vectors may pair
+        # (two-address forms) the item's halved floor stays (chain_instructions counts single ones)
+        own = None if any(paired) else chain_instructions(accesses, sides, vector, tile, hardware)
         built.append((vector, item, vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact,
-                                                          kern.cost)))
+                                                          kern.cost, own)))
         return built[-1][2]
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)

@@ -6,6 +6,7 @@ the objective against the vectors as given on random register layouts (hypothesi
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -364,3 +365,84 @@ def test_amd_stores_are_ds_write():
     assert (got.instruction, got.direction) == ("ds_write_b128", "store")
     assert vectors.moved(replace(store, store=False), [1 << i for i in range(8)], tile, hw).instruction == "ds_read_b128"
     assert [vectors.instruction_name(hw, v, True) for v in (1, 2, 8)] == ["ds_write_b8", "ds_write_b16", "ds_write_b64"]
+
+
+# Triton 3.9's own layouts of bench/triton_pairs.py, written out as (register, lane, warp) bases in
+# (row, column) steps: (name, rows, cols, elem_bytes, store side, load side).
+MATRIX_PAIRS = [
+    ("32x64 i8 mma v2->blocked", 32, 64, 1,
+     (((0, 1), (8, 0), (0, 16), (0, 32)), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((0, 8), (16, 0))),
+     (((0, 1), (0, 2), (0, 4), (0, 8)), ((0, 16), (0, 32), (1, 0), (2, 0), (4, 0)), ((8, 0), (16, 0)))),
+    ("16x64 i8 blocked->mma v2", 16, 64, 1,
+     (((0, 1), (0, 2), (0, 4)), ((0, 8), (0, 16), (0, 32), (1, 0), (2, 0)), ((4, 0), (8, 0))),
+     (((0, 1), (8, 0), (0, 32)), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((0, 8), (0, 16)))),
+    ("64x64 f16 mma v2->dot A kw2", 64, 64, 2,
+     (((0, 1), (8, 0), (0, 8), (0, 16), (0, 32)), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((16, 0), (32, 0))),
+     (((0, 1), (8, 0), (0, 8), (0, 16), (0, 32)), ((0, 2), (0, 4), (1, 0), (2, 0), (4, 0)), ((16, 0), (32, 0)))),
+    ("32x64 f16 blocked->dot B kw2", 32, 64, 2,
+     (((0, 1), (0, 2), (0, 4), (16, 0)), ((0, 8), (0, 16), (0, 32), (1, 0), (2, 0)), ((4, 0), (8, 0))),
+     (((1, 0), (8, 0), (16, 0), (0, 32)), ((2, 0), (4, 0), (0, 1), (0, 2), (0, 4)), ((0, 8), (0, 16)))),
+    ("64x32 f32 blocked->dot A kw1", 64, 32, 4,
+     (((0, 1), (0, 2), (0, 16), (32, 0)), ((0, 4), (0, 8), (1, 0), (2, 0), (4, 0)), ((8, 0), (16, 0))),
+     (((8, 0), (0, 4), (0, 8), (0, 16)), ((0, 1), (0, 2), (1, 0), (2, 0), (4, 0)), ((16, 0), (32, 0)))),
+]
+
+
+def _matrix_answer(name, rows, cols, e, src, dst):
+    tile, hw = make_tile(rows, cols, None, e), target("nvidia")
+    accs = [access_of("src", tile, *src), access_of("dst", tile, *dst)]
+    accs[0] = replace(accs[0], store=True)
+    auto = vectors.solve_auto(accs, tile, hw, None)
+    doc = {"answer": {"offset_bases": auto.answer.layout.bases(tile), "rounds": auto.rounds.json(e) if auto.rounds
+                      else {"rounds": 1, "buffer_bytes": rows * cols * e, "offset_bits": []},
+                      "accesses": [m.json() for m in auto.answer.accesses]}}
+    return auto, doc
+
+
+@pytest.mark.parametrize("pair", MATRIX_PAIRS, ids=[p[0] for p in MATRIX_PAIRS])
+def test_every_vector_and_matrix_is_the_lanes_own_registers(pair):
+    """Issue 35 item 1's register order: no answer needs a shuffle. A vector is a run of one lane's
+    own registers (vector_bits: its preimages in the register span; the order of a lane's registers
+    is only their names), and an ldmatrix/stmatrix form fixes which lane holds which element (the
+    PTX ISA's fragment: lane l the 32-bit word l % 4 of row l / 4; .trans the 16-bit units of rows
+    2 (l % 4) and + 1 at unit column l / 4). tests/lane_counter.py, written from those rules and not
+    from vectors.py, recounts each answer from the operand layouts as they are (each lane's elements
+    from its own bases) and asserts every vector whole in the lane and every matrix element where
+    the fragment puts it: its counts equal the answer's, so nothing crosses lanes."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from lane_counter import recount
+
+    name, rows, cols, e, src, dst = pair
+    auto, doc = _matrix_answer(*pair)
+    assert any(m.instruction.startswith(("ldmatrix", "stmatrix")) for m in auto.answer.accesses)
+    assert recount(doc, [src, dst], rows, cols, e) == [(m.wavefronts, m.instructions) for m in auto.answer.accesses]
+
+
+@pytest.mark.parametrize("pair", MATRIX_PAIRS[:3], ids=[p[0] for p in MATRIX_PAIRS[:3]])
+def test_the_lane_counter_refuses_a_matrix_whose_lanes_are_not_the_fragments(pair):
+    """The counter above can fail: the same answer recounted with two lane bases of its matrix side
+    exchanged where the fragment fixes them (non-transposed: lanes 0 and 1, the word in the row;
+    .trans: lanes 2 and 3, the unit column) holds the same elements in other lanes, which would need
+    shuffles: refused as not ldmatrix's lane map. Exchanged where they only choose which lane gives
+    which row's address (non-transposed: lanes 2 and 3; .trans: lanes 0 and 1; the row addresses are
+    the lanes' own), the counts are the same."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from lane_counter import recount
+
+    name, rows, cols, e, src, dst = pair
+    auto, doc = _matrix_answer(*pair)
+    side = next(k for k, m in enumerate(auto.answer.accesses) if m.instruction.startswith(("ldmatrix", "stmatrix")))
+    trans = ".trans" in auto.answer.accesses[side].instruction
+    counts = [(m.wavefronts, m.instructions) for m in auto.answer.accesses]
+
+    def swapped(i, j):
+        bases = [list(src), list(dst)]
+        lane = list(bases[side][1])
+        lane[i], lane[j] = lane[j], lane[i]
+        bases[side][1] = tuple(lane)
+        return [tuple(b) for b in bases]
+
+    fixed, free = ((2, 3), (0, 1)) if trans else ((0, 1), (2, 3))
+    with pytest.raises(AssertionError, match="lane map"):
+        recount(doc, swapped(*fixed), rows, cols, e)
+    assert recount(doc, swapped(*free), rows, cols, e) == counts
