@@ -111,7 +111,7 @@ def _local_search(local: tuple[tuple[int, ...], ...], weights: tuple[int, ...], 
         if len(node.chosen) == need:
             best[0], best[1] = here, tuple(node.chosen)
             return True
-        for cost, x in node.children(w):
+        for cost, x in node.children(w, need):
             if best[0] is not None and (cost >= best[0] or best[0] == least):
                 break  # children come cheapest first and cost only grows: the rest are pruned too
             nodes += 1
@@ -148,13 +148,16 @@ class _Node:
         """sum of weight * 2^dim(V ∩ K)."""
         return int((w << self.dims).sum())
 
-    def children(self, w: np.ndarray) -> list[tuple[int, int]]:
+    def children(self, w: np.ndarray, need: int) -> list[tuple[int, int]]:
         """(cost, x) of each next vector x of K's reduced echelon basis, cheapest first (then by x):
-        x has no bit at an earlier vector's top, and its top is above them all."""
+        x has no bit at an earlier vector's top, and its top is above them all; and below the top
+        that leaves a distinct top for each of the ``need`` - 1 vectors still to come after it (a
+        child above it has no K of dimension ``need`` below it: a dead end, not visited)."""
         xs = np.arange(self.member.shape[1], dtype=np.int64)
         mask = sum(1 << t for t in self.pivots)
         top = max(self.pivots, default=-1) + 1
-        xs = xs[((xs & mask) == 0) & (xs >> top != 0)]
+        last = xs.size.bit_length() - 1 - (need - len(self.chosen))  # the highest top a child may have
+        xs = xs[((xs & mask) == 0) & (xs >> top != 0) & (xs >> (last + 1) == 0)]
         grown = self.dims[:, None] + self.member[:, xs]  # dim(V ∩ (K + x)) per space, per child
         cost = (w[:, None] << grown).sum(axis=0)
         order = np.lexsort((xs, cost))
