@@ -602,8 +602,22 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
         regs = vector_search.independent(list(a.register))
         most = min(len(regs), log2(max(1, min(MAX_VECTOR_BYTES, a.max_vector_bytes) // e)))
         units = tuple(hardware.geometry(e, e << j).unit_shift for j in range(most + 1))
-        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units))
+        # (an access that may be an ldmatrix/stmatrix is measured in that form too, whose matrices
+        # are phases of their own: its vector form's phases are no floor for it)
+        phases = () if has_matrix(a, tile, hardware) else tuple(least_phases(a, e << j, hardware)
+                                                                   for j in range(most + 1))
+        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units, phases))
     return out
+
+
+def least_phases(access: RegisterAccess, vector_bytes: int, hardware: Hardware) -> int:
+    """The fewest phases one instruction of the access has at this width, whatever the layout: the
+    target's phases of its lanes, halved where a load of this width may be paired (Hardware.pairs:
+    whether it is depends on where the lanes start, so the floor takes the fewer)."""
+    lanes = 1 << len(access.lane)
+    phases = len(hardware.phase_indices(lanes, vector_bytes))
+    may_pair = not access.store and vector_bytes in hardware.paired_loads and lanes == hardware.wave_lanes
+    return phases // 2 if may_pair else phases
 
 
 def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], tile: Tile,
