@@ -529,8 +529,8 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     groups = 1 << (gf2.rank(list(access.register)) - jp)
     requests = (1 << len(access.warp)) * groups
     out: dict[tuple[int, ...], int] = {}
-    phases = tuple(tuple(phase) for phase in hardware.phase_indices(len(lanes), vbytes, paired))
-    for dirs, count in _phase_directions(access.lane, phases):
+    rule = tuple(tuple(phase) for phase in hardware.phase_indices(len(lanes), vbytes, paired))
+    for dirs, count in _phase_directions(access.lane, rule):
         # the vector coordinates of each direction: x = w + c, c reduced mod W
         coords = [gf2.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
                   for d in dirs]
