@@ -440,8 +440,9 @@ def tool_answer(rows: int, cols: int, e: int, arch: str, src, dst):
     tile = make_tile(rows, cols, None, e)
     accs = [lp.access("src", rows, cols, *src, store=True), lp.access("dst", rows, cols, *dst)]
     # each pair timed as a fresh process would solve it: nothing cached from the pairs before it
-    for cached in (general._local_search, vectors._lane_offsets, vectors._phase_directions):
-        cached.cache_clear()
+    for module, name in ((general, "_local_search"), (vectors, "_lane_offsets"), (vectors, "_phase_directions")):
+        if hasattr(module, name):  # (a tree before these caches: nothing to clear)
+            getattr(module, name).cache_clear()
     t = time.perf_counter()
     plain = solve(lp._problem(accs, tile, hw), table=False).answer.layout
     auto = vectors.solve_auto(accs, tile, hw, plain)
