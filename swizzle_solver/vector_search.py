@@ -90,6 +90,7 @@ class Side(Value):
     requests: int  # 2^(warp bases): instructions per register group
     most: int  # the widest vector, in element bits (16 bytes, its cap, its registers)
     units: tuple[int, ...]  # units[j]: the unit of a j-bit vector, in element bits (hardware.Geometry)
+    phases: tuple[int, ...] = ()  # phases[j]: the fewest phases one instruction of a j-bit vector has (() none said)
 
 
 class Item(Value):
@@ -114,10 +115,13 @@ def instructions(side: Side, j: int) -> int:
 
 def floor(side: Side, j: int, elem_bytes: int, bank_bytes: int, banks: int) -> int:
     """F_a(j), the module's floor: per instruction at least D distinct vectors of v bytes, so
-    ceil(D v / bank_bytes) words, at least ceil(words / banks) wavefronts."""
+    ceil(D v / bank_bytes) words, at least ceil(words / banks) wavefronts; and at least one
+    wavefront per phase of it (``Side.phases``: a 64-lane AMD instruction of narrow vectors is two
+    phases or more however few its words)."""
     distinct = 1 << (gf2.rank(list(side.lanes) + list(side.regs)) - len(side.regs))
     words = -(-(distinct * (elem_bytes << j)) // bank_bytes)
-    return instructions(side, j) * max(1, -(-words // banks))
+    phases = side.phases[j] if side.phases else 1
+    return instructions(side, j) * max(1, phases, -(-words // banks))
 
 
 def width_items(sides: Sequence[Side], elem_bytes: int, bank_bytes: int, banks: int) -> list[Item]:

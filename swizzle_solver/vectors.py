@@ -25,6 +25,7 @@ vectors at L's offsets, split into phases by the target's rule, simulate.simulat
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -713,23 +714,44 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     vbytes = e << jp
     wpiv = general.echelon(vector)
     up = hardware.geometry(e, vbytes).unit_shift
-    lanes = [gf2.apply(list(access.lane), i) for i in range(1 << len(access.lane))]
-    starts = [general.reduce(x, general.echelon(vector[:jp])) for x in lanes]
+    lanes = _lane_offsets(access.lane)
+    pivots = general.echelon(vector[:jp])
+    starts = [general.reduce(x, pivots) for x in lanes]
     paired = hardware.pairs(starts, vbytes, access.store)
     groups = 1 << (gf2.rank(list(access.register)) - jp)
     requests = (1 << len(access.warp)) * groups
     out: dict[tuple[int, ...], int] = {}
-    for phase in hardware.phase_indices(len(lanes), vbytes, paired):
-        dirs = vector_search.independent([lanes[i] ^ lanes[phase[0]] for i in phase])
+    rule = tuple(tuple(phase) for phase in hardware.phase_indices(len(lanes), vbytes, paired))
+    for dirs, count in _phase_directions(access.lane, rule):
         # the vector coordinates of each direction: x = w + c, c reduced mod W
         coords = [gf2.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
                   for d in dirs]
         sep = [(c >> up) for c in coords]  # coordinates at vector bits at or above its unit: other slots
-        keep = [gf2.apply(dirs, k) for k in gf2.kernel(sep)] if any(sep) else dirs
+        keep = [gf2.apply(list(dirs), k) for k in gf2.kernel(sep)] if any(sep) else list(dirs)
         space = [y for y in general.echelon([general.reduce(x, wpiv) for x in keep]).values()]
         key = tuple(sorted(space))
-        out[key] = out.get(key, 0) + requests
+        out[key] = out.get(key, 0) + requests * count
     return [(list(k), w) for k, w in out.items()]
+
+
+@functools.lru_cache(maxsize=256)
+def _lane_offsets(lane: tuple[int, ...]) -> tuple[int, ...]:
+    """Every lane's index offset (lane l: the XOR of the lane bases of l's set bits), in lane order."""
+    return tuple(gf2.apply(list(lane), i) for i in range(1 << len(lane)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _phase_directions(lane: tuple[int, ...], phases: tuple[tuple[int, ...], ...]
+                      ) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """Each phase's independent lane differences (from its first lane), the distinct ones in the
+    order they first come, with how many phases have them: they depend on the lanes and the phase
+    rule alone, not on the layout (phase_spaces asks them again for every vector chain)."""
+    lanes = _lane_offsets(lane)
+    found: dict[tuple[int, ...], int] = {}
+    for phase in phases:
+        dirs = tuple(vector_search.independent([lanes[i] ^ lanes[phase[0]] for i in phase]))
+        found[dirs] = found.get(dirs, 0) + 1
+    return tuple(found.items())
 
 
 def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
@@ -772,8 +794,22 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
         regs = vector_search.independent(list(a.register))
         most = min(len(regs), log2(max(1, min(MAX_VECTOR_BYTES, a.max_vector_bytes) // e)))
         units = tuple(hardware.geometry(e, e << j).unit_shift for j in range(most + 1))
-        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units))
+        # (an access that may be an ldmatrix/stmatrix is measured in that form too, whose matrices
+        # are phases of their own: its vector form's phases are no floor for it)
+        phases = () if has_matrix(a, tile, hardware) else tuple(least_phases(a, e << j, hardware)
+                                                                   for j in range(most + 1))
+        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units, phases))
     return out
+
+
+def least_phases(access: RegisterAccess, vector_bytes: int, hardware: Hardware) -> int:
+    """The fewest phases one instruction of the access has at this width, whatever the layout: the
+    target's phases of its lanes, halved where a load of this width may be paired (Hardware.pairs:
+    whether it is depends on where the lanes start, so the floor takes the fewer)."""
+    lanes = 1 << len(access.lane)
+    phases = len(hardware.phase_indices(lanes, vector_bytes))
+    may_pair = not access.store and vector_bytes in hardware.paired_loads and lanes == hardware.wave_lanes
+    return phases // 2 if may_pair else phases
 
 
 def matrix_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], tile: Tile,

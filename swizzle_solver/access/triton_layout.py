@@ -308,14 +308,12 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     vec = _vector_bits(reg, lane, warp, tile.elem_bytes)
     v = tile.elem_bytes << vec
     template = []
+    lanes = [xor_image(lane, i) for i in range(1 << len(lane))]  # the same in every request
     for w in range(1 << len(warp)):
         wr, wc = xor_image(warp, w)
         for g in range(1 << (len(reg) - vec)):
             rr, rc = xor_image(reg, g << vec)
-            request = []
-            for lane_index in range(1 << len(lane)):
-                lr, lc = xor_image(lane, lane_index)
-                request.append((wr ^ rr ^ lr, wc ^ rc ^ lc, v))
+            request = [(wr ^ rr ^ lr, wc ^ rc ^ lc, v) for lr, lc in lanes]
             template += hardware.split_request(request, write)
     summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
                f"{rows} x {cols}, {v}-byte vectors")
