@@ -18,7 +18,12 @@ the rank proof against the counters, every family's phys against its apply, batc
 runs in the fast tier: tests/test_core_instances.py. A key here that matches no test (a renamed test
 or case) moves nothing: the test stays in the fast tier, never out of both.
 """
+import gc
+import itertools
+from pathlib import Path
+
 import pytest
+from _pytest.mark.expression import Expression
 
 SAMPLED = {
     # the swizzle against pycute over every (B, M, S), every element size: a spread of the grid stays
@@ -121,3 +126,40 @@ def pytest_collection_modifyitems(items):
         if (getattr(getattr(item, "obj", None), "is_hypothesis_test", False) or _sampled(item, seen)
                 or item.nodeid in SLOW or item.nodeid.split("[", 1)[0] in SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+# Folders whose every test carries one marker (each test file there sets ``pytestmark``): a run whose
+# ``-m`` cannot select a test with that marker (the default run: ``not toolchain and not gpu``) does
+# not import them at all, rather than importing and rewriting them only to deselect every test.
+MARKED_FOLDERS = {Path(__file__).parent / "toolchains": "toolchain", Path(__file__).parent / "gpu": "gpu"}
+
+
+def pytest_ignore_collect(collection_path, config):
+    marker = MARKED_FOLDERS.get(Path(collection_path))
+    expression = config.getoption("markexpr")
+    if marker is None or not expression:
+        return None
+    others = sorted({line.split(":", 1)[0].strip() for line in config.getini("markers")} - {marker})
+    matches = Expression.compile(expression).evaluate
+    # ignored only if no test carrying the marker, whatever other markers it has, could be selected
+    if not any(matches(lambda name, marks=set(extra) | {marker}: name in marks)
+               for n in range(len(others) + 1) for extra in itertools.combinations(others, n)):
+        return True
+    return None
+
+
+# The garbage collector: collection builds the AST of every test module and then keeps some 7,000
+# test items for the whole run; every full collection would walk all of them again (2 s of each
+# worker's collection). What collection has built is long-lived: frozen (gc.freeze: never scanned,
+# never freed), after each collector and at the end, so that the collector scans what the tests make.
+gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collectreport(report):
+    gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    gc.freeze()
