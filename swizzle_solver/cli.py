@@ -5,9 +5,10 @@ expectation); 1 no conflict-free layout / --check failed / a batch expectation f
 with one line on stderr and nothing on stdout.
 """
 
+import functools
 import gc
 import sys
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -996,11 +997,20 @@ def _run(argv: list[str] | None) -> int:
     return _fail(OUT_OF_MEMORY)  # outside the except block, whose traceback holds the frames holding the memory
 
 
+@functools.cache
+def _command() -> Any:
+    """The click command typer makes of ``app`` (every option from its function's signature), made
+    once per process: typer's ``app(...)`` makes it again on every call, 6 ms, half of a small solve
+    called in-process (cli.main from Python: the tests, an embedding). Calling it directly leaves out
+    only typer's pretty tracebacks, which ``app`` turns off (pretty_exceptions_enable=False)."""
+    return typer.main.get_command(app)
+
+
 def _app(argv: list[str] | None) -> int:
     from .alarm import RunTimeout
 
     try:
-        code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
+        code = _command().main(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
     except RunTimeout as err:

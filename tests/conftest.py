@@ -20,6 +20,7 @@ or case) moves nothing: the test stays in the fast tier, never out of both.
 """
 import gc
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -139,7 +140,8 @@ def pytest_ignore_collect(collection_path, config):
     expression = config.getoption("markexpr")
     if marker is None or not expression:
         return None
-    others = sorted({line.split(":", 1)[0].strip() for line in config.getini("markers")} - {marker})
+    # the expression's value depends only on the names it holds: try every set of them with the marker
+    others = sorted(set(re.findall(r"[^\s()]+", expression)) - {"and", "or", "not", marker})
     matches = Expression.compile(expression).evaluate
     # ignored only if no test carrying the marker, whatever other markers it has, could be selected
     if not any(matches(lambda name, marks=set(extra) | {marker}: name in marks)
