@@ -105,6 +105,9 @@ SLOW = {
         "every member of the tile with a column read (2.5 s); the four other tiles stay",
     "tests/test_gpu_measured.py::test_the_reported_counters_are_what_the_h100_measured"
     "[h100-2026-11-26-broadcast-2]": "the second repeat of the broadcast experiment; the first stays",
+    "tests/test_families.py::test_a_plain_solve_imports_no_later_family": "a process for a library solve's "
+        "imports; test_cli_families' test_plain_solve_imports_only_what_it_uses (one process each of the rich "
+        "and the -q form) finds the same later families and z3 unimported after a plain solve",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }
