@@ -133,10 +133,11 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.slow)
 
 
-# Folders whose every test carries one marker (each test file there sets ``pytestmark``): a run whose
-# ``-m`` cannot select a test with that marker (the default run: ``not toolchain and not gpu``) does
-# not import them at all, rather than importing and rewriting them only to deselect every test.
-MARKED_FOLDERS = {Path(__file__).parent / "toolchains": "toolchain", Path(__file__).parent / "gpu": "gpu"}
+# Folders and files whose every test carries one marker (each test file there sets ``pytestmark``): a
+# run whose ``-m`` cannot select a test with that marker (the default run: ``not toolchain and not
+# gpu``) does not import them at all, rather than importing and rewriting them only to deselect every test.
+MARKED_FOLDERS = {Path(__file__).parent / "toolchains": "toolchain", Path(__file__).parent / "gpu": "gpu",
+                  Path(__file__).parent / "test_html_browser.py": "toolchain"}
 
 
 def pytest_ignore_collect(collection_path, config):
