@@ -49,16 +49,27 @@ class _App(TyperGroup):
 
     def format_help(self, ctx, formatter) -> None:
         for param in self.params:  # (click's Parameter has no help: only its options do)
-            if isinstance(param, TyperOption) and param.help and "{targets}" in param.help:
+            if not isinstance(param, TyperOption) or not param.help:
+                continue
+            # the help as written, kept: the command is made once per process (_command), and a
+            # language registered since the last --help must be named in the next one
+            template = self._templates.setdefault(param.name, param.help)
+            if "{targets}" in template:
                 from .emit import ALIASES, TARGETS
 
                 names = [t + "".join(f" (or {a})" for a, to in ALIASES.items() if to == t) for t in TARGETS]
-                param.help = param.help.replace("{targets}", ", ".join(names))
-            if isinstance(param, TyperOption) and param.help and "{notations}" in param.help:
+                param.help = template = template.replace("{targets}", ", ".join(names))
+            if "{notations}" in template:
                 from .notation import prefixes
 
-                param.help = param.help.replace("{notations}", ", ".join(f"{p}:" for p in prefixes()))
+                param.help = template.replace("{notations}", ", ".join(f"{p}:" for p in prefixes()))
         super().format_help(ctx, formatter)
+
+    @property
+    def _templates(self) -> dict:
+        if "_help_templates" not in self.__dict__:
+            self.__dict__["_help_templates"] = {}
+        return self.__dict__["_help_templates"]
 
 
 app = typer.Typer(cls=_App, add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,

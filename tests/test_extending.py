@@ -16,7 +16,10 @@
 Each document is validated against the schema as generated from the registries with the toy
 registered (swizzle_solver/schema.py, tests/test_schema.py).
 """
+import contextlib
+import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -479,3 +482,25 @@ def test_a_registered_language_leaves_with_unregister():
         Language(name="mute")
     with pytest.raises(ValueError, match="both a prefix and read"):
         Language(name="half", prefix="half")
+
+
+def test_the_help_names_a_language_registered_after_an_earlier_help():
+    """cli.main makes typer's command once per process (cli._command): the options' help that names
+    the registries is written from its template at each --help, so a language registered since the
+    last one is named (and gone once unregistered)."""
+    from swizzle_solver.forms.language import Language, register, unregister
+
+    def help_text() -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["--help"]) == 0
+        return " ".join(out.getvalue().split())
+
+    assert "later:" not in help_text()
+    register(Language(name="later", title="Later", emit=_rot_emit, prefix="later", read=_rot_read))
+    try:
+        text = help_text()
+        assert "later:," in text and re.search(r"--emit <str> Code for [^;]*\blater\b", text), text
+    finally:
+        unregister("later")
+    assert "later:" not in help_text()
