@@ -8,6 +8,8 @@ import functools
 import re
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parents[1] / "swizzle_solver"
 
 
@@ -22,8 +24,15 @@ MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 @functools.cache
 def nodes(path: Path) -> tuple[ast.AST, ...]:
     """Every node of the module at ``path``, parsed once for all the scans below (each scan of the
-    whole package would otherwise parse its 20k lines again)."""
+    whole package would otherwise parse its 20k lines again); dropped after this module's tests
+    (``_parsed_once``), or every later full collection of the garbage collector would walk them."""
     return tuple(ast.walk(ast.parse(path.read_text())))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _parsed_once():
+    yield
+    nodes.cache_clear()
 
 
 def imported(path: Path) -> set[str]:
