@@ -5,9 +5,10 @@ expectation); 1 no conflict-free layout / --check failed / a batch expectation f
 with one line on stderr and nothing on stdout.
 """
 
+import functools
 import gc
 import sys
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
 import typer
 from typer.core import TyperGroup, TyperOption
@@ -48,16 +49,27 @@ class _App(TyperGroup):
 
     def format_help(self, ctx, formatter) -> None:
         for param in self.params:  # (click's Parameter has no help: only its options do)
-            if isinstance(param, TyperOption) and param.help and "{targets}" in param.help:
+            if not isinstance(param, TyperOption) or not param.help:
+                continue
+            # the help as written, kept: the command is made once per process (_command), and a
+            # language registered since the last --help must be named in the next one
+            template = self._templates.setdefault(param.name, param.help)
+            if "{targets}" in template:
                 from .emit import ALIASES, TARGETS
 
                 names = [t + "".join(f" (or {a})" for a, to in ALIASES.items() if to == t) for t in TARGETS]
-                param.help = param.help.replace("{targets}", ", ".join(names))
-            if isinstance(param, TyperOption) and param.help and "{notations}" in param.help:
+                param.help = template = template.replace("{targets}", ", ".join(names))
+            if "{notations}" in template:
                 from .notation import prefixes
 
-                param.help = param.help.replace("{notations}", ", ".join(f"{p}:" for p in prefixes()))
+                param.help = template.replace("{notations}", ", ".join(f"{p}:" for p in prefixes()))
         super().format_help(ctx, formatter)
+
+    @property
+    def _templates(self) -> dict:
+        if "_help_templates" not in self.__dict__:
+            self.__dict__["_help_templates"] = {}
+        return self.__dict__["_help_templates"]
 
 
 app = typer.Typer(cls=_App, add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
@@ -996,11 +1008,20 @@ def _run(argv: list[str] | None) -> int:
     return _fail(OUT_OF_MEMORY)  # outside the except block, whose traceback holds the frames holding the memory
 
 
+@functools.cache
+def _command() -> Any:
+    """The click command typer makes of ``app`` (every option from its function's signature), made
+    once per process: typer's ``app(...)`` makes it again on every call, 6 ms, half of a small solve
+    called in-process (cli.main from Python: the tests, an embedding). Calling it directly leaves out
+    only typer's pretty tracebacks, which ``app`` turns off (pretty_exceptions_enable=False)."""
+    return typer.main.get_command(app)
+
+
 def _app(argv: list[str] | None) -> int:
     from .alarm import RunTimeout
 
     try:
-        code = app(args=argv, prog_name="swizzle-solve", standalone_mode=False)
+        code = _command().main(args=argv, prog_name="swizzle-solve", standalone_mode=False)
     except InputError as err:
         return _fail(str(err))
     except RunTimeout as err:

@@ -73,8 +73,10 @@ class _Solver:
 
     def spent(self) -> int:
         """Resource units used by every check so far (z3 counts them per context, across checks)."""
-        stats = self.s.statistics()
-        return int(stats.get_key_value("rlimit count")) if "rlimit count" in stats.keys() else 0  # noqa: SIM118 (z3's Statistics is no dict)
+        try:  # (one walk of z3's counters: asking keys() first walked them twice, after every check)
+            return int(self.s.statistics().get_key_value("rlimit count"))
+        except z3.Z3Exception:  # no check has counted any yet
+            return 0
 
     def check(self, *assumptions) -> z3.CheckSatResult:
         if self.deadline is not None:

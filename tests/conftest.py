@@ -18,7 +18,13 @@ the rank proof against the counters, every family's phys against its apply, batc
 runs in the fast tier: tests/test_core_instances.py. A key here that matches no test (a renamed test
 or case) moves nothing: the test stays in the fast tier, never out of both.
 """
+import gc
+import itertools
+import re
+from pathlib import Path
+
 import pytest
+from _pytest.mark.expression import Expression
 
 SAMPLED = {
     # the swizzle against pycute over every (B, M, S), every element size: a spread of the grid stays
@@ -53,7 +59,8 @@ SAMPLED = {
     # real processes (pipes, signals, special files): one or two of each behaviour stay
     "tests/test_cli.py::test_a_reader_that_stops_reading_keeps_the_exit_code": 5,
     "tests/test_cli.py::test_bad_input_as_a_process": 2,
-    "tests/test_robustness.py::test_only_regular_files_are_read": 3,  # the FIFO stays
+    "tests/test_robustness.py::test_only_regular_files_are_read": 9,  # the FIFO under --phases stays
+    "tests/test_robustness.py::test_full_stdout_is_one_line": 2,  # the rich report and -q stay
     "tests/test_robustness.py::test_a_signal_at_any_moment_of_start_up_ends_the_run": 2,
     "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 2,  # closed stderr; both closed
     "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
@@ -99,6 +106,9 @@ SLOW = {
         "every member of the tile with a column read (2.5 s); the four other tiles stay",
     "tests/test_gpu_measured.py::test_the_reported_counters_are_what_the_h100_measured"
     "[h100-2026-11-26-broadcast-2]": "the second repeat of the broadcast experiment; the first stays",
+    "tests/test_families.py::test_a_plain_solve_imports_no_later_family": "a process for a library solve's "
+        "imports; test_cli_families' test_plain_solve_imports_only_what_it_uses (one process each of the rich "
+        "and the -q form) finds the same later families and z3 unimported after a plain solve",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }
@@ -121,3 +131,42 @@ def pytest_collection_modifyitems(items):
         if (getattr(getattr(item, "obj", None), "is_hypothesis_test", False) or _sampled(item, seen)
                 or item.nodeid in SLOW or item.nodeid.split("[", 1)[0] in SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+# Folders and files whose every test carries one marker (each test file there sets ``pytestmark``): a
+# run whose ``-m`` cannot select a test with that marker (the default run: ``not toolchain and not
+# gpu``) does not import them at all, rather than importing and rewriting them only to deselect every test.
+MARKED_FOLDERS = {Path(__file__).parent / "toolchains": "toolchain", Path(__file__).parent / "gpu": "gpu",
+                  Path(__file__).parent / "test_html_browser.py": "toolchain"}
+
+
+def pytest_ignore_collect(collection_path, config):
+    marker = MARKED_FOLDERS.get(Path(collection_path))
+    expression = config.getoption("markexpr")
+    if marker is None or not expression:
+        return None
+    # the expression's value depends only on the names it holds: try every set of them with the marker
+    others = sorted(set(re.findall(r"[^\s()]+", expression)) - {"and", "or", "not", marker})
+    matches = Expression.compile(expression).evaluate
+    # ignored only if no test carrying the marker, whatever other markers it has, could be selected
+    if not any(matches(lambda name, marks=set(extra) | {marker}: name in marks)
+               for n in range(len(others) + 1) for extra in itertools.combinations(others, n)):
+        return True
+    return None
+
+
+# The garbage collector: collection builds the AST of every test module and then keeps some 7,000
+# test items for the whole run; every full collection would walk all of them again (2 s of each
+# worker's collection). What collection has built is long-lived: frozen (gc.freeze: never scanned,
+# never freed), after each collector and at the end, so that the collector scans what the tests make.
+gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collectreport(report):
+    gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    gc.freeze()

@@ -15,10 +15,12 @@
 
 Every family is tested through its real layout class.
 """
+import functools
 import re
 import sys
 import tomllib
 import types
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -53,16 +55,40 @@ def problem(rows, cols, access, row_length=None, elem_bytes=4, banks=32):
 
 
 def example_cases():
+    """examples.toml's row-major cases as (name, problem, the solver's answer), each solved when a
+    test first asks for it (`Cases`), not when the module is imported: a run that selects none of
+    them (or a worker given none) does not solve 63 problems only to collect the tests' names."""
     out = []
     for case in EXAMPLES:
         if case.get("order", "row") != "row":  # a column-major tile's snippets: tests/test_order.py
             continue
-        p = make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"),
-                         elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), banks=case.get("banks"),
-                         bank_bytes=case.get("bank_bytes"), arch=case.get("arch", "nvidia"),
-                         elem_bits=elem_bits_of(case.get("dtype")))
-        out.append((case["name"], p, solve(p).answer.layout))
+        out.append((case["name"], functools.partial(_solved_example, case)))
     return out
+
+
+def _solved_example(case):
+    p = make_problem(case["rows"], case["cols"], case["access"], case.get("row_length"),
+                     elem_bytes_of(case.get("dtype"), case.get("elem_bytes")), banks=case.get("banks"),
+                     bank_bytes=case.get("bank_bytes"), arch=case.get("arch", "nvidia"),
+                     elem_bits=elem_bits_of(case.get("dtype")))
+    return case["name"], p, solve(p).answer.layout
+
+
+class Cases(Sequence):
+    """The cases in order, each (name, problem, layout); a case given as (name, function) is made
+    by the function on first use and kept."""
+
+    def __init__(self, cases):
+        self.names = [case[0] for case in cases]
+        self._cases = list(cases)
+
+    def __len__(self):
+        return len(self._cases)
+
+    def __getitem__(self, i):
+        if len(self._cases[i]) == 2:
+            self._cases[i] = self._cases[i][1]()
+        return self._cases[i]
 
 
 def extra_cases():
@@ -136,8 +162,8 @@ PADDED_INNERS = [
 ]
 
 
-CASES = example_cases() + extra_cases()
-IDS = [name for name, _, _ in CASES]
+CASES = Cases(example_cases() + extra_cases())
+IDS = CASES.names
 
 
 def truth(p, layout):

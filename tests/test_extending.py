@@ -16,7 +16,10 @@
 Each document is validated against the schema as generated from the registries with the toy
 registered (swizzle_solver/schema.py, tests/test_schema.py).
 """
+import contextlib
+import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -273,25 +276,24 @@ def test_a_language_is_one_module_each_way(tmp_path):
     (tmp_path / "swizzle_solver" / "notation" / "swz.py").write_text(TOY_NOTATION)  # the only two changes
     (tmp_path / "swizzle_solver" / "emit" / "numpy.py").write_text(TOY_PYTHON)
 
-    def run(*args):
-        return subprocess.run([sys.executable, "-m", "swizzle_solver", *args], cwd=tmp_path, capture_output=True,
-                              text=True, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
-
-    made = subprocess.run([sys.executable, "-m", "swizzle_solver.schema", "--stdout"], cwd=tmp_path,
-                          capture_output=True, text=True)
-    schema = json.loads(made.stdout)
     stale = json.loads((ROOT / "docs" / "schema" / "solution.schema.json").read_text())
     tile = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8"]
+    (tmp_path / "cases.toml").write_text('[[case]]\nname = "toy"\nrows = 64\ncols = 64\ndtype = "f16"\n'
+                                         'access = ["8x8"]\ncheck = "swz: 3,3,3"\nfor = ["numpy"]\n')
+    report, as_json, bad, col_run, fp4, batch, helped, made = in_the_copy(
+        tmp_path, [*tile, "--check", "swz: 3,3,3"], [*tile, "--check", "swz: 3,3,3", "--json", "--emit", "all"],
+        [*tile, "--check", "swz: 3,3"], [*tile, "--order", "col", "--check", "swz: 3,3,3", "--json", "--emit", "numpy"],
+        ["--rows", "16", "--cols", "64", "--dtype", "fp4", "--access", "8x8", "--json", "--emit", "numpy"],
+        ["batch", str(tmp_path / "cases.toml"), "--json"], ["--help"])
+    schema = json.loads(made)
     # --check in the new notation: the rich report says what it is, the JSON is valid (and not under the stale schema)
-    report = run(*tile, "--check", "swz: 3,3,3")
     assert report.returncode == 0 and "a toy swizzle, checked as written" in report.stdout, report.stderr
-    doc = json.loads(run(*tile, "--check", "swz: 3,3,3", "--json", "--emit", "all").stdout)
+    doc = json.loads(as_json.stdout)
     assert doc["answer"]["given"]["notation"] == "swz" and "numpy" in doc["answer"]["expressible_in"]
     assert errors(doc, schema, schema) == [] and errors(doc, stale, stale)
-    bad = run(*tile, "--check", "swz: 3,3")
     assert bad.returncode == 2 and bad.stdout == "" and "column 5: swz: takes B,M,S" in bad.stderr
     # --order col: the new target's function is of the user's (r, c) (pycute: the swizzle of the column-major offset)
-    col = json.loads(run(*tile, "--order", "col", "--check", "swz: 3,3,3", "--json", "--emit", "numpy").stdout)
+    col = json.loads(col_run.stdout)
     scope: dict = {}
     exec(col["answer"]["emit"]["numpy"], scope)  # noqa: S102 (the toy's own output)
     sw = pycute.Swizzle(3, 3, 3)
@@ -299,18 +301,45 @@ def test_a_language_is_one_module_each_way(tmp_path):
     assert "box" not in col["answer"]["emit"]["numpy"]  # (no other target's note)
     assert errors(col, schema, schema) == []
     # 4-bit elements: the packed bytes' function, then the element identity in the target's comments
-    fp4 = run("--rows", "16", "--cols", "64", "--dtype", "fp4", "--access", "8x8", "--json", "--emit", "numpy")
     assert fp4.returncode in (0, 1) and "Traceback" not in fp4.stderr, fp4.stderr
     code = json.loads(fp4.stdout)["answer"]["emit"]["numpy"]
     assert "#   phys_elem(r, c) = 2 * phys(r, c / 2) + c % 2" in code and "//" not in code
     # batch, with both
-    (tmp_path / "cases.toml").write_text('[[case]]\nname = "toy"\nrows = 64\ncols = 64\ndtype = "f16"\n'
-                                         'access = ["8x8"]\ncheck = "swz: 3,3,3"\nfor = ["numpy"]\n')
-    batch = run("batch", str(tmp_path / "cases.toml"), "--json")
     assert batch.returncode == 0 and '"swz"' in batch.stdout, batch.stderr
     # --help names both, from the registries
-    help_text = " ".join(run("--help").stdout.split())
+    help_text = " ".join(helped.stdout.split())
     assert "tk:, swz:" in help_text and "umma (or tcgen05), numpy;" in help_text
+
+
+IN_THE_COPY = r"""
+import contextlib, io, json, os, sys
+from swizzle_solver import schema
+from swizzle_solver.cli import main
+answers = []
+for argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    answers.append([code, out.getvalue(), err.getvalue()])
+made = io.StringIO()
+with contextlib.redirect_stdout(made):
+    schema.main(["--stdout"])
+print(json.dumps({"runs": answers, "schema": made.getvalue()}))
+"""
+
+
+def in_the_copy(tmp_path, *runs: list[str]) -> list:
+    """Each argv of ``runs`` given to the copy's ``cli.main`` in turn, then the copy's schema generator
+    (python -m swizzle_solver.schema --stdout), all in ONE fresh process in ``tmp_path`` (so the
+    copy's package is the one imported, its registries found from its own folders, the first run on
+    a cold start): each run as a CompletedProcess, then the schema's text. (A process per run cost 2 s
+    for what one process shows: that the copy's new modules are found and used.)"""
+    done = subprocess.run([sys.executable, "-c", IN_THE_COPY, json.dumps(runs)], cwd=tmp_path, capture_output=True,
+                          text=True, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer = json.loads(done.stdout)
+    return [subprocess.CompletedProcess(["swizzle-solve", *argv], code, out, err)
+            for argv, (code, out, err) in zip(runs, answer["runs"], strict=True)] + [answer["schema"]]
 
 
 # A language as one record (forms/language.py), registered in-process: no module in notation/ or
@@ -453,3 +482,25 @@ def test_a_registered_language_leaves_with_unregister():
         Language(name="mute")
     with pytest.raises(ValueError, match="both a prefix and read"):
         Language(name="half", prefix="half")
+
+
+def test_the_help_names_a_language_registered_after_an_earlier_help():
+    """cli.main makes typer's command once per process (cli._command): the options' help that names
+    the registries is written from its template at each --help, so a language registered since the
+    last one is named (and gone once unregistered)."""
+    from swizzle_solver.forms.language import Language, register, unregister
+
+    def help_text() -> str:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["--help"]) == 0
+        return " ".join(out.getvalue().split())
+
+    assert "later:" not in help_text()
+    register(Language(name="later", title="Later", emit=_rot_emit, prefix="later", read=_rot_read))
+    try:
+        text = help_text()
+        assert "later:," in text and re.search(r"--emit <str> Code for [^;]*\blater\b", text), text
+    finally:
+        unregister("later")
+    assert "later:" not in help_text()

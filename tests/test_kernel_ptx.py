@@ -155,6 +155,18 @@ $JOIN:
 """
 
 
+def test_only_the_opcodes_the_emulator_watches_move_a_pc():
+    """The emulator skips the search for the lowest PC while every thread is at one (emulator.run):
+    only an opcode of MOVES_PCS may part them, so every handler that writes a PC is for one of those."""
+    import inspect
+
+    from swizzle_solver.compiled.emulator import MOVES_PCS
+    from swizzle_solver.compiled.isa import HANDLERS
+
+    writers = {op for op, handler in HANDLERS.items() if "pcs" in inspect.getsource(handler)}
+    assert writers == set(MOVES_PCS) and writers >= {"bra", "exit"}
+
+
 def test_divergence_loops_and_if_else_reconverge():
     """A loop of tid % 4 trips (lanes leave it one by one) and an if/else joined before the store:
     the store is one instance per warp with every lane (reconverged), the loop's k-th instance has

@@ -4,8 +4,11 @@ under TYPE_CHECKING), and no module imports, directly or through others, a modul
 back. value.py (the base of the value types) is at the bottom, hardware.py above it, model.py's
 types above both, the access package above them."""
 import ast
+import functools
 import re
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "swizzle_solver"
 
@@ -18,13 +21,27 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py")}
 
 
+@functools.cache
+def nodes(path: Path) -> tuple[ast.AST, ...]:
+    """Every node of the module at ``path``, parsed once for all the scans below (each scan of the
+    whole package would otherwise parse its 20k lines again); dropped after this module's tests
+    (``_parsed_once``), or every later full collection of the garbage collector would walk them."""
+    return tuple(ast.walk(ast.parse(path.read_text())))
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _parsed_once():
+    yield
+    nodes.cache_clear()
+
+
 def imported(path: Path) -> set[str]:
     """Every package module ``path`` imports, at the top, inside a function or under TYPE_CHECKING:
     ``from .x import y`` counts as importing the module x.y when that is a module, else x."""
     name = module_name(path)
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
     out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package[:len(package) - node.level + 1]
@@ -45,7 +62,7 @@ def dynamic_imports(path: Path) -> list[str]:
     """importlib.import_module / __import__ calls: the registries (families, emit) load their
     members by name, one layer down; anything else would hide an edge from the scan above."""
     calls = []
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in nodes(path):
         if isinstance(node, ast.Call):
             f = node.func
             called = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
@@ -198,7 +215,7 @@ def family_name_comparisons(path: Path, names: set[str]) -> list[str]:
                            lines[last][:node.end_col_offset]]).decode()
 
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in nodes(path):
         if not isinstance(node, ast.Compare):
             continue
         sides = [node.left, *node.comparators]

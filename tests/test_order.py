@@ -342,10 +342,10 @@ COL_CASES = {
 
 def _examples() -> dict:
     """examples.toml's column-major cases: the layout each checks, or its answer."""
-    from swizzle_solver.cases import load_cases
+    from tests.golden import examples
 
     out = {}
-    for case in load_cases(EXAMPLES):
+    for case in examples():
         if case.problem.tile.col_major:
             out[f"example: {case.name}"] = (case.problem, case.check or api.solve(case.problem).layout)
     return out

@@ -129,12 +129,8 @@ def test_batch_table_narrower_than_its_rows_puts_expectation_and_case_under_each
     assert lines[-1] == "1 passed, 1 failed"
 
 
-def test_plain_solve_imports_no_rich_table():
-    code = ("import sys; from swizzle_solver.cli import main; "
-            "main(['--rows', '8', '--cols', '24', '--access', '4x2']); "
-            "print(sorted(m for m in ('rich.table', 'rich.box', 'rich.padding', 'fractions') if m in sys.modules))")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert run.returncode == 0 and run.stdout.splitlines()[-1] == "[]"
+# (that a plain solve's rich report imports no rich.table, rich.box, rich.padding nor fractions is checked
+# by the one process of test_cli_families' test_plain_solve_imports_only_what_it_uses, rich form)
 
 
 def without_verdicts(doc: dict, answer_keeps_tma: bool) -> dict:

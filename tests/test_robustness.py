@@ -100,8 +100,12 @@ def test_a_bom_toml_batch_is_accepted(tmp_path):
     assert run(["batch", str(path)]).returncode == 0
 
 
+@pytest.mark.parametrize("option", ["--phases", "--linear-layout", "batch"])
 @pytest.mark.parametrize("special", ["fifo", "/dev/zero", "dir"])
-def test_only_regular_files_are_read(tmp_path, special):
+def test_only_regular_files_are_read(tmp_path, special, option):
+    """A process each (a FIFO would block this one): every option's file goes through one reader
+    (access/inputfile.py), whose check comes before any open; the fast tier keeps the FIFO under
+    --phases (SAMPLED), test_hostile_files_are_refused_with_one_line shows each option reads through it."""
     if special == "fifo":
         path = tmp_path / "pipe.json"
         os.mkfifo(path)
@@ -110,9 +114,8 @@ def test_only_regular_files_are_read(tmp_path, special):
     else:
         path = Path(special)
     start = time.monotonic()
-    for option in ("--phases", "--linear-layout"):
-        assert_input_error(run_process(["--rows", "16", "--cols", "16", option, str(path)], timeout=10), "file")
-    assert_input_error(run_process(["batch", str(path)], timeout=10))
+    args = ["batch", str(path)] if option == "batch" else ["--rows", "16", "--cols", "16", option, str(path)]
+    assert_input_error(run_process(args, timeout=10), *([] if option == "batch" else ["file"]))
     assert time.monotonic() - start < 10
 
 
@@ -316,13 +319,15 @@ def test_warp_splitting_is_not_quadratic():
 
 # --- output targets -----------------------------------------------------------------------------
 
-def test_full_stdout_is_one_line():
+@pytest.mark.parametrize("extra", [[], ["-q"], ["--json"]])
+def test_full_stdout_is_one_line(extra):
+    """The rich report and the plain output (-q, --json: both cli._write) to a full disk. The fast tier
+    keeps the rich report and -q (SAMPLED)."""
     with open("/dev/full", "w") as full:
-        for extra in ([], ["--json"], ["-q"]):
-            result = subprocess.run([sys.executable, "-m", "swizzle_solver", *SOLVE, *extra], cwd=ROOT,
-                                    stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
-            assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
-            assert "Traceback" not in result.stderr
+        result = subprocess.run([sys.executable, "-m", "swizzle_solver", *SOLVE, *extra], cwd=ROOT,
+                                stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_closed_stdout_is_one_line():

@@ -42,9 +42,10 @@ INT_TYPES = {t: 8 * b for t, b in TYPE_BYTES.items() if t not in FLOAT and t != 
 class Ctx:
     __slots__ = ("p", "at", "active", "maybe", "pcs", "all")
 
-    def __init__(self, p: int, at: np.ndarray, active: np.ndarray, maybe: np.ndarray | None, pcs: np.ndarray) -> None:
+    def __init__(self, p: int, at: np.ndarray, active: np.ndarray, maybe: np.ndarray | None, pcs: np.ndarray,
+                 everyone: bool = False) -> None:
         self.p, self.at, self.active, self.maybe, self.pcs = p, at, active, maybe, pcs
-        self.all = maybe is None and bool(active.all())
+        self.all = everyone or (maybe is None and bool(active.all()))  # (everyone: known to be all threads)
 
 
 class Event:
@@ -97,20 +98,27 @@ def width_of(t: str) -> int:
     return 8 * TYPE_BYTES[t]
 
 
+# per type: (the mask of its bits, its sign bit: 0 for unsigned) where it is narrower than 64 bits
+_NARROW = {t: ((1 << 8 * b) - 1, (1 << 8 * b - 1) if t.startswith("s") else 0)
+           for t, b in TYPE_BYTES.items() if b < 8}
+_B32 = _NARROW["b32"]  # (a type without a width: 32 bits)
+
+
 def norm(v: np.ndarray, t: str) -> np.ndarray:
     """``v`` read as type ``t``: its low bits, sign-extended for a signed type."""
-    w = 8 * TYPE_BYTES.get(t, 4)
-    if w >= 64:
+    if t in _WIDE:
         return v
-    v = v & ((1 << w) - 1)
-    if t.startswith("s"):
-        v = v - ((v >> (w - 1)) << w)
-    return v
+    mask, sign = _NARROW.get(t, _B32)
+    if sign:  # two's complement of the low bits: (x ^ sign) - sign
+        return ((v & mask) ^ sign) - sign
+    return v & mask
 
 
 def store(v: np.ndarray, t: str) -> np.ndarray:
-    w = 8 * TYPE_BYTES.get(t, 4)
-    return v if w >= 64 else v & ((1 << w) - 1)
+    return v if t in _WIDE else v & _NARROW.get(t, _B32)[0]
+
+
+_WIDE = frozenset(t for t, b in TYPE_BYTES.items() if b >= 8)
 
 
 class Emulator:
@@ -319,23 +327,36 @@ class Emulator:
     # --- running -------------------------------------------------------------------------------
 
     def run(self, handlers: dict[str, Handler]) -> None:
-        """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS)."""
+        """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS).
+
+        While every thread is at one PC (``together``: a converged CTA, most of a kernel's steps)
+        the lowest PC is that one and every thread runs the step: no search of the PCs; only a
+        branch or an exit (``MOVES_PCS``) can part them, and the PCs are looked at again after one."""
         code = self.f.code
         end = len(code)
         pcs = np.zeros(self.n, dtype=np.int64)
+        everyone = np.ones(self.n, dtype=bool)
+        p, at, together = 0, everyone, True
         steps = 0
         while True:
-            p = int(pcs.min())
+            if not together:
+                p = int(pcs.min())
+                at = pcs == p
+                together = bool(at.all())
             if p >= end:
                 return
-            at = pcs == p
             ins = code[p]
             steps += 1
             if steps > self.max_steps:
                 raise InputError(f"the kernel ran more than {self.max_steps} instructions (at PTX line {ins.line}: "
                                  f"a loop that does not end?): give --iterations N to follow each loop at most "
                                  f"N times, or the --param values its loops depend on")
-            step(self, handlers, ins, p, at, pcs)
+            step(self, handlers, ins, p, everyone if together else at, pcs, together)
+            if together:
+                if ins.opcode in MOVES_PCS:
+                    together = False
+                else:
+                    p += 1
 
     def where(self, ins: Instruction) -> str:
         src = ""
@@ -344,7 +365,12 @@ class Emulator:
         return f"PTX line {ins.line}{src}"
 
 
-def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, at: np.ndarray, pcs: np.ndarray) -> None:
+MOVES_PCS = frozenset(("bra", "exit", "ret"))  # the opcodes whose handlers write a PC other than the next one
+
+
+def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, at: np.ndarray, pcs: np.ndarray,
+         together: bool = False) -> None:
+    """``ins`` at PC ``p`` for the threads ``at`` it (``together``: every thread)."""
     active, maybe = at, None
     if ins.guard is not None:
         name, negate = ins.guard
@@ -361,9 +387,12 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
     if handler is None:
         raise InputError(f"{emu.where(ins)}: the emulator cannot execute {ins.text!r} ({ins.opcode} is not an "
                          f"instruction it knows): the kernel is refused rather than guessed")
-    pcs[at] = p + 1
+    if together:
+        pcs.fill(p + 1)
+    else:
+        pcs[at] = p + 1
     try:
-        handler(emu, ins, Ctx(p, at, active, maybe, pcs))
+        handler(emu, ins, Ctx(p, at, active, maybe, pcs, together and ins.guard is None))
     except InputError as err:
         if str(err).startswith("PTX line"):
             raise

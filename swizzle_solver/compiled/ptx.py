@@ -408,7 +408,11 @@ def _initial_bytes(space: str, values: list[int] | None, elem: int, size: int, u
     one the host fills with cudaMemcpyToSymbol before the launch: zeros would be a guess)."""
     if values is None:
         return bytes(size) if space == "global" and not unsized else None
-    data = b"".join(int(v % (1 << (8 * elem))).to_bytes(elem, "little") for v in values)
+    modulus = 1 << (8 * elem)
+    if elem == 1:  # (a byte table, as nvcc writes every __device__ array: one bytes() of them all)
+        data = bytes(v % modulus for v in values)
+    else:
+        data = b"".join(int(v % modulus).to_bytes(elem, "little") for v in values)
     return data.ljust(size, b"\0")[:size] if size else data
 
 
@@ -430,10 +434,15 @@ def _extent(dims: list[str], values: list[int] | None) -> tuple[int, bool]:
     return count, unsized
 
 
+_NOT_PLAIN = re.compile(r"[^\d\s{},]|(?<!\d)0\d")  # a character no decimal has, or an octal's leading 0
+
+
 def _initializer(text: str, ptype: str, line: int) -> list[int] | None:
     """The integers of an initializer ``{1, 2, ...}`` or a scalar; None where an element is not a
     plain integer (a symbol's address, generic(...)): those bytes stay unknown."""
     items = re.split(r"[,{}\s]+", text.strip())
+    if not _NOT_PLAIN.search(text):  # only plain decimals (a probe's offset table): int() each at once
+        return [int(item) for item in items if item]
     out = []
     for item in items:
         if not item:
