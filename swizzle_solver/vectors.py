@@ -217,10 +217,9 @@ def vector_bits(access: RegisterAccess, preimages: list[int], elem_bytes: int, l
 
 def instruction_name(hardware: Hardware, vector_bytes: int, write: bool = False) -> str:
     """The instruction a lane's vector of so many bytes implies on the target."""
-    if "ds_read" in hardware.instructions:  # AMD LDS
-        if vector_bytes < 4:
-            return ("ds_write_b" if write else "ds_read_u") + str(8 * vector_bytes)
-        return ("ds_write_b" if write else "ds_read_b") + str(8 * vector_bytes)
+    amd = hardware.vector_op(vector_bytes, write)  # AMD LDS
+    if amd is not None:
+        return amd
     op = "st.shared" if write else "ld.shared"
     if vector_bytes <= 4:
         return f"{op}.b{8 * vector_bytes}"
@@ -273,13 +272,13 @@ def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tupl
 
 
 def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
-          fixed: list[int] | None = None, cells: bool = False) -> Moved:
+          fixed: list[int] | None = None) -> Moved:
     """The access under the layout with offset ``bases``: its vector from the layout (``fixed``: these
     logical offsets' span instead, the vectors as given), its requests (one per warp and register
     group) at the physical addresses, split into the target's phases and measured by the simulator;
     with the vectors chosen, also ldmatrix where the lane map allows it (``matrix_moved``), the
-    fewer wavefronts, then instructions, of the two. ``cells`` (bench/triton_pairs.py's second count on
-    AMD): a single-address op measured by its own cell too (served_by), not the phase rule by width."""
+    fewer wavefronts, then instructions, of the two. Each op is measured by its own cell
+    (hardware.Hardware.by_vector: on AMD a ds_write by the write's banks and phases, not the reads')."""
     e = tile.elem_bytes
     if fixed is None:
         pre = preimages_of(bases)
@@ -298,7 +297,7 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
     # (a store is never paired: its lanes' repeats cost their own phases)
     op = instruction_name(hardware, v, access.store)
-    served = served_by(hardware, op) if cells else hardware
+    served = hardware.by_vector(v, access.store)
     phases = served.phase_indices(len(lanes), v, served.pairs(first, v, access.store))
     # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
     widest = max(map(len, phases))
@@ -314,13 +313,6 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
             if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
                 best = other
     return best
-
-
-def served_by(hardware: Hardware, op: str) -> Hardware:
-    """The target as instruction ``op`` sees it by its own cell (hardware.Hardware.for_rule: its banks
-    and phases, as the instruction forms OP:RxC count it), where the target has one; else the target."""
-    rule = hardware.rule(op) if hardware.rules else None
-    return hardware if rule is None else hardware.for_rule(rule)
 
 
 # --- AMD's two-address instructions (ds_read2_b32/_b64, ds_write2_*, their st64 forms) ----------------
@@ -715,11 +707,12 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     up = hardware.geometry(e, vbytes).unit_shift
     lanes = [gf2.apply(list(access.lane), i) for i in range(1 << len(access.lane))]
     starts = [general.reduce(x, general.echelon(vector[:jp])) for x in lanes]
-    paired = hardware.pairs(starts, vbytes, access.store)
+    served = hardware.by_vector(vbytes, access.store)  # the op's own phases (moved measures so)
+    paired = served.pairs(starts, vbytes, access.store)
     groups = 1 << (gf2.rank(list(access.register)) - jp)
     requests = (1 << len(access.warp)) * groups
     out: dict[tuple[int, ...], int] = {}
-    for phase in hardware.phase_indices(len(lanes), vbytes, paired):
+    for phase in served.phase_indices(len(lanes), vbytes, paired):
         dirs = vector_search.independent([lanes[i] ^ lanes[phase[0]] for i in phase])
         # the vector coordinates of each direction: x = w + c, c reduced mod W
         coords = [gf2.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
@@ -732,13 +725,27 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     return [(list(k), w) for k, w in out.items()]
 
 
+def op_banks(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
+             ) -> dict[str, int]:
+    """Each access's op under the vector chain ``vector`` (its width: vector_bits) -> the banks its
+    own cell serves it on (hardware.Hardware.by_vector): on gfx950 a ds_write on 32 banks, a
+    ds_read_b128 on 64."""
+    out = {}
+    for a in accesses:
+        v = tile.elem_bytes << vector_bits(a, vector, tile.elem_bytes)
+        out[instruction_name(hardware, v, a.store)] = hardware.by_vector(v, a.store).banks
+    return out
+
+
 def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
                   ) -> tuple[GeneralLinear, general.Kernel, bool]:
     """general.construct with the vector ``vector`` and every access's phases weighted by their count;
     and whether its kernel cost is exact (no offset bit between the vector and its unit: the rank
-    formula holds, vector_search.py)."""
+    formula holds, vector_search.py; and every access's op served on ``hardware``'s banks: the slot
+    bits are a bank count's, op_banks)."""
     e = tile.elem_bytes
     j = len(vector)
+    one_bank_count = set(op_banks(accesses, vector, tile, hardware).values()) == {hardware.banks}
     geometry = hardware.geometry(e, e << j)
     u = geometry.unit_shift
     spaces: list[list[int]] = []
@@ -748,7 +755,7 @@ def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: T
             spaces.append(space)
             weights.append(w)
     layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
-    return layout, kern, u <= j
+    return layout, kern, u <= j and one_bank_count
 
 
 class Auto(Value):
@@ -874,13 +881,21 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]] = []
 
     def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
-        layout, kern, exact = construct_for(accesses, vector, tile, hardware)
-        c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
-        assert c is not None  # (the construction keeps every vector whole: a bijection)
-        found.append(c)
-        built.append((vector, item, vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact,
-                                                          kern.cost)))
-        return built[-1][2]
+        # one construction per bank count the accesses' ops are served on (op_banks: gfx950's writes
+        # on 32 banks, its wide reads on 64), each measured by every op's own cell; the fewer counts
+        outcome = None
+        for banks in sorted(set(op_banks(accesses, vector, tile, hardware).values()) | {hardware.banks},
+                            key=lambda b: (b != hardware.banks, b)):
+            layout, kern, exact = construct_for(accesses, vector, tile, hardware.serving(banks))
+            c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
+            assert c is not None  # (the construction keeps every vector whole: a bijection)
+            found.append(c)
+            out = vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
+            if outcome is None or (out.key, not out.proven) < (outcome.key, not outcome.proven):
+                outcome = out
+        assert outcome is not None
+        built.append((vector, item, outcome))
+        return outcome
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
     searched = vector_search.search(items, sides, evaluate, start, max_chains)
