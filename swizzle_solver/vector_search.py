@@ -59,6 +59,7 @@ class Side(Value):
     requests: int  # 2^(warp bases): instructions per register group
     most: int  # the widest vector, in element bits (16 bytes, its cap, its registers)
     units: tuple[int, ...]  # units[j]: the unit of a j-bit vector, in element bits (hardware.Geometry)
+    banks: tuple[int, ...] = ()  # banks[j]: the banks of the op moving a j-bit vector (its cell); (): the target's
 
 
 class Item(Value):
@@ -86,7 +87,7 @@ def floor(side: Side, j: int, elem_bytes: int, bank_bytes: int, banks: int) -> i
     ceil(D v / bank_bytes) words, at least ceil(words / banks) wavefronts."""
     distinct = 1 << (gf2.rank(list(side.lanes) + list(side.regs)) - len(side.regs))
     words = -(-(distinct * (elem_bytes << j)) // bank_bytes)
-    return instructions(side, j) * max(1, -(-words // banks))
+    return instructions(side, j) * max(1, -(-words // (side.banks[j] if side.banks else banks)))
 
 
 def width_items(sides: Sequence[Side], elem_bytes: int, bank_bytes: int, banks: int) -> list[Item]:

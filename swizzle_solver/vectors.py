@@ -741,11 +741,12 @@ def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: T
                   ) -> tuple[GeneralLinear, general.Kernel, bool]:
     """general.construct with the vector ``vector`` and every access's phases weighted by their count;
     and whether its kernel cost is exact (no offset bit between the vector and its unit: the rank
-    formula holds, vector_search.py; and every access's op served on ``hardware``'s banks: the slot
-    bits are a bank count's, op_banks)."""
+    formula holds, vector_search.py; and every access's op served on a bank count b dividing
+    ``hardware``'s B, op_banks: then word mod B decides word mod b, so a phase's count on b banks is
+    at least its count on B, and the kernel cost on B is a floor of the chain, exact where every b is B)."""
     e = tile.elem_bytes
     j = len(vector)
-    one_bank_count = set(op_banks(accesses, vector, tile, hardware).values()) == {hardware.banks}
+    one_bank_count = all(hardware.banks % b == 0 for b in op_banks(accesses, vector, tile, hardware).values())
     geometry = hardware.geometry(e, e << j)
     u = geometry.unit_shift
     spaces: list[list[int]] = []
@@ -779,7 +780,9 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
         regs = vector_search.independent(list(a.register))
         most = min(len(regs), log2(max(1, min(MAX_VECTOR_BYTES, a.max_vector_bytes) // e)))
         units = tuple(hardware.geometry(e, e << j).unit_shift for j in range(most + 1))
-        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units))
+        # the floors' banks: each width's op's own (gfx950: a ds_write's 32), as moved measures it
+        banks = tuple(hardware.by_vector(e << j, a.store).banks for j in range(most + 1)) if hardware.rules else ()
+        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units, banks))
     return out
 
 
@@ -882,18 +885,19 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
 
     def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
         # one construction per bank count the accesses' ops are served on (op_banks: gfx950's writes
-        # on 32 banks, its wide reads on 64), each measured by every op's own cell; the fewer counts
-        outcome = None
+        # on 32 banks, its wide reads on 64), each measured by every op's own cell: the fewer counts;
+        # the floor: the proven kernel costs' most (construct_for), or the item's where a chain reaches it
+        keys, floors = [], [0]
         for banks in sorted(set(op_banks(accesses, vector, tile, hardware).values()) | {hardware.banks},
                             key=lambda b: (b != hardware.banks, b)):
             layout, kern, exact = construct_for(accesses, vector, tile, hardware.serving(banks))
             c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
             assert c is not None  # (the construction keeps every vector whole: a bijection)
             found.append(c)
-            out = vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact, kern.cost)
-            if outcome is None or (out.key, not out.proven) < (outcome.key, not outcome.proven):
-                outcome = out
-        assert outcome is not None
+            keys.append((c.wavefronts, c.instructions))
+            floors += [kern.cost] if kern.complete and exact else []
+        proven = len(floors) > 1 or min(keys) == item.key()
+        outcome = vector_search.Outcome(min(keys), proven, max(floors + ([item.floor] if proven else [])))
         built.append((vector, item, outcome))
         return outcome
 
