@@ -362,16 +362,18 @@ def two_address_widths(access: RegisterAccess, side: vector_search.Side, tile: T
 
 def bounded_by_singles(hardware: Hardware, op: str) -> bool:
     """Whether the cell of two-address ``op`` never takes fewer wavefronts than its two addresses as
-    two single-address requests measured by the phase rule by width (moved): each of its phases holds
-    one address of its lanes, within one phase of that rule, on a bank count dividing the target's
-    (a bank of the rule's is then a union of the target's banks, and a phase split further costs no
-    less). Two passes (CDNA, RDNA) are; gfx1250's, both addresses in one phase, are not."""
+    two single-address requests measured by the single op's own cell (moved, Hardware.by_vector): each
+    of its phases holds one address of its lanes, within one phase of that cell, on a bank count
+    dividing the single's (a bank of the pair's is then a union of the single's banks, and a phase
+    split further costs no less). Two passes (CDNA, RDNA) are; gfx1250's, both addresses in one
+    phase, are not."""
     rule = hardware.rule(op)
     assert rule is not None and rule.addresses == 2, op
     wave = hardware.wave_lanes
     banks = hardware.banks if hardware.fixed_banks else rule.banks
-    single = [set(p) for p in hardware.phase_indices(wave, rule.lane_bytes)]
-    return hardware.banks % banks == 0 and all(
+    served = hardware.by_vector(rule.lane_bytes, rule.write)
+    single = [set(p) for p in served.phase_indices(wave, rule.lane_bytes)]
+    return served.banks % banks == 0 and all(
         len({s // wave for s in phase}) == 1 and any({s % wave for s in phase} <= g for g in single)
         for phase in rule.phases)
 
