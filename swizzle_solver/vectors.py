@@ -739,8 +739,8 @@ def op_banks(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, 
     return out
 
 
-def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
-                  ) -> tuple[GeneralLinear, general.Kernel, bool]:
+def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware,
+                  max_nodes: int = general.MAX_NODES) -> tuple[GeneralLinear, general.Kernel, bool]:
     """general.construct with the vector ``vector`` and every access's phases weighted by their count;
     and whether its kernel cost is exact (no offset bit between the vector and its unit: the rank
     formula holds, vector_search.py; and every access's op served on a bank count b dividing
@@ -757,8 +757,12 @@ def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: T
         for space, w in phase_spaces(a, vector, tile, hardware):
             spaces.append(space)
             weights.append(w)
-    layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
+    layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights,
+                                     max_nodes)
     return layout, kern, u <= j and one_bank_count
+
+
+OTHER_BANKS_NODES = 200  # kernel_search nodes of a chain's construction on another bank count than the target's
 
 
 class Auto(Value):
@@ -892,7 +896,9 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
         keys, floors = [], [0]
         for banks in sorted(set(op_banks(accesses, vector, tile, hardware).values()) | {hardware.banks},
                             key=lambda b: (b != hardware.banks, b)):
-            layout, kern, exact = construct_for(accesses, vector, tile, hardware.serving(banks))
+            # (a construction on another bank count is a candidate, never the proof: a short kernel search)
+            nodes = general.MAX_NODES if banks == hardware.banks else OTHER_BANKS_NODES
+            layout, kern, exact = construct_for(accesses, vector, tile, hardware.serving(banks), nodes)
             c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
             assert c is not None  # (the construction keeps every vector whole: a bijection)
             found.append(c)
