@@ -417,12 +417,11 @@ def amd_instructions(asm: str, warps: int) -> tuple[int, int]:
     return warps * len(found), warps * sum(2 if re.match(r"ds_(read|write)2", op) else 1 for op in found)
 
 
-def amd_least(asm: str, warps: int, arch: str, cells: bool = False) -> int:
+def amd_least(asm: str, warps: int, arch: str) -> int:
     """The least wavefronts Triton's LDS instructions could take under the tool's own counting, whatever
-    their addresses: a single-address op by the phase rule by width that --vectors auto measures
-    it with (hardware.Hardware.phase_indices), a two-address op (ds_read2*, ds_write2*) by its cell
-    (hardware.Rule: its phases over both addresses, its banks); each phase at least one wavefront and
-    its bytes over one; ``cells``: every op by its own cell (gfx950's writes: 32 banks). Every lane of
+    their addresses: every op by its own cell (hardware.Rule: its phases, over both addresses of a
+    two-address op, and its banks: gfx950's writes 32; as --vectors auto measures each op,
+    hardware.Hardware.by_vector), each phase at least one wavefront and its bytes over one. Every lane of
     the wave active (the conversion's are). _d16/_d16_hi (which half of a register) count as the op."""
     from swizzle_solver.hardware import target
 
@@ -432,12 +431,8 @@ def amd_least(asm: str, warps: int, arch: str, cells: bool = False) -> int:
         rule = hw.rule(re.sub(r"_d16(_hi)?$", "", op))
         if rule is None:
             raise ValueError(f"{op}: not an instruction of --arch {arch}")
-        if rule.addresses == 2 or cells:
-            served = hw.for_rule(rule)
-            total += sum(served.lower_bound(len(p) * rule.lane_bytes) for p in rule.phases)
-        else:
-            total += sum(hw.lower_bound(len(p) * rule.lane_bytes) for p in hw.phase_indices(hw.wave_lanes,
-                                                                                          rule.lane_bytes))
+        served = hw.for_rule(rule)
+        total += sum(served.lower_bound(len(p) * rule.lane_bytes) for p in rule.phases)
     return warps * total
 
 
@@ -473,20 +468,6 @@ def tool_answer(rows: int, cols: int, e: int, arch: str, src, dst):
     return auto, time.perf_counter() - t
 
 
-def by_cells(answer, rows: int, cols: int, e: int, arch: str, src, dst) -> int:
-    """The answer's layout with every access measured by its ops' own cells (vectors.moved, cells=True)."""
-    import linear_pairs as lp
-
-    from swizzle_solver import vectors
-    from swizzle_solver.access import make_tile
-    from swizzle_solver.hardware import target
-
-    tile, hw = make_tile(rows, cols, None, e), target(arch)
-    bases = answer.layout.bases(tile)
-    accs = [lp.access("src", rows, cols, *src, store=True), lp.access("dst", rows, cols, *dst)]
-    return sum(vectors.moved(a, bases, tile, hw, cells=True).wavefronts for a in accs)
-
-
 def triton_side(pair) -> dict:
     """Triton's conversion of the pair: its counts (NVIDIA: wavefronts, instructions, least; AMD:
     instructions, accesses and the least wavefronts they could take, amd_least), its shared allocation and its compile's seconds (a fresh cache)."""
@@ -513,7 +494,6 @@ def triton_side(pair) -> dict:
     elif _AMD_LDS.search(asm):
         out["instructions"], out["accesses"] = amd_instructions(asm, warps)
         out["least"] = amd_least(asm, warps, arch)
-        out["least_by_cells"] = amd_least(asm, warps, arch, cells=True)
     return out
 
 
@@ -538,18 +518,6 @@ def compare(ours: dict, theirs: dict) -> str:
     return "tie"
 
 
-def by_cells_verdict(ours: dict, theirs: dict) -> str:
-    """The AMD verdict again with every op by its own cell (the tool's answer as by_cells measures it,
-    Triton's least as amd_least(cells=True)): a win where Triton's instructions cannot take as few
-    wavefronts, open where the tool's count is above Triton's least (Triton's own is not read), else
-    by instructions."""
-    mine, least = ours["wavefronts_by_cells"], theirs["least_by_cells"]
-    if mine != least:
-        return "win" if mine < least else f"open ({mine} against Triton's >= {least})"
-    return "win" if ours["instructions"] < theirs["instructions"] else (
-        "tie" if ours["instructions"] == theirs["instructions"] else "loss?: instructions")
-
-
 def run_pair(pair) -> dict:
     name, rows, cols, e, arch, src, dst = pair
     a, b = gluon_bases(src, rows, cols), gluon_bases(dst, rows, cols)
@@ -564,11 +532,7 @@ def run_pair(pair) -> dict:
                    "buffer_bytes": (r.buffer_elements if r else rows * cols) * e, "rounds": r.rounds if r else 1,
                    "instructions_used": [m.instruction for m in x.accesses], "solve_s": round(seconds, 3),
                    "complete": auto.kernel_complete}
-    if arch != "nvidia":  # the answer again with every op by its own cell (gfx950's writes: 32 banks)
-        row["tool"]["wavefronts_by_cells"] = by_cells(auto.answer, rows, cols, e, arch, a, b)
     row["verdict"] = compare(row["tool"], theirs) if "instructions" in theirs else "no shared memory"
-    if arch != "nvidia" and "instructions" in theirs:
-        row["verdict_by_cells"] = by_cells_verdict(row["tool"], theirs)
     return row
 
 
@@ -579,7 +543,7 @@ def _line(row: dict) -> str:
               + (f" ({tr['accesses']})" if "accesses" in tr else ""))
     return (f"{row['pair']:38} {t['wavefronts']:>5}/{t['instructions']}/{t['buffer_bytes']:<7} {theirs:>16} "
             f"{t['solve_s']:>6.2f} {tr['compile_s']:>6.2f}  {' -> '.join(t['instructions_used'])}  {row['verdict']}"
-            + (f"; by every op's cell: {row['verdict_by_cells']}" if "verdict_by_cells" in row else ""))
+            )
 
 
 def main() -> None:

@@ -329,6 +329,23 @@ class Hardware(Value):
         None: the contiguous phase rule serves it."""
         return dict(self.vector_reads).get(vector_bytes)
 
+    def vector_op(self, vector_bytes: int, write: bool = False) -> str | None:
+        """The single-address instruction that moves a lane's vector of ``vector_bytes`` bytes where
+        the target serves each instruction by its own cell (AMD: ds_read_u8 .. ds_read_b128,
+        ds_write_b8 .. ds_write_b128), or None (NVIDIA: the phase rule by width is its ops' rule)."""
+        if "ds_read" not in self.instructions:
+            return None
+        return ("ds_write_b" if write else "ds_read_u" if vector_bytes < 4 else "ds_read_b") + str(8 * vector_bytes)
+
+    def by_vector(self, vector_bytes: int, write: bool = False) -> Hardware:
+        """The target as the instruction moving a lane's ``vector_bytes``-byte vector sees it: that
+        op's own cell (``for_rule``: its banks and phases, as the OP:RxC forms count it) where it has
+        one, else the target (its phase rule by width). The one place a width picks the phase rule of
+        a single-address access (--vectors auto, --linear-layout)."""
+        op = self.vector_op(vector_bytes, write)
+        rule = self.rule(op) if op is not None else None
+        return self if rule is None else self.for_rule(rule)
+
     def with_rule(self, rule: Rule) -> Hardware:
         """This target with ``rule`` in place of the rule of the same op."""
         return replace(self, rules=tuple(rule if r.op == rule.op else r for r in self.rules))

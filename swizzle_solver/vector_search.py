@@ -91,6 +91,7 @@ class Side(Value):
     most: int  # the widest vector, in element bits (16 bytes, its cap, its registers)
     units: tuple[int, ...]  # units[j]: the unit of a j-bit vector, in element bits (hardware.Geometry)
     phases: tuple[int, ...] = ()  # phases[j]: the fewest phases one instruction of a j-bit vector has (() none said)
+    banks: tuple[int, ...] = ()  # banks[j]: the banks of the op moving a j-bit vector (its cell); (): the target's
 
 
 class Item(Value):
@@ -121,7 +122,7 @@ def floor(side: Side, j: int, elem_bytes: int, bank_bytes: int, banks: int) -> i
     distinct = 1 << (gf2.rank(list(side.lanes) + list(side.regs)) - len(side.regs))
     words = -(-(distinct * (elem_bytes << j)) // bank_bytes)
     phases = side.phases[j] if side.phases else 1
-    return instructions(side, j) * max(1, phases, -(-words // banks))
+    return instructions(side, j) * max(1, phases, -(-words // (side.banks[j] if side.banks else banks)))
 
 
 def width_items(sides: Sequence[Side], elem_bytes: int, bank_bytes: int, banks: int) -> list[Item]:

@@ -218,10 +218,9 @@ def vector_bits(access: RegisterAccess, preimages: list[int], elem_bytes: int, l
 
 def instruction_name(hardware: Hardware, vector_bytes: int, write: bool = False) -> str:
     """The instruction a lane's vector of so many bytes implies on the target."""
-    if "ds_read" in hardware.instructions:  # AMD LDS
-        if vector_bytes < 4:
-            return ("ds_write_b" if write else "ds_read_u") + str(8 * vector_bytes)
-        return ("ds_write_b" if write else "ds_read_b") + str(8 * vector_bytes)
+    amd = hardware.vector_op(vector_bytes, write)  # AMD LDS
+    if amd is not None:
+        return amd
     op = "st.shared" if write else "ld.shared"
     if vector_bytes <= 4:
         return f"{op}.b{8 * vector_bytes}"
@@ -274,13 +273,13 @@ def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tupl
 
 
 def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware,
-          fixed: list[int] | None = None, cells: bool = False) -> Moved:
+          fixed: list[int] | None = None) -> Moved:
     """The access under the layout with offset ``bases``: its vector from the layout (``fixed``: these
     logical offsets' span instead, the vectors as given), its requests (one per warp and register
     group) at the physical addresses, split into the target's phases and measured by the simulator;
     with the vectors chosen, also ldmatrix where the lane map allows it (``matrix_moved``), the
-    fewer wavefronts, then instructions, of the two. ``cells`` (bench/triton_pairs.py's second count on
-    AMD): a single-address op measured by its own cell too (served_by), not the phase rule by width."""
+    fewer wavefronts, then instructions, of the two. Each op is measured by its own cell
+    (hardware.Hardware.by_vector: on AMD a ds_write by the write's banks and phases, not the reads')."""
     e = tile.elem_bytes
     if fixed is None:
         pre = preimages_of(bases)
@@ -299,7 +298,7 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     first = [(int(x) // tile.cols, int(x) % tile.cols) for x in starts[0]]
     # (a store is never paired: its lanes' repeats cost their own phases)
     op = instruction_name(hardware, v, access.store)
-    served = served_by(hardware, op) if cells else hardware
+    served = hardware.by_vector(v, access.store)
     phases = served.phase_indices(len(lanes), v, served.pairs(first, v, access.store))
     # every phase of every request, a phase shorter than the widest repeating its first lane (no cost)
     widest = max(map(len, phases))
@@ -315,13 +314,6 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
             if other is not None and (other.wavefronts, other.instructions) < (best.wavefronts, best.instructions):
                 best = other
     return best
-
-
-def served_by(hardware: Hardware, op: str) -> Hardware:
-    """The target as instruction ``op`` sees it by its own cell (hardware.Hardware.for_rule: its banks
-    and phases, as the instruction forms OP:RxC count it), where the target has one; else the target."""
-    rule = hardware.rule(op) if hardware.rules else None
-    return hardware if rule is None else hardware.for_rule(rule)
 
 
 # --- AMD's two-address instructions (ds_read2_b32/_b64, ds_write2_*, their st64 forms) ----------------
@@ -371,16 +363,18 @@ def two_address_widths(access: RegisterAccess, side: vector_search.Side, tile: T
 
 def bounded_by_singles(hardware: Hardware, op: str) -> bool:
     """Whether the cell of two-address ``op`` never takes fewer wavefronts than its two addresses as
-    two single-address requests measured by the phase rule by width (moved): each of its phases holds
-    one address of its lanes, within one phase of that rule, on a bank count dividing the target's
-    (a bank of the rule's is then a union of the target's banks, and a phase split further costs no
-    less). Two passes (CDNA, RDNA) are; gfx1250's, both addresses in one phase, are not."""
+    two single-address requests measured by the single op's own cell (moved, Hardware.by_vector): each
+    of its phases holds one address of its lanes, within one phase of that cell, on a bank count
+    dividing the single's (a bank of the pair's is then a union of the single's banks, and a phase
+    split further costs no less). Two passes (CDNA, RDNA) are; gfx1250's, both addresses in one
+    phase, are not."""
     rule = hardware.rule(op)
     assert rule is not None and rule.addresses == 2, op
     wave = hardware.wave_lanes
     banks = hardware.banks if hardware.fixed_banks else rule.banks
-    single = [set(p) for p in hardware.phase_indices(wave, rule.lane_bytes)]
-    return hardware.banks % banks == 0 and all(
+    served = hardware.by_vector(rule.lane_bytes, rule.write)
+    single = [set(p) for p in served.phase_indices(wave, rule.lane_bytes)]
+    return served.banks % banks == 0 and all(
         len({s // wave for s in phase}) == 1 and any({s % wave for s in phase} <= g for g in single)
         for phase in rule.phases)
 
@@ -717,11 +711,12 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     lanes = _lane_offsets(access.lane)
     pivots = general.echelon(vector[:jp])
     starts = [general.reduce(x, pivots) for x in lanes]
-    paired = hardware.pairs(starts, vbytes, access.store)
+    served = hardware.by_vector(vbytes, access.store)  # the op's own phases (moved measures so)
+    paired = served.pairs(starts, vbytes, access.store)
     groups = 1 << (gf2.rank(list(access.register)) - jp)
     requests = (1 << len(access.warp)) * groups
     out: dict[tuple[int, ...], int] = {}
-    rule = tuple(tuple(phase) for phase in hardware.phase_indices(len(lanes), vbytes, paired))
+    rule = tuple(tuple(phase) for phase in served.phase_indices(len(lanes), vbytes, paired))
     for dirs, count in _phase_directions(access.lane, rule):
         # the vector coordinates of each direction: x = w + c, c reduced mod W
         coords = [gf2.coordinates(vector, d ^ general.reduce(d, wpiv)) if d != general.reduce(d, wpiv) else 0
@@ -754,13 +749,28 @@ def _phase_directions(lane: tuple[int, ...], phases: tuple[tuple[int, ...], ...]
     return tuple(found.items())
 
 
-def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
-                  ) -> tuple[GeneralLinear, general.Kernel, bool]:
+def op_banks(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware
+             ) -> dict[str, int]:
+    """Each access's op under the vector chain ``vector`` (its width: vector_bits) -> the banks its
+    own cell serves it on (hardware.Hardware.by_vector): on gfx950 a ds_write on 32 banks, a
+    ds_read_b128 on 64."""
+    out = {}
+    for a in accesses:
+        v = tile.elem_bytes << vector_bits(a, vector, tile.elem_bytes)
+        out[instruction_name(hardware, v, a.store)] = hardware.by_vector(v, a.store).banks
+    return out
+
+
+def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: Tile, hardware: Hardware,
+                  max_nodes: int = general.MAX_NODES) -> tuple[GeneralLinear, general.Kernel, bool]:
     """general.construct with the vector ``vector`` and every access's phases weighted by their count;
     and whether its kernel cost is exact (no offset bit between the vector and its unit: the rank
-    formula holds, vector_search.py)."""
+    formula holds, vector_search.py; and every access's op served on a bank count b dividing
+    ``hardware``'s B, op_banks: then word mod B decides word mod b, so a phase's count on b banks is
+    at least its count on B, and the kernel cost on B is a floor of the chain, exact where every b is B)."""
     e = tile.elem_bytes
     j = len(vector)
+    one_bank_count = all(hardware.banks % b == 0 for b in op_banks(accesses, vector, tile, hardware).values())
     geometry = hardware.geometry(e, e << j)
     u = geometry.unit_shift
     spaces: list[list[int]] = []
@@ -769,8 +779,12 @@ def construct_for(accesses: Sequence[RegisterAccess], vector: list[int], tile: T
         for space, w in phase_spaces(a, vector, tile, hardware):
             spaces.append(space)
             weights.append(w)
-    layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights)
-    return layout, kern, u <= j
+    layout, kern = general.construct(log2(tile.size), vector, max(0, u - j), geometry.slot_bits, spaces, weights,
+                                     max_nodes)
+    return layout, kern, u <= j and one_bank_count
+
+
+OTHER_BANKS_NODES = 200  # kernel_search nodes of a chain's construction on another bank count than the target's
 
 
 class Auto(Value):
@@ -798,7 +812,9 @@ def search_sides(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardw
         # are phases of their own: its vector form's phases are no floor for it)
         phases = () if has_matrix(a, tile, hardware) else tuple(least_phases(a, e << j, hardware)
                                                                    for j in range(most + 1))
-        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units, phases))
+        # the floors' banks: each width's op's own (gfx950: a ds_write's 32), as moved measures it
+        banks = tuple(hardware.by_vector(e << j, a.store).banks for j in range(most + 1)) if hardware.rules else ()
+        out.append(vector_search.Side(tuple(regs), tuple(a.lane), 1 << len(a.warp), most, units, phases, banks))
     return out
 
 
@@ -807,8 +823,9 @@ def least_phases(access: RegisterAccess, vector_bytes: int, hardware: Hardware) 
     target's phases of its lanes, halved where a load of this width may be paired (Hardware.pairs:
     whether it is depends on where the lanes start, so the floor takes the fewer)."""
     lanes = 1 << len(access.lane)
-    phases = len(hardware.phase_indices(lanes, vector_bytes))
-    may_pair = not access.store and vector_bytes in hardware.paired_loads and lanes == hardware.wave_lanes
+    served = hardware.by_vector(vector_bytes, access.store)  # the op's own cell (AMD: a write's phases)
+    phases = len(served.phase_indices(lanes, vector_bytes))
+    may_pair = not access.store and vector_bytes in served.paired_loads and lanes == served.wave_lanes
     return phases // 2 if may_pair else phases
 
 
@@ -997,16 +1014,27 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
     built: list[tuple[list[int], vector_search.Item, vector_search.Outcome]] = []
 
     def evaluate(vector: list[int], item: vector_search.Item) -> vector_search.Outcome:
-        layout, kern, exact = construct_for(accesses, vector, tile, hardware)
-        c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
-        assert c is not None  # (the construction keeps every vector whole: a bijection)
-        found.append(c)
+        # one construction per bank count the accesses' ops are served on (op_banks: gfx950's writes
+        # on 32 banks, its wide reads on 64), each measured by every op's own cell: the fewer counts;
+        # the floor: the proven kernel costs' most (construct_for), or the item's where a chain reaches it
+        keys, floors = [], [0]
+        for banks in sorted(set(op_banks(accesses, vector, tile, hardware).values()) | {hardware.banks},
+                            key=lambda b: (b != hardware.banks, b)):
+            # (a construction on another bank count is a candidate, never the proof: a short kernel search)
+            nodes = general.MAX_NODES if banks == hardware.banks else OTHER_BANKS_NODES
+            layout, kern, exact = construct_for(accesses, vector, tile, hardware.serving(banks), nodes)
+            c = measure_choice(layout, accesses, tile, hardware, f"built from the vector chain {vector} ({item.what})")
+            assert c is not None  # (the construction keeps every vector whole: a bijection)
+            found.append(c)
+            keys.append((c.wavefronts, c.instructions))
+            floors += [kern.cost] if kern.complete and exact else []
+        proven = len(floors) > 1 or min(keys) == item.key()
         # the chain's own instructions decide where its row makes matrices; where vectors may pair
         # (two-address forms) the item's halved floor stays (chain_instructions counts single ones)
         own = None if any(paired) else chain_instructions(accesses, sides, vector, tile, hardware)
-        built.append((vector, item, vector_search.Outcome((c.wavefronts, c.instructions), kern.complete and exact,
-                                                          kern.cost, own)))
-        return built[-1][2]
+        outcome = vector_search.Outcome(min(keys), proven, max(floors + ([item.floor] if proven else [])), own)
+        built.append((vector, item, outcome))
+        return outcome
 
     start = min((c.wavefronts, c.instructions) for c in found) if found else (1 << 62, 1 << 62)
     searched = vector_search.search(items, sides, evaluate, start, max_chains)

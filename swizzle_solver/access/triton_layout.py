@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ..hardware import Hardware
 from ..model import MAX_VECTOR_BYTES, InputError, Pattern, Tile, is_pow2
+from ..value import replace
 from .inputfile import load_json, printable, read_text
 from .warp import tile_pattern
 
@@ -307,6 +308,9 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     _check_extent(bases, shape, tile, hardware, where)
     vec = _vector_bits(reg, lane, warp, tile.elem_bytes)
     v = tile.elem_bytes << vec
+    # each request is one instruction of the op moving a v-byte vector: split and counted by that
+    # op's own cell (AMD: a ds_write's banks and phases, not the reads'; NVIDIA: the rule by width)
+    served = hardware.by_vector(v, write)
     template = []
     lanes = [xor_image(lane, i) for i in range(1 << len(lane))]  # the same in every request
     for w in range(1 << len(warp)):
@@ -314,7 +318,9 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
         for g in range(1 << (len(reg) - vec)):
             rr, rc = xor_image(reg, g << vec)
             request = [(wr ^ rr ^ lr, wc ^ rc ^ lc, v) for lr, lc in lanes]
-            template += hardware.split_request(request, write)
+            template += served.split_request(request, write)
     summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
                f"{rows} x {cols}, {v}-byte vectors")
-    return tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, hardware)
+    pattern = tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, served)
+    # the op's bank count where it is not the target's (as warp.as_instruction marks an OP:RxC form)
+    return pattern if hardware.fixed_banks or served.banks == hardware.banks else replace(pattern, banks=served.banks)
