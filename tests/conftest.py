@@ -18,27 +18,13 @@ the rank proof against the counters, every family's phys against its apply, batc
 runs in the fast tier: tests/test_core_instances.py. A key here that matches no test (a renamed test
 or case) moves nothing: the test stays in the fast tier, never out of both.
 """
-import atexit
 import gc
 import itertools
-import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 import pytest
 from _pytest.mark.expression import Expression
-
-# The processes the tests start read the package's bytecode from one cache for the session, as an
-# installed package's processes do (pip writes it): where PYTHONDONTWRITEBYTECODE is set (this
-# project's machine sets it), each process compiled the whole package again, a third of a small
-# solve's CPU. The cache is a temporary folder (PYTHONPYCACHEPREFIX), removed at the end, so nothing
-# is written in the checkout; xdist's workers inherit the controller's.
-if "SWIZZLE_TEST_PYCACHE" not in os.environ:
-    os.environ["SWIZZLE_TEST_PYCACHE"] = os.environ["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="swizzle-pyc-")
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    atexit.register(shutil.rmtree, os.environ["SWIZZLE_TEST_PYCACHE"], True)
 
 SAMPLED = {
     # the swizzle against pycute over every (B, M, S), every element size: a spread of the grid stays
