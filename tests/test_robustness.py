@@ -307,9 +307,9 @@ def test_warp_splitting_is_not_quadratic():
     """The issue's tile: 16384 requests of 32 one-byte lanes took 24 s to split (a max per phase)."""
     from swizzle_solver.access import make_problem
 
-    start = time.monotonic()
+    start = time.process_time()  # (this process's CPU: a loaded machine's wall clock made it flaky)
     problem = make_problem(512, 1024, ["warp:1x32:512x32v1"], None, 1)
-    assert time.monotonic() - start < 3
+    assert time.process_time() - start < 3  # about 0.75 s; quadratic was 24 s
     pattern = problem.patterns[0]
     assert pattern.placements == 512 * 32 and pattern.lane_row.shape == (512 * 32, 32)
     result = run(["--rows", "512", "--cols", "1024", "--dtype", "u8", "--access", "warp:1x32:512x32v1",
