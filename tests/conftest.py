@@ -92,6 +92,9 @@ SLOW = {
         "a gfx950 b96 solve (6 s) for its JSON; test_b96_search_and_evidence and test_schema's documents stay",
     "tests/test_amd_instructions.py::test_b96_search_and_evidence[96]": "the same search on 64 x 48 stays (5 s)",
     "tests/test_cli.py::test_batch_examples": "test_batch_json_and_case runs the same batch (its JSON form)",
+    "tests/test_cli_conventions.py::test_piped_output_fits_80_columns[batch]": "the whole examples.toml as a "
+        "table (1.5 s of CPU): test_a_batch_table_of_the_widest_examples_fits_80_columns stays (its widest rows), "
+        "and test_cli's test_batch_json_and_case solves the whole file",
     "tests/test_extending.py::test_an_emit_target_is_one_module": "six processes on a copy of the package (3 s): "
         "an emit target as one module is checked in the slow tier only; the in-process extension tests stay",
     "tests/test_gpu_measured.py::test_recorded_measurements_replay_against_the_current_model"
