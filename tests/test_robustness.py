@@ -496,7 +496,7 @@ def _closing(*fds):
     return lambda: [os.close(fd) for fd in fds]
 
 
-@pytest.mark.parametrize("closed", [(2,), (0,), (0, 2)])
+@pytest.mark.parametrize("closed", [(0, 2), (2,), (0,)])
 def test_a_closed_stderr_or_stdin_still_answers(closed):
     """2>&- lost every answer (exit 1, nothing on stdout: cli.py asked the missing stderr isatty)."""
     expected = run(FAST)
