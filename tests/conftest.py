@@ -57,6 +57,8 @@ SAMPLED = {
     "tests/test_verdicts.py::test_a_search_past_the_timeout_prints_the_best_found": 2,
     "tests/test_verdicts.py::test_a_check_past_the_timeout_prints_its_verdict": 2,
     # real processes (pipes, signals, special files): one or two of each behaviour stay
+    # batch --jobs 2 against one process: the quick cases as a table and every search cut in JSON stay
+    "tests/test_batch_jobs.py::test_two_processes_print_what_one_prints": 3,
     "tests/test_cli.py::test_a_reader_that_stops_reading_keeps_the_exit_code": 5,
     "tests/test_cli.py::test_bad_input_as_a_process": 2,
     "tests/test_robustness.py::test_only_regular_files_are_read": 9,  # the FIFO under --phases stays
