@@ -115,6 +115,9 @@ SLOW = {
     "tests/test_families.py::test_a_plain_solve_imports_no_later_family": "a process for a library solve's "
         "imports; test_cli_families' test_plain_solve_imports_only_what_it_uses (one process each of the rich "
         "and the -q form) finds the same later families and z3 unimported after a plain solve",
+    "tests/test_render.py::test_a_plain_solve_imports_one_emit_target": "a process for the emit targets a "
+        "rich plain solve imports; test_cli_families' test_plain_solve_imports_only_what_it_uses (its rich form's "
+        "process) finds the same three modules of swizzle_solver.emit",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }
