@@ -19,6 +19,7 @@ import pytest
 from swizzle_solver import cli, jobs
 from swizzle_solver.cli import main
 from swizzle_solver.model import InputError
+from tests.jobs_work import dies_once, half_written, work
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -123,15 +124,6 @@ def test_jobs_zero_and_auto_are_one_per_cpu():
         jobs.parse_jobs("-2")
 
 
-def work(x: int) -> int:
-    """A worker's job for the tests below: item 2 raises, item 4 kills its process."""
-    if x == 2:
-        raise ValueError("two")
-    if x == 4:
-        os._exit(3)
-    return x * x
-
-
 def test_in_order_hands_back_every_outcome_in_order_whatever_happens_to_one():
     outcomes = list(jobs.in_order(work, list(range(8)), 2))
     assert [ok for ok, _ in outcomes] == [True, True, False, True, False, True, True, True]
@@ -191,34 +183,6 @@ def test_ctrl_c_ends_the_run_and_its_workers(cases, signum, code):
 
 
 # --- issue 39: any worker death, at any moment, ends in a complete document (or 130/143) ---------
-
-
-def dies_once(task: tuple[str, int]) -> int:
-    """A worker's job: the first time item ``n`` is worked on (a marker file says so), its process
-    is killed with SIGKILL in the middle of it; the run again alone answers."""
-    folder, n = task
-    marker = Path(folder) / f"died-{n}"
-    if n % 3 == 1 and not marker.exists():
-        marker.write_text("")
-        os.kill(os.getpid(), signal.SIGKILL)
-    return n * n
-
-
-def half_written(task: tuple[str, int]) -> int:
-    """A worker's job: the first time, the process writes the start of a result frame (a length
-    of 1000 bytes, 10 of them) to its pipe to the parent, then dies: a result cut short."""
-    import struct
-
-    folder, n = task
-    marker = Path(folder) / f"half-{n}"
-    if n == 3 and not marker.exists():
-        marker.write_text("")
-        for fd in os.listdir("/proc/self/fd"):  # the worker's socket: its pipe to the parent
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
-                    os.write(int(fd), struct.pack("!i", 1000) + b"x" * 10)
-        os._exit(0)
-    return n * n
 
 
 @pytest.mark.parametrize("job", [dies_once, half_written], ids=["killed", "half-written"])
