@@ -123,6 +123,10 @@ SLOW = {
     "tests/test_robustness.py::test_z3_passes_ctrl_c_on": "z3's own handling of Ctrl-C in a process of its own "
         "(0.7 s of CPU): test_sigint_during_z3_exits_130, which stays, interrupts a z3 check of the tool's solve "
         "and asserts z3 saw the interrupt",
+    "tests/test_schema.py::test_batch_with_time_limits_validates": "a 0.2 s search cut by batch's --timeout and "
+        "--total-timeout for its document; test_robustness's test_batch_total_timeout_cuts_the_run and "
+        "test_batch_jobs' test_two_processes_print_what_one_prints[json-cut] (every search cut by --timeout) "
+        "validate their cut documents against batch.schema.json",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }

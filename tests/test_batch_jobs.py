@@ -101,6 +101,10 @@ def test_two_processes_print_what_one_prints(cases, extra, part):
     one = run([*cut, "--jobs", "1"])
     assert one[0] == 1 and "timeout" in one[1]
     assert run([*cut, "--jobs", "2"]) == one
+    if extra:  # cases cut by --timeout: whole documents
+        from test_schema import validate
+
+        validate(json.loads(one[1]), "batch.schema.json")
 
 
 def test_a_bad_case_stops_the_run_before_anything_is_solved_in_any_mode(cases):

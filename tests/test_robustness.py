@@ -838,6 +838,9 @@ def test_batch_total_timeout_cuts_the_run(tmp_path):
     assert got == [("quick", True, "conflict-free"), ("slow", False, "timeout"), ("later", False, "timeout"),
                    ("pinned, failing", False, "conflicts")]
     assert cases[3]["result"]["check"]["minimal"] is None and result.returncode == 1
+    from tests.test_schema import validate
+
+    validate(json.loads(result.stdout), "batch.schema.json")  # cases cut by the run's time: whole documents
     ok = run(["batch", path, "--total-timeout", "100", "--timeout", "100", "--case", "later"])
     assert ok.returncode == 0 and "1 passed, 0 failed" in ok.stdout
     pinned = json.loads(run(["batch", path, "--total-timeout", "100", "--case", "pinned, failing", "--json"]).stdout)
