@@ -186,7 +186,7 @@ def widest_examples() -> str:
     cases = [c for c in tomllib.loads((ROOT / "examples.toml").read_text())["case"] if "phases" not in c]
     picked = [max(cases, key=lambda c: len(c.get("check", "")))]
     picked += sorted(cases, key=lambda c: -len(c["name"]))[:3]
-    return "".join(f"[[case]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in c.items()) + "\n"
+    return "".join("[[case]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in c.items()) + "\n"
                    for c in picked)
 
 
