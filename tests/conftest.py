@@ -67,6 +67,7 @@ SAMPLED = {
     # both closed stays (a closed stdin and a closed stderr in one process); each alone is slow
     "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 3,
     "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
+    "tests/test_robustness.py::test_a_stderr_whose_reader_left_keeps_the_exit_code": 2,  # bad input; an answer
     "tests/test_robustness.py::test_sigint_at_any_moment_exits_130_with_one_line": 2,
     # --version stays; the solve (rich, its JSON): test_cli's test_a_reader_that_stops_reading_keeps_the_exit_code
     # runs the same solve's rich report (and -q) to a reader gone
