@@ -57,15 +57,23 @@ SAMPLED = {
     "tests/test_verdicts.py::test_a_search_past_the_timeout_prints_the_best_found": 2,
     "tests/test_verdicts.py::test_a_check_past_the_timeout_prints_its_verdict": 2,
     # real processes (pipes, signals, special files): one or two of each behaviour stay
+    # batch --jobs 2 against one process: the quick cases as a table and every search cut in JSON stay
+    "tests/test_batch_jobs.py::test_two_processes_print_what_one_prints": 3,
     "tests/test_cli.py::test_a_reader_that_stops_reading_keeps_the_exit_code": 5,
-    "tests/test_cli.py::test_bad_input_as_a_process": 2,
+    # a usage error stays; the tool's InputError as a process: test_robustness's
+    # test_a_stderr_whose_reader_left_keeps_the_exit_code[bad input] (and its one line: every in-process test)
+    "tests/test_cli.py::test_bad_input_as_a_process": 4,
     "tests/test_robustness.py::test_only_regular_files_are_read": 9,  # the FIFO under --phases stays
     "tests/test_robustness.py::test_full_stdout_is_one_line": 2,  # the rich report and -q stay
     "tests/test_robustness.py::test_a_signal_at_any_moment_of_start_up_ends_the_run": 2,
-    "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 2,  # closed stderr; both closed
+    # both closed stays (a closed stdin and a closed stderr in one process); each alone is slow
+    "tests/test_robustness.py::test_a_closed_stderr_or_stdin_still_answers": 3,
     "tests/test_robustness.py::test_a_swallowed_signal_still_ends_the_run": 3,
+    "tests/test_robustness.py::test_a_stderr_whose_reader_left_keeps_the_exit_code": 2,  # bad input; an answer
     "tests/test_robustness.py::test_sigint_at_any_moment_exits_130_with_one_line": 2,
-    "tests/test_robustness.py::test_a_reader_that_leaves_early_is_no_error": 3,
+    # --version stays; the solve (rich, its JSON): test_cli's test_a_reader_that_stops_reading_keeps_the_exit_code
+    # runs the same solve's rich report (and -q) to a reader gone
+    "tests/test_robustness.py::test_a_reader_that_leaves_early_is_no_error": 5,
     "tests/test_robustness.py::test_hostile_pattern_names_never_reach_the_terminal_raw": 2,
     "tests/test_robustness.py::test_the_depth_scan_is_linear": 3,
     # (issue 32's 65 recorded probe PTX files through kernel() all stay in the fast tier: its acceptance
@@ -92,6 +100,9 @@ SLOW = {
         "a gfx950 b96 solve (6 s) for its JSON; test_b96_search_and_evidence and test_schema's documents stay",
     "tests/test_amd_instructions.py::test_b96_search_and_evidence[96]": "the same search on 64 x 48 stays (5 s)",
     "tests/test_cli.py::test_batch_examples": "test_batch_json_and_case runs the same batch (its JSON form)",
+    "tests/test_cli_conventions.py::test_piped_output_fits_80_columns[batch]": "the whole examples.toml as a "
+        "table (1.5 s of CPU): test_a_batch_table_of_the_widest_examples_fits_80_columns stays (its widest rows), "
+        "and test_cli's test_batch_json_and_case solves the whole file",
     "tests/test_extending.py::test_an_emit_target_is_one_module": "six processes on a copy of the package (3 s): "
         "an emit target as one module is checked in the slow tier only; the in-process extension tests stay",
     "tests/test_gpu_measured.py::test_recorded_measurements_replay_against_the_current_model"
@@ -109,6 +120,16 @@ SLOW = {
     "tests/test_families.py::test_a_plain_solve_imports_no_later_family": "a process for a library solve's "
         "imports; test_cli_families' test_plain_solve_imports_only_what_it_uses (one process each of the rich "
         "and the -q form) finds the same later families and z3 unimported after a plain solve",
+    "tests/test_render.py::test_a_plain_solve_imports_one_emit_target": "a process for the emit targets a "
+        "rich plain solve imports; test_cli_families' test_plain_solve_imports_only_what_it_uses (its rich form's "
+        "process) finds the same three modules of swizzle_solver.emit",
+    "tests/test_robustness.py::test_z3_passes_ctrl_c_on": "z3's own handling of Ctrl-C in a process of its own "
+        "(0.7 s of CPU): test_sigint_during_z3_exits_130, which stays, interrupts a z3 check of the tool's solve "
+        "and asserts z3 saw the interrupt",
+    "tests/test_schema.py::test_batch_with_time_limits_validates": "a 0.2 s search cut by batch's --timeout and "
+        "--total-timeout for its document; test_robustness's test_batch_total_timeout_cuts_the_run and "
+        "test_batch_jobs' test_two_processes_print_what_one_prints[json-cut] (every search cut by --timeout) "
+        "validate their cut documents against batch.schema.json",
     "tests/test_names.py::test_the_name_strategy_reaches_layouts":
         "hypothesis' find over the name strategy (7 s); the strategy's own property is slow already",
 }

@@ -19,6 +19,7 @@ import pytest
 from swizzle_solver import cli, jobs
 from swizzle_solver.cli import main
 from swizzle_solver.model import InputError
+from tests.jobs_work import dies_once, half_written, work
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,19 +84,27 @@ def cases(tmp_path, monkeypatch) -> Path:
     return path
 
 
-@pytest.mark.parametrize("extra", [[], ["--json"]], ids=["table", "json"])
-def test_two_processes_print_what_one_prints(cases, extra):
-    """Without the slow case (a search cut by time is cut where the clock says), then with every
-    search cut at once (--timeout 1e-6: status timeout, the same in any process)."""
-    quick = cases.with_name("quick.toml")
-    quick.write_text(CASES.split('[[case]]\nname = "slow"')[0])
-    one = run(["batch", quick, *extra, "--jobs", "1"])
-    assert one[0] == 1 and "no dtype" in one[2] and one[1]
-    assert run(["batch", quick, *extra, "-j", "2"]) == one
+@pytest.mark.parametrize("extra, part", [([], "quick"), ([], "cut"), (["--json"], "quick"), (["--json"], "cut")],
+                         ids=["table-quick", "table-cut", "json-quick", "json-cut"])
+def test_two_processes_print_what_one_prints(cases, extra, part):
+    """Without the slow case (quick: a search cut by time is cut where the clock says), and with every
+    search cut at once (cut: --timeout 1e-6, status timeout, the same in any process); each in the
+    table and in JSON (SAMPLED: the quick table and the cut JSON stay in the fast tier)."""
+    if part == "quick":
+        quick = cases.with_name("quick.toml")
+        quick.write_text(CASES.split('[[case]]\nname = "slow"')[0])
+        one = run(["batch", quick, *extra, "--jobs", "1"])
+        assert one[0] == 1 and "no dtype" in one[2] and one[1]
+        assert run(["batch", quick, *extra, "-j", "2"]) == one
+        return
     cut = ["batch", cases, *extra, "--timeout", "0.000001"]
     one = run([*cut, "--jobs", "1"])
     assert one[0] == 1 and "timeout" in one[1]
     assert run([*cut, "--jobs", "2"]) == one
+    if extra:  # cases cut by --timeout: whole documents
+        from test_schema import validate
+
+        validate(json.loads(one[1]), "batch.schema.json")
 
 
 def test_a_bad_case_stops_the_run_before_anything_is_solved_in_any_mode(cases):
@@ -117,15 +126,6 @@ def test_jobs_zero_and_auto_are_one_per_cpu():
     assert jobs.parse_jobs("3") == 3
     with pytest.raises(InputError):
         jobs.parse_jobs("-2")
-
-
-def work(x: int) -> int:
-    """A worker's job for the tests below: item 2 raises, item 4 kills its process."""
-    if x == 2:
-        raise ValueError("two")
-    if x == 4:
-        os._exit(3)
-    return x * x
 
 
 def test_in_order_hands_back_every_outcome_in_order_whatever_happens_to_one():
@@ -187,34 +187,6 @@ def test_ctrl_c_ends_the_run_and_its_workers(cases, signum, code):
 
 
 # --- issue 39: any worker death, at any moment, ends in a complete document (or 130/143) ---------
-
-
-def dies_once(task: tuple[str, int]) -> int:
-    """A worker's job: the first time item ``n`` is worked on (a marker file says so), its process
-    is killed with SIGKILL in the middle of it; the run again alone answers."""
-    folder, n = task
-    marker = Path(folder) / f"died-{n}"
-    if n % 3 == 1 and not marker.exists():
-        marker.write_text("")
-        os.kill(os.getpid(), signal.SIGKILL)
-    return n * n
-
-
-def half_written(task: tuple[str, int]) -> int:
-    """A worker's job: the first time, the process writes the start of a result frame (a length
-    of 1000 bytes, 10 of them) to its pipe to the parent, then dies: a result cut short."""
-    import struct
-
-    folder, n = task
-    marker = Path(folder) / f"half-{n}"
-    if n == 3 and not marker.exists():
-        marker.write_text("")
-        for fd in os.listdir("/proc/self/fd"):  # the worker's socket: its pipe to the parent
-            with contextlib.suppress(OSError):
-                if os.readlink(f"/proc/self/fd/{fd}").startswith("socket:"):
-                    os.write(int(fd), struct.pack("!i", 1000) + b"x" * 10)
-        os._exit(0)
-    return n * n
 
 
 @pytest.mark.parametrize("job", [dies_once, half_written], ids=["killed", "half-written"])

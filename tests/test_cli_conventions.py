@@ -178,6 +178,31 @@ def test_piped_output_fits_80_columns(argv, capsys, monkeypatch):
     assert max(len(line) for line in out.splitlines()) <= 80
 
 
+def widest_examples() -> str:
+    """The cases of examples.toml whose rows are the widest in batch's table: the longest answer (a
+    Triton layout checked, wider than a line) and the three longest names (wrapped under their row)."""
+    import tomllib
+
+    cases = [c for c in tomllib.loads((ROOT / "examples.toml").read_text())["case"] if "phases" not in c]
+    picked = [max(cases, key=lambda c: len(c.get("check", "")))]
+    picked += sorted(cases, key=lambda c: -len(c["name"]))[:3]
+    return "".join("[[case]]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in c.items()) + "\n"
+                   for c in picked)
+
+
+def test_a_batch_table_of_the_widest_examples_fits_80_columns(capsys, monkeypatch, tmp_path):
+    """The fast tier's instance of the batch table at 80 columns (the whole examples.toml, as
+    test_piped_output_fits_80_columns[batch] runs it, is in the slow tier; test_cli's
+    test_batch_json_and_case solves the whole file in the fast tier)."""
+    path = tmp_path / "widest.toml"
+    path.write_text(widest_examples())
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run(capsys, "batch", str(path))
+    lines = out.splitlines()
+    assert code == 0 and sum(line.startswith("  ok   conflict-free") for line in lines) == 4
+    assert max(len(line) for line in lines) <= 80 and max(len(line) for line in lines if line.startswith(" " * 6)) > 70
+
+
 def test_narrow_candidates_keep_every_number(capsys, monkeypatch):
     """Split into parts, the candidates table still shows every cell, each row on one line with
     its layout's name."""
@@ -292,7 +317,9 @@ def test_progress_is_indeterminate_for_z3_and_counts_members_otherwise():
 
 def test_progress_appears_after_the_delay_without_any_report():
     with LazyProgress(enabled=True, delay=0.05) as progress:
-        time.sleep(0.5)
+        deadline = time.monotonic() + 5  # (shown after 0.05 s: waited for, not slept a fixed 0.5 s)
+        while progress.bar is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert progress.bar is not None  # shown by the timer, although nothing was reported
     quiet = LazyProgress(enabled=False, delay=0.0)
     with quiet:

@@ -117,22 +117,28 @@ LATER = ["z3", "swizzle_solver.extended", "swizzle_solver.families.two_level", "
          "swizzle_solver.families.row_interleave", "swizzle_solver.families.padding", "swizzle_solver.floors"]
 
 
-@pytest.mark.parametrize("form, unused", [
+@pytest.mark.parametrize("form, unused, emitters", [
     (["--quiet"], LATER + ["swizzle_solver.report", "swizzle_solver.proof", "swizzle_solver.access.warp",
-                           "rich.console"]),
+                           "rich.console"], None),
     # (the rich report of a plain solve draws no table: rich.table, rich.box, rich.padding, fractions;
-    # one process checks both, as test_render's own process did)
-    ([], LATER + ["swizzle_solver.access.warp", "rich.table", "rich.box", "rich.padding", "fractions"]),
+    # and of the emit targets it imports only tma, for the answer's TMA mode: one process checks all
+    # three, as test_render's own processes did)
+    ([], LATER + ["swizzle_solver.access.warp", "rich.table", "rich.box", "rich.padding", "fractions"],
+     ["common", "recognise", "tma"]),
 ])
-def test_plain_solve_imports_only_what_it_uses(form, unused):
+def test_plain_solve_imports_only_what_it_uses(form, unused, emitters):
     # start-up: the later families, z3, the warp forms, the report and the proof engine (for
     # --quiet) are imported only by the solves that use them
     code = ("import sys, io, contextlib; from swizzle_solver.cli import main\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
             f"    rc = main(['--rows', '8', '--cols', '24', '--access', '4x2', *{form!r}])\n"
-            f"print([m for m in {unused!r} if m in sys.modules]); sys.exit(rc)")
+            f"print([m for m in {unused!r} if m in sys.modules])\n"
+            "print(sorted(m.rsplit('.', 1)[1] for m in sys.modules if m.startswith('swizzle_solver.emit.')))\n"
+            "sys.exit(rc)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout + out.stderr
+    assert out.returncode == 0 and out.stdout.splitlines()[0] == "[]", out.stdout + out.stderr
+    if emitters is not None:
+        assert out.stdout.splitlines()[1] == repr(emitters), out.stdout
 
 
 def test_padding_is_the_answer_only_when_no_swizzle_reaches_its_wavefronts():
