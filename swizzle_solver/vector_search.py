@@ -140,10 +140,22 @@ def width_items(sides: Sequence[Side], elem_bytes: int, bank_bytes: int, banks: 
 
 def independent(vectors: Sequence[int]) -> list[int]:
     """The vectors that add to the span of those before them, in order (a basis of their span)."""
+    return independent_mod(vectors, ())
+
+
+def independent_mod(vectors: Sequence[int], base: Sequence[int]) -> list[int]:
+    """The vectors that add to span(base) and to the span of those before them, in order: with
+    ``base``, a basis of span(base + vectors). (An echelon basis kept as it grows: top bit -> vector.)"""
+    pivots: dict[int, int] = {}
     out: list[int] = []
-    for v in vectors:
-        if v and gf2.rank(out + [v]) > len(out):
-            out.append(v)
+    for k, v in enumerate([*base, *vectors]):
+        for top in sorted(pivots, reverse=True):
+            if v >> top & 1:
+                v ^= pivots[top]
+        if v:
+            pivots[v.bit_length() - 1] = v
+            if k >= len(base):
+                out.append(vectors[k - len(base)])
     return out
 
 
@@ -171,15 +183,6 @@ def subspaces(basis: Sequence[int], dim: int) -> Iterator[list[int]]:
             yield [gf2.apply(list(basis), r) for r in rows]
 
 
-def _complement(span: Sequence[int], of: Sequence[int]) -> list[int]:
-    """Vectors of ``span`` that, with ``of``, are a basis of span(span + of)."""
-    out: list[int] = []
-    for r in span:
-        if gf2.rank(list(of) + out + [r]) > len(of) + len(out):
-            out.append(r)
-    return out
-
-
 def _exact_order(ext: list[int], base: list[int], avoid: list[list[int]]) -> list[int] | None:
     """``ext`` reordered (replaced by an equivalent basis of span(base + ext) mod base) so that its
     first vector lies outside every span in ``avoid`` (each containing base), or None when every
@@ -192,14 +195,6 @@ def _exact_order(ext: list[int], base: list[int], avoid: list[list[int]]) -> lis
             rest = [v for v in ext if gf2.rank(base + [x, v]) > gf2.rank(base + [x])]
             return [x] + independent_mod(rest, base + [x])
     return None
-
-
-def independent_mod(vectors: Sequence[int], base: Sequence[int]) -> list[int]:
-    out: list[int] = []
-    for v in vectors:
-        if gf2.rank(list(base) + out + [v]) > len(base) + len(out):
-            out.append(v)
-    return out
 
 
 def chains(sides: Sequence[Side], widths: Sequence[int]) -> Iterator[list[int]]:
@@ -226,7 +221,7 @@ def _grow(sides: Sequence[Side], widths: Sequence[int], points: list[int], vecto
     ending = [list(s.regs) for s, j in zip(sides, widths) if j == here and j < s.most]
     if gf2.rank(room + vector) != len(room):
         return  # (never: the chain so far lies in every access still growing)
-    for ext in subspaces(_complement(room, vector), b - here):
+    for ext in subspaces(independent_mod(room, vector), b - here):
         ordered = _exact_order(ext, vector, ending)
         if ordered is not None:
             yield from _grow(sides, widths, points[1:], vector + ordered, b)

@@ -246,18 +246,6 @@ def given_vector(access: RegisterAccess, tile: Tile) -> list[int]:
     return list(reg[:vec])
 
 
-def _complement(span: list[int], of: list[int]) -> list[int]:
-    """Vectors of ``span`` that, with ``of``, are a basis of span(span + of)."""
-    piv = general.echelon(of)
-    out = []
-    for r in span:
-        red = general.reduce(r, piv)
-        if red:
-            piv[red.bit_length() - 1] = red
-            out.append(r)
-    return out
-
-
 def _measure(starts: np.ndarray, v: int, tile: Tile, hardware: Hardware) -> tuple[int, int]:
     """(wavefronts, least wavefronts) of phases whose lanes read ``v`` bytes from the physical element
     offsets ``starts`` (shape (phases, lanes)), by the simulator's count: every word of every lane,
@@ -288,7 +276,7 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     else:
         vector, j = fixed, len(fixed)
     v = e << j
-    groups = _complement(list(access.register), vector)  # one register group per coset of the vector
+    groups = vector_search.independent_mod(list(access.register), vector)  # one register group per coset of the vector
     layout = GeneralLinear(tuple(bases))
     lanes = _span_all(list(access.lane))  # every lane's index, in lane order
     # every (warp, register group) request's lanes at once; the vector's start: its low bits cleared
@@ -575,7 +563,7 @@ def form_moved(access: RegisterAccess, bases: list[int], form: MatrixForm, tile:
     suffix, rows, inreg = form
     layout = GeneralLinear(tuple(bases))
     row_elems = MATRIX_ROW_BYTES // tile.elem_bytes
-    rest = _complement(list(access.register), inreg)
+    rest = vector_search.independent_mod(list(access.register), inreg)
     k = min(2, len(rest))
     matrices, groups = rest[:k], rest[k:]
     firsts = (_span_all(list(access.warp))[:, None, None] ^ _span_all(groups)[None, :, None]
@@ -1160,7 +1148,7 @@ def instruction_spans(access: RegisterAccess, m: Moved, bases: list[int], pre: l
     for form in matrix_forms(access, pre, tile, hardware):
         if form_moved(access, bases, form, tile, hardware) == m:
             _, rows, inreg = form
-            rest = _complement(list(access.register), inreg)
+            rest = vector_search.independent_mod(list(access.register), inreg)
             found.append((out + list(rows) + list(inreg), [(rest, min(2, len(rest)))]))
     return found
 

@@ -382,3 +382,21 @@ def test_a_matrix_form_below_the_vector_floor_is_found_or_the_search_is_not_comp
     assert (auto.answer.wavefronts, auto.answer.instructions) == (32, 8) or not auto.kernel_complete
     assert (auto.answer.wavefronts, auto.answer.instructions) == (32, 8) and auto.kernel_complete
     assert [m.instruction for m in auto.answer.accesses] == ["stmatrix.x4.trans", "ldmatrix.x4.trans"]
+
+
+def test_independent_mod_is_a_basis_of_the_span_modulo_the_base():
+    """vector_search.independent_mod (the one complement of the search, vectors.py's register
+    groups and matrix rows): the vectors kept, with the base, are independent and span every vector
+    given; the first vector that adds to the span is kept, in order. Random inputs against ranks."""
+    import random
+
+    independent, independent_mod = vector_search.independent, vector_search.independent_mod
+    rng = random.Random(7)
+    for _ in range(300):
+        base = [rng.randrange(1 << 8) for _ in range(rng.randrange(4))]  # zeros and repeats included
+        vectors = [rng.randrange(1 << 8) for _ in range(rng.randrange(7))]
+        kept = independent_mod(vectors, base)
+        assert gf2.rank(base + kept) == gf2.rank(base) + len(kept) == gf2.rank(base + vectors)
+        greedy = [v for i, v in enumerate(vectors)
+                  if gf2.rank(base + vectors[:i + 1]) > gf2.rank(base + vectors[:i])]
+        assert kept == greedy and independent(vectors) == independent_mod(vectors, [])
