@@ -17,6 +17,8 @@ from swizzle_solver.cli import main
 
 pycute = pytest.importorskip(
     "pycute", reason="pycute is missing: pip install --no-deps nvidia-cutlass==4.2.0.0 (.ci/run does)")
+from tests.cute_grid import grid  # noqa: E402 (pycute first: skipped without it)
+
 CUTE_ATOM = Path(pycute.__file__).resolve().parents[1] / "cutlass_library/source/include/cute/atom"
 
 MATRIX_ATOMS = {  # atom -> (the form it issues, K matrices)
@@ -59,10 +61,11 @@ def test_matrix_atoms_address_the_rows_of_their_form(atom):
     is matrix t // 8's row t % 8; and the atom's lanes are the form's exactly."""
     form, k = MATRIX_ATOMS[atom]
     layout = pycute.Layout(*_cute_layout(_traits_layout(atom, "SrcLayout" if "LDSM" in atom else "DstLayout")))
+    bits = grid(layout, 32, 128)
     for t in range(32):
-        start = layout(t, 0)
+        start = int(bits[t, 0])
         assert start == 128 * (t % (8 * k)), (atom, t)
-        assert [layout(t, v) for v in range(128)] == list(range(start, start + 128))
+        assert bits[t].tolist() == list(range(start, start + 128))
     ours = api.problem(64, 64, [atom], dtype="f16").patterns[0]
     plain = api.problem(64, 64, [form], dtype="f16").patterns[0]
     assert ours.phases_per_placement == plain.phases_per_placement == k

@@ -45,6 +45,7 @@ from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, is_pow2, log2
 from swizzle_solver.solving import solve
 from tests import compiled_c
+from tests.cute_grid import grid
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = tomllib.loads((ROOT / "examples.toml").read_text())["case"]
@@ -229,6 +230,8 @@ def pycute_layout(p, code):
 
 
 def table_of(fn, p):
+    if isinstance(fn, (pycute.Layout, pycute.ComposedLayout)):
+        return grid(fn, p.tile.rows, p.tile.cols)
     return np.array([[fn(r, c) for c in range(p.tile.cols)] for r in range(p.tile.rows)], dtype=np.int64)
 
 
@@ -247,7 +250,7 @@ def test_cute_snippet_matches_pycute(i):
             w = width // t.elem_bytes
             dense = pycute.Layout((t.rows, (w, t.cols // w)), (w, (1, t.rows * w)))  # tile_to_shape's order
             byte_sw = Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3)
-            got = table_of(lambda r, c: byte_sw.apply(dense(r, c) * t.elem_bytes) // t.elem_bytes, p)
+            got = byte_sw.apply(table_of(dense, p) * t.elem_bytes) // t.elem_bytes
             assert np.array_equal(got, truth(p, layout))
     else:
         assert "operator()(int r, int c)" in snippet.code
@@ -387,7 +390,7 @@ def test_mojo_swizzle_matches(i):
         r, w, n, a, b = map(int, panels.groups())
         fn, lay = mojo_swizzle(*map(int, sw.groups())), pycute.Layout((r, (w, n)), (a, (1, b)))
         assert "smem_swizzle(lay(IntTuple(r, c))), with var lay = materialize[panel_layout]()" in snippet.code
-        assert np.array_equal(table_of(lambda r, c: fn(lay(r, c)), p), expected)
+        assert np.array_equal(fn(table_of(lay, p)), expected)
     elif bands:  # Mojo's Layout maps a coordinate as CuTe does (colexicographic): pycute evaluates it
         s0, s1, s2, c, d0, d1, d2 = map(int, bands.groups())
         assert np.array_equal(table_of(pycute.Layout(((s0, s1, s2), c), ((d0, d1, d2), 1)), p), expected)

@@ -16,6 +16,7 @@ from swizzle_solver.forms.cute import Atom, Composed, Layout, Swizzle, Tiled
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import Tile
 from swizzle_solver.names import parse_layout
+from tests.cute_grid import grid
 
 
 def py(record):
@@ -28,7 +29,7 @@ def py(record):
 
 
 def table(fn, rows, cols):
-    return np.array([[fn((r, c)) for c in range(cols)] for r in range(rows)], dtype=np.int64)
+    return grid(fn, rows, cols)
 
 
 RECORDS = {  # (record, rows, cols) as --emit cute writes them for a stored tile

@@ -23,6 +23,8 @@ from tests.clirun import solve
 
 pycute = pytest.importorskip(
     "pycute", reason="pycute is missing: pip install --no-deps nvidia-cutlass==4.2.0.0 (.ci/run does)")
+from tests.cute_grid import grid  # noqa: E402 (pycute first: skipped without it)
+
 CUTE_ATOM = Path(pycute.__file__).resolve().parents[1] / "cutlass_library/source/include/cute/atom"
 NVIDIA = make_hardware()
 CPP_TYPES = {"half_t": "f16", "bfloat16_t": "bf16", "float": "f32", "cutlass::tfloat32_t": "tf32", "double": "f64",
@@ -86,7 +88,7 @@ def test_layouts_are_cutes(atom):
         layout = pycute.Layout(*_cute_tuple(header_field(name, f"{operand.upper()}Layout"))[:2])
         ours = thread_values(operand_layout(mnk, types, operand))
         values = pycute.size(layout) // 32
-        assert [[layout(t, v) for v in range(values)] for t in range(32)] == ours, (name, operand)
+        assert grid(layout, 32, values).tolist() == ours, (name, operand)
 
 
 def test_an_atom_with_a_base_trait_is_read_through_it():
@@ -105,7 +107,8 @@ def _cute_cells(atom: str, operand: str) -> tuple[list[list[tuple[int, int]]], t
     rows, cols = {"a": (m, k), "b": (n, k), "c": (m, n)}[operand]
     layout = pycute.Layout(*_cute_tuple(header_field(atom, f"{operand.upper()}Layout"))[:2])
     values = pycute.size(layout) // 32
-    return [[divmod(layout(t, v), rows)[::-1] for v in range(values)] for t in range(32)], (rows, cols)
+    index = grid(layout, 32, values)
+    return [[(int(i) % rows, int(i) // rows) for i in lane] for lane in index], (rows, cols)
 
 
 def brute_force(atom, operand, major, width, tile, phys) -> list[list[int]]:

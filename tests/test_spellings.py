@@ -23,6 +23,7 @@ from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, Tile
 from swizzle_solver.names import parse_layout
 from tests import clirun
+from tests.cute_grid import grid
 
 
 def table_of(text: str, tile: Tile) -> np.ndarray:
@@ -30,7 +31,7 @@ def table_of(text: str, tile: Tile) -> np.ndarray:
 
 
 def pycute_table(layout, rows: int, cols: int) -> np.ndarray:
-    return np.array([[layout((r, c)) for c in range(cols)] for r in range(rows)], dtype=np.int64)
+    return grid(layout, rows, cols)
 
 
 def cute_print(t) -> str:

@@ -20,6 +20,7 @@ from swizzle_solver.layout import layout_table
 from swizzle_solver.model import Tile
 from swizzle_solver.names import parse_layout
 from tests import clirun
+from tests.cute_grid import grid
 from tests.test_schema import validate
 
 
@@ -50,7 +51,7 @@ def pycute_stages(layout, rows: int, cols: int, stages: int) -> list[np.ndarray]
     out = []
     for s in range(stages):
         sliced, offset = pycute.slice_and_offset((None, None, s), layout)
-        out.append(np.array([[sliced((r, c)) + offset for c in range(cols)] for r in range(rows)]))
+        out.append(grid(sliced, rows, cols) + offset)
     return out
 
 

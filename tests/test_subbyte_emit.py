@@ -27,6 +27,7 @@ from swizzle_solver.families.xor_cols import XorCols
 from swizzle_solver.layout import layout_table
 from swizzle_solver.solving import solve
 from tests import compiled_c
+from tests.cute_grid import grid
 
 
 def fp4(rows, cols, access, row_length=None, arch="nvidia", order="row"):
@@ -112,6 +113,8 @@ def element_problem(p):
 
 def table_of(fn, shape):
     rows, cols = shape
+    if isinstance(fn, (pycute.Layout, pycute.ComposedLayout)):
+        return grid(fn, rows, cols)
     return np.array([[fn(r, c) for c in range(cols)] for r in range(rows)], dtype=np.int64)
 
 
@@ -183,7 +186,8 @@ def test_cute_element_layout_is_pycutes(i):
         else:
             dense = pycute.Layout((rows, (w, cols // w)), (w, (1, rows * w)))
         byte_sw = Swizzle({32: 1, 64: 2, 128: 3}[width], 4, 3)
-        got = table_of(lambda r, c: 2 * byte_sw.apply(dense(r, c) // 2) + dense(r, c) % 2, (rows, cols))
+        offsets = table_of(dense, (rows, cols))
+        got = 2 * byte_sw.apply(offsets // 2) + offsets % 2
         assert np.array_equal(got, element_truth(p, layout))
 
 
