@@ -127,6 +127,8 @@ def parse_access(spec: str, tile: Tile, hardware: Hardware) -> Pattern:
 def _ascii_digits(spec: str) -> None:
     """Refuse another script's digits: the forms' regular expressions (``\\d``) and ``int()`` read
     ``:w٤`` as ``:w4`` and ``SM75_U32x٤_LDSM_N`` as x4, but no compiler or library reads them."""
+    if spec.isascii():  # (the usual case, at C speed: a long spec was walked in Python per character)
+        return
     for i, ch in enumerate(spec):
         if ch.isdecimal() and not ch.isascii():
             text = " ".join(spec.split())
