@@ -54,8 +54,11 @@ def _prefix_hint(text: str) -> str:
     """For a CuTe, Triton, TileLang or ThunderKittens layout given without its notation's prefix: which to write (a printed or
     Python-built layout is not guessed at: docs/checking-your-kernel.md); else ""."""
     from .notation import shown
+    from .notation.cute import mojo_swizzle_print
 
     text = shown(text)
+    if mojo_swizzle_print(text):
+        return mojo_swizzle_print(text)
     guessed = re.match(r"\s*(mojo|cute-?dsl|dsl|pycute|cutlass|gluon|ttgir|ttg|thunderkittens|kittens)\s*:(?!:)\s*(.*)",
                        text, re.I | re.S)
     if guessed:  # a notation's name guessed from the language: the prefix that reads it

@@ -342,3 +342,17 @@ def test_a_spelling_without_its_prefix_is_refused_naming_it(text, prefix):
     run = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "ldmatrix.x4", "--check", text)
     assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1
     assert f"write '{prefix}: {text}'" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("text", ["(3,3,3)", "cute: (3, 3, 3)", "cute: (2,4,-3)"])
+def test_mojos_print_of_a_swizzle_is_told_the_swizzles_spelling(text):
+    """Mojo prints ``Swizzle(3, 3, 3)`` as ``(3,3,3)`` (mojo 1.2: ``print(Swizzle(3, 3, 3))``). Three
+    numbers in parentheses are a shape too, so they are not read as a swizzle; the one line names the
+    spelling that is, and that spelling checks."""
+    run = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check", text)
+    assert run.returncode == 2 and run.stdout == "" and len(run.stderr.strip().splitlines()) == 1
+    b, m, s = text.removeprefix("cute:").strip(" ()").replace(" ", "").split(",")
+    assert f"Mojo's print of Swizzle({b},{m},{s}), write Swizzle<{b},{m},{s}>" in run.stderr, run.stderr
+    spelled = clirun.solve("--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--check",
+                           f"Swizzle<{b},{m},{s}>", "-q")
+    assert spelled.returncode in (0, 1) and spelled.stderr == ""

@@ -136,6 +136,18 @@ class Cute(Value):
 # --- parsing ---------------------------------------------------------------------------------
 
 
+def mojo_swizzle_print(text: str) -> str:
+    """For a bare ``(B,M,S)``, the hint that it is Mojo's print of ``Swizzle(B,M,S)`` (its
+    ``write_to`` writes the three numbers in parentheses: mojo 1.2, checked), else "". Not read as
+    a swizzle: three numbers in parentheses are a shape too, and a printed layout is not guessed at."""
+    m = re.fullmatch(r"\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(-?\d+)\s*\)\s*", text)
+    if not m:
+        return ""
+    b, base, s = m.groups()
+    return (f"({b},{base},{s}) alone is not a layout; if it is Mojo's print of Swizzle({b},{base},{s}), "
+            f"write Swizzle<{b},{base},{s}> (or cute: Swizzle({b},{base},{s}))")
+
+
 def parse(text: str) -> Cute:
     if len(text) > MAX_TEXT:
         raise NotationError(f"the CuTe layout has {len(text)} characters, above the limit of {MAX_TEXT}")
@@ -151,6 +163,9 @@ def parse(text: str) -> Cute:
     if tok is not None:
         raise NotationError(f"unexpected {tok[1]!r} after a complete layout", tok[2])
     if isinstance(value, Keyword) or not isinstance(value, (Layout, Composed, Tiled, Atom, Swizzle)):
+        triple = mojo_swizzle_print(text)
+        if triple:
+            raise NotationError(triple)
         raise NotationError("this is not a layout: write Layout<Shape<...>, Stride<...>>{}, make_layout(...), "
                             "composition(Swizzle<B,M,S>{}, ...), tile_to_shape(...), a GMMA atom, CuTe's "
                             "printed (_8,_64):(_64,_1) or the DSL's cute.make_layout((8, 64), stride=(64, 1))")
