@@ -813,16 +813,9 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     lies in its registers): the phase's directions above its unit that leave the vector bits of its
     slots alone, as (space mod the vector, phases of it per tile)."""
     e = tile.elem_bytes
-    forms = matrix_forms(access, vector, tile, hardware)
-    if forms:  # ldmatrix: each matrix one phase, its 8 rows
-        _, rows, inreg = forms[0]
-        wpiv = general.echelon(vector)
-        space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
-        phases = (1 << len(access.warp)) << (len(vector_search.independent(list(access.register))) - len(inreg))
-        return [(space, phases)]
-    tr = tr_op(access, tile, hardware)
-    if tr is not None and list(vector[:tr[1]]) == list(access.lane[:tr[1]]):
-        return [tr_space(access, vector, tr[1])]
+    special = _form_spaces(access, vector, tile, hardware)
+    if special is not None:
+        return special
     jp = vector_bits(access, vector, e)
     vbytes = e << jp
     wpiv = general.echelon(vector)
@@ -846,6 +839,23 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
         key = tuple(sorted(space))
         out[key] = out.get(key, 0) + requests * count
     return [(list(k), w) for k, w in out.items()]
+
+
+def _form_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware: Hardware
+                 ) -> list[tuple[list[int], int]] | None:
+    """phase_spaces where the chain makes the access an instruction of its own lane map: ldmatrix
+    (each matrix one phase, its 8 rows) or a transposing read (tr_space); else None."""
+    forms = matrix_forms(access, vector, tile, hardware)
+    if forms:
+        _, rows, inreg = forms[0]
+        wpiv = general.echelon(vector)
+        space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
+        phases = (1 << len(access.warp)) << (len(vector_search.independent(list(access.register))) - len(inreg))
+        return [(space, phases)]
+    tr = tr_op(access, tile, hardware)
+    if tr is not None and list(vector[:tr[1]]) == list(access.lane[:tr[1]]):
+        return [tr_space(access, vector, tr[1])]
+    return None
 
 
 def tr_space(access: RegisterAccess, vector: list[int], k: int) -> tuple[list[int], int]:
