@@ -1345,9 +1345,12 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
 
 
 def _unit(m: dict) -> str:
-    """What one lane address reads: a vector, or an ldmatrix row; two vectors a two-address instruction."""
+    """What one lane address reads: a vector, or an ldmatrix row; two vectors a two-address instruction;
+    a transposing read's 8 bytes, which the lanes of its group share out."""
     if m["instruction"].startswith(("ds_read2", "ds_write2")):
         return f"{m['vector_bytes']}-byte vectors, two a lane in each instruction"
+    if m["instruction"].startswith("ds_read_b64_tr"):  # a lane's address: 8 bytes another lane receives
+        return f"{m['vector_bytes']}-byte reads transposed in 16-lane groups"
     return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith(("ldmatrix", "stmatrix")) else "vectors")
 
 

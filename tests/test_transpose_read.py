@@ -141,3 +141,27 @@ def test_addresses_refuse_a_misplaced_element():
     assert (transpose_read.addresses(offsets, 4) == np.arange(64) * 4).all()
     offsets[3, 2] += 1  # one element one place off
     assert transpose_read.addresses(offsets, 4) is None
+
+
+def test_the_cli_names_the_transposing_read(tmp_path):
+    import json
+
+    from test_schema import validate
+
+    from tests import clirun
+
+    name, rows, cols, e, src, dst = PAIRS[0]
+    files = []
+    for tag, (reg, lane, warp) in (("store", src), ("load", dst)):
+        path = tmp_path / f"{tag}.json"
+        path.write_text(json.dumps({"name": tag, "register": reg, "lane": lane, "warp": warp, "block": [],
+                                    "out_dims": {"dim0": rows, "dim1": cols}}))
+        files += ["--linear-layout", f"{tag}:{path}"]
+    argv = ["--rows", str(rows), "--cols", str(cols), "--dtype", "f16", "--arch", "gfx950", "--vectors", "auto", *files]
+    text = clirun.solve(*argv)
+    assert text.returncode == 0, text.stderr
+    assert "load: 8-byte reads transposed in 16-lane groups (ds_read_b64_tr_b16)" in text.stdout
+    doc = json.loads(clirun.solve(*argv, "--json").stdout)
+    validate(doc, "vectors-auto.schema.json")
+    load = doc["answer"]["accesses"][1]
+    assert (load["instruction"], load["vector_bytes"], load["direction"]) == ("ds_read_b64_tr_b16", 8, "load")
