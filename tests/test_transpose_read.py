@@ -67,6 +67,7 @@ def recount_tr(access, bases, tile, hw, op):
     regs, lanes = list(access.register), span(access.lane)
     inst, groups = regs[:k], span(regs[k:])
     rule = hw.rule(op)
+    gets = received(n)
     total = count = 0
     for w in span(access.warp):
         for g in groups:
@@ -74,7 +75,7 @@ def recount_tr(access, bases, tile, hw, op):
             for lane, lx in enumerate(lanes):
                 for r, rx in enumerate(span(inst)):
                     byte = int(layout.apply(w ^ g ^ lx ^ rx)) * tile.elem_bytes
-                    src, pos = received(n)[(lane, r)]
+                    src, pos = gets[(lane, r)]
                     start = byte - pos * tile.elem_bytes
                     if start % 8 or address.setdefault(src, start) != start:
                         return None
@@ -165,3 +166,35 @@ def test_the_cli_names_the_transposing_read(tmp_path):
     validate(doc, "vectors-auto.schema.json")
     load = doc["answer"]["accesses"][1]
     assert (load["instruction"], load["vector_bytes"], load["direction"]) == ("ds_read_b64_tr_b16", 8, "load")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_layouts_recounted_and_a_mixed_element_bit_refused(seed):
+    """Layouts drawn at random with the read's lane bases 0, 1 at offset bits 0, 1 and every other
+    base of the operand mixed at random above them: the tool's count is the per-lane recount's; then
+    lane base 0 mixed into one base above: no layout keeps each element in its place (both refuse)."""
+    import random
+
+    from swizzle_solver.families.general_linear import of_columns
+
+    rng = random.Random(seed)
+    name, rows, cols, e, src, dst = PAIRS[0]
+    tile, hw = make_tile(rows, cols, None, e), target("gfx950")
+    load = access_of("dst", tile, *dst)
+    rest = [*load.lane[2:], *load.register, *load.warp]
+    rng.shuffle(rest)
+    for i in range(len(rest)):  # an invertible mix of the others among themselves
+        for j in range(i):
+            if rng.random() < 0.3:
+                rest[i] ^= rest[j]
+    for broken in (False, True):
+        pre = list(load.lane[:2]) + rest
+        if broken:
+            pre[2 + rng.randrange(len(rest))] ^= load.lane[0]
+        bases = list(of_columns(pre).offset_bases)  # the layout sending pre[b] to offset bit b
+        m = vectors.tr_moved(load, bases, tile, hw)
+        counted = recount_tr(load, bases, tile, hw, "ds_read_b64_tr_b16")
+        if broken:
+            assert m is None and counted is None
+        else:
+            assert m is not None and counted == (m.instructions, m.wavefronts)
