@@ -34,7 +34,12 @@ COL_MAJOR_F16 = (((1, 0), (2, 0), (4, 0), (0, 32)), ((8, 0), (16, 0), (32, 0), (
                  ((0, 8), (0, 16)))
 DOT_A_F16 = (((0, 1), (0, 2), (0, 4), (0, 32)), ((1, 0), (2, 0), (4, 0), (8, 0), (0, 8), (0, 16)),
              ((16, 0), (32, 0)))
-PAIRS = [("gfx950 64x64 f16 col-major->dot A", 64, 64, 2, COL_MAJOR_F16, DOT_A_F16)]
+COL_MAJOR_I8 = (((1, 0), (2, 0), (4, 0), (8, 0), (0, 64)), ((16, 0), (32, 0), (0, 1), (0, 2), (0, 4), (0, 8)),
+                ((0, 16), (0, 32)))
+DOT_A_I8 = (((0, 1), (0, 2), (0, 4), (0, 8), (0, 64)), ((1, 0), (2, 0), (4, 0), (8, 0), (0, 16), (0, 32)),
+            ((16, 0), (32, 0)))
+PAIRS = [("gfx950 64x64 f16 col-major->dot A", 64, 64, 2, COL_MAJOR_F16, DOT_A_F16),
+         ("gfx950 64x128 i8 col-major->dot A", 64, 128, 1, COL_MAJOR_I8, DOT_A_I8)]
 
 
 def received(n):
@@ -84,18 +89,18 @@ def recount_tr(access, bases, tile, hw, op):
     return count, total
 
 
-def test_a_transposing_read_is_chosen_and_recounted_lane_by_lane():
-    name, rows, cols, e, src, dst = PAIRS[0]
+@pytest.mark.parametrize("pair", PAIRS, ids=[p[0] for p in PAIRS])
+def test_a_transposing_read_is_chosen_and_recounted_lane_by_lane(pair):
+    name, rows, cols, e, src, dst = pair
     auto, accs, tile, hw = solved("gfx950", rows, cols, e, src, dst)
     bases = auto.answer.layout.bases(tile)
     store, load = auto.answer.accesses
-    assert load.instruction == "ds_read_b64_tr_b16" and load.vector_bytes == 8
+    assert load.instruction == {2: "ds_read_b64_tr_b16", 1: "ds_read_b64_tr_b8"}[e] and load.vector_bytes == 8
     assert recount_tr(accs[1], bases, tile, hw, load.instruction) == (load.instructions, load.wavefronts)
     assert brute(accs[0], bases, tile, hw, store.vector_bytes)[0] == (store.instructions, store.wavefronts)
     # every access at its floor, the search complete: nothing better exists in the family
     assert all(m.wavefronts == m.lower_bound for m in auto.answer.accesses) and auto.kernel_complete
-    # and better than any answer without it: the read's vectors are one element (K runs across
-    # lanes), so a plain 2-byte read takes 4x the instructions, the 16-byte one the stores' conflicts
+    # and better than the vectors as given (the read's 16 bytes along K, the store's one element)
     assert (auto.answer.wavefronts, auto.answer.instructions) < (auto.given.wavefronts, auto.given.instructions)
 
 
