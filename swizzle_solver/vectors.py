@@ -678,7 +678,7 @@ def _tr_other_floor(b: RegisterAccess, s: vector_search.Side, j: int, ok: list[i
     f = vector_search.floor(s, j, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
     i = vector_search.instructions(s, j)
     if j in ok:
-        f, i = min(f, two_address_floor(b, s, j, tile, hardware)), min(i, i // 2)
+        f, i = min(f, two_address_floor(b, s, j, tile, hardware)), i // 2
     mine = tr_op(b, tile, hardware)
     if mine is not None and list(b.lane[:mine[1]]) == pattern:
         tf, ti = tr_floor(b, s, tile, hardware)
