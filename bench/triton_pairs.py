@@ -399,6 +399,10 @@ def new_pairs() -> list[tuple]:
          b((1, 4), (4, 16), (4, 1))),
         ("gfx950 64x128 i8 blocked->mfma16", "gfx950", 64, 128, 1, b((1, 16), (8, 8), (4, 1)),
          mfma(4, (16, 16, 32), (4, 1))),
+        # (issue 35, 2026-11-28: a column-major A read as the MFMA operand: K runs across the lanes,
+        # the case ds_read_b64_tr_b16 is for)
+        ("gfx950 64x64 f16 col-major->dot A", "gfx950", 64, 64, 2, b((8, 1), (8, 8), (1, 4), (0, 1)),
+         dot(0, mfma(4, (16, 16, 32), (4, 1)), 8)),
     ]
     out += [(name, rows, cols, e, arch, s, d) for name, arch, rows, cols, e, s, d in amd_pairs]
     return out

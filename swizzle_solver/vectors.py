@@ -33,7 +33,7 @@ from functools import cache
 
 import numpy as np
 
-from . import general, gf2, simulate, vector_search
+from . import general, gf2, simulate, transpose_read, vector_search
 from .families.general_linear import GeneralLinear, of_columns
 from .hardware import Hardware, Rule
 from .layout import Layout
@@ -295,7 +295,7 @@ def moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardwa
     wavefronts, lower = _measure(starts[:, index].reshape(-1, widest), v, tile, served)
     best = Moved(access.name, v, op, instructions, wavefronts, lower, access.direction)
     if fixed is None:
-        others = [matrix_moved(access, bases, tile, hardware),
+        others = [matrix_moved(access, bases, tile, hardware), tr_moved(access, bases, tile, hardware),
                   two_address_moved(access, starts.reshape(1 << len(access.warp), 1 << len(groups), -1), groups, v,
                                     tile, hardware, best.wavefronts)]
         for other in others:
@@ -575,6 +575,134 @@ def form_moved(access: RegisterAccess, bases: list[int], form: MatrixForm, tile:
                  wavefronts, lower, access.direction)
 
 
+# --- gfx950's transposing reads: ds_read_b64_tr_b16 / _b8 (transpose_read.py's lane map) ---------------
+# Lane i of each 16-lane group receives, as its n = 8 / e register elements, column i of the n x 16
+# matrix its group's 8-byte reads make in lane order. In the access's terms: the n elements of one
+# instruction are its first log2(n) register directions (the lane's registers in Triton's order, no
+# shuffle: the result's elements are taken as they come); the position of a lane's element in its
+# 8 bytes is its lane bits 0 .. log2(n) - 1, so under a layout L those lane bases must be L's offset
+# bits 0 .. log2(n) - 1 (the 8 bytes' element bits) and no other register, lane or warp base may
+# touch those bits; the source lanes' addresses are then whatever L puts there (any, one 8-byte
+# chunk each). transpose_read.addresses checks exactly that, lane by lane.
+
+
+def tr_op(access: RegisterAccess, tile: Tile, hardware: Hardware) -> tuple[str, int] | None:
+    """(op, k = log2 of the elements a lane receives) where the access may be a transposing read: a
+    load of 2-byte (_b16) or 1-byte (_b8) data by a whole 64-lane wave, whose lanes are independent of
+    its registers, on a target with that op's cell (gfx950); else None."""
+    op = transpose_read.OPS.get(tile.elem_bytes)
+    if access.store or op is None or hardware.rule(op) is None or len(access.lane) != 6:
+        return None
+    k = log2(transpose_read.elements(tile.elem_bytes))
+    regs = vector_search.independent(list(access.register))
+    if len(regs) < k or gf2.rank(regs + list(access.lane)) != len(regs) + len(access.lane):
+        return None
+    return op, k
+
+
+def tr_moved(access: RegisterAccess, bases: list[int], tile: Tile, hardware: Hardware) -> Moved | None:
+    """The access as ds_read_b64_tr_bN under the layout, where its lane map is exactly what the read
+    delivers (transpose_read.addresses): one instruction per warp and register group beyond the first
+    k register directions, each source lane's 8-byte address split into the op's phases (its cell in
+    hardware.py: 64 banks, 2 x 32 lanes on gfx950) and counted by the simulator; else None."""
+    found = tr_op(access, tile, hardware)
+    if found is None:
+        return None
+    op, k = found
+    regs = vector_search.independent(list(access.register))
+    inst, groups = regs[:k], regs[k:]
+    firsts = (_span_all(list(access.warp))[:, None] ^ _span_all(groups)[None, :]).reshape(-1)
+    logical = firsts[:, None, None] ^ _span_all(list(access.lane))[None, :, None] ^ _span_all(inst)[None, None, :]
+    offsets = GeneralLinear(tuple(bases)).apply(logical)
+    starts = transpose_read.addresses(offsets, 1 << k)
+    if starts is None:
+        return None
+    rule = hardware.rule(op)
+    assert rule is not None
+    index = np.array(rule.phases)
+    wavefronts, lower = _measure(starts[:, index].reshape(-1, index.shape[1]), transpose_read.LANE_BYTES, tile,
+                                 hardware.for_rule(rule))
+    return Moved(access.name, transpose_read.LANE_BYTES, op, starts.shape[0], wavefronts, lower, access.direction)
+
+
+def tr_floor(access: RegisterAccess, side: vector_search.Side, tile: Tile, hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, instructions) at least, of the access as a transposing read: each instruction
+    one per phase of its cell at least (and its bytes over a wavefront); requests 2^(rank R - k)."""
+    found = tr_op(access, tile, hardware)
+    assert found is not None
+    op, k = found
+    rule = hardware.rule(op)
+    assert rule is not None
+    served = hardware.for_rule(rule)
+    each = sum(served.lower_bound(len(p) * rule.lane_bytes) for p in rule.phases)
+    count = side.requests << (len(side.regs) - k)
+    return count * each, count
+
+
+TR_ITEM = " as a transposing read"  # the what of a tr_items group (solve_auto's evaluate knows it by it)
+
+
+def tr_items(accesses: Sequence[RegisterAccess], sides: Sequence[vector_search.Side], paired: list[list[int]],
+             tile: Tile, hardware: Hardware) -> list[vector_search.Item]:
+    """Per access that may be a transposing read (tr_op) and per width of every other access: the
+    chains whose first k preimages are its lane bases 0 .. k-1 (the 8 bytes' element bits), then
+    what gives the others those widths. Floor: tr_floor for it (or its width-0 vectors, if fewer);
+    for each other, its width floor, or its two-address one where it may pair, or its own
+    transposing read where it has the same lane bits (all three taken as the least: sound)."""
+    out = []
+    for a, side in zip(accesses, sides):
+        found = tr_op(a, tile, hardware)
+        if found is None:
+            continue
+        k = found[1]
+        pattern = list(a.lane[:k])
+        f0, i0 = tr_floor(a, side, tile, hardware)
+        own = (min(f0, vector_search.floor(side, 0, tile.elem_bytes, hardware.bank_bytes, hardware.banks)),
+               min(i0, vector_search.instructions(side, 0)))
+        others = [(b, s, ok) for b, s, ok in zip(accesses, sides, paired) if s is not side]
+        for widths in itertools.product(*[range(s.most + 1) for _, s, _ in others]):
+            floor, count = own
+            for (b, s, ok), j in zip(others, widths):
+                f, i = _tr_other_floor(b, s, j, ok, pattern, tile, hardware)
+                floor, count = floor + f, count + i
+            sides_b = tuple(s for _, s, _ in others)
+            what = f"{a.name}{TR_ITEM}, the others " + "/".join(str(tile.elem_bytes << j) for j in widths)
+            out.append(vector_search.Item(floor, count, (), functools.partial(_tr_chains, pattern, sides_b, widths),
+                                          what))
+    return out
+
+
+def _tr_other_floor(b: RegisterAccess, s: vector_search.Side, j: int, ok: list[int], pattern: list[int], tile: Tile,
+                    hardware: Hardware) -> tuple[int, int]:
+    """(wavefronts, instructions) at least of another access at width j in a transposing read's group."""
+    f = vector_search.floor(s, j, tile.elem_bytes, hardware.bank_bytes, hardware.banks)
+    i = vector_search.instructions(s, j)
+    if j in ok:
+        f, i = min(f, two_address_floor(b, s, j, tile, hardware)), i // 2
+    mine = tr_op(b, tile, hardware)
+    if mine is not None and list(b.lane[:mine[1]]) == pattern:
+        tf, ti = tr_floor(b, s, tile, hardware)
+        f, i = min(f, tf), min(i, ti)
+    return f, i
+
+
+def _tr_chains(pattern: list[int], sides: tuple[vector_search.Side, ...], widths: tuple[int, ...]
+               ) -> Iterator[list[int] | None]:
+    """Every chain that starts with ``pattern`` and gives each other access exactly its width (a
+    width at its widest: at least it), as vector_search.chains grows them past the pattern."""
+    k = len(pattern)
+    for s, j in zip(sides, widths):
+        if _prefix(s, pattern) != min(j, k):
+            return
+    top = max([k, *widths])
+    marks = set(widths) | {min(s.units[j], top) for s, j in zip(sides, widths)} | {top}
+    points = sorted(b for b in marks if b > k)
+    if not points:
+        yield pattern
+        return
+    yield from vector_search._grow(list(sides), list(widths), points, list(pattern), k)
+
+
 # --- the search -----------------------------------------------------------------------------------
 
 
@@ -685,13 +813,9 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
     lies in its registers): the phase's directions above its unit that leave the vector bits of its
     slots alone, as (space mod the vector, phases of it per tile)."""
     e = tile.elem_bytes
-    forms = matrix_forms(access, vector, tile, hardware)
-    if forms:  # ldmatrix: each matrix one phase, its 8 rows
-        _, rows, inreg = forms[0]
-        wpiv = general.echelon(vector)
-        space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
-        phases = (1 << len(access.warp)) << (len(vector_search.independent(list(access.register))) - len(inreg))
-        return [(space, phases)]
+    special = _form_spaces(access, vector, tile, hardware)
+    if special is not None:
+        return special
     jp = vector_bits(access, vector, e)
     vbytes = e << jp
     wpiv = general.echelon(vector)
@@ -715,6 +839,34 @@ def phase_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware
         key = tuple(sorted(space))
         out[key] = out.get(key, 0) + requests * count
     return [(list(k), w) for k, w in out.items()]
+
+
+def _form_spaces(access: RegisterAccess, vector: list[int], tile: Tile, hardware: Hardware
+                 ) -> list[tuple[list[int], int]] | None:
+    """phase_spaces where the chain makes the access an instruction of its own lane map: ldmatrix
+    (each matrix one phase, its 8 rows) or a transposing read (tr_space); else None."""
+    forms = matrix_forms(access, vector, tile, hardware)
+    if forms:
+        _, rows, inreg = forms[0]
+        wpiv = general.echelon(vector)
+        space = list(general.echelon([general.reduce(x, wpiv) for x in rows]).values())
+        phases = (1 << len(access.warp)) << (len(vector_search.independent(list(access.register))) - len(inreg))
+        return [(space, phases)]
+    tr = tr_op(access, tile, hardware)
+    if tr is not None and list(vector[:tr[1]]) == list(access.lane[:tr[1]]):
+        return [tr_space(access, vector, tr[1])]
+    return None
+
+
+def tr_space(access: RegisterAccess, vector: list[int], k: int) -> tuple[list[int], int]:
+    """A transposing read's phase (32 source lanes: lane bits k .. 3 pick the chunk of a register
+    element, lane bit 4 the second group, the k register directions the rows) as phase_spaces gives
+    it: its directions mod the vector, and the phases of it per tile (2 an instruction)."""
+    wpiv = general.echelon(vector)
+    regs = vector_search.independent(list(access.register))
+    dirs = list(access.lane[k:5]) + regs[:k]
+    space = list(general.echelon([general.reduce(x, wpiv) for x in dirs]).values())
+    return space, (1 << len(access.warp)) << (len(regs) - k) << (len(access.lane) - 5)
 
 
 @functools.lru_cache(maxsize=256)
@@ -1020,6 +1172,8 @@ def solve_auto(accesses: Sequence[RegisterAccess], tile: Tile, hardware: Hardwar
         # the chain's own instructions decide where its row makes matrices; where vectors may pair
         # (two-address forms) the item's halved floor stays (chain_instructions counts single ones)
         own = None if any(paired) else chain_instructions(accesses, sides, vector, tile, hardware)
+        if TR_ITEM in item.what:  # (the kernel search's phases are no floor of a transposing read's:
+            proven, floors, own = True, [0], None  # the chain claims its item's floor, no more)
         outcome = vector_search.Outcome(min(keys), proven, max(floors + ([item.floor] if proven else [])), own)
         built.append((vector, item, outcome))
         return outcome
@@ -1053,7 +1207,8 @@ def search_items(accesses: Sequence[RegisterAccess], sides: list[vector_search.S
     paired = [two_address_widths(a, s, tile, hardware) for a, s in zip(accesses, sides)]
     items, forms = with_two_address(vector_search.width_items(sides, tile.elem_bytes, hardware.bank_bytes,
                                                               hardware.banks), accesses, sides, paired, tile, hardware)
-    return items + matrix_items(accesses, sides, tile, hardware), paired, forms
+    return items + matrix_items(accesses, sides, tile, hardware) + tr_items(accesses, sides, paired, tile, hardware), \
+        paired, forms
 
 
 def _two_address_verdict(searched: vector_search.Searched,
@@ -1142,6 +1297,9 @@ def instruction_spans(access: RegisterAccess, m: Moved, bases: list[int], pre: l
     picks which, rounds.py; the counts are the same whichever), one entry per form of the measured
     instruction and counts."""
     out = list(access.lane) + list(access.warp)
+    if m.instruction.startswith("ds_read_b64_tr"):  # its lanes and the k register directions it fills
+        k = log2(transpose_read.elements(tile.elem_bytes))
+        return [(out + vector_search.independent(list(access.register))[:k], [])]
     if not m.instruction.startswith(("ldmatrix", "stmatrix")):  # a two-address one also moves to its second vector
         return [(out + pre[:log2(max(1, m.vector_bytes // tile.elem_bytes))] + ([m.pair] if m.pair else []), [])]
     found = []
@@ -1187,9 +1345,12 @@ def auto_json(auto: Auto, problem, emit_targets=()) -> dict:
 
 
 def _unit(m: dict) -> str:
-    """What one lane address reads: a vector, or an ldmatrix row; two vectors a two-address instruction."""
+    """What one lane address reads: a vector, or an ldmatrix row; two vectors a two-address instruction;
+    a transposing read's 8 bytes, which the lanes of its group share out."""
     if m["instruction"].startswith(("ds_read2", "ds_write2")):
         return f"{m['vector_bytes']}-byte vectors, two a lane in each instruction"
+    if m["instruction"].startswith("ds_read_b64_tr"):  # a lane's address: 8 bytes another lane receives
+        return f"{m['vector_bytes']}-byte reads transposed in 16-lane groups"
     return f"{m['vector_bytes']}-byte " + ("rows" if m["instruction"].startswith(("ldmatrix", "stmatrix")) else "vectors")
 
 
