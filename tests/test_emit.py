@@ -15,6 +15,7 @@
 
 Every family is tested through its real layout class.
 """
+import copy
 import functools
 import re
 import sys
@@ -30,7 +31,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.access import elem_bits_of, elem_bytes_of, make_problem
-from swizzle_solver.emit import TARGETS, emit, emit_all, expressible_in, parse_targets
+from swizzle_solver.emit import TARGETS, _written, emit, emit_all, expressible_in, parse_targets, writers
 from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
@@ -533,8 +534,48 @@ def test_parse_targets():
 
 
 def test_emit_is_deterministic():
-    p = problem(16, 32, ["8x4"])
-    assert emit_all(TARGETS, p, Swizzle(3, 2, 3)) == emit_all(TARGETS, p, Swizzle(3, 2, 3))
+    """Two problems of the same tile and hardware, each made afresh (not remembered: emit._written),
+    give every target the same snippet."""
+    made = [{t: _written(writers()[t], problem(16, 32, ["8x4"]), Swizzle(3, 2, 3)) for t in TARGETS} for _ in range(2)]
+    assert made[0] == made[1]
+
+
+def test_a_remembered_snippet_is_the_one_made_afresh():
+    """emit remembers the package's snippets by (tile, hardware, layout): on every case, every
+    target's remembered snippet (so the JSON's expressible_in and tma_mode) equals the one its
+    emitter makes afresh, and an equal layout (another object) and another problem of the same tile
+    and hardware get the same snippet back."""
+    for name, p, layout in CASES:
+        again = make_problem(p.tile.rows, p.tile.cols, ["8x1"], p.tile.row_length, p.tile.elem_bytes,
+                             banks=p.hardware.banks, bank_bytes=p.hardware.bank_bytes, arch=p.hardware.name) \
+            if not p.tile.elem_bits and not p.tile.col_major else p
+        for t in TARGETS:
+            snippet = emit(t, p, layout)
+            assert snippet == _written(writers()[t], p, layout), (name, t)
+            if again.tile == p.tile and again.hardware == p.hardware:
+                assert emit(t, again, copy.copy(layout)) is snippet, (name, t)
+
+
+def test_a_registered_languages_snippet_is_made_every_time():
+    """A language given to register may read more of the problem than its tile and hardware: emit
+    asks its emitter each time (and the package's targets' snippets after it are still right)."""
+    from swizzle_solver.emit.common import Snippet
+    from swizzle_solver.forms.language import Language, register, unregister
+
+    calls = []
+
+    def counted(problem, layout):
+        calls.append(layout)
+        return Snippet("counted", f"// {len(problem.patterns)} accesses", True)
+
+    p, layout = problem(16, 32, ["8x4"]), Swizzle(3, 2, 3)
+    register(Language(name="counted", title="Counted", order=99, emit=counted))
+    try:
+        assert emit("counted", p, layout) == emit("counted", p, layout)
+        assert len(calls) == 2 and "counted" in expressible_in(p, layout)
+        assert emit("cute", p, layout) == _written(writers()["cute"], p, layout)
+    finally:
+        unregister("counted")
 
 
 def test_gmma_atom_only_for_whole_swizzle_rows():

@@ -45,6 +45,8 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 from __future__ import annotations
 
 import importlib
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -137,11 +139,66 @@ def refuse_unavailable(targets, hardware: Hardware, option: str = "--for") -> No
             raise InputError(f"{option} {target}: {why}")
 
 
+class _Remembered:
+    """The last ``size`` snippets of the package's targets, by (registrations, target, tile, hardware,
+    layout): a JSON document asks every target of each layout it lists (``expressible_in``,
+    ``tma_mode``), and the same layouts come back (the answer of each document that shows it, the
+    runners-up of one tile under several accesses, --for's test of a candidate, then its report).
+    The package's emitters are pure functions of the problem's tile and hardware and of the layout
+    (values, hashed by their fields), so an equal key is the same snippet. Least recently used out
+    first; safe to share between threads (the API's callers)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[tuple, Snippet] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> Snippet | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, snippet: Snippet) -> None:
+        with self._lock:
+            self._items[key] = snippet
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_SNIPPETS = _Remembered(512)  # every target's snippet of the last ~70 layouts
+
+
+def _made(language: Language, problem: Problem, layout: Layout) -> Snippet:
+    """The language's snippet of the layout, remembered for a target of this package (its emitter
+    reads only the tile and the hardware); a registered language's emitter may read more of the
+    problem, and a layout that cannot be hashed has no key: asked every time."""
+    if language not in _modules():
+        return _written(language, problem, layout)
+    try:
+        key = (version(), language.name, problem.tile, problem.hardware, layout)
+        found = _SNIPPETS.get(key)
+    except TypeError:  # unhashable
+        return _written(language, problem, layout)
+    if found is None:
+        found = _written(language, problem, layout)
+        _SNIPPETS.put(key, found)
+    return found
+
+
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
     known = writers()
     language = known.get(target)
     if language is None or language.emit is None:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(known)}")
+    return _made(language, problem, layout)
+
+
+def _written(language: Language, problem: Problem, layout: Layout) -> Snippet:
+    """The language's snippet, made: its emitter's code of the stored tile, in the user's order and
+    elements."""
+    assert language.emit is not None
     snippet = language.emit(problem, layout)
     if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
         from .views import for_col

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # a later family, imported by panels_of when it is used
 __all__ = [
     "as_swizzle",
     "as_stored",
+    "grid",
     "linear_offset_bases",
     "listed_swizzles",
     "padding_of",
@@ -44,6 +45,12 @@ __all__ = [
 
 
 T = TypeVar("T")
+
+
+def grid(tile: Tile) -> tuple[np.ndarray, np.ndarray]:
+    """(r, c) of every element as a column and a row that broadcast to the tile's shape: an
+    expression in both is the tile's table (np.meshgrid's, without its two full copies)."""
+    return np.arange(tile.rows)[:, None], np.arange(tile.cols)[None, :]
 
 
 def _per_layout(ask: Callable[[Tile, Layout], T]) -> Callable[[Tile, Layout], T]:
@@ -90,7 +97,7 @@ def row_pitch(tile: Tile, layout: Layout) -> int | None:
     pitch = int(phys[1, 0] - phys[0, 0]) if tile.rows > 1 else tile.row_length
     if pitch < tile.cols:
         return None
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    r, c = grid(tile)
     return pitch if np.array_equal(phys, r * pitch + c) else None
 
 
@@ -105,7 +112,7 @@ def swizzled_rows(tile: Tile, layout: Layout) -> tuple[int, Swizzle] | None:
     stored, inner = as_stored(tile, layout)
     sw = as_swizzle(stored, inner) if inner is not layout else None
     if sw is not None:
-        r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+        r, c = grid(tile)
         if np.array_equal(sw.apply(r * stored.row_length + c), layout_table(tile, layout)):
             return stored.row_length, sw
     listed = listed_swizzles(tile, layout)
@@ -160,7 +167,7 @@ def listed_swizzles(tile: Tile, layout: Layout) -> tuple[int, list[Swizzle]] | N
     pitch of a padded layout."""
     stored, inner = as_stored(tile, layout)
     chains = _listed_chains(inner)
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    r, c = grid(tile)
     table = layout_table(tile, layout)
     for chain in chains:
         if not chain:
@@ -195,7 +202,7 @@ def swizzled_columns(tile: Tile, layout: Layout) -> tuple[int, int, Swizzle] | N
     if n + a + B + (tile.rows - 1).bit_length() > 62:  # a name given by hand (--check) past int64
         return None
     sw = Swizzle(B, M, n + a - M)
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    r, c = grid(tile)
     i = sw.apply(r * (1 << n) + c)
     back = (i & ((1 << n) - 1)) + (i >> n) * pitch
     return (pitch, 1 << n, sw) if np.array_equal(back, layout_table(tile, layout)) else None
@@ -299,7 +306,7 @@ def row_bands(tile: Tile, layout: Layout) -> tuple[tuple[int, ...], tuple[int, .
     if T % k or tile.rows % T:
         return None
     shape, stride = (T // k, k, tile.rows // T), (k * P, P, T * P)
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    r, c = grid(tile)
     r0, r1, r2 = r % shape[0], r // shape[0] % k, r // T
     phys = r0 * stride[0] + r1 * stride[1] + r2 * stride[2] + c
     return (shape, stride) if np.array_equal(phys, layout_table(tile, layout)) else None

@@ -23,13 +23,15 @@ M (or N) and columns K; an MN-major one is the tile with rows K and columns M (o
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..hardware import Hardware
 from ..layout import Layout
 from ..model import Problem, Tile
 from .common import CPP_TYPES, Snippet, header
-from .recognise import layout_table
+from .recognise import grid, layout_table
 from .views import TYPES
 
 TARGET = "umma"
@@ -60,9 +62,11 @@ def unavailable(hardware: Hardware) -> str | None:
                           lambda t: "tcgen05" in t.mma_operands)
 
 
+@lru_cache(maxsize=64)
 def canonical(tile: Tile, major: str, mode: str) -> np.ndarray | None:
     """phys(r, c) of CuTe's tile_to_shape(atom, Shape<MN, K>) on this tile (K-major: rows are M/N;
-    MN-major: rows are K), or None where the atom does not tile it."""
+    MN-major: rows are K), or None where the atom does not tile it. Read-only, and remembered for the
+    last few tiles: every layout listed for one tile is compared with the same nine."""
     h, width, swizzle, _, _ = ATOMS[major, mode]
     e = tile.elem_bytes
     if e not in CPP_TYPE or tile.row_length != tile.cols or width % e:
@@ -70,7 +74,7 @@ def canonical(tile: Tile, major: str, mode: str) -> np.ndarray | None:
     w = width // e  # elements of an atom row
     if tile.rows % h or tile.cols % w:
         return None
-    r, c = np.meshgrid(np.arange(tile.rows), np.arange(tile.cols), indexing="ij")
+    r, c = grid(tile)
     # K-major: atoms down the rows (M) first, then across the columns (K); MN-major: across the
     # columns (MN) first, then down the rows (K)
     index = r // h + (c // w) * (tile.rows // h) if major == "K" else c // w + (r // h) * (tile.cols // w)
@@ -79,6 +83,7 @@ def canonical(tile: Tile, major: str, mode: str) -> np.ndarray | None:
         b, m, s = swizzle
         m -= e.bit_length() - 1
         phys = phys ^ ((phys >> s) & (((1 << b) - 1) << m))
+    phys.setflags(write=False)
     return phys
 
 
