@@ -299,6 +299,7 @@ SAME = [  # one layout (64 x 64 f16, rows of 128 bytes, 16-byte chunks XORed wit
 ACCESSES = ("--access", "ldmatrix.x4", "--access", "warp:4x8:1x8", "--access", "warp:32x1:1x8")
 
 
+@functools.cache  # the two references are the same two checks for every spelling: run once a process
 def check_counts(text: str) -> tuple:
     import json
 
