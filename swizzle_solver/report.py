@@ -76,8 +76,9 @@ def placement_phases(p: Pattern) -> list[list[list[int]]]:
 def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdicts: str = "all",
                 counters: bool = True, fixes: bool = True) -> dict:
     """One layout's entry. ``verdicts``: "all" (every document read as JSON): its ``tma_mode`` and
-    ``expressible_in``, each from the emitters' own snippets; "tma": only ``tma_mode`` (the
-    rich report prints the answer's); "none": neither (the rich report's runners-up). The rich report
+    ``expressible_in``, each from the emitters' own snippets (emit.verdicts, remembered by tile,
+    hardware and layout); "tma": only ``tma_mode`` (the rich report prints the answer's); "none":
+    neither (the rich report's runners-up). The rich report
     never prints the others, and asking every target imports every emitter (start-up). ``counters``:
     each access's profiler counters (cost_json; the rich report prints only the answer's). ``fixes``:
     on a target with LDS partitions, the allocation and the XOR that remove the layout's partition
@@ -86,11 +87,10 @@ def layout_json(problem: Problem, ranked: Candidate, baseline: Candidate, verdic
     sw = layout.cute_swizzle()
     targets: dict = {}
     if verdicts == "all":
-        from .emit import TARGETS, emit_all  # (start-up: lazy)
+        from .emit import verdicts as targets_say  # (start-up: lazy)
 
-        snippets = emit_all(TARGETS, problem, layout)
-        targets = {"tma_mode": snippets["tma"].mode,
-                   "expressible_in": [t for t, s in snippets.items() if s.expressible]}
+        mode, expressible = targets_say(problem, layout)
+        targets = {"tma_mode": mode, "expressible_in": expressible}
     elif verdicts == "tma":
         from .emit import tma_mode
 

@@ -31,7 +31,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from swizzle_solver.access import elem_bits_of, elem_bytes_of, make_problem
-from swizzle_solver.emit import TARGETS, _written, emit, emit_all, expressible_in, parse_targets, writers
+from swizzle_solver.emit import TARGETS, emit, emit_all, expressible_in, parse_targets, verdict, verdicts
 from swizzle_solver.emit.recognise import as_swizzle
 from swizzle_solver.families import padding
 from swizzle_solver.families.cute import Swizzle
@@ -42,6 +42,7 @@ from swizzle_solver.families.panels import ColumnPanels
 from swizzle_solver.families.row_interleave import RowInterleave
 from swizzle_solver.families.two_level import TwoLevel
 from swizzle_solver.families.xor_cols import XorCols
+from swizzle_solver.forms.language import version
 from swizzle_solver.layout import layout_table
 from swizzle_solver.model import InputError, is_pow2, log2
 from swizzle_solver.solving import solve
@@ -534,31 +535,33 @@ def test_parse_targets():
 
 
 def test_emit_is_deterministic():
-    """Two problems of the same tile and hardware, each made afresh (not remembered: emit._written),
-    give every target the same snippet."""
-    made = [{t: _written(writers()[t], problem(16, 32, ["8x4"]), Swizzle(3, 2, 3)) for t in TARGETS} for _ in range(2)]
-    assert made[0] == made[1]
+    p = problem(16, 32, ["8x4"])
+    assert emit_all(TARGETS, p, Swizzle(3, 2, 3)) == emit_all(TARGETS, p, Swizzle(3, 2, 3))
 
 
-def test_a_remembered_snippet_is_the_one_made_afresh():
-    """emit remembers the package's snippets by (tile, hardware, layout): on every case, every
-    target's remembered snippet (so the JSON's expressible_in and tma_mode) equals the one its
-    emitter makes afresh, and an equal layout (another object) and another problem of the same tile
-    and hardware get the same snippet back."""
+def test_the_remembered_verdicts_are_the_snippets():
+    """The JSON's expressible_in and tma_mode are remembered by (tile, hardware, layout) (emit.verdict):
+    on every case, every target's verdict is its snippet's (expressible, mode), the first time and
+    for another problem of the same tile and hardware with an equal layout (another object), which
+    finds it remembered."""
+    from swizzle_solver import emit as emit_module
+
     for name, p, layout in CASES:
-        again = make_problem(p.tile.rows, p.tile.cols, ["8x1"], p.tile.row_length, p.tile.elem_bytes,
-                             banks=p.hardware.banks, bank_bytes=p.hardware.bank_bytes, arch=p.hardware.name) \
-            if not p.tile.elem_bits and not p.tile.col_major else p
+        again = p if p.tile.elem_bits or p.tile.col_major else make_problem(
+            p.tile.rows, p.tile.cols, ["8x1"], p.tile.row_length, p.tile.elem_bytes, banks=p.hardware.banks,
+            bank_bytes=p.hardware.bank_bytes, arch=p.hardware.name)
+        snippets = emit_all(TARGETS, p, layout)
+        assert verdicts(p, layout) == (snippets["tma"].mode, [t for t, s in snippets.items() if s.expressible]), name
         for t in TARGETS:
-            snippet = emit(t, p, layout)
-            assert snippet == _written(writers()[t], p, layout), (name, t)
-            if again.tile == p.tile and again.hardware == p.hardware:
-                assert emit(t, again, copy.copy(layout)) is snippet, (name, t)
+            assert verdict(t, again, copy.copy(layout)) == (snippets[t].expressible, snippets[t].mode), (name, t)
+        if type(layout).__hash__ is not object.__hash__:
+            key = (version(), "cute", again.tile, again.hardware, copy.copy(layout))
+            assert emit_module._VERDICTS.get(key) == (snippets["cute"].expressible, None), name
 
 
-def test_a_registered_languages_snippet_is_made_every_time():
-    """A language given to register may read more of the problem than its tile and hardware: emit
-    asks its emitter each time (and the package's targets' snippets after it are still right)."""
+def test_a_registered_languages_verdict_is_made_every_time():
+    """A language given to register may read more of the problem than its tile and hardware: its
+    emitter is asked for each verdict; the package's targets' verdicts stay their snippets'."""
     from swizzle_solver.emit.common import Snippet
     from swizzle_solver.forms.language import Language, register, unregister
 
@@ -566,14 +569,15 @@ def test_a_registered_languages_snippet_is_made_every_time():
 
     def counted(problem, layout):
         calls.append(layout)
-        return Snippet("counted", f"// {len(problem.patterns)} accesses", True)
+        return Snippet("counted", f"// {len(problem.patterns)} accesses", len(problem.patterns) == 1)
 
     p, layout = problem(16, 32, ["8x4"]), Swizzle(3, 2, 3)
     register(Language(name="counted", title="Counted", order=99, emit=counted))
     try:
-        assert emit("counted", p, layout) == emit("counted", p, layout)
-        assert len(calls) == 2 and "counted" in expressible_in(p, layout)
-        assert emit("cute", p, layout) == _written(writers()["cute"], p, layout)
+        assert "counted" in expressible_in(p, layout)
+        assert "counted" not in expressible_in(problem(16, 32, ["8x4", "row"]), layout)
+        assert len(calls) == 2
+        assert verdict("cute", p, layout) == (emit("cute", p, layout).expressible, None)
     finally:
         unregister("counted")
 

@@ -139,65 +139,20 @@ def refuse_unavailable(targets, hardware: Hardware, option: str = "--for") -> No
             raise InputError(f"{option} {target}: {why}")
 
 
-class _Remembered:
-    """The last ``size`` snippets of the package's targets, by (registrations, target, tile, hardware,
-    layout): a JSON document asks every target of each layout it lists (``expressible_in``,
-    ``tma_mode``), and the same layouts come back (the answer of each document that shows it, the
-    runners-up of one tile under several accesses, --for's test of a candidate, then its report).
-    The package's emitters are pure functions of the problem's tile and hardware and of the layout
-    (values, hashed by their fields), so an equal key is the same snippet. Least recently used out
-    first; safe to share between threads (the API's callers)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict[tuple, Snippet] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> Snippet | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, snippet: Snippet) -> None:
-        with self._lock:
-            self._items[key] = snippet
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-_SNIPPETS = _Remembered(512)  # every target's snippet of the last ~70 layouts
-
-
-def _made(language: Language, problem: Problem, layout: Layout) -> Snippet:
-    """The language's snippet of the layout, remembered for a target of this package (its emitter
-    reads only the tile and the hardware); a registered language's emitter may read more of the
-    problem, and a layout that cannot be hashed has no key: asked every time."""
-    if language not in _modules():
-        return _written(language, problem, layout)
-    try:
-        key = (version(), language.name, problem.tile, problem.hardware, layout)
-        found = _SNIPPETS.get(key)
-    except TypeError:  # unhashable
-        return _written(language, problem, layout)
-    if found is None:
-        found = _written(language, problem, layout)
-        _SNIPPETS.put(key, found)
-    return found
-
-
 def emit(target: str, problem: Problem, layout: Layout) -> Snippet:
+    return _made(_writer(target), problem, layout)
+
+
+def _writer(target: str) -> Language:
     known = writers()
     language = known.get(target)
     if language is None or language.emit is None:
         raise InputError(f"{target!r} is not an emit target: use one of {', '.join(known)}")
-    return _made(language, problem, layout)
+    return language
 
 
-def _written(language: Language, problem: Problem, layout: Layout) -> Snippet:
-    """The language's snippet, made: its emitter's code of the stored tile, in the user's order and
-    elements."""
+def _made(language: Language, problem: Problem, layout: Layout) -> Snippet:
+    """The language's snippet: its emitter's code of the stored tile, in the user's order and elements."""
     assert language.emit is not None
     snippet = language.emit(problem, layout)
     if problem.tile.col_major:  # --order col: the stored tile's code, in the user's (r, c)
@@ -211,14 +166,74 @@ def _written(language: Language, problem: Problem, layout: Layout) -> Snippet:
     return snippet
 
 
+class _Verdicts:
+    """The last ``size`` verdicts (``expressible``, ``mode``) of the package's targets' snippets, by
+    (registrations, target, tile, hardware, layout): a JSON document asks every target of each
+    layout it lists (``expressible_in``, ``tma_mode``), and the same layouts come back (the answer
+    of each document that shows it, --for's test of a candidate then its report, a library caller's
+    repeated tile). The package's emitters are pure functions of the problem's tile and hardware and
+    of the layout (values, hashed by their fields), so an equal key is the same verdict. Only the two
+    verdicts are kept, never the code (a table snippet can be 400 KB). Least recently used out
+    first; safe to share between threads (the API's callers)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict[tuple, tuple[bool, str | None]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> tuple[bool, str | None] | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: tuple, verdict: tuple[bool, str | None]) -> None:
+        with self._lock:
+            self._items[key] = verdict
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_VERDICTS = _Verdicts(4096)  # every target's verdict on the last ~500 layouts (a few hundred KB)
+
+
+def verdict(target: str, problem: Problem, layout: Layout) -> tuple[bool, str | None]:
+    """(``expressible``, ``mode``) of the target's snippet of the layout, remembered for a target of
+    this package (its emitter reads only the tile and the hardware). A registered language's emitter
+    may read more of the problem, and a layout compared by identity (a table read from a file) or
+    that cannot be hashed would hold its table for nothing: made every time."""
+    language = _writer(target)
+    remember = language in _modules() and type(layout).__hash__ not in (None, object.__hash__)
+    key = (version(), target, problem.tile, problem.hardware, layout) if remember else None
+    try:
+        found = _VERDICTS.get(key) if key is not None else None
+    except TypeError:  # a field that cannot be hashed
+        key, found = None, None
+    if found is None:
+        snippet = _made(language, problem, layout)
+        found = (snippet.expressible, snippet.mode)
+        if key is not None:
+            _VERDICTS.put(key, found)
+    return found
+
+
 def emit_all(targets, problem: Problem, layout: Layout) -> dict[str, Snippet]:
     return {t: emit(t, problem, layout) for t in targets}
 
 
 def expressible_in(problem: Problem, layout: Layout, targets=None) -> list[str]:
     """The targets (of ``targets``, default all, in TARGETS order) whose snippet expresses the layout
-    exactly: what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters."""
-    return [t for t in writers() if (targets is None or t in targets) and emit(t, problem, layout).expressible]
+    exactly: what the JSON's ``expressible_in`` says and ``--for`` admits, read from the emitters
+    (``verdict``: remembered)."""
+    return [t for t in writers() if (targets is None or t in targets) and verdict(t, problem, layout)[0]]
+
+
+def verdicts(problem: Problem, layout: Layout) -> tuple[str | None, list[str]]:
+    """(``tma_mode``, ``expressible_in``) of the layout, as a JSON document says them: the tma
+    target's mode and every target whose snippet expresses the layout (``verdict``: remembered)."""
+    found = {t: verdict(t, problem, layout) for t in writers()}
+    return found["tma"][1], [t for t, (expressible, _) in found.items() if expressible]
 
 
 def tma_mode(problem: Problem, layout: Layout) -> str | None:
@@ -230,4 +245,4 @@ def tma_mode(problem: Problem, layout: Layout) -> str | None:
 
 
 __all__ = ["ALIASES", "EMITTERS", "TARGETS", "TITLES", "Snippet", "emit", "emit_all", "expressible_in", "parse_targets",
-           "refuse_unavailable", "tma_mode", "writers"]
+           "refuse_unavailable", "tma_mode", "verdict", "verdicts", "writers"]
