@@ -15,7 +15,10 @@ from its module's names by ``writer_of``, or a whole record given to ``forms.lan
 ``writers()`` is the registry, and TARGETS, ALIASES, TITLES and EMITTERS are read from it. The
 target modules are found and imported when the registry is first read, not with this package: the rich report of a plain solve prints only the answer's
 TMA mode (``tma_mode``, which imports the tma module alone), so it does not import the other
-targets (start-up).
+targets (start-up). A JSON document's ``expressible_in`` and ``tma_mode`` are each target's
+verdict on its own snippet (``verdict``, ``verdicts``), remembered by (tile, hardware, layout) for
+the package's targets: the same layouts come back in one process (each document that lists them,
+--for's test of a candidate and then its report), and only the two verdicts are kept, not the code.
 
 Every emitter works for any layout through the family interface (``phys``, ``bases``,
 ``expression``, ``name``): a target's own form (a CuTe Swizzle, a Triton encoding, a TMA mode) is
