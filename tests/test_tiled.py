@@ -8,6 +8,7 @@ store to shared memory), (atom thread, atom value) tiled over (thread group, exe
 zipped_divide does. The counts: a per-lane brute force over those addresses with NVIDIA's phase
 rules (tests/nvidia_banks.py: ldmatrix/stmatrix one phase per matrix, per-thread atoms by width).
 """
+import functools
 import re
 
 import numpy as np
@@ -102,11 +103,19 @@ def _spec(atom, ctype, thr, val):
     return tiled.tiled_copy(atom, pycute.Layout(*thr), pycute.Layout(*val), ctype)
 
 
+@functools.cache
+def case_addresses(case):
+    """cute_addresses of a CASES entry, made once a process: each case's test asks for it once and
+    then once per layout (read only)."""
+    atom, side, bits, _, elem, thr, val, _ = case
+    return cute_addresses(atom, side, bits, pycute.Layout(*thr), pycute.Layout(*val), 8 * elem)
+
+
 def brute_force(case, tile, phys) -> list[list[int]]:
     """Per placement of the TiledCopy's tile (row-major), the sorted wavefronts of each warp instruction."""
     atom, side, bits, _, elem, thr, val, _ = case
     per_thread_bits = bits or 128
-    instructions, (rows, cols) = cute_addresses(atom, side, bits, pycute.Layout(*thr), pycute.Layout(*val), 8 * elem)
+    instructions, (rows, cols) = case_addresses(case)
     width = per_thread_bits // 8
     out = []
     for r0 in range(0, tile.rows, rows):
@@ -136,7 +145,7 @@ def test_counts_are_cutes_addresses_brute_forced(case):
     pattern = make_problem(rows, cols, [spec], elem_bytes=elem).patterns[0]
     r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     per = pattern.phases_per_placement
-    tile_rows, tile_cols = cute_addresses(atom, side, case[2], pycute.Layout(*thr), pycute.Layout(*val), 8 * elem)[1]
+    tile_rows, tile_cols = case_addresses(case)[1]
     instructions_per_tile = len(pattern.lane_row) // per // ((rows // tile_rows) * (cols // tile_cols))
     for layout in LAYOUTS:
         phys = r * tile.row_length + c if layout is None else layout.phys(tile, r, c)
