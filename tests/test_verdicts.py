@@ -185,6 +185,19 @@ def _assert_timeout_output(form: str, code: int, out: str, argv: list[str]) -> N
         assert "Time limit reached" in text and "phys(r, c) = " in text
 
 
+def _slow_until_the_alarm(*args, **kwargs):
+    """A step made slow: the run's own alarm (alarm.arm_deadline's SIGALRM handler, armed for
+    --timeout plus its grace) is brought forward to now and interrupts it, so the cut falls in this
+    step on any machine without waiting out the grace (0.5 s; test_robustness's
+    test_the_run_alarm_stops_any_step_and_is_undone waits for the alarm as armed)."""
+    import signal
+    import time
+
+    assert callable(signal.getsignal(signal.SIGALRM)), "--timeout armed no alarm"
+    signal.setitimer(signal.ITIMER_REAL, 0.001)
+    time.sleep(30)
+
+
 @pytest.mark.parametrize("form", ["", "-q", "--json"])
 def test_a_report_past_the_timeout_is_printed_short(monkeypatch, capsys, tmp_path, form):
     """The alarm fires while the report is built (made slow here, so that it does on any machine):
@@ -194,10 +207,7 @@ def test_a_report_past_the_timeout_is_printed_short(monkeypatch, capsys, tmp_pat
 
     from swizzle_solver import report
 
-    def slow(*args, **kwargs):
-        time.sleep(30)  # the alarm (0.05 s + 0.5 s) interrupts it
-
-    monkeypatch.setattr(report, "solution_json", slow)
+    monkeypatch.setattr(report, "solution_json", _slow_until_the_alarm)
     argv = ["--rows", "64", "--cols", "64", "--dtype", "f16", "--access", "8x8", "--timeout", "0.05"]
     argv += ["-q", "--svg", str(tmp_path / "bank.svg")] if form == "-q" else [form] if form else []
     start = time.monotonic()
@@ -217,14 +227,9 @@ def test_a_report_past_the_timeout_is_printed_short(monkeypatch, capsys, tmp_pat
 def test_a_search_past_the_timeout_prints_the_best_found(monkeypatch, capsys, form):
     """The alarm fires inside the solve, in a step no budget bounds (made slow here): the best
     candidate the search had noted is measured and printed."""
-    import time
-
     from swizzle_solver import solving
 
-    def slow(problem):
-        time.sleep(30)
-
-    monkeypatch.setattr(solving, "_at_pitches", lambda *a: slow(a))  # after the first conflict-free member
+    monkeypatch.setattr(solving, "_at_pitches", _slow_until_the_alarm)  # after the first conflict-free member
     argv = ["--rows", "32", "--cols", "32", "--row-length", "40", "--access", "8x4", "--timeout", "0.05"]
     argv += [form] if form else []
     code = main(argv)
@@ -241,11 +246,9 @@ def test_a_search_past_the_timeout_prints_the_best_found(monkeypatch, capsys, fo
 def test_a_check_past_the_timeout_prints_its_verdict(monkeypatch, capsys, form):
     """--check: the alarm fires in the search for the minimal layout (made slow here): the check's
     own verdict is printed, the minimal layout said not searched."""
-    import time
-
     from swizzle_solver import api as api_module
 
-    monkeypatch.setattr(api_module, "solve", lambda *a, **k: time.sleep(30))
+    monkeypatch.setattr(api_module, "solve", _slow_until_the_alarm)
     argv = ["--rows", "24", "--cols", "96", "--dtype", "f16", "--access", "8x8", "--check", "XorCols<3,3,0>",
             "--timeout", "0.05"] + ([form] if form else [])
     code = main(argv)
