@@ -20,6 +20,8 @@ from swizzle_solver.model import InputError
 
 pycute = pytest.importorskip(
     "pycute", reason="pycute is missing: pip install --no-deps nvidia-cutlass==4.2.0.0 (.ci/run does)")
+from tests.cute_grid import grid  # noqa: E402  (pycute's, after the skip)
+
 CUTE_ATOM = Path(pycute.__file__).resolve().parents[1] / "cutlass_library/source/include/cute/atom"
 NVIDIA = make_hardware()
 
@@ -69,7 +71,8 @@ def test_fragment_is_cutes(shape, elem_bytes, operand):
         layout = pycute.Layout(*cute_operand(trait, operand))
         values = pycute.size(layout) // 32
         assert values == len(ours[0])
-        theirs = [[divmod(layout(lane, v), rows)[::-1] for v in range(values)] for lane in range(32)]
+        table = grid(layout, 32, values)  # layout(lane, v), spot-checked against pycute's own call
+        theirs = [[divmod(int(i), rows)[::-1] for i in lane] for lane in table]
         assert ours == theirs, trait
 
 
