@@ -90,6 +90,13 @@ def _merge(old: Value, new: Value, active: np.ndarray) -> Value:
     return Value(v, u, new.why if new.u is not None else old.why, new.shared or old.shared)
 
 
+def _frozen(v: np.ndarray) -> np.ndarray:
+    """``v`` made read-only: the arrays the emulator shares between values (constants, the special
+    registers, the unknown value's) are never written in place, and numpy holds it to that."""
+    v.flags.writeable = False
+    return v
+
+
 def _align(x: int, a: int) -> int:
     return -(-x // a) * a
 
@@ -130,8 +137,10 @@ class Emulator:
         self.iterations, self.max_steps = iterations, max_steps
         self.n = n = block[0] * block[1] * block[2]
         i = np.arange(n, dtype=np.int64)
-        self.tid = (i % block[0], i // block[0] % block[1], i // (block[0] * block[1]))
-        self.lane, self.warp = i % 32, i // 32
+        self.tid = (_frozen(i % block[0]), _frozen(i // block[0] % block[1]), _frozen(i // (block[0] * block[1])))
+        self.lane, self.warp = _frozen(i % 32), _frozen(i // 32)
+        self._consts: dict[int, np.ndarray] = {}  # x -> every thread's x (one array per constant, read-only)
+        self._none, self._every = _frozen(np.zeros(n, dtype=np.int64)), _frozen(np.ones(n, dtype=bool))
         self.params = params
         self.regs: dict[str, Value] = {}
         self.events: list[Event] = []
@@ -195,10 +204,13 @@ class Emulator:
     # --- values --------------------------------------------------------------------------------
 
     def const(self, x: int, why: str = "") -> Value:
-        return Value(np.full(self.n, x, dtype=np.int64), None, why)
+        v = self._consts.get(x)
+        if v is None:
+            v = self._consts[x] = _frozen(np.full(self.n, x, dtype=np.int64))
+        return Value(v, None, why)
 
     def unknown(self, why: str) -> Value:
-        return Value(np.zeros(self.n, dtype=np.int64), np.ones(self.n, dtype=bool), why)
+        return Value(self._none, self._every, why)
 
     def read(self, op: Operand, t: str = "b64") -> Value:
         if op.kind == "reg":
@@ -215,7 +227,7 @@ class Emulator:
             return self.special(op.name)
         if op.kind == "sym":
             space, address = self.symbols[op.name]
-            return Value(np.full(self.n, address + op.value, dtype=np.int64), None, "", space == "shared")
+            return Value(self.const(address + op.value).v, None, "", space == "shared")
         if op.kind == "param":
             return self.param(op.name, 0)
         raise InputError(f"{_shown(op)} cannot be read as a value")
@@ -224,15 +236,15 @@ class Emulator:
         reg, _, axis = name[1:].partition(".")
         k = "xyz".index(axis) if axis else 0
         if reg == "tid":
-            return Value(self.tid[k].copy(), None)
+            return Value(self.tid[k], None)
         if reg == "ntid":
             return self.const(self.block[k])
         if reg == "ctaid":
             return self.const(self.cta[k])
         if reg == "laneid":
-            return Value(self.lane.copy(), None)
+            return Value(self.lane, None)
         if reg == "warpid":
-            return Value(self.warp.copy(), None)
+            return Value(self.warp, None)
         masks = {"lanemask_eq": lambda lane: 1 << lane, "lanemask_lt": lambda lane: (1 << lane) - 1,
                  "lanemask_le": lambda lane: (2 << lane) - 1, "lanemask_gt": lambda lane: 0xFFFFFFFF ^ ((2 << lane) - 1),
                  "lanemask_ge": lambda lane: 0xFFFFFFFF ^ ((1 << lane) - 1)}
@@ -387,10 +399,10 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
     if handler is None:
         raise InputError(f"{emu.where(ins)}: the emulator cannot execute {ins.text!r} ({ins.opcode} is not an "
                          f"instruction it knows): the kernel is refused rather than guessed")
-    if together:
-        pcs.fill(p + 1)
-    else:
+    if not together:
         pcs[at] = p + 1
+    elif ins.opcode in MOVES_PCS:  # (while every thread is at p, run() does not read the PCs: set before they part)
+        pcs.fill(p + 1)
     try:
         handler(emu, ins, Ctx(p, at, active, maybe, pcs, together and ins.guard is None))
     except InputError as err:

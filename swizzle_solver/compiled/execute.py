@@ -10,6 +10,7 @@ data give unknown values; an opcode not listed here is an instruction the emulat
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
@@ -56,14 +57,23 @@ def result(v: np.ndarray, *sources: Value, shared: bool = False) -> Value:
 
 
 def type_of(ins: Instruction) -> str:
-    for m in reversed(ins.mods):
-        if m in TYPE_BYTES:
-            return m
-    return "b32"
+    """The instruction's (last) type modifier, or b32."""
+    return _type_of_mods(ins.mods)
 
 
 def _float(ins: Instruction) -> bool:
-    return any(m in FLOAT for m in ins.mods)
+    return _float_mods(ins.mods)
+
+
+# (read once per list of modifiers: a kernel has few distinct ones, and these run at every step)
+@lru_cache(maxsize=4096)
+def _type_of_mods(mods: tuple[str, ...]) -> str:
+    return next((m for m in reversed(mods) if m in TYPE_BYTES), "b32")
+
+
+@lru_cache(maxsize=4096)
+def _float_mods(mods: tuple[str, ...]) -> bool:
+    return any(m in FLOAT for m in mods)
 
 
 # --- integer arithmetic -------------------------------------------------------------------------
@@ -142,6 +152,13 @@ _ARITH: dict[str, Callable[[np.ndarray, np.ndarray, str, tuple[str, ...]], tuple
 }
 
 
+# the operations whose result's low w bits are a function of the operands' low w bits alone (int64
+# arithmetic wraps mod 2**64): done on the registers' bits without reading them as the type first
+# (norm), since the write keeps the result's w bits (store); mul.hi and mul.wide need the whole values
+_LOW_BITS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+             "xor": np.bitwise_xor}
+
+
 def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     t = type_of(ins)
     d, x, y = ins.operands[0], ins.operands[1], ins.operands[2]
@@ -152,6 +169,10 @@ def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     if t == "pred":
         a, b = emu.read(x), emu.read(y)
         put(emu, d, result(_BITWISE[op](a.v, b.v) & 1, a, b), "pred", ctx)
+        return
+    if op in _LOW_BITS and t in INT_TYPES and (op != "mul" or not ("hi" in ins.mods or "wide" in ins.mods)):
+        a, b = emu.read(x, t), emu.read(y, t)  # (on the bits as they are: the write keeps t's, store)
+        put(emu, d, result(_LOW_BITS[op](a.v, b.v), a, b), t, ctx)
         return
     bt = "u32" if op in ("shl", "shr") else t  # a shift amount is a u32
     a, b = emu.read(x, t), emu.read(y, bt)
