@@ -43,9 +43,9 @@ class Ctx:
     __slots__ = ("p", "at", "active", "maybe", "pcs", "all")
 
     def __init__(self, p: int, at: np.ndarray, active: np.ndarray, maybe: np.ndarray | None, pcs: np.ndarray,
-                 everyone: bool = False) -> None:
+                 everyone: bool) -> None:
         self.p, self.at, self.active, self.maybe, self.pcs = p, at, active, maybe, pcs
-        self.all = everyone or (maybe is None and bool(active.all()))  # (everyone: known to be all threads)
+        self.all = everyone  # active is every thread
 
 
 class Event:
@@ -341,34 +341,39 @@ class Emulator:
     def run(self, handlers: dict[str, Handler]) -> None:
         """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS).
 
-        While every thread is at one PC (``together``: a converged CTA, most of a kernel's steps)
-        the lowest PC is that one and every thread runs the step: no search of the PCs; only a
-        branch or an exit (``MOVES_PCS``) can part them, and the PCs are looked at again after one."""
+        The threads at the lowest PC ``p`` (``at``; ``together``: all of them, a converged CTA, most
+        of a kernel's steps) stay the threads at the lowest PC while they step on, until a branch or
+        an exit (``MOVES_PCS``) may part them or they reach ``others``, the lowest PC of a thread
+        not at ``p``, and join it: only then are the PCs written back and searched again."""
         code = self.f.code
         end = len(code)
         pcs = np.zeros(self.n, dtype=np.int64)
-        everyone = np.ones(self.n, dtype=bool)
-        p, at, together = 0, everyone, True
+        p, at, together, others = self._lowest(pcs, end)
         steps = 0
-        while True:
-            if not together:
-                p = int(pcs.min())
-                at = pcs == p
-                together = bool(at.all())
-            if p >= end:
-                return
+        while p < end:
             ins = code[p]
             steps += 1
             if steps > self.max_steps:
                 raise InputError(f"the kernel ran more than {self.max_steps} instructions (at PTX line {ins.line}: "
                                  f"a loop that does not end?): give --iterations N to follow each loop at most "
                                  f"N times, or the --param values its loops depend on")
-            step(self, handlers, ins, p, everyone if together else at, pcs, together)
-            if together:
-                if ins.opcode in MOVES_PCS:
-                    together = False
-                else:
-                    p += 1
+            moves = ins.opcode in MOVES_PCS
+            if moves:  # (the handler writes the PCs of the threads it sends elsewhere)
+                pcs[at] = p + 1
+            step(self, handlers, ins, p, at, pcs, together)
+            p += 1
+            if moves or p == others:
+                if not moves:
+                    pcs[at] = p
+                p, at, together, others = self._lowest(pcs, end)
+
+    def _lowest(self, pcs: np.ndarray, end: int) -> tuple[int, np.ndarray, bool, int]:
+        """(the lowest PC, the threads at it, whether that is every thread, the next lowest PC or ``end``)."""
+        p = int(pcs.min())
+        at = pcs == p
+        if at.all():
+            return p, self._every, True, end
+        return p, at, False, int(pcs[~at].min())
 
     def where(self, ins: Instruction) -> str:
         src = ""
@@ -399,12 +404,9 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
     if handler is None:
         raise InputError(f"{emu.where(ins)}: the emulator cannot execute {ins.text!r} ({ins.opcode} is not an "
                          f"instruction it knows): the kernel is refused rather than guessed")
-    if not together:
-        pcs[at] = p + 1
-    elif ins.opcode in MOVES_PCS:  # (while every thread is at p, run() does not read the PCs: set before they part)
-        pcs.fill(p + 1)
+    every = together and (ins.guard is None or (maybe is None and bool(active.all())))  # (active is every thread)
     try:
-        handler(emu, ins, Ctx(p, at, active, maybe, pcs, together and ins.guard is None))
+        handler(emu, ins, Ctx(p, at, active, maybe, pcs, every))
     except InputError as err:
         if str(err).startswith("PTX line"):
             raise
