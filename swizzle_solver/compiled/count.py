@@ -88,15 +88,11 @@ def instances(emu: Emulator) -> dict[int, Instances]:
 
 def _split(e: Event, got: Instances) -> None:
     """One event as one instance per warp with an active lane (every warp at once)."""
-    warps, which = np.unique(e.threads // WAVE, return_inverse=True)
-    lanes = e.threads % WAVE
-    table = np.full((len(warps), WAVE), -1, dtype=np.int64)
-    table[which, lanes] = e.addresses
-    unknown = np.zeros(len(warps), dtype=bool)
-    np.logical_or.at(unknown, which, e.unknown)
-    bad = np.zeros(len(warps), dtype=bool)
-    np.logical_or.at(bad, which, (e.addresses < 0) | (e.addresses >= MAX_SHARED))
-    bad &= ~unknown
+    warp = e.threads // WAVE
+    if warp.size and warp.min() == warp.max():  # one warp (every event of a one-warp CTA): no grouping
+        table, unknown, bad = _one_warp(e)
+    else:
+        table, unknown, bad = _warps(e, warp)
     got.outside += int(bad.sum())
     unknown |= bad
     if got.kind.matrices:  # ldmatrix/stmatrix .xK: lanes 8K .. 31 give no address
@@ -104,6 +100,28 @@ def _split(e: Event, got: Instances) -> None:
     got.parts.append((table, unknown))
     if unknown.any() and not got.why:
         got.why = e.reason
+
+
+def _one_warp(e: Event) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_warps of an event whose threads are all in one warp."""
+    table = np.full((1, WAVE), -1, dtype=np.int64)
+    table[0, e.threads % WAVE] = e.addresses
+    unknown = np.array([e.unknown.any()])
+    bad = ~unknown & ((e.addresses < 0) | (e.addresses >= MAX_SHARED)).any()
+    return table, unknown, bad
+
+
+def _warps(e: Event, warp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per warp with an active lane: its lanes' addresses (-1: inactive), whether an address is
+    unknown, and whether a known one is outside shared memory."""
+    warps, which = np.unique(warp, return_inverse=True)
+    table = np.full((len(warps), WAVE), -1, dtype=np.int64)
+    table[which, e.threads % WAVE] = e.addresses
+    unknown = np.zeros(len(warps), dtype=bool)
+    np.logical_or.at(unknown, which, e.unknown)
+    bad = np.zeros(len(warps), dtype=bool)
+    np.logical_or.at(bad, which, (e.addresses < 0) | (e.addresses >= MAX_SHARED))
+    return table, unknown, bad & ~unknown
 
 
 class Counted:
