@@ -126,6 +126,7 @@ def store(v: np.ndarray, t: str) -> np.ndarray:
 
 
 _WIDE = frozenset(t for t, b in TYPE_BYTES.items() if b >= 8)
+_KEEP = {t: _NARROW[t][0] for t in (*INT_TYPES, "pred") if t not in _WIDE}  # store's mask, per type that has one
 
 
 class Emulator:
@@ -280,14 +281,14 @@ class Emulator:
 
     def write(self, op: Operand, value: Value, t: str, active: np.ndarray | None) -> None:
         """``value`` into register ``op`` for the ``active`` threads (None: all of them)."""
-        if op.kind == "sink":
-            return
-        if op.kind == "pair":
-            self.write(op.items[0], value, t, active)
-            return
         if op.kind != "reg":
-            raise InputError(f"its result cannot be written to {_shown(op)}")
-        v = store(value.v, t) if t in INT_TYPES or t == "pred" else value.v
+            if op.kind == "pair":
+                self.write(op.items[0], value, t, active)
+            elif op.kind != "sink":
+                raise InputError(f"its result cannot be written to {_shown(op)}")
+            return
+        mask = _KEEP.get(t)  # (store: an integer register keeps its type's bits)
+        v = value.v if mask is None else value.v & mask
         old = self.regs.get(op.name)
         if active is None:
             if old is None:

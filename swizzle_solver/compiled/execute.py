@@ -52,8 +52,14 @@ def _unknown_of(*values: Value) -> tuple[np.ndarray | None, str]:
 
 
 def result(v: np.ndarray, *sources: Value, shared: bool = False) -> Value:
-    u, why = _unknown_of(*sources)
-    return Value(v, u, why, shared or any(s.shared for s in sources))
+    """``v`` unknown where a source is (the first unknown source's reason), shared if one is."""
+    u, why = None, ""
+    for x in sources:
+        if x.u is not None:
+            u = x.u if u is None else u | x.u
+            why = why or x.why
+        shared = shared or x.shared
+    return Value(v, u, why, shared)
 
 
 def type_of(ins: Instruction) -> str:
@@ -85,6 +91,10 @@ def _u(v: np.ndarray) -> np.ndarray:
 
 def _shift(a: np.ndarray, b: np.ndarray, t: str, left: bool) -> np.ndarray:
     w = 8 * TYPE_BYTES[t]
+    if w < 64 and (left or not t.startswith("s")):
+        # a holds its w bits (norm, unsigned to the right): shifted by w or more it has none left; to
+        # the left, the caller keeps the result's w bits (store)
+        return a << np.minimum(b, 63) if left else a >> np.minimum(b, 63)
     big = b >= w
     s = np.minimum(b, w - 1)
     if left:
@@ -293,17 +303,19 @@ def h_setp(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     cmp = ins.mods[0]
     d = ins.operands[0]
     r = compare(emu, ins, emu.read(ins.operands[1], t), emu.read(ins.operands[2], t), t, cmp)
-    q = Value(1 - r.v, r.u, r.why)
     combine = next((m for m in ins.mods if m in ("and", "or", "xor")), None)
-    if combine is not None:
-        c = emu.read(ins.operands[3])
-        f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[combine]
-        r, q = result(f(r.v, c.v & 1), r, c), result(f(q.v, c.v & 1), q, c)
-    if d.kind == "pair":
-        put(emu, d.items[0], r, "pred", ctx)
-        put(emu, d.items[1], q, "pred", ctx)
-    else:
-        put(emu, d, r, "pred", ctx)
+    c = emu.read(ins.operands[3]) if combine is not None else None
+    put(emu, d.items[0] if d.kind == "pair" else d, _combined(r, combine, c), "pred", ctx)
+    if d.kind == "pair":  # (the second predicate: the comparison's negation, combined)
+        put(emu, d.items[1], _combined(Value(1 - r.v, r.u, r.why), combine, c), "pred", ctx)
+
+
+def _combined(r: Value, combine: str | None, c: Value | None) -> Value:
+    """setp's BoolOp: ``r`` and/or/xor the predicate ``c``."""
+    if combine is None or c is None:
+        return r
+    f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[combine]
+    return result(f(r.v, c.v & 1), r, c)
 
 
 def h_set(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
