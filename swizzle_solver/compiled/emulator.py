@@ -129,6 +129,21 @@ _WIDE = frozenset(t for t, b in TYPE_BYTES.items() if b >= 8)
 _KEEP = {t: _NARROW[t][0] for t in (*INT_TYPES, "pred") if t not in _WIDE}  # store's mask, per type that has one
 
 
+def little_endian(data: bytes, offsets: np.ndarray, nbytes: int) -> np.ndarray:
+    """The ``nbytes``-byte little-endian integer at each offset of ``data`` (of 8 bytes: its int64 bits)."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    word = _WORDS.get(nbytes)
+    if word is not None:  # each offset's bytes gathered as a row, read as one word
+        return buf[offsets[:, None] + np.arange(nbytes)].view(word)[:, 0].astype(np.int64)
+    out = np.zeros(offsets.size, dtype=np.int64)
+    for k in range(nbytes):
+        out |= buf[offsets + k].astype(np.int64) << (8 * k)
+    return out
+
+
+_WORDS = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<i8")}
+
+
 class Emulator:
     """One CTA of ``function``: ``run`` executes it, ``events`` holds its shared-memory steps."""
 
@@ -316,14 +331,10 @@ class Emulator:
         a = address.v[active]
         if not a.size:
             return None
+        lo, hi = int(a.min()), int(a.max())
         for base, data in self.initialized:
-            if a.min() >= base and a.max() + nbytes <= base + len(data):
-                buf = np.frombuffer(data, dtype=np.uint8)
-                offs = (address.v - base).clip(0, len(data) - nbytes)
-                out = np.zeros(self.n, dtype=np.int64)
-                for k in range(nbytes):
-                    out |= buf[offs + k].astype(np.int64) << (8 * k)
-                return Value(out, None)
+            if lo >= base and hi + nbytes <= base + len(data):
+                return Value(little_endian(data, (address.v - base).clip(0, len(data) - nbytes), nbytes), None)
         return None
 
     def record(self, pc: int, active: np.ndarray, address: Value, unknown_guard: np.ndarray | None) -> None:
