@@ -84,7 +84,9 @@ def _merge(old: Value, new: Value, active: np.ndarray) -> Value:
     """``new`` for the active threads, ``old`` for the others."""
     v = np.where(active, new.v, old.v)
     u = None
-    if new.u is not None or old.u is not None:
+    if new.u is not None and new.u is old.u:  # (the same mask, e.g. every thread's unknown: as it is)
+        u = new.u if new.u.any() else None
+    elif new.u is not None or old.u is not None:
         u = np.where(active, new.u if new.u is not None else False, old.u if old.u is not None else False)
         u = u if u.any() else None
     return Value(v, u, new.why if new.u is not None else old.why, new.shared or old.shared)
@@ -334,7 +336,8 @@ class Emulator:
         lo, hi = int(a.min()), int(a.max())
         for base, data in self.initialized:
             if lo >= base and hi + nbytes <= base + len(data):
-                return Value(little_endian(data, (address.v - base).clip(0, len(data) - nbytes), nbytes), None)
+                offsets = np.minimum(np.maximum(address.v - base, 0), len(data) - nbytes)  # (np.clip: slower)
+                return Value(little_endian(data, offsets, nbytes), None)
         return None
 
     def record(self, pc: int, active: np.ndarray, address: Value, unknown_guard: np.ndarray | None) -> None:

@@ -169,9 +169,22 @@ _LOW_BITS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bi
              "xor": np.bitwise_xor}
 
 
+@lru_cache(maxsize=4096)
+def _low_bits(op: str, mods: tuple[str, ...]) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """The ufunc of an integer add, sub, mul.lo, and, or, xor (``_LOW_BITS``), else None."""
+    if op not in _LOW_BITS or _type_of_mods(mods) not in INT_TYPES or (_float_mods(mods) and op not in _BITWISE):
+        return None
+    return None if op == "mul" and ("hi" in mods or "wide" in mods) else _LOW_BITS[op]
+
+
 def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
-    t = type_of(ins)
     d, x, y = ins.operands[0], ins.operands[1], ins.operands[2]
+    t = type_of(ins)
+    low = _low_bits(ins.opcode, ins.mods)
+    if low is not None:  # (on the bits as they are: the write keeps t's, store)
+        a, b = emu.read(x, t), emu.read(y, t)
+        put(emu, d, result(low(a.v, b.v), a, b), t, ctx)
+        return
     op = ins.opcode
     if _float(ins) and op not in _BITWISE:
         put_unknown(emu, ins, ctx, "floating-point arithmetic")
@@ -179,10 +192,6 @@ def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     if t == "pred":
         a, b = emu.read(x), emu.read(y)
         put(emu, d, result(_BITWISE[op](a.v, b.v) & 1, a, b), "pred", ctx)
-        return
-    if op in _LOW_BITS and t in INT_TYPES and (op != "mul" or not ("hi" in ins.mods or "wide" in ins.mods)):
-        a, b = emu.read(x, t), emu.read(y, t)  # (on the bits as they are: the write keeps t's, store)
-        put(emu, d, result(_LOW_BITS[op](a.v, b.v), a, b), t, ctx)
         return
     bt = "u32" if op in ("shl", "shr") else t  # a shift amount is a u32
     a, b = emu.read(x, t), emu.read(y, bt)
