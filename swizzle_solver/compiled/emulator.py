@@ -34,6 +34,8 @@ LOCAL_BASE = 1 << 46
 ALLOC_ALIGN = 128  # each shared allocation starts at a multiple of 128 B (DESIGN.md section 1)
 M64 = (1 << 64) - 1
 Handler = Callable[["Emulator", Instruction, Any], None]
+Decoded = Callable[[Any], bool]  # an instruction's step decoded once (execute.decode_binary), for the threads at its PC
+Decoder = Callable[["Emulator", Instruction], "Decoded | None"]
 
 FLOAT = ("f16", "f32", "f64", "bf16", "f16x2", "bf16x2", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2")
 INT_TYPES = {t: 8 * b for t, b in TYPE_BYTES.items() if t not in FLOAT and t != "pred"}
@@ -80,7 +82,7 @@ def _shown(op: Operand) -> str:
             "vec": "a vector"}.get(op.kind, f"{op.kind} {op.name}".strip())
 
 
-def _merge(old: Value, new: Value, active: np.ndarray) -> Value:
+def merge(old: Value, new: Value, active: np.ndarray) -> Value:
     """``new`` for the active threads, ``old`` for the others."""
     v = np.where(active, new.v, old.v)
     u = None
@@ -128,7 +130,7 @@ def store(v: np.ndarray, t: str) -> np.ndarray:
 
 
 _WIDE = frozenset(t for t, b in TYPE_BYTES.items() if b >= 8)
-_KEEP = {t: _NARROW[t][0] for t in (*INT_TYPES, "pred") if t not in _WIDE}  # store's mask, per type that has one
+KEEP = {t: _NARROW[t][0] for t in (*INT_TYPES, "pred") if t not in _WIDE}  # store's mask, per type that has one
 
 
 def little_endian(data: bytes, offsets: np.ndarray, nbytes: int) -> np.ndarray:
@@ -304,7 +306,7 @@ class Emulator:
             elif op.kind != "sink":
                 raise InputError(f"its result cannot be written to {_shown(op)}")
             return
-        mask = _KEEP.get(t)  # (store: an integer register keeps its type's bits)
+        mask = KEEP.get(t)  # (store: an integer register keeps its type's bits)
         v = value.v if mask is None else value.v & mask
         old = self.regs.get(op.name)
         if active is None:
@@ -316,7 +318,7 @@ class Emulator:
             u = ~active if value.u is None else (value.u | ~active)
             self.regs[op.name] = Value(v, u, value.why or f"register {op.name} read before it is written", value.shared)
         else:
-            self.regs[op.name] = _merge(old, Value(v, value.u, value.why, value.shared), active)
+            self.regs[op.name] = merge(old, Value(v, value.u, value.why, value.shared), active)
 
     def _check_registers(self) -> None:
         if (len(self.regs) + 1) * self.n * 17 > MAX_REGISTER_BYTES:
@@ -353,8 +355,10 @@ class Emulator:
 
     # --- running -------------------------------------------------------------------------------
 
-    def run(self, handlers: dict[str, Handler]) -> None:
-        """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS).
+    def run(self, handlers: dict[str, Handler], decoders: dict[str, Decoder] | None = None) -> None:
+        """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS; ``decoders``:
+        isa.DECODERS, the opcodes whose common forms are decoded once into a step of their own, the same
+        as the handler's, taken where it applies).
 
         The threads at the lowest PC ``p`` (``at``; ``together``: all of them, a converged CTA, most
         of a kernel's steps) stay the threads at the lowest PC while they step on, until a branch or
@@ -365,6 +369,7 @@ class Emulator:
         pcs = np.zeros(self.n, dtype=np.int64)
         p, at, together, others = self._lowest(pcs, end)
         steps = 0
+        decoded: dict[int, Decoded | None] = {}  # pc -> its decoded step (None: the handler's)
         while p < end:
             ins = code[p]
             steps += 1
@@ -375,12 +380,18 @@ class Emulator:
             moves = ins.opcode in MOVES_PCS
             if moves:  # (the handler writes the PCs of the threads it sends elsewhere)
                 pcs[at] = p + 1
-            step(self, handlers, ins, p, at, pcs, together)
+            fast = decoded[p] if p in decoded else decoded.setdefault(p, self._decode(decoders, ins))
+            if fast is None or not fast(None if together else at):
+                step(self, handlers, ins, p, at, pcs, together)
             p += 1
             if moves or p == others:
                 if not moves:
                     pcs[at] = p
                 p, at, together, others = self._lowest(pcs, end)
+
+    def _decode(self, decoders: dict[str, Decoder] | None, ins: Instruction) -> Decoded | None:
+        decoder = decoders.get(ins.opcode) if decoders else None
+        return decoder(self, ins) if decoder is not None else None
 
     def _lowest(self, pcs: np.ndarray, end: int) -> tuple[int, np.ndarray, bool, int]:
         """(the lowest PC, the threads at it, whether that is every thread, the next lowest PC or ``end``)."""

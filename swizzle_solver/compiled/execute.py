@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..model import InputError
-from .emulator import FLOAT, INT_TYPES, SHARED_WINDOW, Ctx, Emulator, Value, norm, store
+from .emulator import FLOAT, INT_TYPES, KEEP, SHARED_WINDOW, Ctx, Decoded, Emulator, Value, merge, norm, store
 from .ptx import TYPE_BYTES, Instruction, Operand
 
 SIGN = np.int64(-(1 << 63))
@@ -202,6 +202,41 @@ def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
         zero = bv == 0
         value = Value(value.v, zero if value.u is None else value.u | zero, value.why or "a division by zero")
     put(emu, d, value, out_t, ctx)
+
+
+def decode_binary(emu: Emulator, ins: Instruction) -> Decoded | None:
+    """An integer add/sub/mul.lo/and/or/xor of registers and immediates into a register (most of a
+    kernel's steps) decoded once: its step as h_binary takes it, for the threads ``at`` its PC with no
+    guard (None: every thread), without the handler's layers (step's Ctx, read, result, put, write).
+    The step returns False, having done nothing, where a register it reads or writes has no value yet
+    (the handler then writes the unknown and checks the register budget); None: not that form."""
+    low = _low_bits(ins.opcode, ins.mods)
+    ops = ins.operands
+    if low is None or ins.guard is not None or len(ops) < 3 or ops[0].kind != "reg":
+        return None
+    if any(op.kind not in ("reg", "imm") or op.negate for op in ops[1:3]):
+        return None
+    d, mask = ops[0].name, KEEP.get(type_of(ins))
+    x, y = (op.name if op.kind == "reg" else emu.read(op) for op in ops[1:3])  # a register's name, or the constant
+    regs = emu.regs
+
+    def decoded(at: np.ndarray | None) -> bool:
+        a = regs.get(x) if isinstance(x, str) else x
+        b = regs.get(y) if isinstance(y, str) else y
+        old = regs.get(d)
+        if a is None or b is None or old is None:
+            return False
+        v = low(a.v, b.v)
+        if mask is not None:
+            v &= mask  # (store: a fresh array)
+        u, why = a.u, a.why if a.u is not None else ""
+        if b.u is not None:
+            u, why = (b.u if u is None else u | b.u), why or b.why
+        value = Value(v, u, why, a.shared or b.shared)
+        regs[d] = value if at is None else merge(old, value, at)
+        return True
+
+    return decoded
 
 
 def h_mad(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:

@@ -1,10 +1,11 @@
 """The handler of every opcode the emulator executes (execute.py, memory.py), as one table."""
 from __future__ import annotations
 
-from .emulator import Handler
+from .emulator import Decoder, Handler
 from .execute import (
     NOTHING,
     UNKNOWN,
+    decode_binary,
     h_bfe,
     h_bfi,
     h_binary,
@@ -51,3 +52,5 @@ def handlers() -> dict[str, Handler]:
 
 
 HANDLERS = handlers()
+# the opcodes with a decoded step (taken where it applies, else the handler): see execute.decode_binary
+DECODERS: dict[str, Decoder] = {op: decode_binary for op in ("add", "sub", "mul", "and", "or", "xor")}
