@@ -320,8 +320,12 @@ class Emulator:
         else:
             self.regs[op.name] = merge(old, Value(v, value.u, value.why, value.shared), active)
 
+    def room(self) -> bool:
+        """Whether one more register fits the budget (MAX_REGISTER_BYTES)."""
+        return (len(self.regs) + 1) * self.n * 17 <= MAX_REGISTER_BYTES
+
     def _check_registers(self) -> None:
-        if (len(self.regs) + 1) * self.n * 17 > MAX_REGISTER_BYTES:
+        if not self.room():
             raise InputError(f"the kernel writes more than {len(self.regs)} registers for {self.n} threads "
                              f"({MAX_REGISTER_BYTES >> 20} MiB): give a smaller --block")
 

@@ -208,8 +208,9 @@ def decode_binary(emu: Emulator, ins: Instruction) -> Decoded | None:
     """An integer add/sub/mul.lo/and/or/xor of registers and immediates into a register (most of a
     kernel's steps) decoded once: its step as h_binary takes it, for the threads ``at`` its PC with no
     guard (None: every thread), without the handler's layers (step's Ctx, read, result, put, write).
-    The step returns False, having done nothing, where a register it reads or writes has no value yet
-    (the handler then writes the unknown and checks the register budget); None: not that form."""
+    The step returns False, having done nothing, where a register it reads has no value yet, or the
+    one it writes has none for the threads it leaves alone, or has none and is past the register
+    budget (the handler then writes the unknown, or refuses the kernel); None: not that form."""
     low = _low_bits(ins.opcode, ins.mods)
     ops = ins.operands
     if low is None or ins.guard is not None or len(ops) < 3 or ops[0].kind != "reg":
@@ -224,7 +225,7 @@ def decode_binary(emu: Emulator, ins: Instruction) -> Decoded | None:
         a = regs.get(x) if isinstance(x, str) else x
         b = regs.get(y) if isinstance(y, str) else y
         old = regs.get(d)
-        if a is None or b is None or old is None:
+        if a is None or b is None or (old is None and (at is not None or not emu.room())):
             return False
         v = low(a.v, b.v)
         if mask is not None:
@@ -233,7 +234,7 @@ def decode_binary(emu: Emulator, ins: Instruction) -> Decoded | None:
         if b.u is not None:
             u, why = (b.u if u is None else u | b.u), why or b.why
         value = Value(v, u, why, a.shared or b.shared)
-        regs[d] = value if at is None else merge(old, value, at)
+        regs[d] = value if at is None or old is None else merge(old, value, at)
         return True
 
     return decoded
