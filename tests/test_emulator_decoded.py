@@ -1,4 +1,4 @@
-"""The emulator's decoded steps (execute.decode_binary, isa.DECODERS; issue 33 item 6): an integer
+"""The emulator's decoded steps (execute.decode, isa.DECODERS; issue 33 item 6): an integer
 add/sub/mul.lo/and/or/xor of registers and immediates decoded once per instruction gives the state
 the handler (h_binary) gives, value for value, unknown mask for unknown mask, with the same reasons,
 for every thread at the PC and for a diverged part of the CTA; the forms it does not take are left
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from swizzle_solver.compiled.emulator import Emulator
-from swizzle_solver.compiled.execute import decode_binary
+from swizzle_solver.compiled.execute import decode
 from swizzle_solver.compiled.isa import DECODERS, HANDLERS
 from swizzle_solver.compiled.ptx import parse
 
@@ -49,6 +49,16 @@ KERNEL = """.version 8.0
 	mul.lo.s16 %rs3, %rs2, %rs2;
 	xor.b16 %rs4, %rs3, -1;
 	mul.hi.u32 %r19, %r8, %r8;
+	mul.wide.u16 %r20, %rs3, %rs2;
+	shr.u32 %r21, %r8, 7;
+	shr.u32 %r22, %r8, %r1;
+	shl.b32 %r23, %r8, %r1;
+	shl.b16 %rs5, %rs3, %r1;
+	shr.s32 %r24, %r8, 3;
+	shl.b64 %rd5, %rd4, %r1;
+	mov.u32 %r25, %r22;
+	mov.b16 %rs6, -2;
+	mov.u32 %r26, %r5;
 	rem.u32 %r14, %r1, 3;
 	setp.eq.u32 %p1, %r14, 0;
 	mov.u32 %r15, 7;
@@ -77,7 +87,7 @@ def counting(taken: dict[str, int]):
     """DECODERS whose steps count where they were taken: for every thread (at None) or for some."""
 
     def decoder(emu, ins):
-        step = decode_binary(emu, ins)
+        step = decode(emu, ins)
         if step is None:
             return None
 
@@ -123,6 +133,15 @@ def test_the_decoded_values_against_their_formulas():
     assert [x & ((1 << 64) - 1) for x in regs["%rd4"].v.tolist()] == rd4
     rs3 = [((t + 0xFFFF) & 0xFFFF) ** 2 & 0xFFFF for t in range(THREADS)]
     assert regs["%rs4"].v.tolist() == [x ^ 0xFFFF for x in rs3]
+    rs2 = [(t + 0xFFFF) & 0xFFFF for t in range(THREADS)]
+    assert regs["%r20"].v.tolist() == [a * b for a, b in zip(rs3, rs2, strict=True)]  # mul.wide.u16: 32 bits
+    # shifts by tid (0 .. 63): by 32 or more nothing is left, either way
+    assert regs["%r21"].v.tolist() == [x >> 7 for x in r8]
+    assert regs["%r22"].v.tolist() == [x >> t if t < 32 else 0 for t, x in zip(range(THREADS), r8, strict=True)]
+    assert regs["%r23"].v.tolist() == [(x << t) & m32 if t < 32 else 0 for t, x in zip(range(THREADS), r8, strict=True)]
+    assert regs["%rs5"].v.tolist() == [(x << t) & 0xFFFF if t < 16 else 0 for t, x in zip(range(THREADS), rs3, strict=True)]
+    assert regs["%r25"].v.tolist() == regs["%r22"].v.tolist() and regs["%rs6"].v.tolist() == [0xFFFE] * THREADS
+    assert regs["%r26"].u.all() and regs["%r26"].why == regs["%r5"].why
     # the address is the shared symbol's plus 4 tid, known and marked shared; the load's value unknown
     assert regs["%r4"].u is None and regs["%r4"].shared and np.array_equal(regs["%r4"].v - regs["%r2"].v, 4 * tid)
     for name in ("%r6", "%r10", "%r11"):
@@ -138,9 +157,14 @@ def test_the_decoded_values_against_their_formulas():
 @pytest.mark.parametrize("line", [
     "@%p1 add.s32 %r1, %r2, 1",  # a guard
     "mul.hi.u32 %r1, %r2, %r3",
-    "mul.wide.u32 %rd1, %r2, %r3",
     "add.f32 %f1, %f2, %f3",
-    "shl.b32 %r1, %r2, 3",
+    "shr.s32 %r1, %r2, 3",  # an arithmetic shift
+    "shr.b64 %rd1, %rd2, 3",
+    "shl.b64 %rd1, %rd2, 3",
+    "mov.u32 %r1, %tid.x",
+    "mov.u32 %r1, buf",
+    "mov.b32 %r1, {%rs1, %rs2}",
+    "mov.pred %p1, !%p2",
     "and.pred %p1, %p2, %p3",
     "and.pred %p1, !%p2, %p3",
     "add.s32 %r1, %r2, %tid.x",  # a special register
@@ -152,7 +176,7 @@ def test_the_forms_left_to_the_handler(line):
     emu = Emulator(module, module.functions["k"], (THREADS, 1, 1), (0, 0, 0), {}, None)
     ins = module.functions["k"].code[-2]
     assert ins.text == " ".join(line.split())
-    assert decode_binary(emu, ins) is None
+    assert decode(emu, ins) is None
 
 
 def test_the_decoded_kernel_reports_what_the_handlers_report():

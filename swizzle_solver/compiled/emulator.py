@@ -34,7 +34,7 @@ LOCAL_BASE = 1 << 46
 ALLOC_ALIGN = 128  # each shared allocation starts at a multiple of 128 B (DESIGN.md section 1)
 M64 = (1 << 64) - 1
 Handler = Callable[["Emulator", Instruction, Any], None]
-Decoded = Callable[[Any], bool]  # an instruction's step decoded once (execute.decode_binary), for the threads at its PC
+Decoded = Callable[[Any], bool]  # an instruction's step decoded once (execute.decode), for the threads at its PC
 Decoder = Callable[["Emulator", Instruction], "Decoded | None"]
 
 FLOAT = ("f16", "f32", "f64", "bf16", "f16x2", "bf16x2", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2")

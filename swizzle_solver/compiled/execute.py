@@ -129,11 +129,14 @@ def _low24(v: np.ndarray, t: str) -> np.ndarray:
     return low - ((low >> 23) << 24) if t.startswith("s") else low
 
 
+_WIDENED = {"s32": "s64", "u32": "u64", "s16": "s32", "u16": "u32"}  # mul.wide's result type
+
+
 def _mul(a: np.ndarray, b: np.ndarray, t: str, mods: tuple[str, ...]) -> tuple[np.ndarray, str]:
     """(product, result type): .lo, .hi or .wide of a * b."""
     w = 8 * TYPE_BYTES[t]
     if "wide" in mods:
-        return a * b, {"s32": "s64", "u32": "u64", "s16": "s32", "u16": "u32"}.get(t, "b64")
+        return a * b, _WIDENED.get(t, "b64")
     if "hi" in mods:
         if w == 64:
             signed = t.startswith("s")
@@ -204,40 +207,65 @@ def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     put(emu, d, value, out_t, ctx)
 
 
-def decode_binary(emu: Emulator, ins: Instruction) -> Decoded | None:
-    """An integer add/sub/mul.lo/and/or/xor of registers and immediates into a register (most of a
-    kernel's steps) decoded once: its step as h_binary takes it, for the threads ``at`` its PC with no
-    guard (None: every thread), without the handler's layers (step's Ctx, read, result, put, write).
-    The step returns False, having done nothing, where a register it reads has no value yet, or the
-    one it writes has none for the threads it leaves alone, or has none and is past the register
-    budget (the handler then writes the unknown, or refuses the kernel); None: not that form."""
-    low = _low_bits(ins.opcode, ins.mods)
+def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
+    """The commonest steps decoded once (``_FORMS``: integer add/sub/mul.lo/mul.wide/and/or/xor,
+    narrow shl and unsigned shr, mov) where every operand is a register or an immediate and the
+    destination a register, with no guard: the handler's step for the threads ``at`` its PC (None:
+    every thread), without its layers (step's Ctx, read, put, write). The step returns False, having
+    done nothing, where a register it reads has no value yet, or the one it writes has none for the
+    threads it leaves alone, or has none and is past the register budget (the handler then writes
+    the unknown, or refuses the kernel); None: not one of those forms."""
+    form = _form(ins.opcode, ins.mods)
     ops = ins.operands
-    if low is None or ins.guard is not None or len(ops) < 3 or ops[0].kind != "reg":
+    if form is None or ins.guard is not None or len(ops) <= form.arity or ops[0].kind != "reg":
         return None
-    if any(op.kind not in ("reg", "imm") or op.negate for op in ops[1:3]):
+    if any(op.kind not in ("reg", "imm") or op.negate for op in ops[1:1 + form.arity]):
         return None
-    d, mask = ops[0].name, KEEP.get(type_of(ins))
-    x, y = (op.name if op.kind == "reg" else emu.read(op) for op in ops[1:3])  # a register's name, or the constant
+    d, fn, mask = ops[0].name, form.fn, KEEP.get(form.out)  # (mask: the write's store)
+    sources = [op.name if op.kind == "reg" else emu.read(op) for op in ops[1:1 + form.arity]]  # a name or a constant
     regs = emu.regs
 
     def decoded(at: np.ndarray | None) -> bool:
-        a = regs.get(x) if isinstance(x, str) else x
-        b = regs.get(y) if isinstance(y, str) else y
+        values = [regs.get(x) if isinstance(x, str) else x for x in sources]
         old = regs.get(d)
-        if a is None or b is None or (old is None and (at is not None or not emu.room())):
+        if None in values or (old is None and (at is not None or not emu.room())):
             return False
-        v = low(a.v, b.v)
-        if mask is not None:
-            v &= mask  # (store: a fresh array)
-        u, why = a.u, a.why if a.u is not None else ""
-        if b.u is not None:
-            u, why = (b.u if u is None else u | b.u), why or b.why
-        value = Value(v, u, why, a.shared or b.shared)
+        v = fn(*[x.v for x in values])
+        value = result(v if mask is None else v & mask, *values)
         regs[d] = value if at is None or old is None else merge(old, value, at)
         return True
 
     return decoded
+
+
+class _Form:
+    """A decoded step's computation: ``fn`` of the sources' bits (``arity`` of them), its result's type."""
+
+    __slots__ = ("fn", "arity", "out")
+
+    def __init__(self, fn: Callable[..., np.ndarray], arity: int, out: str) -> None:
+        self.fn, self.arity, self.out = fn, arity, out
+
+
+@lru_cache(maxsize=4096)
+def _form(op: str, mods: tuple[str, ...]) -> _Form | None:
+    """What h_binary / h_mov compute for these modifiers, where decode takes it; else None."""
+    t = _type_of_mods(mods)
+    if op == "mov":
+        return _Form(lambda a: a, 1, t)
+    if t not in INT_TYPES or _float_mods(mods):
+        return None
+    w = 8 * TYPE_BYTES[t]
+    low = _low_bits(op, mods)
+    if low is not None:
+        return _Form(low, 2, t)
+    if op == "mul" and "wide" in mods:  # the whole values' product, of the wide type
+        return _Form(lambda a, b: norm(a, t) * norm(b, t), 2, _WIDENED.get(t, "b64"))
+    if op == "shl" and w < 64:  # (_shift: past w bits nothing is left of a, once stored)
+        return _Form(lambda a, b: a << np.minimum(b & 0xFFFFFFFF, 63), 2, t)
+    if op == "shr" and w < 64 and not t.startswith("s"):  # a's w bits, unsigned
+        return _Form(lambda a, b: norm(a, t) >> np.minimum(b & 0xFFFFFFFF, 63), 2, t)
+    return None
 
 
 def h_mad(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:

@@ -5,7 +5,7 @@ from .emulator import Decoder, Handler
 from .execute import (
     NOTHING,
     UNKNOWN,
-    decode_binary,
+    decode,
     h_bfe,
     h_bfi,
     h_binary,
@@ -52,5 +52,5 @@ def handlers() -> dict[str, Handler]:
 
 
 HANDLERS = handlers()
-# the opcodes with a decoded step (taken where it applies, else the handler): see execute.decode_binary
-DECODERS: dict[str, Decoder] = {op: decode_binary for op in ("add", "sub", "mul", "and", "or", "xor")}
+# the opcodes with a decoded step (taken where it applies, else the handler): see execute.decode
+DECODERS: dict[str, Decoder] = {op: decode for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr", "mov")}
