@@ -59,6 +59,10 @@ KERNEL = """.version 8.0
 	mov.u32 %r25, %r22;
 	mov.b16 %rs6, -2;
 	mov.u32 %r26, %r5;
+	setp.lt.s32 %p2, %r7, -50;
+	setp.hi.u64 %p3, %rd4, 1000000000;
+	setp.ne.b32 %p2, %r6, %r1;
+	selp.u32 %r27, 1, 0, %p3;
 	rem.u32 %r14, %r1, 3;
 	setp.eq.u32 %p1, %r14, 0;
 	mov.u32 %r15, 7;
@@ -142,6 +146,9 @@ def test_the_decoded_values_against_their_formulas():
     assert regs["%rs5"].v.tolist() == [(x << t) & 0xFFFF if t < 16 else 0 for t, x in zip(range(THREADS), rs3, strict=True)]
     assert regs["%r25"].v.tolist() == regs["%r22"].v.tolist() and regs["%rs6"].v.tolist() == [0xFFFE] * THREADS
     assert regs["%r26"].u.all() and regs["%r26"].why == regs["%r5"].why
+    # comparisons: unsigned 64-bit (true for some lanes), and on an unknown
+    assert regs["%r27"].v.tolist() == [int(x > 10**9) for x in rd4] and len(set(regs["%r27"].v.tolist())) == 2
+    assert regs["%p2"].u.all() and "shared-memory load" in regs["%p2"].why
     # the address is the shared symbol's plus 4 tid, known and marked shared; the load's value unknown
     assert regs["%r4"].u is None and regs["%r4"].shared and np.array_equal(regs["%r4"].v - regs["%r2"].v, 4 * tid)
     for name in ("%r6", "%r10", "%r11"):
@@ -165,6 +172,9 @@ def test_the_decoded_values_against_their_formulas():
     "mov.u32 %r1, buf",
     "mov.b32 %r1, {%rs1, %rs2}",
     "mov.pred %p1, !%p2",
+    "setp.eq.and.s32 %p1, %r1, 0, %p2",  # a BoolOp
+    "setp.lt.f32 %p1, %f1, %f2",
+    "setp.eq.s32 %p1|%p2, %r1, 0",  # a pair
     "and.pred %p1, %p2, %p3",
     "and.pred %p1, !%p2, %p3",
     "add.s32 %r1, %r2, %tid.x",  # a special register

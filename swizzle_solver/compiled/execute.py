@@ -208,10 +208,10 @@ def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
 
 
 def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
-    """The commonest steps decoded once (``_FORMS``: integer add/sub/mul.lo/mul.wide/and/or/xor,
-    narrow shl and unsigned shr, mov) where every operand is a register or an immediate and the
-    destination a register, with no guard: the handler's step for the threads ``at`` its PC (None:
-    every thread), without its layers (step's Ctx, read, put, write). The step returns False, having
+    """The commonest steps decoded once (``_form``: integer add/sub/mul.lo/mul.wide/and/or/xor, a
+    narrow shl and unsigned shr, mov, a plain integer setp) where every operand is a register or an
+    immediate and the destination a register, with no guard: the handler's step for the threads
+    ``at`` its PC (None: every thread), without its layers (step's Ctx, read, put, write). The step returns False, having
     done nothing, where a register it reads has no value yet, or the one it writes has none for the
     threads it leaves alone, or has none and is past the register budget (the handler then writes
     the unknown, or refuses the kernel); None: not one of those forms."""
@@ -222,16 +222,18 @@ def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
     if any(op.kind not in ("reg", "imm") or op.negate for op in ops[1:1 + form.arity]):
         return None
     d, fn, mask = ops[0].name, form.fn, KEEP.get(form.out)  # (mask: the write's store)
-    sources = [op.name if op.kind == "reg" else emu.read(op) for op in ops[1:1 + form.arity]]  # a name or a constant
-    regs = emu.regs
+    x, y = (op.name if op.kind == "reg" else emu.read(op) for op in (ops[1], ops[form.arity]))  # a name or a constant
+    regs, unary = emu.regs, form.arity == 1
 
     def decoded(at: np.ndarray | None) -> bool:
-        values = [regs.get(x) if isinstance(x, str) else x for x in sources]
+        a = regs.get(x) if isinstance(x, str) else x
+        b = regs.get(y) if isinstance(y, str) else y  # (one source: the same)
         old = regs.get(d)
-        if None in values or (old is None and (at is not None or not emu.room())):
+        if a is None or b is None or (old is None and (at is not None or not emu.room())):
             return False
-        v = fn(*[x.v for x in values])
-        value = result(v if mask is None else v & mask, *values)
+        v = fn(a.v, b.v)
+        v = v if mask is None else v & mask
+        value = result(v, a) if unary else result(v, a, b)
         regs[d] = value if at is None or old is None else merge(old, value, at)
         return True
 
@@ -239,7 +241,8 @@ def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
 
 
 class _Form:
-    """A decoded step's computation: ``fn`` of the sources' bits (``arity`` of them), its result's type."""
+    """A decoded step's computation: ``fn`` of the two sources' bits (``arity`` 1: the first, given
+    twice), its result's type."""
 
     __slots__ = ("fn", "arity", "out")
 
@@ -252,9 +255,14 @@ def _form(op: str, mods: tuple[str, ...]) -> _Form | None:
     """What h_binary / h_mov compute for these modifiers, where decode takes it; else None."""
     t = _type_of_mods(mods)
     if op == "mov":
-        return _Form(lambda a: a, 1, t)
+        return _Form(lambda a, _: a, 1, t)  # (one source, given twice)
     if t not in INT_TYPES or _float_mods(mods):
         return None
+    if op == "setp":  # a plain comparison into one predicate (compare)
+        cmp = _CMP.get(mods[0]) if mods else None
+        if cmp is None or any(m in ("and", "or", "xor") for m in mods):
+            return None
+        return _Form(lambda a, b: cmp(*_ordered(a, b, t, mods[0])).astype(np.int64), 2, "pred")
     w = 8 * TYPE_BYTES[t]
     low = _low_bits(op, mods)
     if low is not None:
@@ -359,12 +367,18 @@ _CMP = {
 }
 
 
+def _ordered(a: np.ndarray, b: np.ndarray, t: str, cmp: str) -> tuple[np.ndarray, np.ndarray]:
+    """a and b read as t, as int64s that compare as t's values do (an unsigned 64-bit one: its sign flipped)."""
+    av, bv = norm(a, t), norm(b, t)
+    if 8 * TYPE_BYTES.get(t, 4) == 64 and (t.startswith("u") or t.startswith("b") or cmp in ("lo", "ls", "hi", "hs")):
+        av, bv = av ^ SIGN, bv ^ SIGN
+    return av, bv
+
+
 def compare(emu: Emulator, ins: Instruction, a: Value, b: Value, t: str, cmp: str) -> Value:
     if t in FLOAT:
         return result(np.zeros(emu.n, np.int64), emu.unknown("a floating-point comparison"), a, b)
-    av, bv = norm(a.v, t), norm(b.v, t)
-    if 8 * TYPE_BYTES.get(t, 4) == 64 and (t.startswith("u") or t.startswith("b") or cmp in ("lo", "ls", "hi", "hs")):
-        av, bv = av ^ SIGN, bv ^ SIGN
+    av, bv = _ordered(a.v, b.v, t, cmp)
     fn = _CMP.get(cmp)
     if fn is None:
         raise InputError(f"{emu.where(ins)}: unknown comparison {cmp!r} in {ins.text!r}")

@@ -53,4 +53,5 @@ def handlers() -> dict[str, Handler]:
 
 HANDLERS = handlers()
 # the opcodes with a decoded step (taken where it applies, else the handler): see execute.decode
-DECODERS: dict[str, Decoder] = {op: decode for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr", "mov")}
+DECODERS: dict[str, Decoder] = {op: decode for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr", "mov",
+                                                  "setp")}
