@@ -320,12 +320,8 @@ class Emulator:
         else:
             self.regs[op.name] = merge(old, Value(v, value.u, value.why, value.shared), active)
 
-    def room(self) -> bool:
-        """Whether one more register fits the budget (MAX_REGISTER_BYTES)."""
-        return (len(self.regs) + 1) * self.n * 17 <= MAX_REGISTER_BYTES
-
     def _check_registers(self) -> None:
-        if not self.room():
+        if (len(self.regs) + 1) * self.n * 17 > MAX_REGISTER_BYTES:
             raise InputError(f"the kernel writes more than {len(self.regs)} registers for {self.n} threads "
                              f"({MAX_REGISTER_BYTES >> 20} MiB): give a smaller --block")
 
@@ -374,6 +370,7 @@ class Emulator:
         p, at, together, others = self._lowest(pcs, end)
         steps = 0
         decoded: dict[int, Decoded | None] = {}  # pc -> its decoded step (None: the handler's)
+        once: set[int] = set()  # the PCs stepped once: decoded at their second step (most run once: not worth it)
         while p < end:
             ins = code[p]
             steps += 1
@@ -384,7 +381,12 @@ class Emulator:
             moves = ins.opcode in MOVES_PCS
             if moves:  # (the handler writes the PCs of the threads it sends elsewhere)
                 pcs[at] = p + 1
-            fast = decoded[p] if p in decoded else decoded.setdefault(p, self._decode(decoders, ins))
+            fast = decoded.get(p)
+            if fast is None and p not in decoded:
+                if p in once:
+                    fast = decoded[p] = self._decode(decoders, ins)
+                else:
+                    once.add(p)
             if fast is None or not fast(None if together else at):
                 step(self, handlers, ins, p, at, pcs, together)
             p += 1

@@ -211,10 +211,9 @@ def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
     """The commonest steps decoded once (``_form``: integer add/sub/mul.lo/mul.wide/and/or/xor, a
     narrow shl and unsigned shr, mov, a plain integer setp) where every operand is a register or an
     immediate and the destination a register, with no guard: the handler's step for the threads
-    ``at`` its PC (None: every thread), without its layers (step's Ctx, read, put, write). The step returns False, having
-    done nothing, where a register it reads has no value yet, or the one it writes has none for the
-    threads it leaves alone, or has none and is past the register budget (the handler then writes
-    the unknown, or refuses the kernel); None: not one of those forms."""
+    ``at`` its PC (None: every thread), without its layers (step's Ctx, read, put, write). The step
+    returns False, having done nothing, where a register it reads or writes has no value yet (the
+    handler then writes the unknown and checks the register budget); None: not one of those forms."""
     form = _form(ins.opcode, ins.mods)
     ops = ins.operands
     if form is None or ins.guard is not None or len(ops) <= form.arity or ops[0].kind != "reg":
@@ -229,12 +228,12 @@ def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
         a = regs.get(x) if isinstance(x, str) else x
         b = regs.get(y) if isinstance(y, str) else y  # (one source: the same)
         old = regs.get(d)
-        if a is None or b is None or (old is None and (at is not None or not emu.room())):
+        if a is None or b is None or old is None:
             return False
         v = fn(a.v, b.v)
         v = v if mask is None else v & mask
         value = result(v, a) if unary else result(v, a, b)
-        regs[d] = value if at is None or old is None else merge(old, value, at)
+        regs[d] = value if at is None else merge(old, value, at)
         return True
 
     return decoded
