@@ -132,6 +132,11 @@ def _one_line_table(s: str) -> bool:
     return ".global" in words or ".const" in words
 
 
+_BODY = re.compile(r"[{}()]")  # (a line with one is read character by character)
+_LABEL = re.compile(r"[$%\w.]+:")
+_WHOLE_LINE = _LINE_DIRECTIVES[:5] + (".loc",)  # the line directives a line holds whole
+
+
 class _Scanner:
     """Statements out of comment-free PTX, one character at a time (``statements``)."""
 
@@ -161,14 +166,14 @@ class _Scanner:
             return True
         if _one_line_table(s):  # a data table on one line (nvcc writes them so): no per-character scan
             return self.whole(s[:-1])
-        if any(c in s for c in "{}()") or (";" in s and s.index(";") != len(s) - 1):
+        if _BODY.search(s) or (";" in s and s.index(";") != len(s) - 1):
             return False
         if s.endswith(";"):
             self.start = self.line
             self.buf.append(s[:-1])
             self.emit()
             return True
-        if s.endswith(":") and re.fullmatch(r"[$%\w.]+:", s) or s.startswith(_LINE_DIRECTIVES[:5] + (".loc",)):
+        if s.endswith(":") and _LABEL.fullmatch(s) or s.startswith(_WHOLE_LINE):
             self.start = self.line
             self.buf.append(s)
             self.emit()
