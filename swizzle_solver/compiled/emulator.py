@@ -145,7 +145,7 @@ def little_endian(data: bytes, offsets: np.ndarray, nbytes: int) -> np.ndarray:
     return out
 
 
-_WORDS = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<i8")}
+_WORDS: dict[int, np.dtype] = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<i8")}
 
 
 class Emulator:

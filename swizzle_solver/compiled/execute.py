@@ -257,20 +257,32 @@ def _form(op: str, mods: tuple[str, ...]) -> _Form | None:
         return _Form(lambda a, _: a, 1, t)  # (one source, given twice)
     if t not in INT_TYPES or _float_mods(mods):
         return None
-    if op == "setp":  # a plain comparison into one predicate (compare)
-        cmp = _CMP.get(mods[0]) if mods else None
-        if cmp is None or any(m in ("and", "or", "xor") for m in mods):
-            return None
-        return _Form(lambda a, b: cmp(*_ordered(a, b, t, mods[0])).astype(np.int64), 2, "pred")
-    w = 8 * TYPE_BYTES[t]
+    if op == "setp":
+        return _setp_form(mods, t)
     low = _low_bits(op, mods)
     if low is not None:
         return _Form(low, 2, t)
     if op == "mul" and "wide" in mods:  # the whole values' product, of the wide type
         return _Form(lambda a, b: norm(a, t) * norm(b, t), 2, _WIDENED.get(t, "b64"))
-    if op == "shl" and w < 64:  # (_shift: past w bits nothing is left of a, once stored)
+    return _shift_form(op, t)
+
+
+def _setp_form(mods: tuple[str, ...], t: str) -> _Form | None:
+    """A plain comparison into one predicate (compare): no BoolOp."""
+    cmp = _CMP.get(mods[0]) if mods else None
+    if cmp is None or any(m in ("and", "or", "xor") for m in mods):
+        return None
+    return _Form(lambda a, b: cmp(*_ordered(a, b, t, mods[0])).astype(np.int64), 2, "pred")
+
+
+def _shift_form(op: str, t: str) -> _Form | None:
+    """A shift of a narrow type (_shift's: past w bits nothing is left of a, once stored), to the
+    right of an unsigned one (a's w bits)."""
+    if 8 * TYPE_BYTES[t] >= 64:
+        return None
+    if op == "shl":
         return _Form(lambda a, b: a << np.minimum(b & 0xFFFFFFFF, 63), 2, t)
-    if op == "shr" and w < 64 and not t.startswith("s"):  # a's w bits, unsigned
+    if op == "shr" and not t.startswith("s"):
         return _Form(lambda a, b: norm(a, t) >> np.minimum(b & 0xFFFFFFFF, 63), 2, t)
     return None
 
