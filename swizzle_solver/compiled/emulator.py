@@ -14,6 +14,13 @@ nothing, since a step moves a warp only at its own lowest PC, and the warps shar
 memory's contents are unknown). A shared-memory instruction records, per step, its threads and
 their addresses (``Event``): count.py makes each warp's part the k-th instance of the instruction
 by that warp.
+
+Speed (a step costs numpy's per-call overhead on small arrays, not their length): the threads at
+the lowest PC step on as one group until a branch or exit may part them or they meet the next
+lowest PC (``run``); the arrays every value shares (constants, special registers, the unknown
+value's) are made once, read-only; and the commonest instructions (integer add/sub/mul/and/or/xor,
+narrow shifts, mov, setp on registers and immediates: most of a kernel's steps) are decoded at
+their second step into a step of their own (execute.decode), which writes what the handler writes.
 """
 from __future__ import annotations
 
