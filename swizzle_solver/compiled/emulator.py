@@ -58,8 +58,8 @@ class Ctx:
 
 
 class Event:
-    """One step of a shared-memory instruction: its index, the threads it ran for (the guard held),
-    their shared byte addresses, which of those are unknown (data-dependent), and the unknown's reason."""
+    """One step of a shared-memory instruction: its index, the threads it ran for (the guard held;
+    ascending), their shared byte addresses, which of those are unknown (data-dependent), and the unknown's reason."""
 
     __slots__ = ("pc", "threads", "addresses", "unknown", "reason")
 
@@ -89,15 +89,20 @@ def _shown(op: Operand) -> str:
             "vec": "a vector"}.get(op.kind, f"{op.kind} {op.name}".strip())
 
 
+def some(mask: np.ndarray) -> bool:
+    """``mask.any()``, without its Python wrapper: a few microseconds a call on the emulator's small arrays."""
+    return np.count_nonzero(mask) > 0
+
+
 def merge(old: Value, new: Value, active: np.ndarray) -> Value:
     """``new`` for the active threads, ``old`` for the others."""
     v = np.where(active, new.v, old.v)
     u = None
     if new.u is not None and new.u is old.u:  # (the same mask, e.g. every thread's unknown: as it is)
-        u = new.u if new.u.any() else None
+        u = new.u if some(new.u) else None
     elif new.u is not None or old.u is not None:
         u = np.where(active, new.u if new.u is not None else False, old.u if old.u is not None else False)
-        u = u if u.any() else None
+        u = u if some(u) else None
     return Value(v, u, new.why if new.u is not None else old.why, new.shared or old.shared)
 
 
@@ -410,7 +415,7 @@ class Emulator:
         """(the lowest PC, the threads at it, whether that is every thread, the next lowest PC or ``end``)."""
         p = int(pcs.min())
         at = pcs == p
-        if at.all():
+        if np.count_nonzero(at) == at.size:
             return p, self._every, True, end
         return p, at, False, int(pcs[~at].min())
 
@@ -434,7 +439,7 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
         if g is None:
             raise InputError(f"{emu.where(ins)}: predicate {name} is read before it is written")
         truth = (g.v & 1).astype(bool) ^ negate
-        if g.u is not None and (g.u & at).any():
+        if g.u is not None and some(g.u & at):
             maybe = at & g.u
             truth = truth & ~g.u
             emu.why_guard = g.why
@@ -443,7 +448,7 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
     if handler is None:
         raise InputError(f"{emu.where(ins)}: the emulator cannot execute {ins.text!r} ({ins.opcode} is not an "
                          f"instruction it knows): the kernel is refused rather than guessed")
-    every = together and (ins.guard is None or (maybe is None and bool(active.all())))  # (active is every thread)
+    every = together and (ins.guard is None or (maybe is None and np.count_nonzero(active) == active.size))
     try:
         handler(emu, ins, Ctx(p, at, active, maybe, pcs, every))
     except InputError as err:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .emulator import SHARED_WINDOW, Ctx, Emulator, Handler, Value
+from .emulator import SHARED_WINDOW, Ctx, Emulator, Handler, Value, some
 from .execute import put, put_unknown, type_of
 from .ptx import TYPE_BYTES, Instruction
 
@@ -110,7 +110,7 @@ def h_ld(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
         return
     t = type_of(ins)
     size = TYPE_BYTES.get(t, 4)
-    if ctx.active.any():
+    if some(ctx.active):
         items = d.items if d.kind == "vec" else (d,)
         for k, x in enumerate(items):
             got = emu.load_initialized(Value(address.v + k * size, address.u), size, ctx.active)
