@@ -319,7 +319,7 @@ class Emulator:
                 raise InputError(f"its result cannot be written to {_shown(op)}")
             return
         mask = KEEP.get(t)  # (store: an integer register keeps its type's bits)
-        v = value.v if mask is None else value.v & mask
+        v = value.v if mask is None or value.v is self._none else value.v & mask  # (the unknown's zeros kept)
         old = self.regs.get(op.name)
         if active is None:
             if old is None:
@@ -344,7 +344,7 @@ class Emulator:
         address is known and inside one initialized variable; else None."""
         if address.u is not None and address.u[active].any():
             return None
-        a = address.v[active]
+        a = address.v if active is self._every else address.v[active]
         if not a.size:
             return None
         lo, hi = int(a.min()), int(a.max())
