@@ -91,7 +91,7 @@ def _shown(op: Operand) -> str:
 
 def some(mask: np.ndarray) -> bool:
     """``mask.any()``, without its Python wrapper: a few microseconds a call on the emulator's small arrays."""
-    return np.count_nonzero(mask) > 0
+    return int(np.count_nonzero(mask)) > 0
 
 
 def merge(old: Value, new: Value, active: np.ndarray) -> Value:

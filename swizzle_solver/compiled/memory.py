@@ -113,8 +113,7 @@ def h_ld(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     if some(ctx.active):
         items = d.items if d.kind == "vec" else (d,)
         for k, x in enumerate(items):
-            at = address if k == 0 else Value(address.v + k * size, address.u)
-            got = emu.load_initialized(at, size, ctx.active)
+            got = emu.load_initialized(Value(address.v + k * size, address.u), size, ctx.active)
             if got is None:
                 break
             put(emu, x, got, t, ctx)
