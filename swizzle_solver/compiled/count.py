@@ -21,7 +21,7 @@ from ..counters import ncu_names
 from ..hardware import Hardware
 from ..model import Pattern, Problem, Tile
 from ..probe.plan import Op, serve
-from .emulator import Emulator, Event
+from .emulator import Emulator, Event, some
 from .memory import lane_bytes
 from .ptx import Instruction
 
@@ -88,22 +88,40 @@ def instances(emu: Emulator) -> dict[int, Instances]:
 
 def _split(e: Event, got: Instances) -> None:
     """One event as one instance per warp with an active lane (every warp at once)."""
-    warps, which = np.unique(e.threads // WAVE, return_inverse=True)
-    lanes = e.threads % WAVE
-    table = np.full((len(warps), WAVE), -1, dtype=np.int64)
-    table[which, lanes] = e.addresses
-    unknown = np.zeros(len(warps), dtype=bool)
-    np.logical_or.at(unknown, which, e.unknown)
-    bad = np.zeros(len(warps), dtype=bool)
-    np.logical_or.at(bad, which, (e.addresses < 0) | (e.addresses >= MAX_SHARED))
-    bad &= ~unknown
+    first, last = (int(e.threads[0]) // WAVE, int(e.threads[-1]) // WAVE) if e.threads.size else (0, -1)
+    if first == last:  # one warp (every event of a one-warp CTA; its threads ascend): no grouping
+        table, unknown, bad = _one_warp(e)
+    else:
+        table, unknown, bad = _warps(e, e.threads // WAVE)
     got.outside += int(bad.sum())
     unknown |= bad
     if got.kind.matrices:  # ldmatrix/stmatrix .xK: lanes 8K .. 31 give no address
         table[:, 8 * got.kind.matrices:] = -1
     got.parts.append((table, unknown))
-    if unknown.any() and not got.why:
+    if not got.why and some(unknown):
         got.why = e.reason
+
+
+def _one_warp(e: Event) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """_warps of an event whose threads are all in one warp."""
+    table = np.full((1, WAVE), -1, dtype=np.int64)
+    table[0, e.threads % WAVE] = e.addresses
+    unknown = np.array([some(e.unknown)])
+    bad = ~unknown & some((e.addresses < 0) | (e.addresses >= MAX_SHARED))
+    return table, unknown, bad
+
+
+def _warps(e: Event, warp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per warp with an active lane: its lanes' addresses (-1: inactive), whether an address is
+    unknown, and whether a known one is outside shared memory."""
+    warps, which = np.unique(warp, return_inverse=True)
+    table = np.full((len(warps), WAVE), -1, dtype=np.int64)
+    table[which, e.threads % WAVE] = e.addresses
+    unknown = np.zeros(len(warps), dtype=bool)
+    np.logical_or.at(unknown, which, e.unknown)
+    bad = np.zeros(len(warps), dtype=bool)
+    np.logical_or.at(bad, which, (e.addresses < 0) | (e.addresses >= MAX_SHARED))
+    return table, unknown, bad & ~unknown
 
 
 class Counted:

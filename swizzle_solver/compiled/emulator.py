@@ -14,6 +14,13 @@ nothing, since a step moves a warp only at its own lowest PC, and the warps shar
 memory's contents are unknown). A shared-memory instruction records, per step, its threads and
 their addresses (``Event``): count.py makes each warp's part the k-th instance of the instruction
 by that warp.
+
+Speed (a step costs numpy's per-call overhead on small arrays, not their length): the threads at
+the lowest PC step on as one group until a branch or exit may part them or they meet the next
+lowest PC (``run``); the arrays every value shares (constants, special registers, the unknown
+value's) are made once, read-only; and the commonest instructions (integer add/sub/mul/and/or/xor,
+narrow shifts, mov, setp on registers and immediates: most of a kernel's steps) are decoded at
+their second step into a step of their own (execute.decode), which writes what the handler writes.
 """
 from __future__ import annotations
 
@@ -34,6 +41,8 @@ LOCAL_BASE = 1 << 46
 ALLOC_ALIGN = 128  # each shared allocation starts at a multiple of 128 B (DESIGN.md section 1)
 M64 = (1 << 64) - 1
 Handler = Callable[["Emulator", Instruction, Any], None]
+Decoded = Callable[[Any], bool]  # an instruction's step decoded once (execute.decode), for the threads at its PC
+Decoder = Callable[["Emulator", Instruction], "Decoded | None"]
 
 FLOAT = ("f16", "f32", "f64", "bf16", "f16x2", "bf16x2", "tf32", "e4m3", "e5m2", "e4m3x2", "e5m2x2")
 INT_TYPES = {t: 8 * b for t, b in TYPE_BYTES.items() if t not in FLOAT and t != "pred"}
@@ -43,14 +52,14 @@ class Ctx:
     __slots__ = ("p", "at", "active", "maybe", "pcs", "all")
 
     def __init__(self, p: int, at: np.ndarray, active: np.ndarray, maybe: np.ndarray | None, pcs: np.ndarray,
-                 everyone: bool = False) -> None:
+                 everyone: bool) -> None:
         self.p, self.at, self.active, self.maybe, self.pcs = p, at, active, maybe, pcs
-        self.all = everyone or (maybe is None and bool(active.all()))  # (everyone: known to be all threads)
+        self.all = everyone  # active is every thread
 
 
 class Event:
-    """One step of a shared-memory instruction: its index, the threads it ran for (the guard held),
-    their shared byte addresses, which of those are unknown (data-dependent), and the unknown's reason."""
+    """One step of a shared-memory instruction: its index, the threads it ran for (the guard held;
+    ascending), their shared byte addresses, which of those are unknown (data-dependent), and the unknown's reason."""
 
     __slots__ = ("pc", "threads", "addresses", "unknown", "reason")
 
@@ -80,14 +89,28 @@ def _shown(op: Operand) -> str:
             "vec": "a vector"}.get(op.kind, f"{op.kind} {op.name}".strip())
 
 
-def _merge(old: Value, new: Value, active: np.ndarray) -> Value:
+def some(mask: np.ndarray) -> bool:
+    """``mask.any()``, without its Python wrapper: a few microseconds a call on the emulator's small arrays."""
+    return int(np.count_nonzero(mask)) > 0
+
+
+def merge(old: Value, new: Value, active: np.ndarray) -> Value:
     """``new`` for the active threads, ``old`` for the others."""
     v = np.where(active, new.v, old.v)
     u = None
-    if new.u is not None or old.u is not None:
+    if new.u is not None and new.u is old.u:  # (the same mask, e.g. every thread's unknown: as it is)
+        u = new.u if some(new.u) else None
+    elif new.u is not None or old.u is not None:
         u = np.where(active, new.u if new.u is not None else False, old.u if old.u is not None else False)
-        u = u if u.any() else None
+        u = u if some(u) else None
     return Value(v, u, new.why if new.u is not None else old.why, new.shared or old.shared)
+
+
+def _frozen(v: np.ndarray) -> np.ndarray:
+    """``v`` made read-only: the arrays the emulator shares between values (constants, the special
+    registers, the unknown value's) are never written in place, and numpy holds it to that."""
+    v.flags.writeable = False
+    return v
 
 
 def _align(x: int, a: int) -> int:
@@ -119,6 +142,22 @@ def store(v: np.ndarray, t: str) -> np.ndarray:
 
 
 _WIDE = frozenset(t for t, b in TYPE_BYTES.items() if b >= 8)
+KEEP = {t: _NARROW[t][0] for t in (*INT_TYPES, "pred") if t not in _WIDE}  # store's mask, per type that has one
+
+
+def little_endian(data: bytes, offsets: np.ndarray, nbytes: int) -> np.ndarray:
+    """The ``nbytes``-byte little-endian integer at each offset of ``data`` (of 8 bytes: its int64 bits)."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    word = _WORDS.get(nbytes)
+    if word is not None:  # each offset's bytes gathered as a row, read as one word
+        return buf[offsets[:, None] + np.arange(nbytes)].view(word)[:, 0].astype(np.int64)
+    out = np.zeros(offsets.size, dtype=np.int64)
+    for k in range(nbytes):
+        out |= buf[offsets + k].astype(np.int64) << (8 * k)
+    return out
+
+
+_WORDS: dict[int, np.dtype] = {1: np.dtype("<u1"), 2: np.dtype("<u2"), 4: np.dtype("<u4"), 8: np.dtype("<i8")}
 
 
 class Emulator:
@@ -130,8 +169,10 @@ class Emulator:
         self.iterations, self.max_steps = iterations, max_steps
         self.n = n = block[0] * block[1] * block[2]
         i = np.arange(n, dtype=np.int64)
-        self.tid = (i % block[0], i // block[0] % block[1], i // (block[0] * block[1]))
-        self.lane, self.warp = i % 32, i // 32
+        self.tid = (_frozen(i % block[0]), _frozen(i // block[0] % block[1]), _frozen(i // (block[0] * block[1])))
+        self.lane, self.warp = _frozen(i % 32), _frozen(i // 32)
+        self._consts: dict[int, np.ndarray] = {}  # x -> every thread's x (one array per constant, read-only)
+        self._none, self._every = _frozen(np.zeros(n, dtype=np.int64)), _frozen(np.ones(n, dtype=bool))
         self.params = params
         self.regs: dict[str, Value] = {}
         self.events: list[Event] = []
@@ -195,10 +236,13 @@ class Emulator:
     # --- values --------------------------------------------------------------------------------
 
     def const(self, x: int, why: str = "") -> Value:
-        return Value(np.full(self.n, x, dtype=np.int64), None, why)
+        v = self._consts.get(x)
+        if v is None:
+            v = self._consts[x] = _frozen(np.full(self.n, x, dtype=np.int64))
+        return Value(v, None, why)
 
     def unknown(self, why: str) -> Value:
-        return Value(np.zeros(self.n, dtype=np.int64), np.ones(self.n, dtype=bool), why)
+        return Value(self._none, self._every, why)
 
     def read(self, op: Operand, t: str = "b64") -> Value:
         if op.kind == "reg":
@@ -215,7 +259,7 @@ class Emulator:
             return self.special(op.name)
         if op.kind == "sym":
             space, address = self.symbols[op.name]
-            return Value(np.full(self.n, address + op.value, dtype=np.int64), None, "", space == "shared")
+            return Value(self.const(address + op.value).v, None, "", space == "shared")
         if op.kind == "param":
             return self.param(op.name, 0)
         raise InputError(f"{_shown(op)} cannot be read as a value")
@@ -224,15 +268,15 @@ class Emulator:
         reg, _, axis = name[1:].partition(".")
         k = "xyz".index(axis) if axis else 0
         if reg == "tid":
-            return Value(self.tid[k].copy(), None)
+            return Value(self.tid[k], None)
         if reg == "ntid":
             return self.const(self.block[k])
         if reg == "ctaid":
             return self.const(self.cta[k])
         if reg == "laneid":
-            return Value(self.lane.copy(), None)
+            return Value(self.lane, None)
         if reg == "warpid":
-            return Value(self.warp.copy(), None)
+            return Value(self.warp, None)
         masks = {"lanemask_eq": lambda lane: 1 << lane, "lanemask_lt": lambda lane: (1 << lane) - 1,
                  "lanemask_le": lambda lane: (2 << lane) - 1, "lanemask_gt": lambda lane: 0xFFFFFFFF ^ ((2 << lane) - 1),
                  "lanemask_ge": lambda lane: 0xFFFFFFFF ^ ((1 << lane) - 1)}
@@ -268,14 +312,14 @@ class Emulator:
 
     def write(self, op: Operand, value: Value, t: str, active: np.ndarray | None) -> None:
         """``value`` into register ``op`` for the ``active`` threads (None: all of them)."""
-        if op.kind == "sink":
-            return
-        if op.kind == "pair":
-            self.write(op.items[0], value, t, active)
-            return
         if op.kind != "reg":
-            raise InputError(f"its result cannot be written to {_shown(op)}")
-        v = store(value.v, t) if t in INT_TYPES or t == "pred" else value.v
+            if op.kind == "pair":
+                self.write(op.items[0], value, t, active)
+            elif op.kind != "sink":
+                raise InputError(f"its result cannot be written to {_shown(op)}")
+            return
+        mask = KEEP.get(t)  # (store: an integer register keeps its type's bits)
+        v = value.v if mask is None or value.v is self._none else value.v & mask  # (the unknown's zeros kept)
         old = self.regs.get(op.name)
         if active is None:
             if old is None:
@@ -286,7 +330,7 @@ class Emulator:
             u = ~active if value.u is None else (value.u | ~active)
             self.regs[op.name] = Value(v, u, value.why or f"register {op.name} read before it is written", value.shared)
         else:
-            self.regs[op.name] = _merge(old, Value(v, value.u, value.why, value.shared), active)
+            self.regs[op.name] = merge(old, Value(v, value.u, value.why, value.shared), active)
 
     def _check_registers(self) -> None:
         if (len(self.regs) + 1) * self.n * 17 > MAX_REGISTER_BYTES:
@@ -300,17 +344,14 @@ class Emulator:
         address is known and inside one initialized variable; else None."""
         if address.u is not None and address.u[active].any():
             return None
-        a = address.v[active]
+        a = address.v if active is self._every else address.v[active]
         if not a.size:
             return None
+        lo, hi = int(a.min()), int(a.max())
         for base, data in self.initialized:
-            if a.min() >= base and a.max() + nbytes <= base + len(data):
-                buf = np.frombuffer(data, dtype=np.uint8)
-                offs = (address.v - base).clip(0, len(data) - nbytes)
-                out = np.zeros(self.n, dtype=np.int64)
-                for k in range(nbytes):
-                    out |= buf[offs + k].astype(np.int64) << (8 * k)
-                return Value(out, None)
+            if lo >= base and hi + nbytes <= base + len(data):
+                offsets = np.minimum(np.maximum(address.v - base, 0), len(data) - nbytes)  # (np.clip: slower)
+                return Value(little_endian(data, offsets, nbytes), None)
         return None
 
     def record(self, pc: int, active: np.ndarray, address: Value, unknown_guard: np.ndarray | None) -> None:
@@ -326,37 +367,57 @@ class Emulator:
 
     # --- running -------------------------------------------------------------------------------
 
-    def run(self, handlers: dict[str, Handler]) -> None:
-        """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS).
+    def run(self, handlers: dict[str, Handler], decoders: dict[str, Decoder] | None = None) -> None:
+        """Every thread from the first instruction to its ret/exit (``handlers``: isa.HANDLERS; ``decoders``:
+        isa.DECODERS, the opcodes whose common forms are decoded once into a step of their own, the same
+        as the handler's, taken where it applies).
 
-        While every thread is at one PC (``together``: a converged CTA, most of a kernel's steps)
-        the lowest PC is that one and every thread runs the step: no search of the PCs; only a
-        branch or an exit (``MOVES_PCS``) can part them, and the PCs are looked at again after one."""
+        The threads at the lowest PC ``p`` (``at``; ``together``: all of them, a converged CTA, most
+        of a kernel's steps) stay the threads at the lowest PC while they step on, until a branch or
+        an exit (``MOVES_PCS``) may part them or they reach ``others``, the lowest PC of a thread
+        not at ``p``, and join it: only then are the PCs written back and searched again."""
         code = self.f.code
         end = len(code)
         pcs = np.zeros(self.n, dtype=np.int64)
-        everyone = np.ones(self.n, dtype=bool)
-        p, at, together = 0, everyone, True
+        p, at, together, others = self._lowest(pcs, end)
         steps = 0
-        while True:
-            if not together:
-                p = int(pcs.min())
-                at = pcs == p
-                together = bool(at.all())
-            if p >= end:
-                return
+        decoded: dict[int, Decoded | None] = {}  # pc -> its decoded step (None: the handler's)
+        once: set[int] = set()  # the PCs stepped once: decoded at their second step (most run once: not worth it)
+        while p < end:
             ins = code[p]
             steps += 1
             if steps > self.max_steps:
                 raise InputError(f"the kernel ran more than {self.max_steps} instructions (at PTX line {ins.line}: "
                                  f"a loop that does not end?): give --iterations N to follow each loop at most "
                                  f"N times, or the --param values its loops depend on")
-            step(self, handlers, ins, p, everyone if together else at, pcs, together)
-            if together:
-                if ins.opcode in MOVES_PCS:
-                    together = False
+            moves = ins.opcode in MOVES_PCS
+            if moves:  # (the handler writes the PCs of the threads it sends elsewhere)
+                pcs[at] = p + 1
+            fast = decoded.get(p)
+            if fast is None and p not in decoded:
+                if p in once:
+                    fast = decoded[p] = self._decode(decoders, ins)
                 else:
-                    p += 1
+                    once.add(p)
+            if fast is None or not fast(None if together else at):
+                step(self, handlers, ins, p, at, pcs, together)
+            p += 1
+            if moves or p == others:
+                if not moves:
+                    pcs[at] = p
+                p, at, together, others = self._lowest(pcs, end)
+
+    def _decode(self, decoders: dict[str, Decoder] | None, ins: Instruction) -> Decoded | None:
+        decoder = decoders.get(ins.opcode) if decoders else None
+        return decoder(self, ins) if decoder is not None else None
+
+    def _lowest(self, pcs: np.ndarray, end: int) -> tuple[int, np.ndarray, bool, int]:
+        """(the lowest PC, the threads at it, whether that is every thread, the next lowest PC or ``end``)."""
+        p = int(pcs.min())
+        at = pcs == p
+        if np.count_nonzero(at) == at.size:
+            return p, self._every, True, end
+        return p, at, False, int(pcs[~at].min())
 
     def where(self, ins: Instruction) -> str:
         src = ""
@@ -378,7 +439,7 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
         if g is None:
             raise InputError(f"{emu.where(ins)}: predicate {name} is read before it is written")
         truth = (g.v & 1).astype(bool) ^ negate
-        if g.u is not None and (g.u & at).any():
+        if g.u is not None and some(g.u & at):
             maybe = at & g.u
             truth = truth & ~g.u
             emu.why_guard = g.why
@@ -387,12 +448,9 @@ def step(emu: Emulator, handlers: dict[str, Handler], ins: Instruction, p: int, 
     if handler is None:
         raise InputError(f"{emu.where(ins)}: the emulator cannot execute {ins.text!r} ({ins.opcode} is not an "
                          f"instruction it knows): the kernel is refused rather than guessed")
-    if together:
-        pcs.fill(p + 1)
-    else:
-        pcs[at] = p + 1
+    every = together and (ins.guard is None or (maybe is None and np.count_nonzero(active) == active.size))
     try:
-        handler(emu, ins, Ctx(p, at, active, maybe, pcs, together and ins.guard is None))
+        handler(emu, ins, Ctx(p, at, active, maybe, pcs, every))
     except InputError as err:
         if str(err).startswith("PTX line"):
             raise

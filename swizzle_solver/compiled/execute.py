@@ -10,11 +10,12 @@ data give unknown values; an opcode not listed here is an instruction the emulat
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
 from ..model import InputError
-from .emulator import FLOAT, INT_TYPES, SHARED_WINDOW, Ctx, Emulator, Value, norm, store
+from .emulator import FLOAT, INT_TYPES, KEEP, SHARED_WINDOW, Ctx, Decoded, Emulator, Value, merge, norm, store
 from .ptx import TYPE_BYTES, Instruction, Operand
 
 SIGN = np.int64(-(1 << 63))
@@ -51,19 +52,34 @@ def _unknown_of(*values: Value) -> tuple[np.ndarray | None, str]:
 
 
 def result(v: np.ndarray, *sources: Value, shared: bool = False) -> Value:
-    u, why = _unknown_of(*sources)
-    return Value(v, u, why, shared or any(s.shared for s in sources))
+    """``v`` unknown where a source is (the first unknown source's reason), shared if one is."""
+    u, why = None, ""
+    for x in sources:
+        if x.u is not None:
+            u = x.u if u is None else u | x.u
+            why = why or x.why
+        shared = shared or x.shared
+    return Value(v, u, why, shared)
 
 
 def type_of(ins: Instruction) -> str:
-    for m in reversed(ins.mods):
-        if m in TYPE_BYTES:
-            return m
-    return "b32"
+    """The instruction's (last) type modifier, or b32."""
+    return _type_of_mods(ins.mods)
 
 
 def _float(ins: Instruction) -> bool:
-    return any(m in FLOAT for m in ins.mods)
+    return _float_mods(ins.mods)
+
+
+# (read once per list of modifiers: a kernel has few distinct ones, and these run at every step)
+@lru_cache(maxsize=4096)
+def _type_of_mods(mods: tuple[str, ...]) -> str:
+    return next((m for m in reversed(mods) if m in TYPE_BYTES), "b32")
+
+
+@lru_cache(maxsize=4096)
+def _float_mods(mods: tuple[str, ...]) -> bool:
+    return any(m in FLOAT for m in mods)
 
 
 # --- integer arithmetic -------------------------------------------------------------------------
@@ -75,6 +91,10 @@ def _u(v: np.ndarray) -> np.ndarray:
 
 def _shift(a: np.ndarray, b: np.ndarray, t: str, left: bool) -> np.ndarray:
     w = 8 * TYPE_BYTES[t]
+    if w < 64 and (left or not t.startswith("s")):
+        # a holds its w bits (norm, unsigned to the right): shifted by w or more it has none left; to
+        # the left, the caller keeps the result's w bits (store)
+        return a << np.minimum(b, 63) if left else a >> np.minimum(b, 63)
     big = b >= w
     s = np.minimum(b, w - 1)
     if left:
@@ -109,11 +129,14 @@ def _low24(v: np.ndarray, t: str) -> np.ndarray:
     return low - ((low >> 23) << 24) if t.startswith("s") else low
 
 
+_WIDENED = {"s32": "s64", "u32": "u64", "s16": "s32", "u16": "u32"}  # mul.wide's result type
+
+
 def _mul(a: np.ndarray, b: np.ndarray, t: str, mods: tuple[str, ...]) -> tuple[np.ndarray, str]:
     """(product, result type): .lo, .hi or .wide of a * b."""
     w = 8 * TYPE_BYTES[t]
     if "wide" in mods:
-        return a * b, {"s32": "s64", "u32": "u64", "s16": "s32", "u16": "u32"}.get(t, "b64")
+        return a * b, _WIDENED.get(t, "b64")
     if "hi" in mods:
         if w == 64:
             signed = t.startswith("s")
@@ -142,9 +165,29 @@ _ARITH: dict[str, Callable[[np.ndarray, np.ndarray, str, tuple[str, ...]], tuple
 }
 
 
+# the operations whose result's low w bits are a function of the operands' low w bits alone (int64
+# arithmetic wraps mod 2**64): done on the registers' bits without reading them as the type first
+# (norm), since the write keeps the result's w bits (store); mul.hi and mul.wide need the whole values
+_LOW_BITS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "and": np.bitwise_and, "or": np.bitwise_or,
+             "xor": np.bitwise_xor}
+
+
+@lru_cache(maxsize=4096)
+def _low_bits(op: str, mods: tuple[str, ...]) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """The ufunc of an integer add, sub, mul.lo, and, or, xor (``_LOW_BITS``), else None."""
+    if op not in _LOW_BITS or _type_of_mods(mods) not in INT_TYPES or (_float_mods(mods) and op not in _BITWISE):
+        return None
+    return None if op == "mul" and ("hi" in mods or "wide" in mods) else _LOW_BITS[op]
+
+
 def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
-    t = type_of(ins)
     d, x, y = ins.operands[0], ins.operands[1], ins.operands[2]
+    t = type_of(ins)
+    low = _low_bits(ins.opcode, ins.mods)
+    if low is not None:  # (on the bits as they are: the write keeps t's, store)
+        a, b = emu.read(x, t), emu.read(y, t)
+        put(emu, d, result(low(a.v, b.v), a, b), t, ctx)
+        return
     op = ins.opcode
     if _float(ins) and op not in _BITWISE:
         put_unknown(emu, ins, ctx, "floating-point arithmetic")
@@ -162,6 +205,86 @@ def h_binary(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
         zero = bv == 0
         value = Value(value.v, zero if value.u is None else value.u | zero, value.why or "a division by zero")
     put(emu, d, value, out_t, ctx)
+
+
+def decode(emu: Emulator, ins: Instruction) -> Decoded | None:
+    """The commonest steps decoded once (``_form``: integer add/sub/mul.lo/mul.wide/and/or/xor, a
+    narrow shl and unsigned shr, mov, a plain integer setp) where every operand is a register or an
+    immediate and the destination a register, with no guard: the handler's step for the threads
+    ``at`` its PC (None: every thread), without its layers (step's Ctx, read, put, write). The step
+    returns False, having done nothing, where a register it reads or writes has no value yet (the
+    handler then writes the unknown and checks the register budget); None: not one of those forms."""
+    form = _form(ins.opcode, ins.mods)
+    ops = ins.operands
+    if form is None or ins.guard is not None or len(ops) <= form.arity or ops[0].kind != "reg":
+        return None
+    if any(op.kind not in ("reg", "imm") or op.negate for op in ops[1:1 + form.arity]):
+        return None
+    d, fn, mask = ops[0].name, form.fn, KEEP.get(form.out)  # (mask: the write's store)
+    x, y = (op.name if op.kind == "reg" else emu.read(op) for op in (ops[1], ops[form.arity]))  # a name or a constant
+    regs, unary = emu.regs, form.arity == 1
+
+    def decoded(at: np.ndarray | None) -> bool:
+        a = regs.get(x) if isinstance(x, str) else x
+        b = regs.get(y) if isinstance(y, str) else y  # (one source: the same)
+        old = regs.get(d)
+        if a is None or b is None or old is None:
+            return False
+        v = fn(a.v, b.v)
+        v = v if mask is None else v & mask
+        value = result(v, a) if unary else result(v, a, b)
+        regs[d] = value if at is None else merge(old, value, at)
+        return True
+
+    return decoded
+
+
+class _Form:
+    """A decoded step's computation: ``fn`` of the two sources' bits (``arity`` 1: the first, given
+    twice), its result's type."""
+
+    __slots__ = ("fn", "arity", "out")
+
+    def __init__(self, fn: Callable[..., np.ndarray], arity: int, out: str) -> None:
+        self.fn, self.arity, self.out = fn, arity, out
+
+
+@lru_cache(maxsize=4096)
+def _form(op: str, mods: tuple[str, ...]) -> _Form | None:
+    """What h_binary / h_mov compute for these modifiers, where decode takes it; else None."""
+    t = _type_of_mods(mods)
+    if op == "mov":
+        return _Form(lambda a, _: a, 1, t)  # (one source, given twice)
+    if t not in INT_TYPES or _float_mods(mods):
+        return None
+    if op == "setp":
+        return _setp_form(mods, t)
+    low = _low_bits(op, mods)
+    if low is not None:
+        return _Form(low, 2, t)
+    if op == "mul" and "wide" in mods:  # the whole values' product, of the wide type
+        return _Form(lambda a, b: norm(a, t) * norm(b, t), 2, _WIDENED.get(t, "b64"))
+    return _shift_form(op, t)
+
+
+def _setp_form(mods: tuple[str, ...], t: str) -> _Form | None:
+    """A plain comparison into one predicate (compare): no BoolOp."""
+    cmp = _CMP.get(mods[0]) if mods else None
+    if cmp is None or any(m in ("and", "or", "xor") for m in mods):
+        return None
+    return _Form(lambda a, b: cmp(*_ordered(a, b, t, mods[0])).astype(np.int64), 2, "pred")
+
+
+def _shift_form(op: str, t: str) -> _Form | None:
+    """A shift of a narrow type (_shift's: past w bits nothing is left of a, once stored), to the
+    right of an unsigned one (a's w bits)."""
+    if 8 * TYPE_BYTES[t] >= 64:
+        return None
+    if op == "shl":
+        return _Form(lambda a, b: a << np.minimum(b & 0xFFFFFFFF, 63), 2, t)
+    if op == "shr" and not t.startswith("s"):
+        return _Form(lambda a, b: norm(a, t) >> np.minimum(b & 0xFFFFFFFF, 63), 2, t)
+    return None
 
 
 def h_mad(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
@@ -255,12 +378,18 @@ _CMP = {
 }
 
 
+def _ordered(a: np.ndarray, b: np.ndarray, t: str, cmp: str) -> tuple[np.ndarray, np.ndarray]:
+    """a and b read as t, as int64s that compare as t's values do (an unsigned 64-bit one: its sign flipped)."""
+    av, bv = norm(a, t), norm(b, t)
+    if 8 * TYPE_BYTES.get(t, 4) == 64 and (t.startswith("u") or t.startswith("b") or cmp in ("lo", "ls", "hi", "hs")):
+        av, bv = av ^ SIGN, bv ^ SIGN
+    return av, bv
+
+
 def compare(emu: Emulator, ins: Instruction, a: Value, b: Value, t: str, cmp: str) -> Value:
     if t in FLOAT:
         return result(np.zeros(emu.n, np.int64), emu.unknown("a floating-point comparison"), a, b)
-    av, bv = norm(a.v, t), norm(b.v, t)
-    if 8 * TYPE_BYTES.get(t, 4) == 64 and (t.startswith("u") or t.startswith("b") or cmp in ("lo", "ls", "hi", "hs")):
-        av, bv = av ^ SIGN, bv ^ SIGN
+    av, bv = _ordered(a.v, b.v, t, cmp)
     fn = _CMP.get(cmp)
     if fn is None:
         raise InputError(f"{emu.where(ins)}: unknown comparison {cmp!r} in {ins.text!r}")
@@ -272,17 +401,19 @@ def h_setp(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
     cmp = ins.mods[0]
     d = ins.operands[0]
     r = compare(emu, ins, emu.read(ins.operands[1], t), emu.read(ins.operands[2], t), t, cmp)
-    q = Value(1 - r.v, r.u, r.why)
     combine = next((m for m in ins.mods if m in ("and", "or", "xor")), None)
-    if combine is not None:
-        c = emu.read(ins.operands[3])
-        f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[combine]
-        r, q = result(f(r.v, c.v & 1), r, c), result(f(q.v, c.v & 1), q, c)
-    if d.kind == "pair":
-        put(emu, d.items[0], r, "pred", ctx)
-        put(emu, d.items[1], q, "pred", ctx)
-    else:
-        put(emu, d, r, "pred", ctx)
+    c = emu.read(ins.operands[3]) if combine is not None else None
+    put(emu, d.items[0] if d.kind == "pair" else d, _combined(r, combine, c), "pred", ctx)
+    if d.kind == "pair":  # (the second predicate: the comparison's negation, combined)
+        put(emu, d.items[1], _combined(Value(1 - r.v, r.u, r.why), combine, c), "pred", ctx)
+
+
+def _combined(r: Value, combine: str | None, c: Value | None) -> Value:
+    """setp's BoolOp: ``r`` and/or/xor the predicate ``c``."""
+    if combine is None or c is None:
+        return r
+    f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[combine]
+    return result(f(r.v, c.v & 1), r, c)
 
 
 def h_set(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:

@@ -1,10 +1,11 @@
 """The handler of every opcode the emulator executes (execute.py, memory.py), as one table."""
 from __future__ import annotations
 
-from .emulator import Handler
+from .emulator import Decoder, Handler
 from .execute import (
     NOTHING,
     UNKNOWN,
+    decode,
     h_bfe,
     h_bfi,
     h_binary,
@@ -51,3 +52,6 @@ def handlers() -> dict[str, Handler]:
 
 
 HANDLERS = handlers()
+# the opcodes with a decoded step (taken where it applies, else the handler): see execute.decode
+DECODERS: dict[str, Decoder] = {op: decode for op in ("add", "sub", "mul", "and", "or", "xor", "shl", "shr", "mov",
+                                                  "setp")}

@@ -9,17 +9,25 @@ exact; every other load is unknown.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
-from .emulator import SHARED_WINDOW, Ctx, Emulator, Handler, Value
+from .emulator import SHARED_WINDOW, Ctx, Emulator, Handler, Value, some
 from .execute import put, put_unknown, type_of
 from .ptx import TYPE_BYTES, Instruction
 
 SHARED_SPAN = 1 << 32  # the generic addresses [SHARED_WINDOW, + 4 GiB) are shared memory
 
 
-def spaces(ins: Instruction) -> set[str]:
-    return {m.split("::")[0] for m in ins.mods}
+def spaces(ins: Instruction) -> frozenset[str]:
+    """The state spaces the instruction names (``shared::cta`` as ``shared``)."""
+    return _spaces_of(ins.mods)
+
+
+@lru_cache(maxsize=4096)  # (per list of modifiers: asked at every step of a memory instruction)
+def _spaces_of(mods: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(m.split("::")[0] for m in mods)
 
 
 def vector(ins: Instruction) -> int:
@@ -102,7 +110,7 @@ def h_ld(emu: Emulator, ins: Instruction, ctx: Ctx) -> None:
         return
     t = type_of(ins)
     size = TYPE_BYTES.get(t, 4)
-    if ctx.active.any():
+    if some(ctx.active):
         items = d.items if d.kind == "vec" else (d,)
         for k, x in enumerate(items):
             got = emu.load_initialized(Value(address.v + k * size, address.u), size, ctx.active)

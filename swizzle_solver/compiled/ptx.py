@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..model import InputError
 
 MAX_STATEMENTS = 200_000  # statements of one file (counted by their ';' before parsing: refused at once)
@@ -130,6 +132,11 @@ def _one_line_table(s: str) -> bool:
     return ".global" in words or ".const" in words
 
 
+_BODY = re.compile(r"[{}()]")  # (a line with one is read character by character)
+_LABEL = re.compile(r"[$%\w.]+:")
+_WHOLE_LINE = _LINE_DIRECTIVES[:5] + (".loc",)  # the line directives a line holds whole
+
+
 class _Scanner:
     """Statements out of comment-free PTX, one character at a time (``statements``)."""
 
@@ -159,14 +166,14 @@ class _Scanner:
             return True
         if _one_line_table(s):  # a data table on one line (nvcc writes them so): no per-character scan
             return self.whole(s[:-1])
-        if any(c in s for c in "{}()") or (";" in s and s.index(";") != len(s) - 1):
+        if _BODY.search(s) or (";" in s and s.index(";") != len(s) - 1):
             return False
         if s.endswith(";"):
             self.start = self.line
             self.buf.append(s[:-1])
             self.emit()
             return True
-        if s.endswith(":") and re.fullmatch(r"[$%\w.]+:", s) or s.startswith(_LINE_DIRECTIVES[:5] + (".loc",)):
+        if s.endswith(":") and _LABEL.fullmatch(s) or s.startswith(_WHOLE_LINE):
             self.start = self.line
             self.buf.append(s)
             self.emit()
@@ -251,7 +258,11 @@ def statements(text: str) -> list[tuple[str, int]]:
 
 
 def _is_header(s: str) -> bool:
-    return bool(re.search(r"(^|\s)\.(entry|func)\s", s + " "))
+    # (the substring test first: every statement is asked, an initialized table's too, 118 KB long)
+    return (".entry" in s or ".func" in s) and bool(_HEADER.search(s + " "))
+
+
+_HEADER = re.compile(r"(^|\s)\.(entry|func)\s")
 
 
 # --- the module ---------------------------------------------------------------------------------
@@ -352,7 +363,7 @@ def _header(s: str, line: int, module: Module) -> Function | None:
 
 def _directive(s: str, line: int, module: Module, function: Function | None, depth: int,
                source: tuple[int, int] | None) -> tuple[int, int] | None:
-    word = s.split()[0]
+    word = s.split(None, 1)[0]
     if word == ".loc":
         n = _ints(s)
         return (n[0], n[1]) if len(n) >= 2 else source
@@ -400,6 +411,18 @@ def _variable(s: str, line: int) -> Variable | None:
     return Variable(space, m[1], size, align or elem, data, unsized and values is None, line)
 
 
+def _decimals(items: list[str]) -> list[int] | None:
+    """Each item's integer where every item is a plain decimal of at most 18 digits (what ``literal``
+    reads the same, without its tests per item), read at once by numpy; else None."""
+    text = " ".join(items) + " "
+    if not _PLAIN.fullmatch(text):
+        return None
+    return np.fromstring(text, dtype=np.int64, sep=" ").tolist()  # (text mode: C's decimal reading)
+
+
+_PLAIN = re.compile(r"(?:(?:0|-?[1-9][0-9]{0,17}) )*")  # (18 digits: every one an int64)
+
+
 def _initial_bytes(space: str, values: list[int] | None, elem: int, size: int, unsized: bool) -> bytes | None:
     """A variable's bytes before the kernel runs: its initializer's, little-endian, or zeros for a
     .global variable without one (the PTX ISA zero-fills it, and nvcc writes an all-zero __device__
@@ -410,7 +433,10 @@ def _initial_bytes(space: str, values: list[int] | None, elem: int, size: int, u
         return bytes(size) if space == "global" and not unsized else None
     modulus = 1 << (8 * elem)
     if elem == 1:  # (a byte table, as nvcc writes every __device__ array: one bytes() of them all)
-        data = bytes(v % modulus for v in values)
+        try:
+            data = bytes(values)  # (every value a byte already)
+        except ValueError:
+            data = bytes(v % modulus for v in values)
     else:
         data = b"".join(int(v % modulus).to_bytes(elem, "little") for v in values)
     return data.ljust(size, b"\0")[:size] if size else data
@@ -434,19 +460,18 @@ def _extent(dims: list[str], values: list[int] | None) -> tuple[int, bool]:
     return count, unsized
 
 
-_NOT_PLAIN = re.compile(r"[^\d\s{},]|(?<!\d)0\d")  # a character no decimal has, or an octal's leading 0
+_SEPARATORS = str.maketrans("{},", "   ")  # (with white space: what separates an initializer's items)
 
 
 def _initializer(text: str, ptype: str, line: int) -> list[int] | None:
     """The integers of an initializer ``{1, 2, ...}`` or a scalar; None where an element is not a
     plain integer (a symbol's address, generic(...)): those bytes stay unknown."""
-    items = re.split(r"[,{}\s]+", text.strip())
-    if not _NOT_PLAIN.search(text):  # only plain decimals (a probe's offset table): int() each at once
-        return [int(item) for item in items if item]
+    items = text.translate(_SEPARATORS).split()
+    plain = _decimals(items)
+    if plain is not None:  # only plain decimals (a probe's offset table, 118 KB): int() each at once
+        return plain
     out = []
     for item in items:
-        if not item:
-            continue
         v = literal(item)
         if v is None:
             return None
@@ -480,11 +505,11 @@ def literal(text: str) -> int | None:
 
 def _instruction(s: str, line: int, module: Module, function: Function, loc: tuple[int, int] | None) -> Instruction:
     guard = None
-    m = re.match(r"@(!?)([%$\w.]+)\s+", s)
+    m = _GUARD.match(s) if s.startswith("@") else None
     if m:
         guard = (m[2], bool(m[1]))
         s = s[m.end():]
-    m = re.match(r"([a-z][\w.:]*)\s*(.*)$", s, re.S)
+    m = _OPCODE.match(s)
     if not m:
         raise InputError(f"PTX line {line}: cannot read the instruction {_short(s)!r}")
     parts = m[1].split(".")
@@ -494,7 +519,14 @@ def _instruction(s: str, line: int, module: Module, function: Function, loc: tup
     return Instruction(parts[0], tuple(parts[1:]), operands, guard, line, loc, text)
 
 
+_GUARD = re.compile(r"@(!?)([%$\w.]+)\s+")
+_OPCODE = re.compile(r"([a-z][\w.:]*)\s*(.*)$", re.S)
+_BRACKET = re.compile(r"[][{}()]")  # (operands without one: nothing nested, split at every comma)
+
+
 def _check_nesting(text: str, line: int) -> None:
+    if not _BRACKET.search(text):
+        return
     depth = deepest = 0
     for ch in text:
         if ch in "[{(":
@@ -508,6 +540,8 @@ def _check_nesting(text: str, line: int) -> None:
 
 def split_top(text: str) -> list[str]:
     """``text`` split at the commas outside brackets, braces and parentheses."""
+    if not _BRACKET.search(text):
+        return text.split(",")
     out: list[str] = []
     cur: list[str] = []
     depth = 0
@@ -546,7 +580,10 @@ def _operand(x: str, line: int, module: Module, function: Function) -> Operand:
 
 
 def _is_register(x: str) -> bool:
-    return x.startswith("%") and re.fullmatch(r"%[a-z]+\d+", x) is not None and not SPECIAL.fullmatch(x)
+    return x.startswith("%") and _REGISTER.fullmatch(x) is not None and not SPECIAL.fullmatch(x)
+
+
+_REGISTER = re.compile(r"%[a-z]+\d+")
 
 
 def _negated_or_sink(x: str, line: int, module: Module, function: Function) -> Operand:

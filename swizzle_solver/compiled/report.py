@@ -198,7 +198,7 @@ def hardware_of(arch: str) -> Hardware:
 def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), params=None, iterations=None,
             arch: str = "nvidia", fix: bool = False, emit: str | None = None, max_steps: int | None = None
             ) -> KernelReport:
-    from .isa import HANDLERS
+    from .isa import DECODERS, HANDLERS
 
     hw = hardware_of(arch)
     if emit and not fix:
@@ -213,7 +213,7 @@ def analyse(text: str, name: str, *, kernels=None, block=None, cta=(0, 0, 0), pa
     for f in _known_params(params or {}, _selected(module, kernels)):
         b = _block(f, block)
         emu = Emulator(module, f, b, cta3, dict(params or {}), iterations, **({"max_steps": max_steps} if max_steps else {}))
-        emu.run(HANDLERS)
+        emu.run(HANDLERS, DECODERS)
         found = instances(emu)
         _refuse_missing(found, emu, hw)
         counted = count(found, hw)
