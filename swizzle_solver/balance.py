@@ -96,6 +96,18 @@ def placement_units(problem: Problem, pattern: Pattern) -> tuple[int, int, np.nd
     return u, slot_mask, offsets, distinct
 
 
+def translates_once(offsets: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+    """The index of the first placement of each class of XOR translates (rows of placement_units,
+    in order). |W_S(v)| of a placement S and of S ^ a are the same for every vector v (the XOR with a
+    only multiplies each character by (-1)^parity(v & a)), and so is the number of distinct units:
+    one transform per class decides the bound for all of them. A placement's class is read as its
+    distinct units XORed with its least one, sorted (every placement of a pattern tiled at aligned
+    bases falls in one class: 128 placements -> 1 on a 64 x 64 tile); two translates read apart are
+    both kept, which only costs a transform."""
+    canonical = np.sort(np.where(distinct, offsets ^ offsets[:, :1], -1), axis=1)
+    return np.sort(np.unique(canonical, axis=0, return_index=True)[1])
+
+
 def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int], top: int) -> Iterator[RowBalance]:
     """Per slot bit of ``pattern`` (the highest first, the cheapest), the rows that keep at most
     ``most`` units of each placement in each slot, as far as the balance bound can tell: on every
@@ -115,11 +127,12 @@ def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int
         if not take:
             continue
         pick = np.arange(take) * offsets.shape[0] // take
+        pick = pick[translates_once(offsets[pick], distinct[pick])]  # (the same bound: one of each class)
         units_, ones = offsets[pick], distinct[pick]
         sign = np.where((units_ >> bit) & 1, -1, 1) * ones
-        index = (np.arange(take)[:, None] << width) | ((units_ >> (bit + 1)) & ((1 << width) - 1))  # (placement, bits above)
-        h = np.bincount(index.ravel(), weights=sign.ravel(), minlength=take << width).astype(np.int32)
-        w = walsh_rows(h.reshape(take, 1 << width))
+        index = (np.arange(pick.size)[:, None] << width) | ((units_ >> (bit + 1)) & ((1 << width) - 1))  # (placement, bits above)
+        h = np.bincount(index.ravel(), weights=sign.ravel(), minlength=pick.size << width).astype(np.int32)
+        w = walsh_rows(h.reshape(pick.size, 1 << width))
         allowed = (np.abs(w) <= slack[pick, None]).all(axis=0)
         yield RowBalance(pattern, bit, allowed, int(n[pick].max()), most, 1 << k, take)
 
@@ -166,8 +179,9 @@ def passing_vectors(problem: Problem, pattern: Pattern, most: int, top: int) -> 
     slack = (most << slot_mask.bit_length()) - n
     take = min(offsets.shape[0], max(1, MAX_CELLS >> top))
     pick = np.arange(take) * offsets.shape[0] // take
-    h = np.zeros((take, 1 << top), dtype=np.int32)
-    rows = np.broadcast_to(np.arange(take)[:, None], (take, offsets.shape[1]))
+    pick = pick[translates_once(offsets[pick], distinct[pick])]  # (the same bound: one of each class)
+    h = np.zeros((pick.size, 1 << top), dtype=np.int32)
+    rows = np.broadcast_to(np.arange(pick.size)[:, None], (pick.size, offsets.shape[1]))
     h[rows[distinct[pick]], offsets[pick][distinct[pick]]] = 1
     ok = (np.abs(walsh_rows(h)) <= slack[pick, None]).all(axis=0)
     return slot_offset_bits(u, slot_mask), ok, take
