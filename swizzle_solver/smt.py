@@ -13,6 +13,7 @@ Every model returned is re-measured by the simulator like any other answer.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 
 import numpy as np
 import z3
@@ -74,6 +75,7 @@ class _Solver:
         self.rlimit = rlimit
         self.checks = 0
         self._rlimit_at = 0  # where z3's statistics list "rlimit count" (spent)
+        self._params: dict[str, z3.ParamsRef] = {}  # (_set)
 
     def spent(self) -> int:
         """Resource units used by every check so far (z3 counts them per context, across checks)."""
@@ -94,14 +96,18 @@ class _Solver:
             left = self.deadline - time.monotonic()
             if left <= 0:
                 return z3.unknown
-            self.s.set("timeout", int(min(max(1.0, left * 1000), Z3_MAX_MS)))
+            self._set("timeout", int(min(max(1.0, left * 1000), Z3_MAX_MS)))
         if self.rlimit is not None:
             units = self.rlimit - self.spent()
             if units <= 0:
                 return z3.unknown
-            self.s.set("rlimit", units)  # a limit per check: what is left of the family's budget
+            self._set("rlimit", units)  # a limit per check: what is left of the family's budget
         self.checks += 1
-        status = self.s.check(*assumptions)
+        # z3.Solver.check(*assumptions) through its C call: the assumptions are Booleans already
+        # (the wrapper cast each again, as long as a short check of the SAT solver)
+        array = (z3.Ast * len(assumptions))(*(a.as_ast() for a in assumptions))
+        status = z3.CheckSatResult(z3.Z3_solver_check_assumptions(self.ctx.ref(), self.s.solver, len(assumptions),
+                                                                  array))
         if status == z3.unknown and self._interrupted():
             # z3 takes Ctrl-C for itself during a check and only cancels it: raise it again, so that
             # it stops the run (entry.py) rather than read as a timeout
@@ -109,6 +115,19 @@ class _Solver:
 
             signal.raise_signal(signal.SIGINT)
         return status
+
+    def _set(self, name: str, value: int) -> None:
+        """self.s.set(name, value), its parameter object made once per name (z3.Solver.set builds
+        one on every call)."""
+        if name not in self._params:
+            self._params[name] = z3.ParamsRef(ctx=self.ctx)
+        params = self._params[name]
+        params.set(name, value)
+        z3.Z3_solver_set_params(self.ctx.ref(), self.s.solver, params.params)
+
+    def add(self, literal: z3.BoolRef) -> None:
+        """self.s.add(literal) through its C call (the wrapper cast the Boolean again)."""
+        z3.Z3_solver_assert(self.ctx.ref(), self.s.solver, literal.as_ast())
 
     def _interrupted(self) -> bool:
         """Whether the last check was unknown because of Ctrl-C. z3 says so ("interrupted from
@@ -121,7 +140,7 @@ class _Solver:
                 and (self.rlimit is None or self.spent() < self.rlimit))
 
 
-def _flows(x: dict, d: int, b: int) -> tuple[int, tuple]:
+def _flows(x: Collection, d: int, b: int) -> tuple[int, tuple]:
     """What bit b of L(d) depends on, L = identity + the chosen terms (b, s): bit b of d, and the
     bits s of d that a term (b, s) may XOR into it."""
     return (d >> b) & 1, tuple(s for s in range(b + 1, d.bit_length()) if (d >> s) & 1 and (b, s) in x)
@@ -145,7 +164,7 @@ def _covered(seps) -> list[str]:
             f"{', '.join(f'b{b}' for b in sep.slot_bits)} not all zero" for sep in seps]
 
 
-def _below(x: dict, p: int, size: int, top: int) -> str:
+def _below(x: Collection, p: int, size: int, top: int) -> str:
     """SMT-LIB for L(p) < size (L = identity + the chosen terms), built from bit 0 up:
     L[i:0] < size[i:0] iff bit i of L(p) is below size's, or equal and L[i-1:0] < size[i-1:0]."""
     less = "false"  # L[-1:0] < size[-1:0]: no bits, not less
@@ -155,7 +174,7 @@ def _below(x: dict, p: int, size: int, top: int) -> str:
     return less
 
 
-def _on_storage(x: dict, targets: list[int], top: int, size: int) -> list[str]:
+def _on_storage(x: Collection, targets: list[int], top: int, size: int) -> list[str]:
     """Assertions that L maps the storage [0, size) onto itself (families/linear.invalid_on_storage:
     only the last partial block of 2^(top target + 1) offsets can leave it)."""
     block = 1 << (max(targets) + 1)
@@ -245,13 +264,13 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     # bench/triton_pairs.py: 53 checks, 0.20 -> 0.04 s). Only each check's sat/unsat is read (never a
     # model), so the member found, the checks and the proof are the same whichever solver answers.
     solver = _Solver(deadline, rlimit, "QF_FD")
-    x = dict.fromkeys(terms)  # (their Booleans are made once the text below has declared them)
+    known = set(terms)  # (their Booleans, x, are made once the text below has declared them)
     # Differences that agree on every bit a slot bit depends on give the same constraint: add it once.
-    distinct = {tuple((b, *_flows(x, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
+    distinct = {tuple((b, *_flows(known, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
     # Thousands of constraints go in as one SMT-LIB text (sorted: the same solver input, and so the
     # same model, every run): z3 parses it 6x faster than the Python API builds the same terms.
     declarations = "".join(f"(declare-const {_term(*t)} Bool)" for t in terms)
-    bijective = _on_storage(x, targets, top, storage) if storage is not None and targets else []
+    bijective = _on_storage(known, targets, top, storage) if storage is not None and targets else []
     balanced = _rows_in(rows)
     solver.s.from_string(declarations + "".join(bijective) + "".join(balanced) + "".join(
         f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
@@ -275,12 +294,12 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
             return None
         chosen = []
         solver.s.push()
-        solver.s.add(at_most(k))
+        solver.add(at_most(k))
         for var, term in zip(order, terms):
             status = solver.check(var)
             if status == z3.unknown:
                 break
-            solver.s.add(var if status == z3.sat else z3.Not(var))
+            solver.add(var if status == z3.sat else z3.BoolRef(z3.Z3_mk_not(solver.ctx.ref(), var.as_ast()), solver.ctx))
             if status == z3.sat:
                 chosen.append(term)
         solver.s.pop()
