@@ -236,11 +236,40 @@ def _at_most(order: list, ctx: z3.Context):
     return lambda k: z3.BoolRef(z3.Z3_mk_atmost(ctx.ref(), len(order), args, k), ctx)
 
 
-def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,  # noqa: C901 (one z3 session; issue 16 reworks it)
+SAT_SHARE = 4  # min_linear: the SAT solver's first attempt gets this fraction of the resource budget
+
+
+def min_linear(seps, targets: list[int], top: int, refute, deadline: float | None = None,
                rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None,
                storage: int | None = None, rows=()) -> SmtResult:
     """The first linear member in family order (fewest terms, then sorted terms) meeting every
     Separation, whose model ``refute`` (layout -> bool: True = not acceptable) does not reject.
+
+    Two sessions of the same search (_linear_session), the first on z3's SAT solver (QF_FD: the
+    constraints are Booleans and at-most constraints), which settles each check 3 to 5 times faster
+    than its general solver in 4 to 8 times fewer resource units (linear 3 32 x 128 of
+    bench/triton_pairs.py: 53 checks, 0.20 -> 0.04 s). It stops at the first model ``refute``
+    rejects: the lemmas learned from it (at-most constraints over Booleans defined by XORs) slow the
+    SAT solver 8 times (2.0 s against 0.28 s on the last check of test_smt's capped case); and at a
+    1/SAT_SHARE share of the resource budget. Then the search runs again, whole, on z3's general
+    solver, in a context of its own, with the whole budget: as it ran before the SAT solver came.
+    Only each check's sat/unsat is read (never a model), so where the first session settles, its
+    member, checks and proof are those the second would give."""
+    args = (seps, targets, top, refute, deadline)
+    options = {"limit": limit, "core": core, "lemmas": lemmas, "storage": storage, "rows": rows}
+    first = _linear_session(*args, None if rlimit is None else rlimit // SAT_SHARE, **options, logic="QF_FD",
+                            stop_at_refuted=True)
+    if first.status != "unknown" or (deadline is not None and time.monotonic() >= deadline):
+        return first
+    return _linear_session(*args, rlimit, **options)
+
+
+def _linear_session(seps, targets: list[int], top: int, refute, deadline: float | None = None,  # noqa: C901 (one z3 session; issue 16 reworks it)
+                    rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None,
+                    storage: int | None = None, rows=(), logic: str | None = None,
+                    stop_at_refuted: bool = False) -> SmtResult:
+    """min_linear's search in one z3 session on the solver for ``logic`` (_Solver); with
+    ``stop_at_refuted``, unknown at the first model ``refute`` rejects (min_linear then goes on).
 
     ``core`` (layout -> set of offset bits, or None), for a refuted model: bits such that every
     member agreeing with the model on the XOR terms from them is refuted too. One clause then
@@ -259,12 +288,12 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     simulator, a condition every acceptable member meets (balance.py), asserted up front: when one
     slot bit has none, the first check is UNSAT and no model is ever refuted."""
     terms = all_terms(targets, top)
-    # Booleans and at-most constraints only: z3's SAT solver (QF_FD) settles each check 3 to 5 times
-    # faster than its general solver, in 4 to 8 times fewer resource units (linear 3 32 x 128 of
-    # bench/triton_pairs.py: 53 checks, 0.20 -> 0.04 s). Only each check's sat/unsat is read (never a
-    # model), so the member found, the checks and the proof are the same whichever solver answers.
-    solver = _Solver(deadline, rlimit, "QF_FD")
-    known = set(terms)  # (their Booleans, x, are made once the text below has declared them)
+    solver = _Solver(deadline, rlimit, logic)
+    known = set(terms)
+    # the terms' Booleans: for the SAT solver made after the text below declared them (the same
+    # constants; made before it, it numbers its variables otherwise and spends 2.5 times the units on
+    # linear 3), for the general solver before it (as it always ran: the same resource counts)
+    x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms} if logic is None else {}
     # Differences that agree on every bit a slot bit depends on give the same constraint: add it once.
     distinct = {tuple((b, *_flows(known, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
     # Thousands of constraints go in as one SMT-LIB text (sorted: the same solver input, and so the
@@ -278,9 +307,7 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
                                 if bijective and storage is not None else []) + (balance.covered(rows) if balanced else [])
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=covered, limit=limit)
-    # the terms' Booleans, made after the text declared them (the same constants; made before it,
-    # the SAT solver numbers its variables otherwise and spends 2.5 times the units on linear 3)
-    x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
+    x = x or {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
     order = [x[t] for t in terms]
     at_most = _at_most(order, solver.ctx)
 
@@ -331,14 +358,15 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
         clause = [z3.Not(x[t]) if t in layout.terms else x[t] for t in relevant]
         solver.s.add(z3.Or(clause) if clause else z3.BoolVal(False, solver.ctx))  # no term moves it: every member fails
 
-    _refine(solver, result, first_model, refute, block)
+    _refine(solver, result, first_model, refute, block, stop_at_refuted)
     return result
 
 
-def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> None:
+def _refine(solver: _Solver, result: SmtResult, first_model, refute, block, stop_at_refuted: bool = False) -> None:
     """Counter-example loop: take the first model in family order; if the caller refutes it, block
-    it and go on. UNSAT at any round proves that no acceptable member exists (every blocked model
-    was refuted); a timeout or too many refuted models leave the result unknown."""
+    it and go on (``stop_at_refuted``: stop, unknown). UNSAT at any round proves that no acceptable
+    member exists (every blocked model was refuted); a timeout or too many refuted models leave the
+    result unknown."""
     while result.blocked < MAX_BLOCKED:
         status = solver.check()
         if status == z3.unsat:
@@ -351,6 +379,8 @@ def _refine(solver: _Solver, result: SmtResult, first_model, refute, block) -> N
             result.status, result.layout = "sat", layout
             break
         result.blocked += 1
+        if stop_at_refuted:
+            break
         block(layout)
     result.checks = solver.checks
 
