@@ -264,6 +264,24 @@ def min_linear(seps, targets: list[int], top: int, refute, deadline: float | Non
     return _linear_session(*args, rlimit, **options)
 
 
+def _linear_constraints(seps, terms: list, known: set, targets: list[int], top: int, storage: int | None,
+                        rows) -> tuple[str, int, list[str]]:
+    """min_linear's input as one SMT-LIB text (the terms' declarations, then every constraint), how
+    many constraints, and what they cover."""
+    # Differences that agree on every bit a slot bit depends on give the same constraint: add it once.
+    distinct = {tuple((b, *_flows(known, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
+    # Thousands of constraints go in as one SMT-LIB text (sorted: the same solver input, and so the
+    # same model, every run): z3 parses it 6x faster than the Python API builds the same terms.
+    declarations = "".join(f"(declare-const {_term(*t)} Bool)" for t in terms)
+    bijective = _on_storage(known, targets, top, storage) if storage is not None and targets else []
+    balanced = _rows_in(rows)
+    text = declarations + "".join(bijective) + "".join(balanced) + "".join(
+        f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct))
+    covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
+                                if bijective and storage is not None else []) + (balance.covered(rows) if balanced else [])
+    return text, len(distinct) + len(bijective) + len(balanced), covered
+
+
 def _linear_session(seps, targets: list[int], top: int, refute, deadline: float | None = None,  # noqa: C901 (one z3 session; issue 16 reworks it)
                     rlimit: int | None = None, limit: str = "the time limit", core=None, lemmas=None,
                     storage: int | None = None, rows=(), logic: str | None = None,
@@ -294,18 +312,8 @@ def _linear_session(seps, targets: list[int], top: int, refute, deadline: float 
     # constants; made before it, it numbers its variables otherwise and spends 2.5 times the units on
     # linear 3), for the general solver before it (as it always ran: the same resource counts)
     x = {t: z3.Bool(_term(*t), solver.ctx) for t in terms} if logic is None else {}
-    # Differences that agree on every bit a slot bit depends on give the same constraint: add it once.
-    distinct = {tuple((b, *_flows(known, d, b)) for b in sep.slot_bits) for sep in seps for d in sep.diffs.tolist()}
-    # Thousands of constraints go in as one SMT-LIB text (sorted: the same solver input, and so the
-    # same model, every run): z3 parses it 6x faster than the Python API builds the same terms.
-    declarations = "".join(f"(declare-const {_term(*t)} Bool)" for t in terms)
-    bijective = _on_storage(known, targets, top, storage) if storage is not None and targets else []
-    balanced = _rows_in(rows)
-    solver.s.from_string(declarations + "".join(bijective) + "".join(balanced) + "".join(
-        f"(assert (or {' '.join(_image_bit_smtlib(*bit) for bit in key)}))" for key in sorted(distinct)))
-    n = len(distinct) + len(bijective) + len(balanced)
-    covered = _covered(seps) + ([f"storage: offsets {storage - len(bijective)}..{storage - 1} stay below {storage}"]
-                                if bijective and storage is not None else []) + (balance.covered(rows) if balanced else [])
+    text, n, covered = _linear_constraints(seps, terms, known, targets, top, storage, rows)
+    solver.s.from_string(text)
     result = SmtResult("unknown", variables=len(terms), constraints=n, covered=covered, limit=limit)
     x = x or {t: z3.Bool(_term(*t), solver.ctx) for t in terms}
     order = [x[t] for t in terms]
