@@ -121,13 +121,14 @@ def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int
     k = slot_mask.bit_length()
     n = distinct.sum(axis=1)  # distinct units per placement
     slack = (most << k) - n  # the bound on |W_S(v)| of each placement
+    every = translates_once(offsets, distinct)  # (the same bound: one placement of each class)
     for bit in reversed(slot_offset_bits(u, slot_mask)):
         width = max(0, top - bit - 1) if bit in targets else 0  # sources above the bit a term may take
         take = min(offsets.shape[0], MAX_CELLS >> width)  # placements transformed: all, or evenly spread
         if not take:
             continue
         pick = np.arange(take) * offsets.shape[0] // take
-        pick = pick[translates_once(offsets[pick], distinct[pick])]  # (the same bound: one of each class)
+        pick = every if take == offsets.shape[0] else pick[translates_once(offsets[pick], distinct[pick])]
         units_, ones = offsets[pick], distinct[pick]
         sign = np.where((units_ >> bit) & 1, -1, 1) * ones
         index = (np.arange(pick.size)[:, None] << width) | ((units_ >> (bit + 1)) & ((1 << width) - 1))  # (placement, bits above)

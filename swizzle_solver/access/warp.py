@@ -416,6 +416,9 @@ def check_footprint(spec: str, height: int, width: int, tile: Tile) -> None:
                          f"{height} x {width}-element footprint: use rows and cols that are multiples of it")
 
 
+SMALL_TEMPLATE = 256  # elements read by a template whose phases' distinct bytes are counted with sets (faster there)
+
+
 def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, width: int, summary: str,
                  tile: Tile, hardware: Hardware) -> Pattern:
     """The template's phases at every aligned position (multiples of height x width) of the tile."""
@@ -445,7 +448,9 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
         raise InputError(f"access {spec!r}: the {b}-byte vector at ({r}, {c}) is misaligned (byte "
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b & -b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
-    phase_bytes = most_distinct_bytes(lanes, tile.elem_bytes)
+    # (a set per phase where the template reads few elements: numpy's fixed cost is larger there)
+    phase_bytes = most_distinct_bytes(lanes, tile.elem_bytes) if lanes[..., 2].sum() > SMALL_TEMPLATE * tile.elem_bytes \
+        else max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
     return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.general_cosets), spec=spec.strip(), kind=kind, rows=height,
                    cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
