@@ -50,6 +50,7 @@ MAX_CELLS = 1 << 20  # placements x candidate rows transformed per slot bit (4 M
 MAX_ROWS = 1 << 12  # candidate rows of one slot bit handed to z3 as a constraint (its allowed or forbidden values)
 MAX_TOP = 20  # offset bits past which the span condition is not tried (a transform of 2^top cells per placement)
 MAX_NODES = 1 << 15  # rows tried by the span condition's search before it gives up (no condition then)
+SPAN_BLOCK = 1 << 10  # rows of one slot bit the span condition's search tests at once
 
 
 class RowBalance(Value):
@@ -214,32 +215,60 @@ def span_refutation(problem: Problem, target: dict, targets: list[int], top: int
         return None
     bits = sorted({b for _, (slot_bits, _, _) in found for b in slot_bits}, reverse=True)
     owners = {b: [(i, ok) for i, (_, (slot_bits, ok, _)) in enumerate(found) if b in slot_bits] for b in bits}
-    choices = {b: _rows_passing(b, b in targets, top, owners[b]) for b in bits}
-    tried = 0
+    choices = {b: np.array(_rows_passing(b, b in targets, top, owners[b]), dtype=np.int64) for b in bits}
+    search = _SpanSearch(bits, owners, choices)
+    empty = np.zeros(0, dtype=np.int64)
+    if search.level(0, {i: empty for i in range(len(found))}) is not False:
+        return None
+    return SpanBalance(tuple(p.spec for p, _ in found), tuple(bits), sum(r[2] for _, r in found), search.tried)
 
-    def search(level: int, spans: dict[int, np.ndarray]) -> bool | None:
+
+class _SpanSearch:
+    """span_refutation's search over the slot bits' rows, the highest bit first (``bits``), each bit's
+    candidate rows in order (``choices``), kept when they pass with every XOR of the rows chosen for
+    the patterns owning the bit (``owners``: pattern index, its passing vectors). ``tried`` counts
+    every row of a level in order, as one by one; a block of SPAN_BLOCK rows is tested at once."""
+
+    def __init__(self, bits: list[int], owners: dict, choices: dict[int, np.ndarray]):
+        self.bits, self.owners, self.choices = bits, owners, choices
+        self.tried = 0
+
+    def passing(self, b: int, rows: np.ndarray, spans: dict[int, np.ndarray]) -> np.ndarray:
+        """Which ``rows`` pass with every XOR of the rows chosen so far, on each pattern owning b."""
+        out = np.ones(rows.size, dtype=bool)
+        for i, ok in self.owners[b]:
+            if spans[i].size:
+                out &= ok[rows[:, None] ^ spans[i][None, :]].all(axis=1)
+        return out
+
+    def level(self, level: int, spans: dict[int, np.ndarray]) -> bool | None:
         """True when a choice for bits[level:] passes, False when none does, None past MAX_NODES."""
-        nonlocal tried
-        if level == len(bits):
+        if level == len(self.bits):
             return True
-        b = bits[level]
-        for row in choices[b]:
-            tried += 1
-            if tried > MAX_NODES:
-                return None
-            if all(ok[row ^ spans[i]].all() for i, ok in owners[b]):
-                grown = dict(spans)
-                for i, _ in owners[b]:  # the pattern's XORs of chosen rows, with and without this one
-                    grown[i] = np.concatenate([spans[i], row ^ spans[i], [row]])
-                done = search(level + 1, grown)
+        b = self.bits[level]
+        rows = self.choices[b]
+        for start in range(0, rows.size, SPAN_BLOCK):
+            block = rows[start:start + SPAN_BLOCK]
+            counted = 0  # rows of the block counted in ``tried``
+            for j in np.flatnonzero(self.passing(b, block, spans)).tolist():
+                self.tried += j + 1 - counted
+                counted = j + 1
+                if self.tried > MAX_NODES:
+                    return None
+                done = self.level(level + 1, self.grown(b, int(block[j]), spans))
                 if done is not False:
                     return done
+            self.tried += block.size - counted
+            if self.tried > MAX_NODES:
+                return None
         return False
 
-    empty = np.zeros(0, dtype=np.int64)
-    if search(0, {i: empty for i in range(len(found))}) is not False:
-        return None
-    return SpanBalance(tuple(p.spec for p, _ in found), tuple(bits), sum(r[2] for _, r in found), tried)
+    def grown(self, b: int, row: int, spans: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """The spans with ``row`` chosen: each owning pattern's XORs of chosen rows, with and without it."""
+        out = dict(spans)
+        for i, _ in self.owners[b]:
+            out[i] = np.concatenate([spans[i], row ^ spans[i], [row]])
+        return out
 
 
 def _share(r: RowBalance) -> str:
