@@ -50,6 +50,7 @@ MAX_CELLS = 1 << 20  # placements x candidate rows transformed per slot bit (4 M
 MAX_ROWS = 1 << 12  # candidate rows of one slot bit handed to z3 as a constraint (its allowed or forbidden values)
 MAX_TOP = 20  # offset bits past which the span condition is not tried (a transform of 2^top cells per placement)
 MAX_NODES = 1 << 15  # rows tried by the span condition's search before it gives up (no condition then)
+SPAN_BLOCK = 1 << 10  # rows of one slot bit the span condition's search tests at once
 
 
 class RowBalance(Value):
@@ -96,6 +97,18 @@ def placement_units(problem: Problem, pattern: Pattern) -> tuple[int, int, np.nd
     return u, slot_mask, offsets, distinct
 
 
+def translates_once(offsets: np.ndarray, distinct: np.ndarray) -> np.ndarray:
+    """The index of the first placement of each class of XOR translates (rows of placement_units,
+    in order). |W_S(v)| of a placement S and of S ^ a are the same for every vector v (the XOR with a
+    only multiplies each character by (-1)^parity(v & a)), and so is the number of distinct units:
+    one transform per class decides the bound for all of them. A placement's class is read as its
+    distinct units XORed with its least one, sorted (every placement of a pattern tiled at aligned
+    bases falls in one class: 128 placements -> 1 on a 64 x 64 tile); two translates read apart are
+    both kept, which only costs a transform."""
+    canonical = np.sort(np.where(distinct, offsets ^ offsets[:, :1], -1), axis=1)
+    return np.sort(np.unique(canonical, axis=0, return_index=True)[1])
+
+
 def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int], top: int) -> Iterator[RowBalance]:
     """Per slot bit of ``pattern`` (the highest first, the cheapest), the rows that keep at most
     ``most`` units of each placement in each slot, as far as the balance bound can tell: on every
@@ -109,17 +122,19 @@ def row_balance(problem: Problem, pattern: Pattern, most: int, targets: list[int
     k = slot_mask.bit_length()
     n = distinct.sum(axis=1)  # distinct units per placement
     slack = (most << k) - n  # the bound on |W_S(v)| of each placement
+    every = translates_once(offsets, distinct)  # (the same bound: one placement of each class)
     for bit in reversed(slot_offset_bits(u, slot_mask)):
         width = max(0, top - bit - 1) if bit in targets else 0  # sources above the bit a term may take
         take = min(offsets.shape[0], MAX_CELLS >> width)  # placements transformed: all, or evenly spread
         if not take:
             continue
         pick = np.arange(take) * offsets.shape[0] // take
+        pick = every if take == offsets.shape[0] else pick[translates_once(offsets[pick], distinct[pick])]
         units_, ones = offsets[pick], distinct[pick]
         sign = np.where((units_ >> bit) & 1, -1, 1) * ones
-        index = (np.arange(take)[:, None] << width) | ((units_ >> (bit + 1)) & ((1 << width) - 1))  # (placement, bits above)
-        h = np.bincount(index.ravel(), weights=sign.ravel(), minlength=take << width).astype(np.int32)
-        w = walsh_rows(h.reshape(take, 1 << width))
+        index = (np.arange(pick.size)[:, None] << width) | ((units_ >> (bit + 1)) & ((1 << width) - 1))  # (placement, bits above)
+        h = np.bincount(index.ravel(), weights=sign.ravel(), minlength=pick.size << width).astype(np.int32)
+        w = walsh_rows(h.reshape(pick.size, 1 << width))
         allowed = (np.abs(w) <= slack[pick, None]).all(axis=0)
         yield RowBalance(pattern, bit, allowed, int(n[pick].max()), most, 1 << k, take)
 
@@ -166,8 +181,9 @@ def passing_vectors(problem: Problem, pattern: Pattern, most: int, top: int) -> 
     slack = (most << slot_mask.bit_length()) - n
     take = min(offsets.shape[0], max(1, MAX_CELLS >> top))
     pick = np.arange(take) * offsets.shape[0] // take
-    h = np.zeros((take, 1 << top), dtype=np.int32)
-    rows = np.broadcast_to(np.arange(take)[:, None], (take, offsets.shape[1]))
+    pick = pick[translates_once(offsets[pick], distinct[pick])]  # (the same bound: one of each class)
+    h = np.zeros((pick.size, 1 << top), dtype=np.int32)
+    rows = np.broadcast_to(np.arange(pick.size)[:, None], (pick.size, offsets.shape[1]))
     h[rows[distinct[pick]], offsets[pick][distinct[pick]]] = 1
     ok = (np.abs(walsh_rows(h)) <= slack[pick, None]).all(axis=0)
     return slot_offset_bits(u, slot_mask), ok, take
@@ -199,32 +215,60 @@ def span_refutation(problem: Problem, target: dict, targets: list[int], top: int
         return None
     bits = sorted({b for _, (slot_bits, _, _) in found for b in slot_bits}, reverse=True)
     owners = {b: [(i, ok) for i, (_, (slot_bits, ok, _)) in enumerate(found) if b in slot_bits] for b in bits}
-    choices = {b: _rows_passing(b, b in targets, top, owners[b]) for b in bits}
-    tried = 0
+    choices = {b: np.array(_rows_passing(b, b in targets, top, owners[b]), dtype=np.int64) for b in bits}
+    search = _SpanSearch(bits, owners, choices)
+    empty = np.zeros(0, dtype=np.int64)
+    if search.level(0, {i: empty for i in range(len(found))}) is not False:
+        return None
+    return SpanBalance(tuple(p.spec for p, _ in found), tuple(bits), sum(r[2] for _, r in found), search.tried)
 
-    def search(level: int, spans: dict[int, np.ndarray]) -> bool | None:
+
+class _SpanSearch:
+    """span_refutation's search over the slot bits' rows, the highest bit first (``bits``), each bit's
+    candidate rows in order (``choices``), kept when they pass with every XOR of the rows chosen for
+    the patterns owning the bit (``owners``: pattern index, its passing vectors). ``tried`` counts
+    every row of a level in order, as one by one; a block of SPAN_BLOCK rows is tested at once."""
+
+    def __init__(self, bits: list[int], owners: dict, choices: dict[int, np.ndarray]):
+        self.bits, self.owners, self.choices = bits, owners, choices
+        self.tried = 0
+
+    def passing(self, b: int, rows: np.ndarray, spans: dict[int, np.ndarray]) -> np.ndarray:
+        """Which ``rows`` pass with every XOR of the rows chosen so far, on each pattern owning b."""
+        out = np.ones(rows.size, dtype=bool)
+        for i, ok in self.owners[b]:
+            if spans[i].size:
+                out &= ok[rows[:, None] ^ spans[i][None, :]].all(axis=1)
+        return out
+
+    def level(self, level: int, spans: dict[int, np.ndarray]) -> bool | None:
         """True when a choice for bits[level:] passes, False when none does, None past MAX_NODES."""
-        nonlocal tried
-        if level == len(bits):
+        if level == len(self.bits):
             return True
-        b = bits[level]
-        for row in choices[b]:
-            tried += 1
-            if tried > MAX_NODES:
-                return None
-            if all(ok[row ^ spans[i]].all() for i, ok in owners[b]):
-                grown = dict(spans)
-                for i, _ in owners[b]:  # the pattern's XORs of chosen rows, with and without this one
-                    grown[i] = np.concatenate([spans[i], row ^ spans[i], [row]])
-                done = search(level + 1, grown)
+        b = self.bits[level]
+        rows = self.choices[b]
+        for start in range(0, rows.size, SPAN_BLOCK):
+            block = rows[start:start + SPAN_BLOCK]
+            counted = 0  # rows of the block counted in ``tried``
+            for j in np.flatnonzero(self.passing(b, block, spans)).tolist():
+                self.tried += j + 1 - counted
+                counted = j + 1
+                if self.tried > MAX_NODES:
+                    return None
+                done = self.level(level + 1, self.grown(b, int(block[j]), spans))
                 if done is not False:
                     return done
+            self.tried += block.size - counted
+            if self.tried > MAX_NODES:
+                return None
         return False
 
-    empty = np.zeros(0, dtype=np.int64)
-    if search(0, {i: empty for i in range(len(found))}) is not False:
-        return None
-    return SpanBalance(tuple(p.spec for p, _ in found), tuple(bits), sum(r[2] for _, r in found), tried)
+    def grown(self, b: int, row: int, spans: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """The spans with ``row`` chosen: each owning pattern's XORs of chosen rows, with and without it."""
+        out = dict(spans)
+        for i, _ in self.owners[b]:
+            out[i] = np.concatenate([spans[i], row ^ spans[i], [row]])
+        return out
 
 
 def _share(r: RowBalance) -> str:

@@ -5,6 +5,7 @@ and the odd-pitch refutations of issue 16 that it settles before z3's long check
 """
 import itertools
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
@@ -267,3 +268,30 @@ def test_without_the_rows_z3_needs_a_refuted_model_and_agrees():
     """The old path on the 16-row tile: the same UNSAT, after one model refuted by the simulator."""
     result = linear_claims(p97(16), ())
     assert result.status == "unsat" and result.blocked == 1 and result.lemmas == 4
+
+
+@pytest.mark.parametrize("rows, cols, pad, elem_bytes, accesses, arch", [
+    (64, 64, 0, 2, ["8x8", "row", "col"], "nvidia"), (32, 128, 0, 4, ["4x8", "ldmatrix.x4"], "nvidia"),
+    (16, 96, 1, 4, ["16x4", "8x1:2"], "nvidia"), (64, 64, 8, 2, ["ds_read_b128:64x1", "row"], "gfx942")])
+def test_one_transform_per_class_of_xor_translates_decides_the_same_rows(rows, cols, pad, elem_bytes, accesses,
+                                                                        arch, monkeypatch):
+    """balance.translates_once keeps one placement per class of XOR translates (|W| is the same on S
+    and S ^ a): row_balance and passing_vectors give the same rows, counts and vectors as with every
+    placement transformed; the 64 x 64 tile's placements of one access fall into a single class."""
+    problem = make_problem(rows, cols, accesses, row_length=cols + pad, elem_bytes=elem_bytes, arch=arch)
+    xor = XorOracle(problem)
+    targets, top = xor.slot_targets(), xor.top
+
+    def both():
+        rows_ = [(r.bit, r.allowed.tolist(), r.units, r.placements) for p in problem.patterns
+                 for r in balance.row_balance(problem, p, xor.target[p], targets, top)]
+        vectors = [None if f is None else (f[0], f[1].tolist(), f[2]) for p in problem.patterns
+                   for f in [balance.passing_vectors(problem, p, xor.target[p], top)]]
+        return rows_, vectors
+
+    if (rows, cols, arch) == (64, 64, "nvidia"):
+        _, _, offsets, distinct = balance.placement_units(problem, problem.patterns[0])
+        assert offsets.shape[0] > 1 and len(balance.translates_once(offsets, distinct)) == 1
+    once = both()
+    monkeypatch.setattr(balance, "translates_once", lambda offsets, distinct: np.arange(offsets.shape[0]))
+    assert once == both() and any(once[0])

@@ -447,8 +447,26 @@ except KeyboardInterrupt:
 """
 
 
-def test_z3_passes_ctrl_c_on():
-    result = subprocess.run([sys.executable, "-c", Z3_SCRIPT], cwd=ROOT, capture_output=True, text=True, timeout=60)
+Z3_SAT_SCRIPT = """
+import os, signal, threading, time, z3
+from swizzle_solver.smt import _Solver
+s = _Solver(None, None, "QF_FD")  # z3's SAT solver, as min_linear's first session: 12 pigeons, 11 holes
+p = [[z3.Bool(f"p{i}_{j}", s.ctx) for j in range(11)] for i in range(12)]
+for i in range(12):
+    s.s.add(z3.Or(p[i]))
+for j in range(11):
+    s.s.add(*[z3.Or(z3.Not(p[a][j]), z3.Not(p[b][j])) for a in range(12) for b in range(a + 1, 12)])
+threading.Thread(target=lambda: (time.sleep(0.3), os.kill(os.getpid(), signal.SIGINT)), daemon=True).start()
+try:
+    print("finished", s.check())
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+@pytest.mark.parametrize("script", [Z3_SCRIPT, Z3_SAT_SCRIPT], ids=["general", "sat"])
+def test_z3_passes_ctrl_c_on(script):
+    result = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.stdout.strip() in ("interrupted", "finished sat", "finished unsat"), result
     if result.stdout.strip() != "interrupted":
         pytest.skip("z3 finished before the interrupt")

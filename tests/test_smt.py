@@ -265,3 +265,45 @@ def test_two_level_enumeration_stops_at_the_deadline():
     assert report.covered.startswith(f"cut by the time limit after 0 of {len(members)} distinct pairs")
     full, full_report = search_two_level(problem, Budget(), later_of(problem, first_conflict_free, "enum"))
     assert full_report.complete and full_report.covered.startswith("enumerated all")
+
+
+def _both_solvers(problem):
+    """min_linear (z3's SAT solver first) and the same search on z3's general solver alone
+    (smt._linear_session, as it ran before the SAT solver came), each with the default budget."""
+    from swizzle_solver.budget import SMT_RLIMIT
+
+    xor, targets, _ = linear_space(problem)
+    args = (xor.seps, targets, xor.top, xor.refute)
+    options = {"rlimit": SMT_RLIMIT, "core": lambda lay: conflict_bits(xor, lay),
+               "lemmas": lambda lay: conflict_lemmas(xor, lay), "storage": problem.tile.size}
+    return smt.min_linear(*args, **options), smt._linear_session(*args, **options)
+
+
+def test_the_sat_solver_finds_what_the_general_solver_finds():
+    """Which z3 solver answers changes nothing the search reports: the same member, status, checks
+    and proof (min_linear reads only each check's sat/unsat). A 32 x 32 f32 tile read by rows, by
+    columns and along the diagonal (examples.toml): 6 terms, 43 checks, no model refuted, so the SAT solver settles it."""
+    from tests.golden import ROOT
+
+    problem = make_problem(32, 32, ["row", "col"], phases_files=[str(ROOT / "phases/main-diagonal-32.toml")])
+    sat, general = _both_solvers(problem)
+    assert sat.status == "sat" and sat.blocked == 0 and sat.checks == 43 and len(sat.layout.terms) == 6
+    assert sat.proof() == general.proof() and sat.layout == general.layout
+
+
+def test_a_refuted_model_hands_the_search_to_the_general_solver(monkeypatch):
+    """Past the first refuted model the lemmas slow z3's SAT solver (8 times here), so min_linear
+    runs the search again on the general solver: the result is that search's, checks and lemmas
+    included. The case of test_z3_is_capped_without_a_timeout (balance conditions off), whole."""
+    from swizzle_solver import balance
+
+    monkeypatch.setattr(balance, "MAX_CELLS", 0)
+    monkeypatch.setattr(balance, "span_refutation", lambda *a: None)
+    sessions = []
+    start = smt._Solver.__init__
+    monkeypatch.setattr(smt._Solver, "__init__", lambda self, *a: (sessions.append(a[2:]), start(self, *a))[1])
+    problem = make_problem(64, 250, ["8x8", "8x16", "1x8"], None, 4)
+    sat, general = _both_solvers(problem)
+    assert sessions == [("QF_FD",), (None,), (None,)]  # min_linear's two sessions, then _linear_session's
+    assert sat.status == "unsat" and sat.blocked >= 1 and sat.lemmas >= 1
+    assert sat.proof() == general.proof()

@@ -235,3 +235,23 @@ def test_gf2_bank_matrix_agrees_with_the_simulator(layout, spec, elem_bytes, ban
 def test_non_power_of_two_pitch_has_no_rank_proof():
     tile = make_tile(8, 64, 72, 4)
     assert parse_access("warp:4x8:1x8", tile, BANKS).linear_bits(tile) is None
+
+
+def test_the_most_distinct_bytes_of_a_phase_counts_each_element_once():
+    """tile_pattern's phase_bytes, every phase at once (warp.most_distinct_bytes), against
+    distinct_bytes phase by phase (a set of every element each lane reads): random phases of mixed
+    widths, overlapping vectors and broadcasts, padded as tile_pattern pads them (the first lane
+    again), and a hand case: two 16-byte f16 lanes 4 columns apart share 4 elements (24 bytes)."""
+    from random import Random
+
+    from swizzle_solver.access.warp import distinct_bytes, most_distinct_bytes
+
+    assert most_distinct_bytes(np.array([[[0, 0, 16], [0, 4, 16], [0, 0, 16]]]), 2) == 24
+    rng = Random(7)
+    for _ in range(400):
+        e = rng.choice([1, 2, 4, 8])
+        phases = [[(rng.randint(0, 5), rng.randint(0, 20), rng.choice([1, 2, 4, 8, 12, 16]))
+                   for _ in range(rng.randint(1, 8))] for _ in range(rng.randint(1, 5))]
+        widest = max(map(len, phases))
+        padded = np.array([ph + [ph[0]] * (widest - len(ph)) for ph in phases], dtype=np.int64)
+        assert most_distinct_bytes(padded, e) == max(distinct_bytes(ph, e) for ph in phases), (phases, e)

@@ -313,12 +313,16 @@ def layout_pattern(name: str, bases: dict, shape: tuple[int, int], tile: Tile, h
     served = hardware.by_vector(v, write)
     template = []
     lanes = [xor_image(lane, i) for i in range(1 << len(lane))]  # the same in every request
+    # every request is the first XORed with one (row, col): lanes start together in it exactly when
+    # they do in the first, so a load is paired in all or none (Hardware.pairs) and one phase split
+    # (split_request's) serves every request
+    phases = served.phase_indices(len(lanes), v, served.pairs(lanes, v, write))
     for w in range(1 << len(warp)):
         wr, wc = xor_image(warp, w)
         for g in range(1 << (len(reg) - vec)):
             rr, rc = xor_image(reg, g << vec)
-            request = [(wr ^ rr ^ lr, wc ^ rc ^ lc, v) for lr, lc in lanes]
-            template += served.split_request(request, write)
+            r0, c0 = wr ^ rr, wc ^ rc
+            template += [[(r0 ^ lanes[i][0], c0 ^ lanes[i][1], v) for i in phase] for phase in phases]
     summary = (f"{1 << len(warp)} warp(s) x {1 << len(lane)} lanes x {1 << len(reg)} registers over "
                f"{rows} x {cols}, {v}-byte vectors")
     pattern = tile_pattern(name, "linear-layout", template, rows, cols, summary, tile, served)

@@ -416,6 +416,9 @@ def check_footprint(spec: str, height: int, width: int, tile: Tile) -> None:
                          f"{height} x {width}-element footprint: use rows and cols that are multiples of it")
 
 
+SMALL_TEMPLATE = 256  # elements read by a template whose phases' distinct bytes are counted with sets (faster there)
+
+
 def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, width: int, summary: str,
                  tile: Tile, hardware: Hardware) -> Pattern:
     """The template's phases at every aligned position (multiples of height x width) of the tile."""
@@ -445,7 +448,9 @@ def tile_pattern(spec: str, kind: str, template: list[list[Lane]], height: int, 
         raise InputError(f"access {spec!r}: the {b}-byte vector at ({r}, {c}) is misaligned (byte "
                          f"{(r * tile.row_length + c) * tile.elem_bytes} is not a multiple of {b & -b}): "
                          f"use a pitch or vector width that keeps every vector aligned")
-    phase_bytes = max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
+    # (a set per phase where the template reads few elements: numpy's fixed cost is larger there)
+    phase_bytes = most_distinct_bytes(lanes, tile.elem_bytes) if lanes[..., 2].sum() > SMALL_TEMPLATE * tile.elem_bytes \
+        else max(distinct_bytes(phase, tile.elem_bytes) for phase in template)
     return Pattern(coset_bits=coset_bits(tile, row, col, nbytes, general=hardware.general_cosets), spec=spec.strip(), kind=kind, rows=height,
                    cols=width, row_stride=1,
                    vector_bytes=int(lanes[..., 2].max()),
@@ -514,6 +519,20 @@ def _reduced_basis(vectors: list[int]) -> list[int]:
             basis = [min(b, b ^ v) for b in basis] + [v]
             basis.sort(reverse=True)
     return basis
+
+
+def most_distinct_bytes(lanes: np.ndarray, elem_bytes: int) -> int:
+    """The most distinct_bytes of one phase, every phase at once: ``lanes`` (phases, lanes, 3), each
+    lane (row, col, bytes); a lane repeated in its phase counts once (tile_pattern pads a phase with
+    its first lane). Each element a lane reads is a key row * span + col, span past every column; the
+    elements past a lane's bytes are -1, not counted."""
+    row, col, count = lanes[..., 0], lanes[..., 1], lanes[..., 2] // elem_bytes
+    k = np.arange(max(1, int(count.max())))
+    span = int(col.max()) + k.size + 1
+    keys = np.where(k < count[..., None], (row * span + col)[..., None] + k, -1).reshape(lanes.shape[0], -1)
+    keys.sort(axis=1)
+    distinct = (keys[:, 0] >= 0) + np.count_nonzero((keys[:, 1:] != keys[:, :-1]) & (keys[:, 1:] >= 0), axis=1)
+    return int(distinct.max()) * elem_bytes
 
 
 def distinct_bytes(lanes: list[Lane], elem_bytes: int) -> int:
