@@ -107,6 +107,18 @@ def test_one_access_against_the_brute_force(op, stride):
     assert row.counted.instances == 2
 
 
+
+@pytest.mark.parametrize("op", ["ld.shared.v4.f32", "st.shared.v4.f32", "ld.shared.f32"])
+def test_a_state_space_with_its_sub_qualifier_is_the_same_access(op):
+    """``ld.shared::cta.v4.f32 {...}, [...]`` (PTX 7.8's explicit ``::cta``): the scanner read the
+    ``ld.shared:`` before ``:cta`` as a label (a PTX identifier has no dot) once a vector's brace sent
+    the line to the character scan. The same counts as the plain ``.shared``."""
+    plain = kernel(one_access(op, 16)).kernels[0].rows[0]
+    text = one_access(op, 16).replace(op, op.replace(".shared", ".shared::cta"))
+    cta = kernel(text).kernels[0].rows[0]
+    counts = lambda row: (row.counted.wavefronts, row.counted.ideal, row.counted.instances)  # noqa: E731
+    assert "shared::cta" in cta.ptx and counts(cta) == counts(plain) and counts(plain)[0] > 0
+
 def test_the_report_names_the_counters_and_the_allocation():
     doc = kernel(one_access("ld.shared.f32", 128)).to_json()
     validate(doc, "kernel.schema.json")

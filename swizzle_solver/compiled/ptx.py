@@ -133,7 +133,7 @@ def _one_line_table(s: str) -> bool:
 
 
 _BODY = re.compile(r"[{}()]")  # (a line with one is read character by character)
-_LABEL = re.compile(r"[$%\w.]+:")
+_LABEL = re.compile(r"[$%\w]+:")  # a PTX identifier has no dot: ld.shared::cta is no label
 _WHOLE_LINE = _LINE_DIRECTIVES[:5] + (".loc",)  # the line directives a line holds whole
 
 
@@ -238,7 +238,7 @@ class _Scanner:
 
     def label(self) -> bool:
         """A ``NAME:`` label ends here: True."""
-        if self.parens or self.inner or not re.fullmatch(r"[$%\w.]+", "".join(self.buf).strip()):
+        if self.parens or self.inner or not _LABEL.fullmatch("".join(self.buf).strip() + ":"):
             return False
         self.buf.append(":")
         self.emit()
