@@ -57,8 +57,8 @@ def _prefix_hint(text: str) -> str:
     from .notation.cute import mojo_swizzle_print
 
     text = shown(text)
-    if mojo_swizzle_print(text):
-        return mojo_swizzle_print(text)
+    if triple := mojo_swizzle_print(text):
+        return triple
     guessed = re.match(r"\s*(mojo|cute-?dsl|dsl|pycute|cutlass|gluon|ttgir|ttg|thunderkittens|kittens)\s*:(?!:)\s*(.*)",
                        text, re.I | re.S)
     if guessed:  # a notation's name guessed from the language: the prefix that reads it

@@ -106,7 +106,7 @@ LAYERS: list[tuple[str, list[str]]] = [
     ("layouts", ["layout", "families/", "notation/", "forms/", "soundness", "orient", "indexed", "tiled", "stages",
                  "candidate", "budget", "oracle", "sampling", "balance"]),
     ("ground truth and proofs", ["simulate", "partitions", "rounds", "vector_search", "gf2", "proof", "separation", "floors"]),
-    ("input", ["", "access/", "model", "hardware", "transpose_read", "tma_modes", "value"]),
+    ("input", ["", "access/", "model", "hardware", "transpose_read", "tma_modes", "value", "lru"]),
 ]
 
 

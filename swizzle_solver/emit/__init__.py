@@ -48,8 +48,6 @@ Published formulas the mappings follow (checked in tests/test_emit.py):
 from __future__ import annotations
 
 import importlib
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -57,6 +55,7 @@ from typing import Any
 from ..forms.language import Language, registered, version, writer_of
 from ..hardware import Hardware
 from ..layout import Layout
+from ..lru import LRU
 from ..model import InputError, Problem
 from .common import Snippet
 
@@ -169,36 +168,13 @@ def _made(language: Language, problem: Problem, layout: Layout) -> Snippet:
     return snippet
 
 
-class _Verdicts:
-    """The last ``size`` verdicts (``expressible``, ``mode``) of the package's targets' snippets, by
-    (registrations, target, tile, hardware, layout): a JSON document asks every target of each
-    layout it lists (``expressible_in``, ``tma_mode``), and the same layouts come back (the answer
-    of each document that shows it, --for's test of a candidate then its report, a library caller's
-    repeated tile). The package's emitters are pure functions of the problem's tile and hardware and
-    of the layout (values, hashed by their fields), so an equal key is the same verdict. Only the two
-    verdicts are kept, never the code (a table snippet can be 400 KB). Least recently used out
-    first; safe to share between threads (the API's callers)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._items: OrderedDict[tuple, tuple[bool, str | None]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple) -> tuple[bool, str | None] | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: tuple, verdict: tuple[bool, str | None]) -> None:
-        with self._lock:
-            self._items[key] = verdict
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-
-_VERDICTS = _Verdicts(4096)  # every target's verdict on the last ~500 layouts (a few hundred KB)
+# Every target's (expressible, mode) on the last ~500 layouts (a few hundred KB), by (registrations,
+# target, tile, hardware, layout): a JSON document asks every target of each layout it lists, and
+# the same layouts come back (each document that shows the answer, --for's test of a candidate then
+# its report, a library caller's repeated tile). The package's emitters are pure functions of the
+# tile, the hardware and the layout (a value, hashed by its fields), so an equal key is the same
+# verdict. Only the two verdicts are kept, never the code (a table snippet can be 400 KB).
+_VERDICTS = LRU(4096)
 
 
 def verdict(target: str, problem: Problem, layout: Layout) -> tuple[bool, str | None]:
