@@ -276,14 +276,14 @@ def _setp_form(mods: tuple[str, ...], t: str) -> _Form | None:
 
 
 def _shift_form(op: str, t: str) -> _Form | None:
-    """A shift of a narrow type (_shift's: past w bits nothing is left of a, once stored), to the
-    right of an unsigned one (a's w bits)."""
+    """A shift of a narrow type, to the right of an unsigned one: _shift's first case (past w bits
+    nothing is left of a, once stored), the amount read as the handler reads it (a u32)."""
     if 8 * TYPE_BYTES[t] >= 64:
         return None
     if op == "shl":
-        return _Form(lambda a, b: a << np.minimum(b & 0xFFFFFFFF, 63), 2, t)
+        return _Form(lambda a, b: _shift(a, norm(b, "u32"), t, True), 2, t)
     if op == "shr" and not t.startswith("s"):
-        return _Form(lambda a, b: norm(a, t) >> np.minimum(b & 0xFFFFFFFF, 63), 2, t)
+        return _Form(lambda a, b: _shift(norm(a, t), norm(b, "u32"), t, False), 2, t)
     return None
 
 
